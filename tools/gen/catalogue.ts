@@ -1,0 +1,132 @@
+// The error catalogue, close codes, limits and field-to-code rules as typed constants, from the AsyncAPI
+// document's root extensions. The generator refuses a spec whose extensions disagree with its own schemas, so
+// the numbers a schema states (maxLength, enums) and the numbers the catalogue states can never drift apart.
+import type { Definitions, Schema } from './schemas.js';
+import { memberTypes } from './schemas.js';
+
+interface CatalogueEntry {
+  receivers: string[];
+  scope: string;
+  cause: string;
+  close_code?: number;
+  http_status?: number;
+}
+
+const RECEIVERS = new Set(['app', 'agent', 'http']);
+const SCOPES = new Set(['event', 'frame', 'connection', 'http']);
+
+function fail(message: string): never {
+  throw new Error(`asyncapi.yaml: ${message}`);
+}
+
+function checkCatalogue(tree: Schema, defs: Definitions): Record<string, CatalogueEntry> {
+  const catalogue = (tree['x-error-catalogue'] ?? fail('x-error-catalogue is missing')) as Record<string, CatalogueEntry>;
+  const enumCodes: string[] = defs.all.get('ErrorCode')?.enum ?? fail('components.schemas.ErrorCode has no enum');
+  const missing = enumCodes.filter((c) => !(c in catalogue));
+  const extra = Object.keys(catalogue).filter((c) => !enumCodes.includes(c));
+  if (missing.length || extra.length) {
+    fail(`ErrorCode enum and x-error-catalogue differ (only in the enum: ${missing.join(', ') || 'none'}; only in the catalogue: ${extra.join(', ') || 'none'})`);
+  }
+  const closeCodes = new Map<number, string>();
+  for (const [code, entry] of Object.entries(catalogue)) {
+    if (!entry.receivers?.length || entry.receivers.some((r) => !RECEIVERS.has(r))) fail(`${code}: receivers must be some of app, agent, http`);
+    if (!SCOPES.has(entry.scope)) fail(`${code}: scope must be event, frame, connection or http`);
+    if (!entry.cause) fail(`${code}: cause is missing`);
+    if (entry.scope === 'connection') {
+      const close = entry.close_code;
+      if (!close || close < 4000 || close > 4999) fail(`${code}: a connection error needs a close_code in 4000-4999`);
+      if (closeCodes.has(close)) fail(`${code}: close_code ${close} is also ${closeCodes.get(close)}'s`);
+      closeCodes.set(close, code);
+    }
+    if (entry.receivers.includes('http') && !entry.http_status) fail(`${code}: an error HTTP clients receive needs http_status`);
+  }
+  return catalogue;
+}
+
+function checkLimits(tree: Schema, defs: Definitions): Record<string, { value: number; unit: string; applies_to: string; description: string }> {
+  const limits = tree['x-limits'] ?? fail('x-limits is missing');
+  const value = (name: string): number => limits[name]?.value ?? fail(`x-limits.${name} is missing`);
+  const maxLength = (schema: string): number => defs.all.get(schema)?.maxLength ?? fail(`${schema} has no maxLength`);
+  const agreements: [string, number, number][] = [
+    ['AgentId.maxLength = idMaxChars', maxLength('AgentId'), value('idMaxChars')],
+    ['AppId.maxLength = idMaxChars', maxLength('AppId'), value('idMaxChars')],
+    ['ThreadId.maxLength = threadIdMaxChars', maxLength('ThreadId'), value('threadIdMaxChars')],
+    ['SessionKey.maxLength = sessionKeyMaxChars', maxLength('SessionKey'), value('sessionKeyMaxChars')],
+    [
+      'threadIdMaxChars = sessionKeyMaxChars - len("svc:") - 2 * idMaxChars - 2',
+      value('threadIdMaxChars'),
+      value('sessionKeyMaxChars') - 4 - 2 * value('idMaxChars') - 2,
+    ],
+  ];
+  for (const [rule, actual, expected] of agreements) if (actual !== expected) fail(`${rule} does not hold (${actual} vs ${expected})`);
+  for (const [name, limit] of Object.entries<any>(limits)) {
+    if (typeof limit?.value !== 'number' || !limit.unit || !limit.description) fail(`x-limits.${name} needs value, unit and description`);
+  }
+  return limits;
+}
+
+function doc(text: string, indent = ''): string {
+  return `${indent}/** ${text.replace(/\*\//g, '*\\/').replace(/\s+/g, ' ').trim()} */`;
+}
+
+export function catalogueModule(tree: Schema, defs: Definitions): string {
+  const catalogue = checkCatalogue(tree, defs);
+  const limits = checkLimits(tree, defs);
+  const extraCloses = (tree['x-close-codes'] ?? {}) as Record<string, { code: number; cause: string }>;
+  const out: string[] = [];
+  out.push(`import type { ErrorCode } from './messages.js';`, '');
+  out.push(`/** Who receives an error: an app or agent connection, or an HTTP client. */`);
+  out.push(`export type ErrorReceiver = 'app' | 'agent' | 'http';`, '');
+  out.push(`/** event: ends one event; frame: refuses one frame; connection: error, then close; http: an HTTP error body. */`);
+  out.push(`export type ErrorScope = 'event' | 'frame' | 'connection' | 'http';`, '');
+  out.push(`export interface ErrorSpec {`);
+  out.push(`  readonly receivers: readonly ErrorReceiver[];`);
+  out.push(`  readonly scope: ErrorScope;`);
+  out.push(`  readonly cause: string;`);
+  out.push(`  readonly closeCode?: number;`);
+  out.push(`  readonly httpStatus?: number;`);
+  out.push(`}`, '');
+  out.push(`/** The error catalogue: every code, who receives it, how it is reported. */`);
+  out.push(`export const ERRORS = {`);
+  for (const [code, e] of Object.entries(catalogue)) {
+    const fields = [
+      `receivers: ${JSON.stringify(e.receivers)}`,
+      `scope: ${JSON.stringify(e.scope)}`,
+      `cause: ${JSON.stringify(e.cause)}`,
+      ...(e.close_code ? [`closeCode: ${e.close_code}`] : []),
+      ...(e.http_status ? [`httpStatus: ${e.http_status}`] : []),
+    ];
+    out.push(`  ${code}: { ${fields.join(', ')} },`);
+  }
+  out.push(`} as const satisfies Record<ErrorCode, ErrorSpec>;`, '');
+  out.push(`/** Every error code, in catalogue order. */`);
+  out.push(`export const ERROR_CODES: readonly ErrorCode[] = ${JSON.stringify(Object.keys(catalogue))};`, '');
+  out.push(`/** Every WebSocket close code the service uses, by name. */`);
+  out.push(`export const CLOSE_CODES = {`);
+  for (const [code, e] of Object.entries(catalogue)) if (e.close_code) out.push(`  ${code}: ${e.close_code},`);
+  for (const [name, c] of Object.entries(extraCloses)) {
+    out.push(doc(c.cause, '  '));
+    out.push(`  ${name}: ${c.code},`);
+  }
+  out.push(`} as const;`, '');
+  out.push(`export type CloseCode = (typeof CLOSE_CODES)[keyof typeof CLOSE_CODES];`, '');
+  out.push(`/** The protocol's limits and defaults. */`);
+  out.push(`export const LIMITS = {`);
+  for (const [name, l] of Object.entries(limits)) {
+    out.push(doc(`${l.description} (${l.unit}; ${l.applies_to})`, '  '));
+    out.push(`  ${name}: ${l.value},`);
+  }
+  out.push(`} as const;`, '');
+  out.push(`/** The code to answer when a field of an incoming message fails its schema (otherwise INVALID_MESSAGE). */`);
+  out.push(`export const FIELD_ERROR_CODES = {`);
+  for (const [message, fields] of defs.fieldErrorCodes) {
+    for (const code of Object.values(fields)) if (!(code in catalogue)) fail(`${message}: x-field-error-codes names unknown code ${code}`);
+    out.push(`  ${message}: ${JSON.stringify(fields)},`);
+  }
+  out.push(`} as const satisfies Record<string, Record<string, ErrorCode>>;`, '');
+  out.push(`/** The \`type\` values of each direction's messages. */`);
+  out.push(`export const MESSAGE_TYPES = {`);
+  for (const union of defs.unions.keys()) out.push(`  ${union}: ${JSON.stringify(memberTypes(defs, union))},`);
+  out.push(`} as const;`);
+  return out.join('\n') + '\n';
+}

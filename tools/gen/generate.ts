@@ -1,0 +1,45 @@
+// The whole pipeline from the loaded specs to the files of generated/, in memory. Pure apart from Modelina
+// and Ajv, so `gen` and `gen:check` produce byte-identical output from the same input.
+import type { SpecSource } from './load.js';
+import { collectDefinitions } from './schemas.js';
+import { generateModels } from './types.js';
+import { compileValidators, validatorWrapper } from './validators.js';
+import { catalogueModule } from './catalogue.js';
+import { withHeaders, type Files } from './emit.js';
+
+const MODULE_OF = { asyncapi: './messages.js', openapi: './http.js' } as const;
+
+function withoutComments(code: string): string {
+  return code.replace(/\/\*[\s\S]*?\*\//g, '');
+}
+
+export async function generate(specs: { asyncapi: SpecSource; openapi: SpecSource }): Promise<Files> {
+  const defs = collectDefinitions(specs.asyncapi, specs.openapi);
+  const models = await generateModels(defs, [...defs.all.keys()]);
+  for (const name of models.keys()) {
+    if (!defs.all.has(name)) throw new Error(`a schema without a title was rendered as ${name}: give every schema a name`);
+  }
+  const typeModule = (name: string): string | undefined => (models.has(name) ? MODULE_OF[defs.origin.get(name)!] : undefined);
+  const bodyOf = (origin: 'asyncapi' | 'openapi'): string =>
+    [...models.values()]
+      .filter((m) => defs.origin.get(m.name) === origin)
+      .map((m) => m.code)
+      .join('\n');
+
+  const messages = bodyOf('asyncapi');
+  let http = bodyOf('openapi');
+  const fromMessages = [...models.keys()].filter(
+    (name) => defs.origin.get(name) === 'asyncapi' && new RegExp(`\\b${name}\\b`).test(withoutComments(http)),
+  );
+  if (fromMessages.length) http = `import type { ${fromMessages.join(', ')} } from './messages.js';\n\n${http}`;
+
+  const files: Files = new Map([
+    ['catalogue.ts', catalogueModule(specs.asyncapi.tree, defs)],
+    ['http.ts', http],
+    ['index.ts', ['messages', 'http', 'catalogue', 'validators'].map((m) => `export * from './${m}.js';`).join('\n')],
+    ['messages.ts', messages],
+    ['validators.cjs', compileValidators(defs)],
+    ['validators.ts', validatorWrapper(defs, typeModule)],
+  ]);
+  return withHeaders(files, [specs.asyncapi, specs.openapi].map((s) => ({ file: s.file, text: s.text })));
+}

@@ -1,0 +1,113 @@
+// Precompiled Ajv validators (standalone code) for every named definition. The compiled module is CommonJS
+// because Ajv's standalone output still require()s its runtime helpers (ajv #1976, #2209); a small typed ESM
+// wrapper turns each function into a type guard.
+import { createRequire } from 'node:module';
+import type { Definitions } from './schemas.js';
+
+const require = createRequire(import.meta.url);
+const { Ajv } = require('ajv') as typeof import('ajv');
+const addFormats = require('ajv-formats') as (ajv: InstanceType<typeof Ajv>) => unknown;
+const standaloneCode = require('ajv/dist/standalone/index.js') as (
+  ajv: InstanceType<typeof Ajv>,
+  refs: Record<string, string>,
+) => string;
+
+const ROOT_ID = 'bridge';
+
+/** The CommonJS module with one exported validate function per definition name. */
+export function compileValidators(defs: Definitions): string {
+  const ajv = new Ajv({
+    strict: true,
+    discriminator: true,
+    unicodeRegExp: true,
+    code: { source: true, esm: false, lines: true },
+  });
+  addFormats(ajv);
+  ajv.addSchema({ $id: ROOT_ID, definitions: withoutAnnotations(Object.fromEntries(defs.all)) });
+  const refs = Object.fromEntries([...defs.all.keys()].map((name) => [name, `${ROOT_ID}#/definitions/${name}`]));
+  return standaloneCode(ajv, refs);
+}
+
+/** Ajv embeds every schema it compiles; prose and examples would only make the module larger. */
+function withoutAnnotations(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutAnnotations);
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([key, value]) => !(ANNOTATIONS.has(key) && typeof value !== 'object') && key !== 'examples')
+      .map(([key, value]) => [key, withoutAnnotations(value)]),
+  );
+}
+
+const ANNOTATIONS = new Set(['title', 'description']);
+
+/** The typed ESM face of the compiled module: `validateX(data): data is X` for every definition. */
+export function validatorWrapper(defs: Definitions, typeModule: (name: string) => string | undefined): string {
+  const names = [...defs.all.keys()];
+  const imports = new Map<string, string[]>();
+  for (const name of names) {
+    const from = typeModule(name);
+    if (from) imports.set(from, [...(imports.get(from) ?? []), name]);
+  }
+  const lines: string[] = [];
+  lines.push(`import { createRequire } from 'node:module';`);
+  lines.push(`import type { ErrorObject } from 'ajv';`);
+  for (const [from, list] of [...imports].sort(([a], [b]) => a.localeCompare(b))) {
+    lines.push(`import type { ${list.join(', ')} } from '${from}';`);
+  }
+  lines.push('');
+  lines.push(`/** A precompiled validator: a type guard whose \`errors\` explain the last rejection. */`);
+  lines.push(`export interface Validator<T> {`);
+  lines.push(`  (data: unknown): data is T;`);
+  lines.push(`  errors?: ErrorObject[] | null;`);
+  lines.push(`}`);
+  lines.push('');
+  lines.push(`const compiled = createRequire(import.meta.url)('./validators.cjs') as Record<string, Validator<unknown>>;`);
+  lines.push('');
+  for (const name of names) {
+    const type = typeModule(name) ? name : 'unknown';
+    lines.push(`export const validate${name} = compiled.${name} as Validator<${type}>;`);
+  }
+  lines.push('');
+  lines.push(`/** Every validator by the name of its schema. */`);
+  lines.push(`export const validators = {`);
+  for (const name of names) lines.push(`  ${name}: validate${name},`);
+  lines.push(`} as const;`);
+  lines.push('');
+  lines.push(DESCRIBE_ERRORS);
+  return lines.join('\n');
+}
+
+const DESCRIBE_ERRORS = `/** One line a person can read, naming each offending field, from a validator's errors. */
+export function describeErrors(errors: readonly ErrorObject[] | null | undefined): string {
+  return (errors ?? []).map(describeError).join('; ');
+}
+
+function fieldOf(error: ErrorObject, child?: unknown): string {
+  const parts = error.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) parts.push(String(child));
+  return parts.length ? parts.join('.') : 'message';
+}
+
+function describeError(error: ErrorObject): string {
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return \`\${fieldOf(error, p.missingProperty)}: is required\`;
+    case 'additionalProperties':
+      return \`\${fieldOf(error, p.additionalProperty)}: is not a field of this message\`;
+    case 'const':
+      return \`\${fieldOf(error)}: must be \${JSON.stringify(p.allowedValue)}\`;
+    case 'enum':
+      return \`\${fieldOf(error)}: must be one of \${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}\`;
+    case 'discriminator':
+      return p.error === 'mapping'
+        ? \`\${fieldOf(error, p.tag)}: \${JSON.stringify(p.tagValue)} is not a message type of this endpoint\`
+        : \`\${fieldOf(error, p.tag)}: is required and must be a string\`;
+    case 'pattern':
+      return \`\${fieldOf(error)}: has characters that are not allowed (must match \${String(p.pattern)})\`;
+    default:
+      return \`\${fieldOf(error)}: \${error.message ?? error.keyword}\`;
+  }
+}
+`;
