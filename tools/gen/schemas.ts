@@ -24,7 +24,7 @@ const DIRECTIONS: Record<string, Record<string, string>> = {
   agent: { receive: 'AgentToServiceMessage', send: 'ServiceToAgentMessage' },
 };
 
-function normalise(node: unknown, file: string): unknown {
+export function normalise(node: unknown, file: string): unknown {
   if (Array.isArray(node)) return node.map((n) => normalise(n, file));
   if (!node || typeof node !== 'object') return node;
   const out: Schema = {};

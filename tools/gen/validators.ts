@@ -83,31 +83,38 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
   return (errors ?? []).map(describeError).join('; ');
 }
 
-function fieldOf(error: ErrorObject, child?: unknown): string {
-  const parts = error.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+/** The dotted path of the field an error is about (\`metadata.latency_ms\`), or \`message\` for the whole. */
+export function errorField(error: ErrorObject): string {
+  const p = error.params as Record<string, unknown>;
+  const child = error.keyword === 'required' ? p.missingProperty
+    : error.keyword === 'additionalProperties' ? p.additionalProperty
+    : error.keyword === 'discriminator' ? p.tag
+    : undefined;
+  const parts = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) parts.push(String(child));
   return parts.length ? parts.join('.') : 'message';
 }
 
 function describeError(error: ErrorObject): string {
   const p = error.params as Record<string, unknown>;
+  const field = errorField(error);
   switch (error.keyword) {
     case 'required':
-      return \`\${fieldOf(error, p.missingProperty)}: is required\`;
+      return \`\${field}: is required\`;
     case 'additionalProperties':
-      return \`\${fieldOf(error, p.additionalProperty)}: is not a field of this message\`;
+      return \`\${field}: is not a field of this message\`;
     case 'const':
-      return \`\${fieldOf(error)}: must be \${JSON.stringify(p.allowedValue)}\`;
+      return \`\${field}: must be \${JSON.stringify(p.allowedValue)}\`;
     case 'enum':
-      return \`\${fieldOf(error)}: must be one of \${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}\`;
+      return \`\${field}: must be one of \${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}\`;
     case 'discriminator':
       return p.error === 'mapping'
-        ? \`\${fieldOf(error, p.tag)}: \${JSON.stringify(p.tagValue)} is not a message type of this endpoint\`
-        : \`\${fieldOf(error, p.tag)}: is required and must be a string\`;
+        ? \`\${field}: \${JSON.stringify(p.tagValue)} is not a message type of this endpoint\`
+        : \`\${field}: is required and must be a string\`;
     case 'pattern':
-      return \`\${fieldOf(error)}: has characters that are not allowed (must match \${String(p.pattern)})\`;
+      return \`\${field}: has characters that are not allowed (must match \${String(p.pattern)})\`;
     default:
-      return \`\${fieldOf(error)}: \${error.message ?? error.keyword}\`;
+      return \`\${field}: \${error.message ?? error.keyword}\`;
   }
 }
 `;
