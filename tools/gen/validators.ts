@@ -20,6 +20,7 @@ export function compileValidators(defs: Definitions): string {
     strict: true,
     discriminator: true,
     unicodeRegExp: true,
+    inlineRefs: false, // shared sub-schemas (ids, payload) compile once instead of once per message
     code: { source: true, esm: false, lines: true },
   });
   addFormats(ajv);
