@@ -106,13 +106,13 @@ export const LIMITS = {
   rateLimitBurst: 40,
 } as const;
 
-/** The code to answer when a field of an incoming message fails its schema (otherwise INVALID_MESSAGE). */
+/** Per direction and message type: the code to answer when a field fails its schema (otherwise INVALID_MESSAGE). */
 export const FIELD_ERROR_CODES = {
-  EventMessage: {"agent_id":"INVALID_AGENT_ID","thread_id":"INVALID_THREAD_ID"},
-  AgentTokenMessage: {"event_id":"INVALID_EVENT_ID"},
-  AgentReplyMessage: {"event_id":"INVALID_EVENT_ID"},
-  AgentErrorMessage: {"event_id":"INVALID_EVENT_ID"},
-} as const satisfies Record<string, Record<string, ErrorCode>>;
+  AgentToServiceMessage: { "error": {"event_id":"INVALID_EVENT_ID"}, "reply": {"event_id":"INVALID_EVENT_ID"}, "token": {"event_id":"INVALID_EVENT_ID"} },
+  AppToServiceMessage: { "event": {"agent_id":"INVALID_AGENT_ID","thread_id":"INVALID_THREAD_ID"} },
+  ServiceToAgentMessage: {  },
+  ServiceToAppMessage: {  },
+} as const satisfies Record<string, Record<string, Record<string, ErrorCode>>>;
 
 /** The `type` values of each direction's messages. */
 export const MESSAGE_TYPES = {

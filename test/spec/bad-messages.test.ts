@@ -145,7 +145,7 @@ describe('field error codes', function () {
     const codeFor = (message: unknown) => {
       expect(validateAppToServiceMessage(message)).to.equal(false);
       const field = errorField(validateAppToServiceMessage.errors![0]!).split('.')[0]!;
-      return (FIELD_ERROR_CODES.EventMessage as Record<string, string>)[field] ?? 'INVALID_MESSAGE';
+      return (FIELD_ERROR_CODES.AppToServiceMessage.event as Record<string, string>)[field] ?? 'INVALID_MESSAGE';
     };
     expect(codeFor({ ...event, agent_id: 'Bad!' })).to.equal('INVALID_AGENT_ID');
     expect(codeFor(without(event, 'agent_id'))).to.equal('INVALID_AGENT_ID');

@@ -117,13 +117,19 @@ export function catalogueModule(tree: Schema, defs: Definitions): string {
     out.push(`  ${name}: ${l.value},`);
   }
   out.push(`} as const;`, '');
-  out.push(`/** The code to answer when a field of an incoming message fails its schema (otherwise INVALID_MESSAGE). */`);
+  out.push(`/** Per direction and message type: the code to answer when a field fails its schema (otherwise INVALID_MESSAGE). */`);
   out.push(`export const FIELD_ERROR_CODES = {`);
-  for (const [message, fields] of defs.fieldErrorCodes) {
-    for (const code of Object.values(fields)) if (!(code in catalogue)) fail(`${message}: x-field-error-codes names unknown code ${code}`);
-    out.push(`  ${message}: ${JSON.stringify(fields)},`);
+  for (const [union, members] of defs.unions) {
+    const byType = members
+      .filter((m) => defs.fieldErrorCodes.has(m))
+      .map((m) => {
+        const fields = defs.fieldErrorCodes.get(m)!;
+        for (const code of Object.values(fields)) if (!(code in catalogue)) fail(`${m}: x-field-error-codes names unknown code ${code}`);
+        return `${JSON.stringify(defs.all.get(m)?.properties?.type?.const)}: ${JSON.stringify(fields)}`;
+      });
+    out.push(`  ${union}: { ${byType.join(', ')} },`);
   }
-  out.push(`} as const satisfies Record<string, Record<string, ErrorCode>>;`, '');
+  out.push(`} as const satisfies Record<string, Record<string, Record<string, ErrorCode>>>;`, '');
   out.push(`/** The \`type\` values of each direction's messages. */`);
   out.push(`export const MESSAGE_TYPES = {`);
   for (const union of defs.unions.keys()) out.push(`  ${union}: ${JSON.stringify(memberTypes(defs, union))},`);

@@ -1,0 +1,137 @@
+// Registration and listing of organizations, apps and agents (the admin API's logic, without HTTP): writes go to
+// the database first, then into the in-memory directory the bridge reads.
+import type {
+  Agent,
+  AgentCreate,
+  AgentCreated,
+  AgentDirectory,
+  AllowlistUpdate,
+  App,
+  AppCreate,
+  AppCreated,
+  Organization,
+  OrganizationCreate,
+} from '../../generated/index.js';
+import { LIMITS } from '../../generated/index.js';
+import type { Clock } from '../core/clock.js';
+import { hashToken, type AgentRecord, type AppRecord, type ClientKind, type Directory, type OrgRecord } from '../core/directory.js';
+import { registrationId, tokenSecret } from '../core/ids.js';
+import type { RegistryStore } from '../store/registry.js';
+import { Problem } from './problem.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export class Registry {
+  constructor(
+    private readonly store: RegistryStore,
+    private readonly directory: Directory,
+    private readonly clock: Clock,
+    private readonly isOnline: (agentId: string) => boolean,
+  ) {}
+
+  organizations(): Organization[] {
+    return [...this.directory.orgs.values()].sort((a, b) => a.org_id.localeCompare(b.org_id)).map(orgView);
+  }
+
+  async createOrganization(body: OrganizationCreate): Promise<Organization> {
+    const org: OrgRecord = { org_id: registrationId(body.name), name: body.name, created_at: this.clock.now() };
+    await this.store.insertOrg(org);
+    this.directory.addOrg(org);
+    return orgView(org);
+  }
+
+  apps(orgId: string): App[] {
+    this.org(orgId);
+    return [...this.directory.apps.values()]
+      .filter((a) => a.org_id === orgId)
+      .sort((a, b) => a.app_id.localeCompare(b.app_id))
+      .map(appView);
+  }
+
+  async createApp(orgId: string, body: AppCreate): Promise<AppCreated> {
+    this.org(orgId);
+    const app: AppRecord = { app_id: registrationId(body.name), org_id: orgId, name: body.name, active: true, created_at: this.clock.now() };
+    const { token, record } = this.issueToken('app', app.app_id);
+    await this.store.insertApp(app, record);
+    this.directory.addApp(app);
+    this.directory.addToken(record);
+    return { ...appView(app), token };
+  }
+
+  agents(orgId: string): Agent[] {
+    this.org(orgId);
+    return [...this.directory.agents.values()]
+      .filter((a) => a.org_id === orgId)
+      .sort((a, b) => a.agent_id.localeCompare(b.agent_id))
+      .map((a) => this.agentView(a));
+  }
+
+  async createAgent(orgId: string, body: AgentCreate): Promise<AgentCreated> {
+    this.org(orgId);
+    const agent: AgentRecord = {
+      agent_id: registrationId(body.name),
+      org_id: orgId,
+      name: body.name,
+      description: body.description ?? '',
+      ttl_days: body.ttl_days ?? LIMITS.sessionTtlDefaultDays,
+      allowlist: null,
+      active: true,
+      created_at: this.clock.now(),
+    };
+    const { token, record } = this.issueToken('agent', agent.agent_id);
+    await this.store.insertAgent(agent, record);
+    this.directory.addAgent(agent);
+    this.directory.addToken(record);
+    return { ...this.agentView(agent), token };
+  }
+
+  async setAllowlist(agentId: string, body: AllowlistUpdate): Promise<Agent> {
+    const agent = this.directory.agents.get(agentId);
+    if (!agent) throw new Problem('NOT_FOUND', `Agent ${agentId} does not exist.`);
+    const appIds = body.app_ids === null ? null : [...new Set(body.app_ids)].sort();
+    const foreign = (appIds ?? []).filter((id) => this.directory.apps.get(id)?.org_id !== agent.org_id);
+    if (foreign.length) {
+      throw new Problem('INVALID_REQUEST', `Not apps of organization ${agent.org_id}: ${foreign.join(', ')}.`);
+    }
+    await this.store.replaceAllowlist(agentId, appIds);
+    this.directory.setAllowlist(agentId, appIds);
+    return this.agentView(agent);
+  }
+
+  /** The HTTP directory (§2.4) as the app sees it: only its own organization's. */
+  directoryFor(app: AppRecord, orgId: string): AgentDirectory {
+    if (app.org_id !== orgId) throw new Problem('FORBIDDEN', 'This app token belongs to another organization.');
+    return {
+      agents: this.directory.agentsOf(orgId).map((a) => ({
+        id: a.agent_id,
+        name: a.name,
+        description: a.description,
+        status: this.isOnline(a.agent_id) ? 'online' : 'offline',
+        allowlisted: this.directory.mayUse(app, a),
+      })),
+    };
+  }
+
+  private org(orgId: string): OrgRecord {
+    const org = this.directory.orgs.get(orgId);
+    if (!org) throw new Problem('NOT_FOUND', `Organization ${orgId} does not exist.`);
+    return org;
+  }
+
+  private issueToken(kind: ClientKind, ownerId: string) {
+    const token = `${kind === 'app' ? 'rlk' : 'rla'}_${ownerId}_${tokenSecret()}`;
+    return { token, record: { hash: hashToken(token), kind, owner_id: ownerId, created_at: this.clock.now(), expires_at: null } };
+  }
+
+  private agentView(a: AgentRecord): Agent {
+    return { ...a, allowlist: a.allowlist && [...a.allowlist], online: this.isOnline(a.agent_id), created_at: iso(a.created_at) };
+  }
+}
+
+function orgView(o: OrgRecord): Organization {
+  return { ...o, created_at: iso(o.created_at) };
+}
+
+function appView(a: AppRecord): App {
+  return { ...a, created_at: iso(a.created_at) };
+}

@@ -1,0 +1,64 @@
+// A small typed client of the admin API (spec/openapi.yaml), for the CLI.
+import type {
+  Agent,
+  AgentCreate,
+  AgentCreated,
+  AgentList,
+  App,
+  AppCreated,
+  AppList,
+  HttpError,
+  Organization,
+  OrganizationList,
+} from '../../generated/index.js';
+
+export class AdminApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+  }
+}
+
+export class AdminClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly adminToken: string | undefined,
+  ) {}
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(new URL(path, this.baseUrl), {
+        method,
+        headers: {
+          ...(this.adminToken ? { authorization: `Bearer ${this.adminToken}` } : {}),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (err) {
+      throw new AdminApiError(0, 'UNREACHABLE', `cannot reach the bridge at ${this.baseUrl} (${(err as Error).cause ?? (err as Error).message}); is it running? Set --url or BRIDGE_URL.`);
+    }
+    const text = await response.text();
+    const json = text ? JSON.parse(text) : undefined;
+    if (!response.ok) {
+      const problem = json as Partial<HttpError> | undefined;
+      throw new AdminApiError(response.status, problem?.code ?? `HTTP_${response.status}`, problem?.error ?? text);
+    }
+    return json as T;
+  }
+
+  organizations = () => this.call<OrganizationList>('GET', '/admin/v1/organizations');
+  createOrganization = (name: string) => this.call<Organization>('POST', '/admin/v1/organizations', { name });
+  apps = (orgId: string) => this.call<AppList>('GET', `/admin/v1/organizations/${encodeURIComponent(orgId)}/apps`);
+  createApp = (orgId: string, name: string) =>
+    this.call<AppCreated>('POST', `/admin/v1/organizations/${encodeURIComponent(orgId)}/apps`, { name });
+  agents = (orgId: string) => this.call<AgentList>('GET', `/admin/v1/organizations/${encodeURIComponent(orgId)}/agents`);
+  createAgent = (orgId: string, body: AgentCreate) =>
+    this.call<AgentCreated>('POST', `/admin/v1/organizations/${encodeURIComponent(orgId)}/agents`, body);
+  setAllowlist = (agentId: string, appIds: App['app_id'][] | null) =>
+    this.call<Agent>('PUT', `/admin/v1/agents/${encodeURIComponent(agentId)}/allowlist`, { app_ids: appIds });
+}

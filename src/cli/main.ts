@@ -1,0 +1,92 @@
+// `bridge`: run the server (`bridge serve`) or provision it through the admin API from a terminal.
+import { Command, InvalidArgumentError } from 'commander';
+import { loadConfig, ConfigError } from '../config.js';
+import { startServer } from '../server.js';
+import { DatabaseUrlError } from '../store/database.js';
+import { AdminApiError, AdminClient } from './admin-client.js';
+
+const program = new Command('bridge')
+  .description('Agent messaging bridge: a WebSocket bridge between apps and AI agents.')
+  .showHelpAfterError();
+
+program
+  .command('serve')
+  .description('run the bridge (configuration from the environment: PORT, HOST, DATABASE_URL, ADMIN_TOKEN, ...)')
+  .action(async () => {
+    const config = loadConfig();
+    const running = await startServer(config);
+    console.error(`bridge listening on ${running.url} (WebSockets: ${running.url.replace(/^http/, 'ws')}/v1/ws/app and /v1/ws/agent)`);
+    if (!config.adminToken) console.error('admin API off: set ADMIN_TOKEN (16+ characters) to provision apps and agents');
+    const stop = (signal: string) => {
+      console.error(`${signal}: shutting down`);
+      running.close().then(() => process.exit(0), () => process.exit(1));
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+
+function client(cmd: Command): AdminClient {
+  const { url, adminToken } = cmd.optsWithGlobals<{ url: string; adminToken?: string }>();
+  return new AdminClient(url, adminToken);
+}
+
+function print(value: unknown): void {
+  console.log(JSON.stringify(value, null, 2));
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of days, 1 or more');
+  return n;
+}
+
+program
+  .option('--url <url>', 'the bridge\'s HTTP base (env BRIDGE_URL)', process.env.BRIDGE_URL ?? 'http://127.0.0.1:8080')
+  .option('--admin-token <token>', 'the server\'s ADMIN_TOKEN (env ADMIN_TOKEN)', process.env.ADMIN_TOKEN);
+
+const orgs = program.command('orgs').description('organizations');
+orgs.command('list').action(async (_o, cmd) => print(await client(cmd).organizations()));
+orgs.command('create <name>').action(async (name, _o, cmd) => print(await client(cmd).createOrganization(name)));
+
+const apps = program.command('apps').description('apps of an organization');
+apps.command('list <org_id>').action(async (orgId, _o, cmd) => print(await client(cmd).apps(orgId)));
+apps
+  .command('create <org_id> <name>')
+  .description('register an app; its token is shown once')
+  .action(async (orgId, name, _o, cmd) => print(await client(cmd).createApp(orgId, name)));
+
+const agents = program.command('agents').description('agents of an organization');
+agents.command('list <org_id>').action(async (orgId, _o, cmd) => print(await client(cmd).agents(orgId)));
+agents
+  .command('create <org_id> <name>')
+  .description('register an agent; its token is shown once')
+  .option('--description <text>', 'what the agent does')
+  .option('--ttl-days <days>', 'session TTL in days (default 14)', positiveInt)
+  .action(async (orgId, name, opts: { description?: string; ttlDays?: number }, cmd) =>
+    print(
+      await client(cmd).createAgent(orgId, {
+        name,
+        ...(opts.description !== undefined ? { description: opts.description } : {}),
+        ...(opts.ttlDays !== undefined ? { ttl_days: opts.ttlDays } : {}),
+      }),
+    ),
+  );
+
+const allowlist = program.command('allowlist').description("an agent's allowlist");
+allowlist
+  .command('set <agent_id> <app_ids...>')
+  .description('only these apps may use the agent')
+  .action(async (agentId, appIds: string[], _o, cmd) => print(await client(cmd).setAllowlist(agentId, appIds)));
+allowlist
+  .command('clear <agent_id>')
+  .description('remove the allowlist: every app of the organization may use the agent')
+  .action(async (agentId, _o, cmd) => print(await client(cmd).setAllowlist(agentId, null)));
+
+program.parseAsync().catch((err: unknown) => {
+  if (err instanceof AdminApiError || err instanceof ConfigError || err instanceof DatabaseUrlError) {
+    console.error(`bridge: ${err.message}`);
+  } else {
+    console.error(err);
+  }
+  process.exit(1);
+});

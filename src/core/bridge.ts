@@ -1,0 +1,335 @@
+// The bridge core: connections, the per-event flow, limits and timers. No sockets and no database here: the
+// adapters hand it authenticated connections and text frames; it answers through Connection.send/close.
+import {
+  CLOSE_CODES,
+  ERRORS,
+  LIMITS,
+  validateAgentId,
+  validateAgentToServiceMessage,
+  validateAppToServiceMessage,
+  validateEventId,
+  type AgentErrorMessage,
+  type AgentReplyMessage,
+  type AgentTokenMessage,
+  type ErrorCode,
+  type EventMessage,
+} from '../../generated/index.js';
+import { systemClock, type Clock, type Timer } from './clock.js';
+import type { AgentRecord, AppRecord, Directory, Principal } from './directory.js';
+import * as frames from './frames.js';
+import { eventIdFactory } from './ids.js';
+import { parseInbound } from './inbound.js';
+import { LocalRouter, type Connection, type Router } from './router.js';
+import { agentSessionKey, storedSessionKey } from './session-keys.js';
+import { silentLogger, type Logger } from './logger.js';
+
+export interface BridgeOptions {
+  directory: Directory;
+  router?: Router;
+  clock?: Clock;
+  log?: Logger;
+  /** AGENT_TIMEOUT after this long without a reply (default LIMITS.agentTimeoutMs). */
+  agentTimeoutMs?: number;
+  /** Events of a disconnected agent wait this long for it to come back (default LIMITS.agentReconnectGraceMs). */
+  agentReconnectGraceMs?: number;
+  /** A connection on which nothing arrives for this long is closed (default LIMITS.idleCloseMs). */
+  idleCloseMs?: number;
+}
+
+export interface Bridge {
+  /** A connection whose handshake authenticated `principal`. */
+  open(conn: Connection, principal: Principal): void;
+  /** A frame from an open connection. */
+  receive(conn: Connection, data: string, isBinary: boolean): void;
+  /** The connection is gone, for whatever reason. */
+  closed(conn: Connection): void;
+  /** Refuses or ends a connection with a connection error: one `error`, then the code's close code. */
+  refuse(conn: Connection, code: ErrorCode, error: string): void;
+  /** Ends every event in flight with SHUTTING_DOWN and closes every connection with 1001. */
+  shutdown(): void;
+  /** What is live right now. */
+  stats(): { apps: number; agents: number; eventsInFlight: number };
+}
+
+interface Client {
+  conn: Connection;
+  principal: Principal;
+  lastSeen: number;
+  idle: Timer;
+}
+
+interface InFlight {
+  eventId: string;
+  app: AppRecord;
+  appConn: Connection;
+  agentId: string;
+  threadId: string;
+  sessionKey: string;
+  payloadJson: string;
+  receivedAt: number;
+  fragments: string[];
+  timeout: Timer;
+}
+
+const utf8Length = (text: string) => Buffer.byteLength(text, 'utf8');
+
+export function makeBridge(options: BridgeOptions): Bridge {
+  const { directory } = options;
+  const router = options.router ?? new LocalRouter();
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? silentLogger;
+  const agentTimeoutMs = options.agentTimeoutMs ?? LIMITS.agentTimeoutMs;
+  const graceMs = options.agentReconnectGraceMs ?? LIMITS.agentReconnectGraceMs;
+  const idleCloseMs = options.idleCloseMs ?? LIMITS.idleCloseMs;
+  const newEventId = eventIdFactory(clock);
+
+  const clients = new Map<Connection, Client>();
+  const events = new Map<string, InFlight>();
+  const eventsByAgent = new Map<string, Set<string>>();
+  const offlineGrace = new Map<string, Timer>();
+
+  // ---- connections -------------------------------------------------------------------------------------
+
+  function watchIdle(client: Client, delay: number): Timer {
+    return clock.setTimer(delay, () => {
+      if (clients.get(client.conn) !== client) return;
+      const silentFor = clock.now() - client.lastSeen;
+      if (silentFor >= idleCloseMs) {
+        refuse(client.conn, 'HEARTBEAT_TIMEOUT', `Nothing was received for ${Math.round(silentFor / 1000)} s; send ping every ${LIMITS.heartbeatIntervalMs / 1000} s.`);
+      } else {
+        client.idle = watchIdle(client, idleCloseMs - silentFor);
+      }
+    });
+  }
+
+  function open(conn: Connection, principal: Principal): void {
+    const client: Client = { conn, principal, lastSeen: clock.now(), idle: { cancel() {} } };
+    clients.set(conn, client);
+    client.idle = watchIdle(client, idleCloseMs);
+    if (principal.kind !== 'agent') return;
+    const agentId = principal.agent.agent_id;
+    const replaced = router.attachAgent(agentId, conn);
+    offlineGrace.get(agentId)?.cancel();
+    offlineGrace.delete(agentId);
+    if (replaced) {
+      log.info({ agent_id: agentId }, 'agent connection replaced by a newer one');
+      refuse(replaced, 'CONNECTION_REPLACED', 'Another connection with this agent\'s token replaced this one.');
+    }
+  }
+
+  function closed(conn: Connection): void {
+    const client = clients.get(conn);
+    if (!client) return;
+    clients.delete(conn);
+    client.idle.cancel();
+    if (client.principal.kind !== 'agent') return;
+    const agentId = client.principal.agent.agent_id;
+    if (!router.detachAgent(agentId, conn) || !eventsByAgent.get(agentId)?.size) return;
+    offlineGrace.set(
+      agentId,
+      clock.setTimer(graceMs, () => {
+        offlineGrace.delete(agentId);
+        if (router.isAgentOnline(agentId)) return;
+        for (const eventId of [...(eventsByAgent.get(agentId) ?? [])]) {
+          const ev = events.get(eventId);
+          if (ev) fail(ev, 'AGENT_OFFLINE', `Agent ${agentId} disconnected before answering and did not come back within ${graceMs / 1000} s.`);
+        }
+      }),
+    );
+  }
+
+  function refuse(conn: Connection, code: ErrorCode, error: string): void {
+    const client = clients.get(conn);
+    const toAgent = client?.principal.kind === 'agent';
+    conn.send(toAgent ? frames.agentError(code, error) : frames.appError(code, error));
+    const closeCode = (ERRORS[code] as { closeCode?: number }).closeCode ?? CLOSE_CODES.INTERNAL_ERROR;
+    conn.close(closeCode, code);
+    closed(conn);
+  }
+
+  function receive(conn: Connection, data: string, isBinary: boolean): void {
+    const client = clients.get(conn);
+    if (!client) return;
+    client.lastSeen = clock.now();
+    if (client.principal.kind === 'app') fromApp(conn, client.principal.app, data, isBinary);
+    else fromAgent(conn, client.principal.agent, data, isBinary);
+  }
+
+  // ---- app side ----------------------------------------------------------------------------------------
+
+  function fromApp(conn: Connection, app: AppRecord, data: string, isBinary: boolean): void {
+    const parsed = parseInbound(data, isBinary, validateAppToServiceMessage, 'AppToServiceMessage');
+    if (!parsed.ok) {
+      if (parsed.type !== 'event') return conn.send(frames.appError(parsed.code, parsed.error));
+      const agentId = validateAgentId(parsed.fields.agent_id) ? parsed.fields.agent_id : undefined;
+      return rejectEvent(conn, parsed.code, parsed.error, agentId);
+    }
+    const message = parsed.message;
+    switch (message.type) {
+      case 'ping':
+        return conn.send(frames.PONG);
+      case 'discover':
+        return conn.send(
+          frames.agents(
+            directory
+              .agentsOf(app.org_id)
+              .filter((agent) => directory.mayUse(app, agent))
+              .map(({ agent_id, name, description }) => ({ agent_id, name, description })),
+          ),
+        );
+      case 'event':
+        return acceptEvent(conn, app, message);
+    }
+  }
+
+  function rejectEvent(conn: Connection, code: ErrorCode, error: string, agentId?: string): void {
+    const eventId = newEventId();
+    conn.send(frames.appError(code, error, agentId ? { event_id: eventId, agent_id: agentId } : { event_id: eventId }));
+  }
+
+  function acceptEvent(conn: Connection, app: AppRecord, message: EventMessage): void {
+    const receivedAt = clock.now();
+    const { agent_id: agentId, thread_id: threadId } = message;
+    const payloadJson = JSON.stringify(message.payload);
+    const size = utf8Length(payloadJson);
+    if (size > LIMITS.payloadMaxBytes) {
+      return rejectEvent(conn, 'PAYLOAD_TOO_LARGE', `Payload is ${size} bytes of JSON; the limit is ${LIMITS.payloadMaxBytes}.`, agentId);
+    }
+    const agent = directory.agentFor(app, agentId);
+    if (!agent) return rejectEvent(conn, 'AGENT_NOT_FOUND', `Agent ${agentId} does not exist in this organization.`, agentId);
+    if (!directory.mayUse(app, agent)) {
+      return rejectEvent(conn, 'PERMISSION_DENIED', `App ${app.app_id} is not on the allowlist of agent ${agentId}.`, agentId);
+    }
+    if (!router.isAgentOnline(agentId)) return rejectEvent(conn, 'AGENT_OFFLINE', `Agent ${agentId} is not connected.`, agentId);
+
+    const eventId = newEventId();
+    const sessionKey = storedSessionKey(agentId, app.app_id, threadId);
+    const ev: InFlight = {
+      eventId,
+      app,
+      appConn: conn,
+      agentId,
+      threadId,
+      sessionKey,
+      payloadJson,
+      receivedAt,
+      fragments: [],
+      timeout: clock.setTimer(agentTimeoutMs, () => {
+        fail(ev, 'AGENT_TIMEOUT', `Agent ${agentId} did not answer within ${Math.round(agentTimeoutMs / 1000)} s.`);
+      }),
+    };
+    events.set(eventId, ev);
+    let own = eventsByAgent.get(agentId);
+    if (!own) eventsByAgent.set(agentId, (own = new Set()));
+    own.add(eventId);
+
+    conn.send(frames.accepted(eventId, agentId, sessionKey));
+    router.toAgent(
+      agentId,
+      frames.eventToAgent(
+        { event_id: eventId, app_id: app.app_id, thread_id: threadId, session_key: agentSessionKey(app.app_id, threadId) },
+        payloadJson,
+      ),
+    );
+  }
+
+  // ---- agent side --------------------------------------------------------------------------------------
+
+  function fromAgent(conn: Connection, agent: AgentRecord, data: string, isBinary: boolean): void {
+    const parsed = parseInbound(data, isBinary, validateAgentToServiceMessage, 'AgentToServiceMessage');
+    if (!parsed.ok) {
+      const eventId = validateEventId(parsed.fields.event_id) ? parsed.fields.event_id : undefined;
+      return conn.send(frames.agentError(parsed.code, parsed.error, eventId));
+    }
+    const message = parsed.message;
+    if (message.type === 'ping') return conn.send(frames.PONG);
+    const ev = events.get(message.event_id);
+    if (!ev || ev.agentId !== agent.agent_id) {
+      return conn.send(
+        frames.agentError('INVALID_EVENT_ID', `Event ${message.event_id} is unknown or already finished.`, message.event_id),
+      );
+    }
+    switch (message.type) {
+      case 'token':
+        return forwardToken(conn, ev, message);
+      case 'reply':
+        return finishWithReply(ev, message);
+      case 'error':
+        return finishWithAgentError(ev, message);
+    }
+  }
+
+  function forwardToken(conn: Connection, ev: InFlight, message: AgentTokenMessage): void {
+    const size = utf8Length(message.token);
+    if (size > LIMITS.tokenFragmentMaxBytes) {
+      return conn.send(
+        frames.agentError(
+          'MESSAGE_TOO_LARGE',
+          `Token fragment is ${size} bytes; the limit is ${LIMITS.tokenFragmentMaxBytes}. The fragment was dropped.`,
+          ev.eventId,
+        ),
+      );
+    }
+    ev.fragments.push(message.token);
+    ev.appConn.send(frames.token(ev.eventId, ev.agentId, message.token));
+  }
+
+  function finishWithReply(ev: InFlight, message: AgentReplyMessage): void {
+    end(ev);
+    ev.appConn.send(
+      frames.reply(
+        {
+          event_id: ev.eventId,
+          agent_id: ev.agentId,
+          thread_id: ev.threadId,
+          reply: message.content || ev.fragments.join(''),
+        },
+        ev.payloadJson,
+        {
+          tokens_used: message.metadata?.tokens_used ?? ev.fragments.length,
+          model: message.metadata?.model ?? 'unknown',
+          latency_ms: clock.now() - ev.receivedAt,
+          session_key: ev.sessionKey,
+        },
+      ),
+    );
+  }
+
+  function finishWithAgentError(ev: InFlight, message: AgentErrorMessage): void {
+    fail(ev, message.code === 'AGENT_TIMEOUT' ? 'AGENT_TIMEOUT' : 'AGENT_ERROR', message.error);
+  }
+
+  // ---- endings -----------------------------------------------------------------------------------------
+
+  function end(ev: InFlight): void {
+    ev.timeout.cancel();
+    events.delete(ev.eventId);
+    const own = eventsByAgent.get(ev.agentId);
+    own?.delete(ev.eventId);
+    if (own && own.size === 0) eventsByAgent.delete(ev.agentId);
+  }
+
+  function fail(ev: InFlight, code: ErrorCode, error: string): void {
+    end(ev);
+    ev.appConn.send(frames.appError(code, error, { event_id: ev.eventId, agent_id: ev.agentId }));
+  }
+
+  function shutdown(): void {
+    for (const ev of [...events.values()]) fail(ev, 'SHUTTING_DOWN', 'The bridge is shutting down; reconnect and send the event again.');
+    for (const timer of offlineGrace.values()) timer.cancel();
+    offlineGrace.clear();
+    for (const client of [...clients.values()]) {
+      client.idle.cancel();
+      client.conn.close(CLOSE_CODES.GOING_AWAY, 'SHUTTING_DOWN');
+    }
+    clients.clear();
+  }
+
+  function stats() {
+    let apps = 0;
+    for (const c of clients.values()) if (c.principal.kind === 'app') apps++;
+    return { apps, agents: clients.size - apps, eventsInFlight: events.size };
+  }
+
+  return { open, receive, closed, refuse, shutdown, stats };
+}

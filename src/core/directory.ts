@@ -1,0 +1,100 @@
+// The registered organizations, apps, agents and token hashes, held in memory so the per-event path never waits
+// on the database. The store loads it at start and writes through it; the core only reads it.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Agent, App, Organization } from '../../generated/index.js';
+import { validateAgentToken, validateAppToken } from '../../generated/index.js';
+
+export type OrgRecord = Omit<Organization, 'created_at'> & { created_at: number };
+export type AppRecord = Omit<App, 'created_at'> & { created_at: number };
+export type AgentRecord = Omit<Agent, 'created_at' | 'online'> & { created_at: number };
+export type ClientKind = 'app' | 'agent';
+
+export interface TokenRecord {
+  hash: Buffer;
+  kind: ClientKind;
+  owner_id: string;
+  created_at: number;
+  /** When a rotated-out token stops working; null while it is the current token. */
+  expires_at: number | null;
+}
+
+export type Principal = { kind: 'app'; app: AppRecord } | { kind: 'agent'; agent: AgentRecord };
+
+export type AuthResult = { ok: true; principal: Principal } | { ok: false; code: 'UNAUTHORIZED' | 'TOKEN_REVOKED' };
+
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** `rlk_{app_id}_{secret}` -> its kind and owner, or undefined when it is not a token of this protocol. */
+export function parseToken(token: string): { kind: ClientKind; ownerId: string } | undefined {
+  const kind = validateAppToken(token) ? 'app' : validateAgentToken(token) ? 'agent' : undefined;
+  if (!kind) return undefined;
+  return { kind, ownerId: token.split('_')[1]! };
+}
+
+export class Directory {
+  readonly orgs = new Map<string, OrgRecord>();
+  readonly apps = new Map<string, AppRecord>();
+  readonly agents = new Map<string, AgentRecord>();
+  private readonly tokens = new Map<string, TokenRecord[]>();
+
+  addOrg(org: OrgRecord): void {
+    this.orgs.set(org.org_id, org);
+  }
+
+  addApp(app: AppRecord): void {
+    this.apps.set(app.app_id, app);
+  }
+
+  addAgent(agent: AgentRecord): void {
+    this.agents.set(agent.agent_id, agent);
+  }
+
+  addToken(token: TokenRecord): void {
+    const list = this.tokens.get(token.owner_id) ?? [];
+    list.push(token);
+    this.tokens.set(token.owner_id, list);
+  }
+
+  setAllowlist(agentId: string, appIds: string[] | null): void {
+    const agent = this.agents.get(agentId);
+    if (agent) agent.allowlist = appIds;
+  }
+
+  /** Constant-time comparison against every hash of the token's owner; never reveals which part was wrong. */
+  authenticate(token: string, now: number): AuthResult {
+    const parsed = parseToken(token);
+    if (!parsed) return { ok: false, code: 'UNAUTHORIZED' };
+    const hash = hashToken(token);
+    const match = (this.tokens.get(parsed.ownerId) ?? []).find(
+      (t) => t.kind === parsed.kind && timingSafeEqual(t.hash, hash),
+    );
+    if (!match || (match.expires_at !== null && match.expires_at <= now)) return { ok: false, code: 'UNAUTHORIZED' };
+    if (parsed.kind === 'app') {
+      const app = this.apps.get(parsed.ownerId);
+      if (!app) return { ok: false, code: 'UNAUTHORIZED' };
+      return app.active ? { ok: true, principal: { kind: 'app', app } } : { ok: false, code: 'TOKEN_REVOKED' };
+    }
+    const agent = this.agents.get(parsed.ownerId);
+    if (!agent) return { ok: false, code: 'UNAUTHORIZED' };
+    return agent.active ? { ok: true, principal: { kind: 'agent', agent } } : { ok: false, code: 'TOKEN_REVOKED' };
+  }
+
+  /** An active agent of the app's organization, or undefined: other organizations' agents do not exist for it. */
+  agentFor(app: AppRecord, agentId: string): AgentRecord | undefined {
+    const agent = this.agents.get(agentId);
+    return agent && agent.active && agent.org_id === app.org_id ? agent : undefined;
+  }
+
+  mayUse(app: AppRecord, agent: AgentRecord): boolean {
+    return agent.allowlist === null || agent.allowlist.includes(app.app_id);
+  }
+
+  /** Active agents of an organization, sorted by agent_id. */
+  agentsOf(orgId: string): AgentRecord[] {
+    return [...this.agents.values()]
+      .filter((a) => a.org_id === orgId && a.active)
+      .sort((a, b) => a.agent_id.localeCompare(b.agent_id));
+  }
+}

@@ -1,0 +1,58 @@
+// Outgoing frames, typed by the generated message types. Payloads travel as the JSON text they arrived in:
+// spliced into the frame rather than parsed and serialised again.
+import type {
+  AcceptedMessage,
+  AgentsMessage,
+  ErrorCode,
+  ErrorMessage,
+  ErrorToAgentMessage,
+  EventToAgentMessage,
+  PongMessage,
+  ReplyMessage,
+  TokenMessage,
+} from '../../generated/index.js';
+
+export const PONG = JSON.stringify({ type: 'pong' } satisfies PongMessage);
+
+/** A frame whose last field is a payload already serialised as JSON. */
+function withPayload(head: object, payloadJson: string, tail?: object): string {
+  const body = JSON.stringify(head);
+  const after = tail ? `,${JSON.stringify(tail).slice(1, -1)}` : '';
+  return `${body.slice(0, -1)},"payload":${payloadJson}${after}}`;
+}
+
+export function appError(code: ErrorCode, error: string, extra: Omit<ErrorMessage, 'type' | 'code' | 'error'> = {}): string {
+  return JSON.stringify({ type: 'error', ...extra, error, code } satisfies ErrorMessage);
+}
+
+export function agentError(code: ErrorCode, error: string, eventId?: string): string {
+  const frame: ErrorToAgentMessage = eventId ? { type: 'error', event_id: eventId, error, code } : { type: 'error', error, code };
+  return JSON.stringify(frame);
+}
+
+export function accepted(eventId: string, agentId: string, sessionKey: string): string {
+  return JSON.stringify({
+    type: 'accepted',
+    event_id: eventId,
+    agent_id: agentId,
+    session_key: sessionKey,
+    status: 'accepted',
+  } satisfies AcceptedMessage);
+}
+
+export function eventToAgent(e: Omit<EventToAgentMessage, 'type' | 'payload'>, payloadJson: string): string {
+  return withPayload({ type: 'event', ...e } satisfies Omit<EventToAgentMessage, 'payload'>, payloadJson);
+}
+
+export function token(eventId: string, agentId: string, fragment: string): string {
+  return JSON.stringify({ type: 'token', event_id: eventId, agent_id: agentId, token: fragment } satisfies TokenMessage);
+}
+
+export function reply(r: Omit<ReplyMessage, 'type' | 'payload' | 'metadata'>, payloadJson: string, metadata: ReplyMessage['metadata']): string {
+  const head = { type: 'reply', ...r } satisfies Omit<ReplyMessage, 'payload' | 'metadata'>;
+  return withPayload(head, payloadJson, { metadata } satisfies Pick<ReplyMessage, 'metadata'>);
+}
+
+export function agents(list: AgentsMessage['agents']): string {
+  return JSON.stringify({ type: 'agents', agents: list } satisfies AgentsMessage);
+}

@@ -1,0 +1,34 @@
+// Identifiers the service generates: event ids (ULIDs: unique and sortable by time), registration ids that read
+// like their names, and token secrets.
+import { monotonicFactory } from 'ulid';
+import { customAlphabet } from 'nanoid';
+import { LIMITS } from '../../generated/index.js';
+import type { Clock } from './clock.js';
+
+const LOWER_ALNUM = '0123456789abcdefghijklmnopqrstuvwxyz';
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const SUFFIX_LENGTH = 6;
+/** 43 base62 characters carry 256 bits; the protocol asks for at least 32 characters. */
+const SECRET_LENGTH = 43;
+
+const suffix = customAlphabet(LOWER_ALNUM, SUFFIX_LENGTH);
+export const tokenSecret = customAlphabet(BASE62, SECRET_LENGTH);
+
+/** A ULID from the bridge's clock, strictly increasing even within one millisecond. */
+export function eventIdFactory(clock: Clock): () => string {
+  const next = monotonicFactory();
+  return () => next(clock.now());
+}
+
+/** `Maths Tutor` -> `maths-tutor-k3x9q2`: lowercase letters, digits and hyphens, at most idMaxChars. */
+export function registrationId(name: string): string {
+  const room = LIMITS.idMaxChars - SUFFIX_LENGTH - 1;
+  const slug = name
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, Math.min(room, 40))
+    .replace(/-+$/, '');
+  return slug ? `${slug}-${suffix()}` : suffix();
+}

@@ -1,0 +1,63 @@
+// The schema, as knex migrations kept in code (no migration files to locate at run time). Portable to
+// PostgreSQL: no SQLite-only types, timestamps as epoch milliseconds in bigint columns.
+import type { Knex } from 'knex';
+
+interface Migration {
+  name: string;
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+const MIGRATIONS: Migration[] = [
+  {
+    name: '001_registry',
+    async up(knex) {
+      await knex.schema.createTable('organizations', (t) => {
+        t.string('org_id', 64).primary();
+        t.string('name', 256).notNullable();
+        t.bigInteger('created_at').notNullable();
+      });
+      await knex.schema.createTable('apps', (t) => {
+        t.string('app_id', 64).primary();
+        t.string('org_id', 64).notNullable().references('org_id').inTable('organizations');
+        t.string('name', 256).notNullable();
+        t.boolean('active').notNullable().defaultTo(true);
+        t.bigInteger('created_at').notNullable();
+        t.index(['org_id']);
+      });
+      await knex.schema.createTable('agents', (t) => {
+        t.string('agent_id', 64).primary();
+        t.string('org_id', 64).notNullable().references('org_id').inTable('organizations');
+        t.string('name', 256).notNullable();
+        t.text('description').notNullable().defaultTo('');
+        t.integer('ttl_days').notNullable();
+        t.boolean('allowlist_enabled').notNullable().defaultTo(false);
+        t.boolean('active').notNullable().defaultTo(true);
+        t.bigInteger('created_at').notNullable();
+        t.index(['org_id']);
+      });
+      await knex.schema.createTable('agent_allowlist', (t) => {
+        t.string('agent_id', 64).notNullable().references('agent_id').inTable('agents');
+        t.string('app_id', 64).notNullable().references('app_id').inTable('apps');
+        t.primary(['agent_id', 'app_id']);
+      });
+      await knex.schema.createTable('tokens', (t) => {
+        t.string('hash', 64).primary(); // hex SHA-256: the token itself is never stored
+        t.string('kind', 8).notNullable();
+        t.string('owner_id', 64).notNullable();
+        t.bigInteger('created_at').notNullable();
+        t.bigInteger('expires_at').nullable();
+        t.index(['owner_id']);
+      });
+    },
+    async down(knex) {
+      for (const table of ['tokens', 'agent_allowlist', 'agents', 'apps', 'organizations']) await knex.schema.dropTable(table);
+    },
+  },
+];
+
+export const migrationSource: Knex.MigrationSource<Migration> = {
+  getMigrations: async () => MIGRATIONS,
+  getMigrationName: (m) => m.name,
+  getMigration: async (m) => m,
+};

@@ -1,0 +1,76 @@
+// Organizations, apps, agents, allowlists and token hashes in the database, and loading them into the
+// in-memory Directory at start.
+import type { Knex } from 'knex';
+import type { AgentRecord, AppRecord, Directory, OrgRecord, TokenRecord } from '../core/directory.js';
+
+const bool = (v: unknown) => v === true || v === 1 || v === '1';
+const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+export class RegistryStore {
+  constructor(private readonly db: Knex) {}
+
+  async load(directory: Directory): Promise<void> {
+    for (const r of await this.db('organizations').select()) {
+      directory.addOrg({ org_id: r.org_id, name: r.name, created_at: Number(r.created_at) });
+    }
+    for (const r of await this.db('apps').select()) {
+      directory.addApp({ app_id: r.app_id, org_id: r.org_id, name: r.name, active: bool(r.active), created_at: Number(r.created_at) });
+    }
+    const allowlists = new Map<string, string[]>();
+    for (const r of await this.db('agent_allowlist').select().orderBy('app_id')) {
+      allowlists.set(r.agent_id, [...(allowlists.get(r.agent_id) ?? []), r.app_id]);
+    }
+    for (const r of await this.db('agents').select()) {
+      directory.addAgent({
+        agent_id: r.agent_id,
+        org_id: r.org_id,
+        name: r.name,
+        description: r.description,
+        ttl_days: Number(r.ttl_days),
+        allowlist: bool(r.allowlist_enabled) ? (allowlists.get(r.agent_id) ?? []) : null,
+        active: bool(r.active),
+        created_at: Number(r.created_at),
+      });
+    }
+    for (const r of await this.db('tokens').select()) {
+      directory.addToken({
+        hash: Buffer.from(r.hash, 'hex'),
+        kind: r.kind,
+        owner_id: r.owner_id,
+        created_at: Number(r.created_at),
+        expires_at: num(r.expires_at),
+      });
+    }
+  }
+
+  async insertOrg(org: OrgRecord): Promise<void> {
+    await this.db('organizations').insert(org);
+  }
+
+  async insertApp(app: AppRecord, token: TokenRecord): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await trx('apps').insert(app);
+      await trx('tokens').insert(tokenRow(token));
+    });
+  }
+
+  async insertAgent(agent: AgentRecord, token: TokenRecord): Promise<void> {
+    const { allowlist, ...row } = agent;
+    await this.db.transaction(async (trx) => {
+      await trx('agents').insert({ ...row, allowlist_enabled: allowlist !== null });
+      await trx('tokens').insert(tokenRow(token));
+    });
+  }
+
+  async replaceAllowlist(agentId: string, appIds: string[] | null): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await trx('agent_allowlist').where({ agent_id: agentId }).delete();
+      if (appIds?.length) await trx('agent_allowlist').insert(appIds.map((app_id) => ({ agent_id: agentId, app_id })));
+      await trx('agents').where({ agent_id: agentId }).update({ allowlist_enabled: appIds !== null });
+    });
+  }
+}
+
+function tokenRow(t: TokenRecord) {
+  return { hash: t.hash.toString('hex'), kind: t.kind, owner_id: t.owner_id, created_at: t.created_at, expires_at: t.expires_at };
+}

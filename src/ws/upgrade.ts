@@ -1,0 +1,76 @@
+// The two WebSocket endpoints on the HTTP server. The handshake is always completed, even for a bad token, so
+// that every client (browsers included) learns why: one `error`, then a 4xxx close whose reason is the code.
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, WebSocket, type RawData } from 'ws';
+import { LIMITS } from '../../generated/index.js';
+import type { Bridge } from '../core/bridge.js';
+import type { Clock } from '../core/clock.js';
+import type { ClientKind, Directory } from '../core/directory.js';
+import type { Logger } from '../core/logger.js';
+import type { Connection } from '../core/router.js';
+
+const ENDPOINTS: Record<string, ClientKind> = { '/v1/ws/app': 'app', '/v1/ws/agent': 'agent' };
+
+/** Header first (it stays out of access logs), then `?token=`. */
+function tokenOf(req: IncomingMessage, url: URL): string | undefined {
+  const header = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  return header?.[1] ?? url.searchParams.get('token') ?? undefined;
+}
+
+export interface WebSocketEndpoints {
+  /** Stops accepting upgrades and drops every socket that is still open. */
+  close(): void;
+}
+
+export function attachWebSockets(server: Server, deps: { bridge: Bridge; directory: Directory; clock: Clock; log: Logger }): WebSocketEndpoints {
+  const { bridge, directory, clock, log } = deps;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.frameMaxBytes, perMessageDeflate: false });
+  let nextId = 1;
+
+  function connect(ws: WebSocket, req: IncomingMessage, kind: ClientKind, url: URL): void {
+    const conn: Connection = {
+      id: nextId++,
+      send: (frame) => {
+        if (ws.readyState === WebSocket.OPEN) ws.send(frame);
+      },
+      close: (code, reason) => ws.close(code, reason),
+    };
+    ws.on('error', (err) => log.warn({ conn: conn.id, err: err.message }, 'websocket error'));
+    ws.on('close', () => bridge.closed(conn));
+    const token = tokenOf(req, url);
+    const auth = token ? directory.authenticate(token, clock.now()) : undefined;
+    if (!auth || !auth.ok) {
+      const code = auth?.code ?? 'UNAUTHORIZED';
+      log.info({ conn: conn.id, endpoint: kind, code }, 'handshake refused');
+      const why = !token ? `No token: send Authorization: Bearer <TOKEN> or ?token=<TOKEN>.` : code === 'TOKEN_REVOKED' ? 'This token\'s app or agent was deactivated.' : 'The token is wrong, expired or rotated out.';
+      return bridge.refuse(conn, code, why);
+    }
+    if (auth.principal.kind !== kind) {
+      log.info({ conn: conn.id, endpoint: kind }, 'handshake refused: wrong endpoint');
+      return bridge.refuse(conn, 'FORBIDDEN', `This endpoint takes ${kind === 'app' ? 'app tokens (rlk_)' : 'agent tokens (rla_)'}; use /v1/ws/${auth.principal.kind}.`);
+    }
+    ws.on('message', (data: RawData, isBinary: boolean) => bridge.receive(conn, isBinary ? '' : data.toString(), isBinary));
+    bridge.open(conn, auth.principal);
+    log.debug({ conn: conn.id, endpoint: kind }, 'connection open');
+  }
+
+  function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'http://bridge');
+    const kind = ENDPOINTS[url.pathname];
+    if (!kind) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => connect(ws, req, kind, url));
+  }
+
+  server.on('upgrade', onUpgrade);
+  return {
+    close() {
+      server.off('upgrade', onUpgrade);
+      for (const ws of wss.clients) ws.terminate();
+      wss.close();
+    },
+  };
+}
