@@ -1,0 +1,95 @@
+// A real bridge on port 0 for a test: in-memory SQLite, a frozen clock the test moves, an admin token, and
+// helpers to provision organizations, apps and agents and to connect clients.
+import { validators, type AgentCreated, type AppCreated, type Organization } from '../../generated/index.js';
+import { AdjustableClock } from '../../src/core/clock.js';
+import type { Config } from '../../src/config.js';
+import { startServer, type RunningBridge } from '../../src/server.js';
+import { TestClient, type AgentClient, type AppClient, type Carrier } from './ws-client.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestBridge extends RunningBridge {
+  clock: AdjustableClock;
+  /** A raw admin or HTTP call; the body is parsed, and checked against `schema` when given. */
+  http(method: string, path: string, options?: { body?: unknown; token?: string | null; schema?: keyof typeof validators }): Promise<{ status: number; body: any }>;
+  org(name?: string): Promise<Organization>;
+  app(orgId: string, name?: string): Promise<AppCreated>;
+  agent(orgId: string, name?: string, extra?: object): Promise<AgentCreated>;
+  /** An organization with one app and one agent, the agent connected. */
+  pair(): Promise<{ org: Organization; app: AppCreated; agent: AgentCreated; appClient: AppClient; agentClient: AgentClient }>;
+  connectApp(token: string | undefined, carrier?: Carrier): Promise<AppClient>;
+  connectAgent(token: string | undefined, carrier?: Carrier): Promise<AgentClient>;
+}
+
+const open: TestBridge[] = [];
+const clients: TestClient<any>[] = [];
+
+export async function startTestBridge(overrides: Partial<Config> = {}, options: { agentReconnectGraceMs?: number } = {}): Promise<TestBridge> {
+  const clock = new AdjustableClock({ frozen: true, start: Date.parse('2026-11-22T12:00:00.000Z') });
+  const config: Config = {
+    port: 0,
+    host: '127.0.0.1',
+    databaseUrl: 'sqlite::memory:',
+    adminToken: ADMIN_TOKEN,
+    agentTimeoutMs: 300_000,
+    logLevel: 'silent',
+    testClock: false,
+    ...overrides,
+  };
+  const running = await startServer(config, { clock, ...options });
+
+  const http: TestBridge['http'] = async (method, path, { body, token = ADMIN_TOKEN, schema } = {}) => {
+    const response = await fetch(new URL(path, running.url), {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    const parsed = text ? JSON.parse(text) : undefined;
+    const check = response.ok ? (schema ? validators[schema] : undefined) : validators.HttpError;
+    if (check && !check(parsed)) throw new Error(`${method} ${path} answered an invalid body ${text}: ${JSON.stringify(check.errors)}`);
+    return { status: response.status, body: parsed };
+  };
+
+  const created = async (path: string, body: object, schema: keyof typeof validators) => {
+    const res = await http('POST', path, { body, schema });
+    if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+
+  const connect = async (kind: 'app' | 'agent', token: string | undefined, carrier: Carrier = 'header') => {
+    const client = await TestClient.connect(running.url, kind, token, carrier);
+    clients.push(client);
+    return client;
+  };
+
+  const bridge: TestBridge = {
+    ...running,
+    clock,
+    http,
+    org: (name = 'Test Org') => created('/admin/v1/organizations', { name }, 'Organization'),
+    app: (orgId, name = 'Test App') => created(`/admin/v1/organizations/${orgId}/apps`, { name }, 'AppCreated'),
+    agent: (orgId, name = 'Test Agent', extra = {}) => created(`/admin/v1/organizations/${orgId}/agents`, { name, ...extra }, 'AgentCreated'),
+    connectApp: (token, carrier) => connect('app', token, carrier) as Promise<AppClient>,
+    connectAgent: (token, carrier) => connect('agent', token, carrier) as Promise<AgentClient>,
+    async pair() {
+      const org = await bridge.org();
+      const app = await bridge.app(org.org_id);
+      const agent = await bridge.agent(org.org_id);
+      const agentClient = await bridge.connectAgent(agent.token);
+      const appClient = await bridge.connectApp(app.token);
+      return { org, app, agent, appClient, agentClient };
+    },
+  };
+  open.push(bridge);
+  return bridge;
+}
+
+/** Closes every client and bridge a test started; mocha's root hook calls it after each test. */
+export async function stopAll(): Promise<void> {
+  for (const c of clients.splice(0)) c.close();
+  await Promise.all(open.splice(0).map((b) => b.close()));
+}
