@@ -57,19 +57,29 @@ export class AdjustableClock implements Clock {
     return { cancel: () => this.drop(timer) };
   }
 
-  /** Moves time forward by `ms` and runs every timer that is due by then. */
+  /**
+   * Moves time forward by `ms`, stepping through every timer that falls due on the way: each runs with `now()`
+   * at its own due time, as if the time had really passed.
+   */
   advance(ms: number): number {
     if (!(ms >= 0)) throw new RangeError(`advance needs a non-negative number of milliseconds, got ${ms}`);
-    this.offset += ms;
-    for (let next = this.nextDue(); next; next = this.nextDue()) this.fire(next);
+    const target = this.now() + ms;
+    for (let next = this.nextDue(target); next; next = this.nextDue(target)) {
+      this.moveTo(next.due);
+      this.fire(next);
+    }
+    this.moveTo(target);
     return this.now();
   }
 
-  private nextDue(): Pending | undefined {
-    const now = this.now();
+  private moveTo(time: number): void {
+    this.offset += Math.max(0, time - this.now());
+  }
+
+  private nextDue(until: number): Pending | undefined {
     let first: Pending | undefined;
     for (const t of this.pending) {
-      if (t.due <= now && (!first || t.due < first.due || (t.due === first.due && t.seq < first.seq))) first = t;
+      if (t.due <= until && (!first || t.due < first.due || (t.due === first.due && t.seq < first.seq))) first = t;
     }
     return first;
   }

@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import { AdjustableClock } from '../../src/core/clock.js';
+
+describe('the adjustable clock', function () {
+  it('stands still when frozen and moves only by advance', function () {
+    const clock = new AdjustableClock({ frozen: true, start: 1_000 });
+    expect(clock.now()).to.equal(1_000);
+    expect(clock.advance(250)).to.equal(1_250);
+    expect(clock.now()).to.equal(1_250);
+  });
+
+  it('fires due timers in due order, ties in the order they were set, and not early', function () {
+    const clock = new AdjustableClock({ frozen: true, start: 0 });
+    const fired: string[] = [];
+    clock.setTimer(300, () => fired.push('c'));
+    clock.setTimer(100, () => fired.push('a'));
+    clock.setTimer(100, () => fired.push('b'));
+    clock.advance(99);
+    expect(fired).to.deep.equal([]);
+    clock.advance(201);
+    expect(fired).to.deep.equal(['a', 'b', 'c']);
+  });
+
+  it('runs each timer at its own due time, including timers that fired timers set within the advance', function () {
+    const clock = new AdjustableClock({ frozen: true, start: 0 });
+    const fired: number[] = [];
+    clock.setTimer(10, () => {
+      fired.push(clock.now());
+      clock.setTimer(10, () => fired.push(clock.now()));
+      clock.setTimer(1_000, () => fired.push(-1));
+    });
+    clock.advance(30);
+    expect(fired).to.deep.equal([10, 20]);
+    expect(clock.now()).to.equal(30);
+  });
+
+  it('never runs a cancelled timer', function () {
+    const clock = new AdjustableClock({ frozen: true, start: 0 });
+    let ran = false;
+    clock.setTimer(5, () => (ran = true)).cancel();
+    clock.advance(10);
+    expect(ran).to.equal(false);
+  });
+
+  it('refuses to go backwards', function () {
+    const clock = new AdjustableClock({ frozen: true, start: 0 });
+    expect(() => clock.advance(-1)).to.throw(RangeError);
+  });
+
+  it('adds the advance on top of real time when not frozen', function () {
+    const clock = new AdjustableClock({ frozen: false });
+    const before = Date.now();
+    clock.advance(3_600_000);
+    expect(clock.now()).to.be.at.least(before + 3_600_000);
+  });
+});
