@@ -171,6 +171,12 @@ export function errorField(error: ErrorObject): string {
   return parts.length ? parts.join('.') : 'message';
 }
 
+/** A value as the error shows it: JSON, cut short so that a huge input never makes a huge error. */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 64 ? `${text.slice(0, 61)}...` : text;
+}
+
 function describeError(error: ErrorObject): string {
   const p = error.params as Record<string, unknown>;
   const field = errorField(error);
@@ -185,7 +191,7 @@ function describeError(error: ErrorObject): string {
       return `${field}: must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'discriminator':
       return p.error === 'mapping'
-        ? `${field}: ${JSON.stringify(p.tagValue)} is not a message type of this endpoint`
+        ? `${field}: ${shown(p.tagValue)} is not a message type of this endpoint`
         : `${field}: is required and must be a string`;
     case 'pattern':
       return `${field}: has characters that are not allowed (must match ${String(p.pattern)})`;

@@ -17,6 +17,7 @@ import {
 import { systemClock, type Clock, type Timer } from './clock.js';
 import type { AgentRecord, AppRecord, Directory, Principal } from './directory.js';
 import * as frames from './frames.js';
+import { compactJson } from './compact-json.js';
 import { eventIdFactory } from './ids.js';
 import { parseInbound } from './inbound.js';
 import { LocalRouter, type Connection, type Router } from './router.js';
@@ -190,7 +191,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
   function acceptEvent(conn: Connection, app: AppRecord, message: EventMessage): void {
     const receivedAt = clock.now();
     const { agent_id: agentId, thread_id: threadId } = message;
-    const payloadJson = JSON.stringify(message.payload);
+    const payloadJson = compactJson(message.payload);
     const size = utf8Length(payloadJson);
     if (size > LIMITS.payloadMaxBytes) {
       return rejectEvent(conn, 'PAYLOAD_TOO_LARGE', `Payload is ${size} bytes of JSON; the limit is ${LIMITS.payloadMaxBytes}.`, agentId);

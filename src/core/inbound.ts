@@ -17,6 +17,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Own keys only: a frame may name its fields `__proto__` or `constructor`. */
+function fieldErrorCode(direction: Direction, type: string | undefined, field: string): ErrorCode {
+  const byType = FIELD_ERROR_CODES[direction] as Record<string, Record<string, ErrorCode>>;
+  const byField = type !== undefined && Object.hasOwn(byType, type) ? byType[type]! : {};
+  return Object.hasOwn(byField, field) ? byField[field]! : 'INVALID_MESSAGE';
+}
+
 export function parseInbound<T>(data: string, isBinary: boolean, validate: Validator<T>, direction: Direction): Inbound<T> {
   if (isBinary) return { ok: false, code: 'INVALID_JSON', error: 'Binary frames are not accepted; send JSON text.', fields: {} };
   let value: unknown;
@@ -29,12 +36,11 @@ export function parseInbound<T>(data: string, isBinary: boolean, validate: Valid
   if (validate(value)) return { ok: true, message: value };
   const first = validate.errors?.[0];
   const type = typeof value.type === 'string' ? value.type : undefined;
-  const byField = (FIELD_ERROR_CODES[direction] as Record<string, Record<string, ErrorCode>>)[type ?? ''] ?? {};
   const field = first ? errorField(first).split('.')[0]! : '';
   return {
     ok: false,
-    code: byField[field] ?? 'INVALID_MESSAGE',
-    error: `Invalid ${type ?? 'message'}: ${describeErrors(validate.errors)}.`,
+    code: fieldErrorCode(direction, type, field),
+    error: `Invalid ${type !== undefined && type.length <= 32 ? type : 'message'}: ${describeErrors(validate.errors)}.`,
     type,
     fields: value,
   };

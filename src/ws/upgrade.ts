@@ -50,7 +50,15 @@ export function attachWebSockets(server: Server, deps: { bridge: Bridge; directo
       log.info({ conn: conn.id, endpoint: kind }, 'handshake refused: wrong endpoint');
       return bridge.refuse(conn, 'FORBIDDEN', `This endpoint takes ${kind === 'app' ? 'app tokens (rlk_)' : 'agent tokens (rla_)'}; use /v1/ws/${auth.principal.kind}.`);
     }
-    ws.on('message', (data: RawData, isBinary: boolean) => bridge.receive(conn, isBinary ? '' : data.toString(), isBinary));
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      try {
+        bridge.receive(conn, isBinary ? '' : data.toString(), isBinary);
+      } catch (err) {
+        // A bug must cost at most this connection, never the process or another client's data.
+        log.error({ conn: conn.id, err }, 'frame handling failed');
+        bridge.refuse(conn, 'INTERNAL_ERROR', 'The bridge failed to handle a message; reconnect and retry.');
+      }
+    });
     bridge.open(conn, auth.principal);
     log.debug({ conn: conn.id, endpoint: kind }, 'connection open');
   }

@@ -1,0 +1,111 @@
+// The `bridge` command, run for real (`node bin/bridge.js …`) against a test bridge.
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { ADMIN_TOKEN, startTestBridge, type TestBridge } from '../helpers/bridge.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function bridgeCommand(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['bin/bridge.js', ...args],
+      { cwd: ROOT, env: { ...process.env, ...env }, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+const admin = (bridge: TestBridge, ...args: string[]) => bridgeCommand(['--url', bridge.url, '--admin-token', ADMIN_TOKEN, ...args]);
+
+function json(run: Run): any {
+  expect(run.code, run.stderr).to.equal(0);
+  return JSON.parse(run.stdout);
+}
+
+/** A port nothing listens on: taken from the OS, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('the bridge CLI', function () {
+  this.timeout(60_000);
+
+  it('registers an organization, an app and an agent (tokens shown once), lists agents without tokens, and sets and clears an allowlist', async function () {
+    const bridge = await startTestBridge();
+
+    const org = json(await admin(bridge, 'orgs', 'create', 'Acme Learning'));
+    expect(org).to.include({ name: 'Acme Learning' });
+    expect(org.org_id).to.match(/^acme-learning-/);
+
+    const app = json(await admin(bridge, 'apps', 'create', org.org_id, 'Classroom App'));
+    expect(app).to.include({ org_id: org.org_id, name: 'Classroom App', active: true });
+    expect(app.token).to.match(new RegExp(`^rlk_${app.app_id}_[A-Za-z0-9]{32,}$`));
+    await (await bridge.connectApp(app.token)).expectNothingBeforePong();
+
+    const agent = json(
+      await admin(bridge, 'agents', 'create', org.org_id, 'Math Tutor', '--description', 'Explains maths step by step.', '--ttl-days', '30'),
+    );
+    expect(agent).to.include({ org_id: org.org_id, name: 'Math Tutor', description: 'Explains maths step by step.', ttl_days: 30, allowlist: null });
+    expect(agent.token).to.match(new RegExp(`^rla_${agent.agent_id}_[A-Za-z0-9]{32,}$`));
+
+    const listRun = await admin(bridge, 'agents', 'list', org.org_id);
+    const list = json(listRun);
+    expect(list.agents.map((a: { agent_id: string }) => a.agent_id)).to.deep.equal([agent.agent_id]);
+    expect(list.agents[0]).not.to.have.property('token');
+    expect(listRun.stdout).not.to.include(agent.token);
+
+    const set = json(await admin(bridge, 'allowlist', 'set', agent.agent_id, app.app_id));
+    expect(set.allowlist).to.deep.equal([app.app_id]);
+    const afterSet = await bridge.http('GET', `/admin/v1/organizations/${org.org_id}/agents`, { schema: 'AgentList' });
+    expect(afterSet.body.agents[0].allowlist).to.deep.equal([app.app_id]);
+
+    const cleared = json(await admin(bridge, 'allowlist', 'clear', agent.agent_id));
+    expect(cleared.allowlist).to.equal(null);
+    const afterClear = await bridge.http('GET', `/admin/v1/organizations/${org.org_id}/agents`, { schema: 'AgentList' });
+    expect(afterClear.body.agents[0].allowlist).to.equal(null);
+  });
+
+  it('exits 1 with the error code on stderr for a wrong admin token, and says it cannot reach a bridge that is not there', async function () {
+    const bridge = await startTestBridge();
+    const port = await closedPort();
+    const [wrong, unreachable] = await Promise.all([
+      bridgeCommand(['--url', bridge.url, '--admin-token', `${ADMIN_TOKEN}-wrong`, 'orgs', 'list']),
+      bridgeCommand(['--url', `http://127.0.0.1:${port}`, '--admin-token', ADMIN_TOKEN, 'orgs', 'list']),
+    ]);
+
+    expect(wrong.code).to.equal(1);
+    expect(wrong.stdout).to.equal('');
+    expect(wrong.stderr).to.match(/^bridge: UNAUTHORIZED: \S/);
+    expect(wrong.stderr).not.to.include(ADMIN_TOKEN);
+
+    expect(unreachable.code).to.equal(1);
+    expect(unreachable.stdout).to.equal('');
+    expect(unreachable.stderr).to.match(/^bridge: /).and.match(/cannot reach the bridge/);
+    expect(unreachable.stderr).to.include(`127.0.0.1:${port}`);
+  });
+
+  it('refuses to serve with an invalid configuration, naming the variable', async function () {
+    // Every other configuration variable blanked (empty means unset), so only PORT can be at fault.
+    const blank = Object.fromEntries(['HOST', 'ADMIN_TOKEN', 'AGENT_TIMEOUT_MS', 'BRIDGE_TEST_CLOCK'].map((k) => [k, '']));
+    const run = await bridgeCommand(['serve'], { ...blank, PORT: 'abc', DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent' });
+    expect(run.code).to.equal(1);
+    expect(run.stderr).to.match(/^bridge: /).and.include('PORT');
+    expect(run.stderr).not.to.include('listening');
+  });
+});

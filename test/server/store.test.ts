@@ -1,0 +1,175 @@
+// The SQLite store (L5, DATABASE_URL): registrations survive a restart, tokens are kept only as SHA-256 hashes,
+// the journal is WAL, and a bad DATABASE_URL says what is wrong.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import knexFactory, { type Knex } from 'knex';
+import { validators } from '../../generated/index.js';
+import type { Config } from '../../src/config.js';
+import { startServer, type RunningBridge } from '../../src/server.js';
+import { openDatabase } from '../../src/store/database.js';
+import { TestClient } from '../helpers/ws-client.js';
+
+const ADMIN = 'store-test-admin-token-0123456789';
+
+describe('the SQLite store', function () {
+  let dir: string;
+  let servers: RunningBridge[];
+  let clients: TestClient<any>[];
+  let knexes: Knex[];
+
+  beforeEach(function () {
+    dir = mkdtempSync(join(tmpdir(), 'bridge-store-'));
+    servers = [];
+    clients = [];
+    knexes = [];
+  });
+
+  afterEach(async function () {
+    for (const c of clients) c.close();
+    await Promise.all(servers.map((s) => s.close()));
+    await Promise.all(knexes.map((k) => k.destroy()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const file = () => join(dir, 'nested', 'bridge.sqlite');
+
+  async function start(): Promise<RunningBridge> {
+    const config: Config = {
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl: `sqlite:${file()}`,
+      adminToken: ADMIN,
+      agentTimeoutMs: 300_000,
+      logLevel: 'silent',
+      testClock: false,
+    };
+    const server = await startServer(config);
+    servers.push(server);
+    return server;
+  }
+
+  async function stop(server: RunningBridge): Promise<void> {
+    await server.close();
+    servers.splice(servers.indexOf(server), 1);
+  }
+
+  async function http(server: RunningBridge, method: string, path: string, body: unknown, schema: keyof typeof validators): Promise<any> {
+    const response = await fetch(new URL(path, server.url), {
+      method,
+      headers: { authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const parsed = await response.json();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
+    if (!validators[schema](parsed)) throw new Error(`${method} ${path} answered an invalid ${schema}: ${JSON.stringify(parsed)}`);
+    return parsed;
+  }
+
+  async function connect(server: RunningBridge, kind: 'app' | 'agent', token: string): Promise<TestClient<any>> {
+    const client = await TestClient.connect(server.url, kind, token);
+    clients.push(client);
+    return client;
+  }
+
+  /** An organization with two apps and one agent whose allowlist names only the first app. */
+  async function provision(server: RunningBridge) {
+    const org = await http(server, 'POST', '/admin/v1/organizations', { name: 'Acme Learning' }, 'Organization');
+    const app = await http(server, 'POST', `/admin/v1/organizations/${org.org_id}/apps`, { name: 'Classroom' }, 'AppCreated');
+    const other = await http(server, 'POST', `/admin/v1/organizations/${org.org_id}/apps`, { name: 'Other' }, 'AppCreated');
+    const agent = await http(
+      server,
+      'POST',
+      `/admin/v1/organizations/${org.org_id}/agents`,
+      { name: 'Math Tutor', description: 'Explains maths.', ttl_days: 30 },
+      'AgentCreated',
+    );
+    await http(server, 'PUT', `/admin/v1/agents/${agent.agent_id}/allowlist`, { app_ids: [app.app_id] }, 'Agent');
+    return { org, app, other, agent };
+  }
+
+  async function lists(server: RunningBridge, orgId: string) {
+    return {
+      organizations: await http(server, 'GET', '/admin/v1/organizations', undefined, 'OrganizationList'),
+      apps: await http(server, 'GET', `/admin/v1/organizations/${orgId}/apps`, undefined, 'AppList'),
+      agents: await http(server, 'GET', `/admin/v1/organizations/${orgId}/agents`, undefined, 'AgentList'),
+    };
+  }
+
+  it('keeps organizations, apps, agents, tokens and allowlists across a restart, in the folder it created', async function () {
+    const first = await start();
+    expect(existsSync(join(dir, 'nested'))).to.equal(true);
+    const { org, app, other, agent } = await provision(first);
+    const before = await lists(first, org.org_id);
+    expect(before.agents.agents[0].allowlist).to.deep.equal([app.app_id]);
+    await stop(first);
+
+    const second = await start();
+    expect(await lists(second, org.org_id)).to.deep.equal(before);
+
+    const agentClient = await connect(second, 'agent', agent.token);
+    const appClient = await connect(second, 'app', app.token);
+    const otherClient = await connect(second, 'app', other.token);
+
+    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: { q: 1 } });
+    const accepted = await appClient.expect('accepted');
+    expect((await agentClient.expect('event')).event_id).to.equal(accepted.event_id);
+
+    otherClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
+    expect(await otherClient.expect('error')).to.include({ code: 'PERMISSION_DENIED', agent_id: agent.agent_id });
+  });
+
+  it('stores tokens only as SHA-256 hashes, in a WAL-journalled file', async function () {
+    const server = await start();
+    const { app, other, agent } = await provision(server);
+    await stop(server);
+
+    const db = knexFactory({ client: 'sqlite3', connection: { filename: file() }, useNullAsDefault: true });
+    knexes.push(db);
+    const tables: { name: string }[] = await db.raw("SELECT name FROM sqlite_master WHERE type = 'table'");
+    expect(tables.map((t) => t.name)).to.include.members(['organizations', 'apps', 'agents', 'agent_allowlist', 'tokens']);
+
+    const tokens = [app.token, other.token, agent.token] as string[];
+    const secrets = tokens.map((t) => t.slice(t.lastIndexOf('_') + 1));
+    let cells = 0;
+    for (const { name } of tables) {
+      for (const row of await db(name).select()) {
+        for (const value of Object.values(row)) {
+          cells++;
+          const text = Buffer.isBuffer(value) ? value.toString('latin1') + value.toString('hex') : String(value);
+          for (const secret of secrets) expect(text, `${name}`).not.to.include(secret);
+        }
+      }
+    }
+    expect(cells).to.be.greaterThan(0);
+
+    const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+    for (const [token, owner] of [[app.token, app.app_id], [other.token, other.app_id], [agent.token, agent.agent_id]] as const) {
+      const rows = await db('tokens').where({ owner_id: owner }).select('hash');
+      expect(rows.map((r: { hash: string }) => r.hash)).to.deep.equal([sha256(token)]);
+    }
+
+    const [mode] = await db.raw('PRAGMA journal_mode');
+    expect(mode).to.deep.equal({ journal_mode: 'wal' });
+  });
+
+  it('says clearly what is wrong with a DATABASE_URL it cannot use', async function () {
+    const failure = async (url: string) => {
+      try {
+        const db = await openDatabase(url);
+        knexes.push(db);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      throw new Error(`openDatabase(${url}) did not fail`);
+    };
+    expect(await failure('postgres://bridge:secret@db.example.com/bridge')).to.match(/not supported yet/);
+    expect(await failure('postgresql://db.example.com/bridge')).to.match(/not supported yet/);
+    expect(await failure('mysql://x')).to.include('sqlite:<path>');
+    const leaky = await failure('mysql://bridge:hunter2@db.example.com/bridge');
+    expect(leaky).to.include('sqlite:<path>').and.not.to.include('hunter2');
+    expect(await failure('sqlite:')).to.match(/DATABASE_URL/).and.match(/path/);
+  });
+});
