@@ -17,6 +17,8 @@ export interface TestBridge extends RunningBridge {
   agent(orgId: string, name?: string, extra?: object): Promise<AgentCreated>;
   /** An organization with one app and one agent, the agent connected. */
   pair(): Promise<{ org: Organization; app: AppCreated; agent: AgentCreated; appClient: AppClient; agentClient: AgentClient }>;
+  /** Waits until the bridge has processed an agent's connection or disconnection (it travels over a socket). */
+  untilAgentOnline(agentId: string, online: boolean): Promise<void>;
   connectApp(token: string | undefined, carrier?: Carrier): Promise<AppClient>;
   connectAgent(token: string | undefined, carrier?: Carrier): Promise<AgentClient>;
 }
@@ -73,6 +75,14 @@ export async function startTestBridge(overrides: Partial<Config> = {}, options: 
     org: (name = 'Test Org') => created('/admin/v1/organizations', { name }, 'Organization'),
     app: (orgId, name = 'Test App') => created(`/admin/v1/organizations/${orgId}/apps`, { name }, 'AppCreated'),
     agent: (orgId, name = 'Test Agent', extra = {}) => created(`/admin/v1/organizations/${orgId}/agents`, { name, ...extra }, 'AgentCreated'),
+    async untilAgentOnline(agentId, online) {
+      const orgId = running.directory.agents.get(agentId)?.org_id ?? '';
+      for (let i = 0; i < 200; i++) {
+        if (running.registry.agents(orgId).find((a) => a.agent_id === agentId)?.online === online) return;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      throw new Error(`agent ${agentId} never became ${online ? 'online' : 'offline'}`);
+    },
     connectApp: (token, carrier) => connect('app', token, carrier) as Promise<AppClient>,
     connectAgent: (token, carrier) => connect('agent', token, carrier) as Promise<AgentClient>,
     async pair() {

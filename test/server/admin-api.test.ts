@@ -19,15 +19,6 @@ const ADMIN_ROUTES: [method: string, path: string, body?: unknown][] = [
   ['POST', '/admin/v1/test/clock', { advance_ms: 0 }],
 ];
 
-async function untilOnline(bridge: TestBridge, orgId: string, agentId: string, online: boolean): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const { body } = await bridge.http('GET', `/admin/v1/organizations/${orgId}/agents`, { schema: 'AgentList' });
-    if (body.agents.find((a: { agent_id: string }) => a.agent_id === agentId)?.online === online) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`agent ${agentId} never became ${online ? 'online' : 'offline'}`);
-}
-
 /** Moves the test clock through POST /admin/v1/test/clock in heartbeat periods, the clients pinging in between. */
 async function postClockWithHeartbeats(bridge: TestBridge, ms: number, clients: TestClient<any>[]): Promise<void> {
   for (let left = ms; left > 0; ) {
@@ -163,7 +154,7 @@ describe('admin API', function () {
     expect(online).to.deep.equal({ [agent.agent_id]: true, [other.agent_id]: false });
 
     client.close();
-    await untilOnline(bridge, org.org_id, agent.agent_id, false);
+    await bridge.untilAgentOnline(agent.agent_id, false);
   });
 
   it('answers 400 INVALID_REQUEST naming the field for a bad body', async function () {

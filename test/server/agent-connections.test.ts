@@ -6,16 +6,6 @@ import { CLOSE_CODES, LIMITS } from '../../generated/index.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import type { TestClient } from '../helpers/ws-client.js';
 
-/** Waits until the bridge has processed an agent's disconnection (the admin API shows it offline). */
-async function untilOffline(bridge: TestBridge, orgId: string, agentId: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const { body } = await bridge.http('GET', `/admin/v1/organizations/${orgId}/agents`, { schema: 'AgentList' });
-    if (body.agents.find((a: { agent_id: string }) => a.agent_id === agentId)?.online === false) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`agent ${agentId} is still online`);
-}
-
 /**
  * Moves the frozen clock forward by `ms` the way real time passes for live clients: in heartbeat periods, each
  * client sending its ping in between (so no idle close), and proving that nothing else arrived meanwhile.
@@ -80,7 +70,7 @@ describe('agent connections', function () {
     await appClient.expect('token');
 
     agentClient.close();
-    await untilOffline(bridge, org.org_id, agent.agent_id);
+    await bridge.untilAgentOnline(agent.agent_id, false);
     bridge.clock.advance(LIMITS.agentReconnectGraceMs - 1);
     await appClient.expectNothingBeforePong();
 
@@ -100,7 +90,7 @@ describe('agent connections', function () {
     await appClient.expect('token');
 
     agentClient.close();
-    await untilOffline(bridge, org.org_id, agent.agent_id);
+    await bridge.untilAgentOnline(agent.agent_id, false);
     bridge.clock.advance(LIMITS.agentReconnectGraceMs - 1);
     const back = await bridge.connectAgent(agent.token);
     back.send({ type: 'token', event_id, token: 'two' });
@@ -152,7 +142,7 @@ describe('agent connections', function () {
     const { org, agent, appClient, agentClient } = await bridge.pair();
     agentClient.close();
     await agentClient.waitForClose();
-    await untilOffline(bridge, org.org_id, agent.agent_id);
+    await bridge.untilAgentOnline(agent.agent_id, false);
 
     appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
     const error = await appClient.expect('error');
