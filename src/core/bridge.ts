@@ -15,7 +15,7 @@ import {
   type EventMessage,
 } from '../../generated/index.js';
 import { systemClock, type Clock, type Timer } from './clock.js';
-import type { AgentRecord, AppRecord, Directory, Principal } from './directory.js';
+import type { AgentRecord, AppRecord, ClientKind, Directory, Principal } from './directory.js';
 import * as frames from './frames.js';
 import { compactJson } from './compact-json.js';
 import { eventIdFactory } from './ids.js';
@@ -23,6 +23,9 @@ import { parseInbound } from './inbound.js';
 import { LocalRouter, type Connection, type Router } from './router.js';
 import { agentSessionKey, storedSessionKey } from './session-keys.js';
 import { silentLogger, type Logger } from './logger.js';
+import { noObserver, type BridgeObserver, type EventEnd, type EventStart } from './observer.js';
+import { RateLimiter } from './rate-limit.js';
+import { SessionTable } from './sessions.js';
 
 export interface BridgeOptions {
   directory: Directory;
@@ -35,6 +38,12 @@ export interface BridgeOptions {
   agentReconnectGraceMs?: number;
   /** A connection on which nothing arrives for this long is closed (default LIMITS.idleCloseMs). */
   idleCloseMs?: number;
+  /** Per-app event rate limit (default: off). */
+  rateLimiter?: RateLimiter;
+  /** The live sessions (default: a fresh table). */
+  sessions?: SessionTable;
+  /** Told about every event's start and end and every session opened (event log, metrics, persistence). */
+  observer?: BridgeObserver;
 }
 
 export interface Bridge {
@@ -46,10 +55,16 @@ export interface Bridge {
   closed(conn: Connection): void;
   /** Refuses or ends a connection with a connection error: one `error`, then the code's close code. */
   refuse(conn: Connection, code: ErrorCode, error: string): void;
+  /** Closes the connections opened with this token (its rotation grace has ended): UNAUTHORIZED. */
+  expireToken(hash: Buffer): void;
+  /** The app or agent was deactivated: its connections close with TOKEN_REVOKED, an agent's events end. */
+  revoke(kind: ClientKind, id: string): void;
   /** Ends every event in flight with SHUTTING_DOWN and closes every connection with 1001. */
   shutdown(): void;
   /** What is live right now. */
   stats(): { apps: number; agents: number; eventsInFlight: number };
+  /** Token fragments forwarded to apps since start (a counter for metrics, kept off the observer's path). */
+  tokensForwarded(): number;
 }
 
 interface Client {
@@ -72,7 +87,10 @@ interface InFlight {
   timeout: Timer;
 }
 
+const truncate = (value: unknown, max: number): string | null => (typeof value === 'string' ? [...value].slice(0, max).join('') : null);
+
 const utf8Length = (text: string) => Buffer.byteLength(text, 'utf8');
+const DAY_MS = 86_400_000;
 
 export function makeBridge(options: BridgeOptions): Bridge {
   const { directory } = options;
@@ -83,6 +101,10 @@ export function makeBridge(options: BridgeOptions): Bridge {
   const graceMs = options.agentReconnectGraceMs ?? LIMITS.agentReconnectGraceMs;
   const idleCloseMs = options.idleCloseMs ?? LIMITS.idleCloseMs;
   const newEventId = eventIdFactory(clock);
+  const rateLimiter = options.rateLimiter ?? new RateLimiter(0, 0);
+  const sessions = options.sessions ?? new SessionTable();
+  const observer = options.observer ?? noObserver;
+  let tokensForwarded = 0;
 
   const clients = new Map<Connection, Client>();
   const events = new Map<string, InFlight>();
@@ -133,7 +155,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
         if (router.isAgentOnline(agentId)) return;
         for (const eventId of [...(eventsByAgent.get(agentId) ?? [])]) {
           const ev = events.get(eventId);
-          if (ev) fail(ev, 'AGENT_OFFLINE', `Agent ${agentId} disconnected before answering and did not come back within ${graceMs / 1000} s.`);
+          if (ev) fail(ev, 'AGENT_OFFLINE', `Agent ${agentId} disconnected before answering and did not come back within ${graceMs / 1000} s.`, 'agent_offline');
         }
       }),
     );
@@ -162,8 +184,16 @@ export function makeBridge(options: BridgeOptions): Bridge {
     const parsed = parseInbound(data, isBinary, validateAppToServiceMessage, 'AppToServiceMessage');
     if (!parsed.ok) {
       if (parsed.type !== 'event') return conn.send(frames.appError(parsed.code, parsed.error));
-      const agentId = validateAgentId(parsed.fields.agent_id) ? parsed.fields.agent_id : undefined;
-      return rejectEvent(conn, parsed.code, parsed.error, agentId);
+      const { fields } = parsed;
+      const payload = fields.payload;
+      return rejectEvent(conn, parsed.code, parsed.error, {
+        app_id: app.app_id,
+        agent_id: truncate(fields.agent_id, LIMITS.idMaxChars) ?? '',
+        thread_id: truncate(fields.thread_id, LIMITS.threadIdMaxChars),
+        session_key: null,
+        payload_bytes: payload && typeof payload === 'object' && !Array.isArray(payload) ? utf8Length(compactJson(payload)) : 0,
+        received_at: clock.now(),
+      }, { agentId: validateAgentId(fields.agent_id) ? fields.agent_id : undefined });
     }
     const message = parsed.message;
     switch (message.type) {
@@ -183,9 +213,17 @@ export function makeBridge(options: BridgeOptions): Bridge {
     }
   }
 
-  function rejectEvent(conn: Connection, code: ErrorCode, error: string, agentId?: string): void {
-    const eventId = newEventId();
-    conn.send(frames.appError(code, error, agentId ? { event_id: eventId, agent_id: agentId } : { event_id: eventId }));
+  function rejectEvent(
+    conn: Connection,
+    code: ErrorCode,
+    error: string,
+    start: Omit<EventStart, 'event_id'>,
+    extra: { agentId?: string | undefined; metadata?: { retry_after_seconds: number } } = { agentId: start.agent_id },
+  ): void {
+    const event_id = newEventId();
+    const { agentId, metadata } = extra;
+    conn.send(frames.appError(code, error, { event_id, ...(agentId ? { agent_id: agentId } : {}), ...(metadata ? { metadata } : {}) }));
+    observer.eventRejected({ event_id, ...start }, code);
   }
 
   function acceptEvent(conn: Connection, app: AppRecord, message: EventMessage): void {
@@ -193,15 +231,21 @@ export function makeBridge(options: BridgeOptions): Bridge {
     const { agent_id: agentId, thread_id: threadId } = message;
     const payloadJson = compactJson(message.payload);
     const size = utf8Length(payloadJson);
+    const start = { app_id: app.app_id, agent_id: agentId, thread_id: threadId, session_key: null, payload_bytes: size, received_at: receivedAt };
     if (size > LIMITS.payloadMaxBytes) {
-      return rejectEvent(conn, 'PAYLOAD_TOO_LARGE', `Payload is ${size} bytes of JSON; the limit is ${LIMITS.payloadMaxBytes}.`, agentId);
+      return rejectEvent(conn, 'PAYLOAD_TOO_LARGE', `Payload is ${size} bytes of JSON; the limit is ${LIMITS.payloadMaxBytes}.`, start);
+    }
+    const wait = rateLimiter.take(app.app_id, receivedAt);
+    if (wait > 0) {
+      const retry = Math.ceil(wait * 1000) / 1000;
+      return rejectEvent(conn, 'RATE_LIMIT_EXCEEDED', `Too many events from app ${app.app_id}; retry after ${retry} s.`, start, { agentId, metadata: { retry_after_seconds: retry } });
     }
     const agent = directory.agentFor(app, agentId);
-    if (!agent) return rejectEvent(conn, 'AGENT_NOT_FOUND', `Agent ${agentId} does not exist in this organization.`, agentId);
+    if (!agent) return rejectEvent(conn, 'AGENT_NOT_FOUND', `Agent ${agentId} does not exist in this organization.`, start);
     if (!directory.mayUse(app, agent)) {
-      return rejectEvent(conn, 'PERMISSION_DENIED', `App ${app.app_id} is not on the allowlist of agent ${agentId}.`, agentId);
+      return rejectEvent(conn, 'PERMISSION_DENIED', `App ${app.app_id} is not on the allowlist of agent ${agentId}.`, start);
     }
-    if (!router.isAgentOnline(agentId)) return rejectEvent(conn, 'AGENT_OFFLINE', `Agent ${agentId} is not connected.`, agentId);
+    if (!router.isAgentOnline(agentId)) return rejectEvent(conn, 'AGENT_OFFLINE', `Agent ${agentId} is not connected.`, start);
 
     const eventId = newEventId();
     const sessionKey = storedSessionKey(agentId, app.app_id, threadId);
@@ -216,7 +260,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
       receivedAt,
       fragments: [],
       timeout: clock.setTimer(agentTimeoutMs, () => {
-        fail(ev, 'AGENT_TIMEOUT', `Agent ${agentId} did not answer within ${Math.round(agentTimeoutMs / 1000)} s.`);
+        fail(ev, 'AGENT_TIMEOUT', `Agent ${agentId} did not answer within ${Math.round(agentTimeoutMs / 1000)} s.`, 'agent_timeout');
       }),
     };
     events.set(eventId, ev);
@@ -232,6 +276,9 @@ export function makeBridge(options: BridgeOptions): Bridge {
         payloadJson,
       ),
     );
+    const opened = sessions.open(sessionKey, agentId, app.app_id, threadId, agent.ttl_days * DAY_MS, receivedAt);
+    if (opened.change !== 'reused') observer.sessionOpened(opened.session, opened.change);
+    observer.eventAccepted({ ...start, event_id: eventId, session_key: sessionKey });
   }
 
   // ---- agent side --------------------------------------------------------------------------------------
@@ -272,11 +319,14 @@ export function makeBridge(options: BridgeOptions): Bridge {
       );
     }
     ev.fragments.push(message.token);
+    tokensForwarded++;
     ev.appConn.send(frames.token(ev.eventId, ev.agentId, message.token));
   }
 
   function finishWithReply(ev: InFlight, message: AgentReplyMessage): void {
-    end(ev);
+    const now = clock.now();
+    const tokensUsed = message.metadata?.tokens_used ?? ev.fragments.length;
+    end(ev, { outcome: 'replied', code: null, tokens_used: tokensUsed, completed_at: now });
     ev.appConn.send(
       frames.reply(
         {
@@ -287,9 +337,9 @@ export function makeBridge(options: BridgeOptions): Bridge {
         },
         ev.payloadJson,
         {
-          tokens_used: message.metadata?.tokens_used ?? ev.fragments.length,
+          tokens_used: tokensUsed,
           model: message.metadata?.model ?? 'unknown',
-          latency_ms: clock.now() - ev.receivedAt,
+          latency_ms: now - ev.receivedAt,
           session_key: ev.sessionKey,
         },
       ),
@@ -297,26 +347,49 @@ export function makeBridge(options: BridgeOptions): Bridge {
   }
 
   function finishWithAgentError(ev: InFlight, message: AgentErrorMessage): void {
-    fail(ev, message.code === 'AGENT_TIMEOUT' ? 'AGENT_TIMEOUT' : 'AGENT_ERROR', message.error);
+    if (message.code === 'AGENT_TIMEOUT') fail(ev, 'AGENT_TIMEOUT', message.error, 'agent_timeout');
+    else fail(ev, 'AGENT_ERROR', message.error, 'agent_error');
   }
 
   // ---- endings -----------------------------------------------------------------------------------------
 
-  function end(ev: InFlight): void {
+  function end(ev: InFlight, how: Omit<EventEnd, 'event_id' | 'latency_ms'>): void {
     ev.timeout.cancel();
     events.delete(ev.eventId);
     const own = eventsByAgent.get(ev.agentId);
     own?.delete(ev.eventId);
     if (own && own.size === 0) eventsByAgent.delete(ev.agentId);
+    observer.eventEnded({ event_id: ev.eventId, ...how, latency_ms: how.completed_at - ev.receivedAt });
   }
 
-  function fail(ev: InFlight, code: ErrorCode, error: string): void {
-    end(ev);
+  function fail(ev: InFlight, code: ErrorCode, error: string, outcome: EventEnd['outcome']): void {
+    end(ev, { outcome, code, tokens_used: null, completed_at: clock.now() });
     ev.appConn.send(frames.appError(code, error, { event_id: ev.eventId, agent_id: ev.agentId }));
   }
 
+  function closeWhere(match: (client: Client) => boolean, code: ErrorCode, error: string): void {
+    for (const client of [...clients.values()]) if (match(client)) refuse(client.conn, code, error);
+  }
+
+  function expireToken(hash: Buffer): void {
+    closeWhere((c) => c.principal.token.hash.equals(hash), 'UNAUTHORIZED', 'This token was rotated out and its grace period has ended.');
+  }
+
+  function revoke(kind: ClientKind, id: string): void {
+    const owns = (c: Client) =>
+      c.principal.kind === kind && (c.principal.kind === 'app' ? c.principal.app.app_id : c.principal.agent.agent_id) === id;
+    closeWhere(owns, 'TOKEN_REVOKED', `This ${kind} was deactivated.`);
+    if (kind !== 'agent') return;
+    offlineGrace.get(id)?.cancel();
+    offlineGrace.delete(id);
+    for (const eventId of [...(eventsByAgent.get(id) ?? [])]) {
+      const ev = events.get(eventId);
+      if (ev) fail(ev, 'AGENT_OFFLINE', `Agent ${id} was deactivated before answering.`, 'agent_offline');
+    }
+  }
+
   function shutdown(): void {
-    for (const ev of [...events.values()]) fail(ev, 'SHUTTING_DOWN', 'The bridge is shutting down; reconnect and send the event again.');
+    for (const ev of [...events.values()]) fail(ev, 'SHUTTING_DOWN', 'The bridge is shutting down; reconnect and send the event again.', 'shutdown');
     for (const timer of offlineGrace.values()) timer.cancel();
     offlineGrace.clear();
     for (const client of [...clients.values()]) {
@@ -332,5 +405,5 @@ export function makeBridge(options: BridgeOptions): Bridge {
     return { apps, agents: clients.size - apps, eventsInFlight: events.size };
   }
 
-  return { open, receive, closed, refuse, shutdown, stats };
+  return { open, receive, closed, refuse, expireToken, revoke, shutdown, stats, tokensForwarded: () => tokensForwarded };
 }

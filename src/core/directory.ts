@@ -18,7 +18,8 @@ export interface TokenRecord {
   expires_at: number | null;
 }
 
-export type Principal = { kind: 'app'; app: AppRecord } | { kind: 'agent'; agent: AgentRecord };
+/** Who a connection authenticated as, and with which of its tokens (a rotated-out one is closed at its expiry). */
+export type Principal = ({ kind: 'app'; app: AppRecord } | { kind: 'agent'; agent: AgentRecord }) & { token: TokenRecord };
 
 export type AuthResult = { ok: true; principal: Principal } | { ok: false; code: 'UNAUTHORIZED' | 'TOKEN_REVOKED' };
 
@@ -57,6 +58,11 @@ export class Directory {
     this.tokens.set(token.owner_id, list);
   }
 
+  /** Every token of an owner, current and rotated out. */
+  tokensOf(ownerId: string): TokenRecord[] {
+    return this.tokens.get(ownerId) ?? [];
+  }
+
   setAllowlist(agentId: string, appIds: string[] | null): void {
     const agent = this.agents.get(agentId);
     if (agent) agent.allowlist = appIds;
@@ -74,11 +80,11 @@ export class Directory {
     if (parsed.kind === 'app') {
       const app = this.apps.get(parsed.ownerId);
       if (!app) return { ok: false, code: 'UNAUTHORIZED' };
-      return app.active ? { ok: true, principal: { kind: 'app', app } } : { ok: false, code: 'TOKEN_REVOKED' };
+      return app.active ? { ok: true, principal: { kind: 'app', app, token: match } } : { ok: false, code: 'TOKEN_REVOKED' };
     }
     const agent = this.agents.get(parsed.ownerId);
     if (!agent) return { ok: false, code: 'UNAUTHORIZED' };
-    return agent.active ? { ok: true, principal: { kind: 'agent', agent } } : { ok: false, code: 'TOKEN_REVOKED' };
+    return agent.active ? { ok: true, principal: { kind: 'agent', agent, token: match } } : { ok: false, code: 'TOKEN_REVOKED' };
   }
 
   /** An active agent of the app's organization, or undefined: other organizations' agents do not exist for it. */

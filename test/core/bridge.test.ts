@@ -9,7 +9,7 @@ import {
 } from '../../generated/index.js';
 import { makeBridge } from '../../src/core/bridge.js';
 import { AdjustableClock } from '../../src/core/clock.js';
-import { Directory, type Principal } from '../../src/core/directory.js';
+import { Directory, hashToken, type Principal } from '../../src/core/directory.js';
 import type { Connection } from '../../src/core/router.js';
 
 type Sent = { to: string; frame: any };
@@ -40,8 +40,9 @@ function setup() {
     bridge.open(conn, principal);
     return conn;
   };
-  const appConn = connect('app', { kind: 'app', app }, validateServiceToAppMessage);
-  const agentConn = connect('agent', { kind: 'agent', agent }, validateServiceToAgentMessage);
+  const token = (kind: 'app' | 'agent', owner_id: string) => ({ hash: hashToken(owner_id), kind, owner_id, created_at: 0, expires_at: null });
+  const appConn = connect('app', { kind: 'app', app, token: token('app', 'classroom') }, validateServiceToAppMessage);
+  const agentConn = connect('agent', { kind: 'agent', agent, token: token('agent', 'tutor') }, validateServiceToAgentMessage);
   const send = (conn: Connection, message: unknown) => bridge.receive(conn, JSON.stringify(message), false);
   return { bridge, clock, log, appConn, agentConn, connect, send, app, agent };
 }

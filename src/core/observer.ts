@@ -1,0 +1,39 @@
+// What the core tells the rest of the server about events and sessions (event log, metrics, persistence),
+// without knowing who listens. Every call is synchronous and must not do I/O on the caller's time.
+import type { ErrorCode, EventOutcome } from '../../generated/index.js';
+import type { SessionChange, SessionRecord } from './sessions.js';
+
+export interface EventStart {
+  event_id: string;
+  app_id: string;
+  /** As the app sent it (may be invalid for rejected events). */
+  agent_id: string;
+  thread_id: string | null;
+  session_key: string | null;
+  payload_bytes: number;
+  received_at: number;
+}
+
+export interface EventEnd {
+  event_id: string;
+  outcome: Exclude<EventOutcome, 'pending' | 'rejected'>;
+  code: ErrorCode | null;
+  tokens_used: number | null;
+  completed_at: number;
+  latency_ms: number;
+}
+
+export interface BridgeObserver {
+  eventRejected(event: EventStart, code: ErrorCode): void;
+  eventAccepted(event: EventStart): void;
+  eventEnded(event: EventEnd): void;
+  sessionOpened(session: SessionRecord, change: SessionChange): void;
+}
+
+const nothing = () => {};
+export const noObserver: BridgeObserver = {
+  eventRejected: nothing,
+  eventAccepted: nothing,
+  eventEnded: nothing,
+  sessionOpened: nothing,
+};
