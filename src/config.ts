@@ -10,6 +10,16 @@ export interface Config {
   agentTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   testClock: boolean;
+  /** Per-app token bucket refill; 0 turns the rate limit off. */
+  rateLimitPerSecond: number;
+  /** Per-app token bucket size; 0 turns the rate limit off. */
+  rateLimitBurst: number;
+  /** Event log rows older than this are deleted by the hourly sweep; 0 keeps them forever. */
+  eventLogRetentionDays: number;
+  /** The event log's group-commit window. */
+  eventLogFlushMs: number;
+  /** A graceful shutdown gives up waiting after this long. */
+  shutdownTimeoutMs: number;
 }
 
 const SCHEMA = {
@@ -22,6 +32,11 @@ const SCHEMA = {
     AGENT_TIMEOUT_MS: { type: 'integer', minimum: 1000, default: LIMITS.agentTimeoutMs },
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     BRIDGE_TEST_CLOCK: { type: 'string', enum: ['0', '1', 'true', 'false', ''], default: '0' },
+    RATE_LIMIT_EVENTS_PER_SECOND: { type: 'number', minimum: 0, default: LIMITS.rateLimitEventsPerSecond },
+    RATE_LIMIT_BURST: { type: 'integer', minimum: 0, default: LIMITS.rateLimitBurst },
+    EVENT_LOG_RETENTION_DAYS: { type: 'integer', minimum: 0, default: 30 },
+    EVENT_LOG_FLUSH_MS: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10_000 },
   },
 } as const;
 
@@ -45,5 +60,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     agentTimeoutMs: raw.AGENT_TIMEOUT_MS,
     logLevel: raw.LOG_LEVEL,
     testClock: raw.BRIDGE_TEST_CLOCK === '1' || raw.BRIDGE_TEST_CLOCK === 'true',
+    rateLimitPerSecond: raw.RATE_LIMIT_EVENTS_PER_SECOND,
+    rateLimitBurst: raw.RATE_LIMIT_BURST,
+    eventLogRetentionDays: raw.EVENT_LOG_RETENTION_DAYS,
+    eventLogFlushMs: raw.EVENT_LOG_FLUSH_MS,
+    shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,
   };
 }

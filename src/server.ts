@@ -1,4 +1,5 @@
-// Wires the bridge together: database -> directory -> core -> HTTP and WebSocket adapters.
+// Wires the bridge together: database -> directory and sessions -> core -> HTTP and WebSocket adapters, with the
+// event log, metrics, sweeps and token expiries around it.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
@@ -6,14 +7,26 @@ import { pino } from 'pino';
 import { Registry } from './admin/registry.js';
 import type { Config } from './config.js';
 import { makeBridge, type Bridge } from './core/bridge.js';
-import { AdjustableClock, systemClock, type Clock } from './core/clock.js';
-import { Directory } from './core/directory.js';
+import { AdjustableClock, systemClock, type Clock, type Timer } from './core/clock.js';
+import { Directory, type TokenRecord } from './core/directory.js';
 import type { Logger } from './core/logger.js';
+import { fanOut } from './core/observer.js';
+import { RateLimiter } from './core/rate-limit.js';
+import { every } from './core/repeat.js';
 import { LocalRouter } from './core/router.js';
+import { SessionTable } from './core/sessions.js';
 import { httpApp } from './http/app.js';
+import { makeMetrics } from './ops/metrics.js';
 import { openDatabase } from './store/database.js';
+import { EventLogReader } from './store/event-log.js';
+import { eventRecorder } from './store/event-recorder.js';
 import { RegistryStore } from './store/registry.js';
+import { WriteBehind } from './store/write-behind.js';
 import { attachWebSockets } from './ws/upgrade.js';
+
+/** Sessions and event-log retention are swept this often, on the bridge's clock. */
+export const SWEEP_INTERVAL_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 
 export interface RunningBridge {
   /** `http://host:port`: the HTTP base (admin API, directory); WebSockets are under `ws://host:port/v1/ws/…`. */
@@ -23,7 +36,9 @@ export interface RunningBridge {
   bridge: Bridge;
   directory: Directory;
   registry: Registry;
-  /** Ends events in flight, closes connections (1001), stops listening and closes the database. */
+  sessions: SessionTable;
+  writer: WriteBehind;
+  /** Graceful shutdown: stop accepting, end events in flight, close sockets (1001), flush the event log. */
   close(): Promise<void>;
 }
 
@@ -48,19 +63,70 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const directory = new Directory();
   const store = new RegistryStore(db);
   await store.load(directory);
+  const reader = new EventLogReader(db);
+  const sessions = new SessionTable();
+  sessions.load(await reader.liveSessions(clock.now()));
+  const writer = new WriteBehind(db, config.eventLogFlushMs, log);
 
   const router = new LocalRouter();
+  let bridgeRef: Bridge | undefined;
+  const metrics = makeMetrics(() => bridgeRef!, () => writer.pending);
   const bridge = makeBridge({
     directory,
     router,
     clock,
     log,
+    sessions,
     agentTimeoutMs: config.agentTimeoutMs,
+    rateLimiter: new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst),
+    observer: fanOut(eventRecorder(writer), metrics.observer),
     ...(options.agentReconnectGraceMs !== undefined ? { agentReconnectGraceMs: options.agentReconnectGraceMs } : {}),
   });
-  const registry = new Registry(store, directory, clock, (agentId) => router.isAgentOnline(agentId));
+  bridgeRef = bridge;
+
+  const timers: Timer[] = [];
+  const scheduleExpiry = (token: TokenRecord) => {
+    if (token.expires_at === null) return;
+    timers.push(clock.setTimer(token.expires_at - clock.now(), () => bridge.expireToken(token.hash)));
+  };
+  for (const owner of [...directory.apps.keys(), ...directory.agents.keys()]) directory.tokensOf(owner).forEach(scheduleExpiry);
+  timers.push(
+    every(clock, SWEEP_INTERVAL_MS, () => {
+      const expired = sessions.sweep(clock.now());
+      if (expired.length) writer.deleteSessions(expired.map((s) => s.session_key));
+      if (config.eventLogRetentionDays > 0) {
+        reader.deleteBefore(clock.now() - config.eventLogRetentionDays * DAY_MS).then(
+          (deleted) => deleted && log.info({ deleted }, 'event log retention sweep'),
+          (err) => log.error({ err }, 'event log retention sweep failed'),
+        );
+      }
+    }),
+  );
+
+  const registry = new Registry(store, directory, clock, {
+    isAgentOnline: (agentId) => router.isAgentOnline(agentId),
+    scheduleExpiry,
+    revoke: (kind, id) => bridge.revoke(kind, id),
+  });
+  let shuttingDown = false;
   const testClock = config.testClock && clock instanceof AdjustableClock ? clock : undefined;
-  const app = httpApp({ registry, directory, clock, adminToken: config.adminToken, testClock, log });
+  const app = httpApp({
+    registry,
+    directory,
+    clock,
+    adminToken: config.adminToken,
+    testClock,
+    log,
+    events: reader,
+    writer,
+    sessions,
+    metrics: metrics.registry,
+    ready: async () => {
+      if (shuttingDown) return 'shutting_down';
+      await db.raw('select 1');
+      return 'ready';
+    },
+  });
 
   const server: Server = createServer(app.callback());
   const sockets = attachWebSockets(server, { bridge, directory, clock, log });
@@ -74,6 +140,17 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   log.info({ url, database: config.databaseUrl.replace(/\/\/[^@]*@/, '//***@'), admin: Boolean(config.adminToken) }, 'bridge listening');
 
   let closing: Promise<void> | undefined;
+  const shutdown = async () => {
+    shuttingDown = true;
+    server.close(); // no new connections; the HTTP requests in progress finish
+    sockets.stopAccepting();
+    bridge.shutdown();
+    for (const t of timers) t.cancel();
+    await writer.close();
+    sockets.close();
+    server.closeAllConnections();
+    await db.destroy();
+  };
   return {
     url,
     port,
@@ -81,15 +158,18 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     bridge,
     directory,
     registry,
+    sessions,
+    writer,
     close() {
-      closing ??= (async () => {
-        bridge.shutdown();
-        sockets.close();
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-        await db.destroy();
-      })();
+      closing ??= Promise.race([
+        shutdown(),
+        new Promise<void>((resolve) => setTimeout(() => {
+          log.error({ timeoutMs: config.shutdownTimeoutMs }, 'graceful shutdown timed out');
+          resolve();
+        }, config.shutdownTimeoutMs).unref()),
+      ]);
       return closing;
     },
   };
 }
+

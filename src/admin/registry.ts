@@ -14,20 +14,33 @@ import type {
 } from '../../generated/index.js';
 import { LIMITS } from '../../generated/index.js';
 import type { Clock } from '../core/clock.js';
-import { hashToken, type AgentRecord, type AppRecord, type ClientKind, type Directory, type OrgRecord } from '../core/directory.js';
+import { hashToken, type AgentRecord, type AppRecord, type ClientKind, type Directory, type OrgRecord, type TokenRecord } from '../core/directory.js';
 import { registrationId, tokenSecret } from '../core/ids.js';
 import type { RegistryStore } from '../store/registry.js';
 import { Problem } from './problem.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** What registration changes mean for live connections. */
+export interface LiveEffects {
+  isAgentOnline(agentId: string): boolean;
+  /** Closes the token's connections when its grace ends. */
+  scheduleExpiry(token: TokenRecord): void;
+  /** Closes the owner's connections (TOKEN_REVOKED) and ends an agent's events. */
+  revoke(kind: ClientKind, id: string): void;
+}
+
 export class Registry {
   constructor(
     private readonly store: RegistryStore,
     private readonly directory: Directory,
     private readonly clock: Clock,
-    private readonly isOnline: (agentId: string) => boolean,
+    private readonly live: LiveEffects,
   ) {}
+
+  private isOnline(agentId: string): boolean {
+    return this.live.isAgentOnline(agentId);
+  }
 
   organizations(): Organization[] {
     return [...this.directory.orgs.values()].sort((a, b) => a.org_id.localeCompare(b.org_id)).map(orgView);
@@ -98,6 +111,49 @@ export class Registry {
     return this.agentView(agent);
   }
 
+  /**
+   * A new token at once; the owner's current token keeps working for the rotation grace, then its connections
+   * close. A token already in its grace keeps its own end (H5).
+   */
+  async rotateToken(kind: ClientKind, id: string): Promise<{ token: string; previous_token_expires_at: string }> {
+    const owner = kind === 'app' ? this.directory.apps.get(id) : this.directory.agents.get(id);
+    if (!owner) throw new Problem('NOT_FOUND', `${kind === 'app' ? 'App' : 'Agent'} ${id} does not exist.`);
+    if (!owner.active) throw new Problem('INVALID_REQUEST', `${kind === 'app' ? 'App' : 'Agent'} ${id} is deactivated; its tokens cannot be rotated.`);
+    const graceEndsAt = this.clock.now() + LIMITS.rotationGraceMs;
+    const { token, record } = this.issueToken(kind, id);
+    await this.store.rotate(id, graceEndsAt, record);
+    for (const previous of this.directory.tokensOf(id)) {
+      if (previous.expires_at !== null) continue;
+      previous.expires_at = graceEndsAt;
+      this.live.scheduleExpiry(previous);
+    }
+    this.directory.addToken(record);
+    return { token, previous_token_expires_at: iso(graceEndsAt) };
+  }
+
+  /** Deactivation is final: live connections close, tokens then get TOKEN_REVOKED. Idempotent. */
+  async deactivateApp(id: string): Promise<App> {
+    const app = this.directory.apps.get(id);
+    if (!app) throw new Problem('NOT_FOUND', `App ${id} does not exist.`);
+    if (app.active) {
+      await this.store.deactivate('app', id);
+      app.active = false;
+      this.live.revoke('app', id);
+    }
+    return appView(app);
+  }
+
+  async deactivateAgent(id: string): Promise<Agent> {
+    const agent = this.directory.agents.get(id);
+    if (!agent) throw new Problem('NOT_FOUND', `Agent ${id} does not exist.`);
+    if (agent.active) {
+      await this.store.deactivate('agent', id);
+      agent.active = false;
+      this.live.revoke('agent', id);
+    }
+    return this.agentView(agent);
+  }
+
   /** The HTTP directory (§2.4) as the app sees it: only its own organization's. */
   directoryFor(app: AppRecord, orgId: string): AgentDirectory {
     if (app.org_id !== orgId) throw new Problem('FORBIDDEN', 'This app token belongs to another organization.');
@@ -118,7 +174,7 @@ export class Registry {
     return org;
   }
 
-  private issueToken(kind: ClientKind, ownerId: string) {
+  private issueToken(kind: ClientKind, ownerId: string): { token: string; record: TokenRecord } {
     const token = `${kind === 'app' ? 'rlk' : 'rla'}_${ownerId}_${tokenSecret()}`;
     return { token, record: { hash: hashToken(token), kind, owner_id: ownerId, created_at: this.clock.now(), expires_at: null } };
   }

@@ -37,3 +37,13 @@ export const noObserver: BridgeObserver = {
   eventEnded: nothing,
   sessionOpened: nothing,
 };
+
+/** One observer that tells several, in order. */
+export function fanOut(...observers: BridgeObserver[]): BridgeObserver {
+  return {
+    eventRejected: (e, code) => observers.forEach((o) => o.eventRejected(e, code)),
+    eventAccepted: (e) => observers.forEach((o) => o.eventAccepted(e)),
+    eventEnded: (e) => observers.forEach((o) => o.eventEnded(e)),
+    sessionOpened: (s, change) => observers.forEach((o) => o.sessionOpened(s, change)),
+  };
+}

@@ -6,12 +6,19 @@ import {
   validateAgentCreate,
   validateAllowlistUpdate,
   validateAppCreate,
+  validateAgentId,
+  validateAppId,
   validateClockAdvance,
+  validateErrorCode,
+  validateEventId,
+  validateEventStatus,
   validateOrganizationCreate,
   type AgentList,
   type AppList,
   type ClockNow,
   type Health,
+  type Readiness,
+  type SessionList,
   type OrganizationList,
   type Validator,
 } from '../../generated/index.js';
@@ -19,10 +26,20 @@ import type { Registry } from '../admin/registry.js';
 import { Problem } from '../admin/problem.js';
 import type { AdjustableClock, Clock } from '../core/clock.js';
 import type { Directory } from '../core/directory.js';
+import type { SessionTable } from '../core/sessions.js';
+import type { EventLogReader } from '../store/event-log.js';
+import type { WriteBehind } from '../store/write-behind.js';
+import type { Registry as PromRegistry } from 'prom-client';
 import { appFromBearer } from './auth.js';
 
 export interface RouteDeps {
   registry: Registry;
+  events: EventLogReader;
+  writer: WriteBehind;
+  sessions: SessionTable;
+  metrics: PromRegistry;
+  /** Whether the bridge takes traffic; throws when the database does not answer. */
+  ready(): Promise<'ready' | 'shutting_down'>;
   directory: Directory;
   clock: Clock;
   adminToken: string | undefined;
@@ -33,6 +50,13 @@ export interface RouteDeps {
 function body<T>(ctx: Context, validate: Validator<T>): T {
   const value = (ctx.request as { body?: unknown }).body;
   if (!validate(value)) throw new Problem('INVALID_REQUEST', `Invalid request body: ${describeErrors(validate.errors)}.`);
+  return value;
+}
+
+/** An optional query parameter: absent, or valid by its schema. */
+function param<T>(value: unknown, name: string, validate: (v: unknown) => v is T): T | undefined {
+  if (value === undefined) return undefined;
+  if (!validate(value)) throw new Problem('INVALID_REQUEST', `${name}: ${JSON.stringify(value).slice(0, 80)} is not a valid value.`);
   return value;
 }
 
@@ -47,6 +71,22 @@ export function routes(deps: RouteDeps): Router {
 
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' } satisfies Health;
+  });
+
+  router.get('/readyz', async (ctx) => {
+    let state: 'ready' | 'shutting_down';
+    try {
+      state = await deps.ready();
+    } catch {
+      throw new Problem('INTERNAL_ERROR', 'The database does not answer.');
+    }
+    if (state === 'shutting_down') throw new Problem('SHUTTING_DOWN', 'The bridge is shutting down.');
+    ctx.body = { status: 'ready' } satisfies Readiness;
+  });
+
+  router.get('/metrics', async (ctx) => {
+    ctx.type = deps.metrics.contentType;
+    ctx.body = await deps.metrics.metrics();
   });
 
   router.get('/v1/organizations/:org_id/agents', (ctx) => {
@@ -72,6 +112,43 @@ export function routes(deps: RouteDeps): Router {
   );
   admin.put('/agents/:agent_id/allowlist', async (ctx) => {
     ctx.body = await registry.setAllowlist(ctx.params.agent_id!, body(ctx, validateAllowlistUpdate));
+  });
+  admin.post('/apps/:app_id/rotate-token', async (ctx) => {
+    ctx.body = await registry.rotateToken('app', ctx.params.app_id!);
+  });
+  admin.post('/agents/:agent_id/rotate-token', async (ctx) => {
+    ctx.body = await registry.rotateToken('agent', ctx.params.agent_id!);
+  });
+  admin.post('/apps/:app_id/deactivate', async (ctx) => {
+    ctx.body = await registry.deactivateApp(ctx.params.app_id!);
+  });
+  admin.post('/agents/:agent_id/deactivate', async (ctx) => {
+    ctx.body = await registry.deactivateAgent(ctx.params.agent_id!);
+  });
+  admin.get('/events', async (ctx) => {
+    const q = ctx.query;
+    const limit = q.limit === undefined ? 100 : Number(q.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new Problem('INVALID_REQUEST', 'limit: must be a whole number from 1 to 500.');
+    const filter = {
+      app_id: param(q.app_id, 'app_id', validateAppId),
+      agent_id: param(q.agent_id, 'agent_id', (v): v is string => typeof v === 'string' && v.length >= 1 && v.length <= 64),
+      status: param(q.status, 'status', validateEventStatus),
+      code: param(q.code, 'code', validateErrorCode),
+      before: param(q.before, 'before', validateEventId),
+      limit,
+    };
+    await deps.writer.flush(); // read your writes: every event answered so far is in the page
+    ctx.body = await deps.events.page(filter);
+  });
+  admin.get('/sessions', (ctx) => {
+    const agentId = param(ctx.query.agent_id, 'agent_id', validateAgentId);
+    const appId = param(ctx.query.app_id, 'app_id', validateAppId);
+    const iso = (ms: number) => new Date(ms).toISOString();
+    ctx.body = {
+      sessions: deps.sessions
+        .list(clock.now(), { ...(agentId ? { agent_id: agentId } : {}), ...(appId ? { app_id: appId } : {}) })
+        .map((s) => ({ ...s, created_at: iso(s.created_at), expires_at: iso(s.expires_at) })),
+    } satisfies SessionList;
   });
   admin.post('/test/clock', (ctx) => {
     if (!deps.testClock) throw new Problem('NOT_FOUND', 'The test clock exists only when the bridge runs with BRIDGE_TEST_CLOCK=1.');

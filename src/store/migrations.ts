@@ -54,6 +54,43 @@ const MIGRATIONS: Migration[] = [
       for (const table of ['tokens', 'agent_allowlist', 'agents', 'apps', 'organizations']) await knex.schema.dropTable(table);
     },
   },
+  {
+    name: '002_sessions_and_event_log',
+    async up(knex) {
+      await knex.schema.createTable('sessions', (t) => {
+        t.string('session_key', 255).primary();
+        t.string('agent_id', 64).notNullable();
+        t.string('app_id', 64).notNullable();
+        t.string('thread_id', 255).notNullable();
+        t.bigInteger('created_at').notNullable();
+        t.bigInteger('expires_at').notNullable();
+        t.index(['expires_at']);
+      });
+      // One row per app event; never the payload (only its size).
+      await knex.schema.createTable('events', (t) => {
+        t.string('event_id', 128).primary();
+        t.string('app_id', 64).notNullable();
+        t.string('agent_id', 64).notNullable();
+        t.string('thread_id', 255).nullable();
+        t.string('session_key', 255).nullable();
+        t.string('status', 16).notNullable();
+        t.string('outcome', 16).notNullable();
+        t.string('code', 32).nullable();
+        t.integer('payload_bytes').notNullable();
+        t.integer('tokens_used').nullable();
+        t.bigInteger('received_at').notNullable();
+        t.bigInteger('completed_at').nullable();
+        t.integer('latency_ms').nullable();
+        t.index(['app_id', 'event_id']);
+        t.index(['agent_id', 'event_id']);
+        t.index(['received_at']);
+      });
+    },
+    async down(knex) {
+      await knex.schema.dropTable('events');
+      await knex.schema.dropTable('sessions');
+    },
+  },
 ];
 
 export const migrationSource: Knex.MigrationSource<Migration> = {

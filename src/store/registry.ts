@@ -62,6 +62,18 @@ export class RegistryStore {
     });
   }
 
+  /** Starts the grace of the owner's current tokens and adds the new one, atomically. */
+  async rotate(ownerId: string, graceEndsAt: number, next: TokenRecord): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await trx('tokens').where({ owner_id: ownerId }).whereNull('expires_at').update({ expires_at: graceEndsAt });
+      await trx('tokens').insert(tokenRow(next));
+    });
+  }
+
+  async deactivate(kind: 'app' | 'agent', id: string): Promise<void> {
+    await this.db(kind === 'app' ? 'apps' : 'agents').where(kind === 'app' ? { app_id: id } : { agent_id: id }).update({ active: false });
+  }
+
   async replaceAllowlist(agentId: string, appIds: string[] | null): Promise<void> {
     await this.db.transaction(async (trx) => {
       await trx('agent_allowlist').where({ agent_id: agentId }).delete();

@@ -19,6 +19,8 @@ function tokenOf(req: IncomingMessage, url: URL): string | undefined {
 }
 
 export interface WebSocketEndpoints {
+  /** Refuses new upgrades (HTTP 503) from now on. */
+  stopAccepting(): void;
   /** Stops accepting upgrades and drops every socket that is still open. */
   close(): void;
 }
@@ -27,6 +29,7 @@ export function attachWebSockets(server: Server, deps: { bridge: Bridge; directo
   const { bridge, directory, clock, log } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.frameMaxBytes, perMessageDeflate: false });
   let nextId = 1;
+  let accepting = true;
 
   function connect(ws: WebSocket, req: IncomingMessage, kind: ClientKind, url: URL): void {
     const conn: Connection = {
@@ -66,6 +69,10 @@ export function attachWebSockets(server: Server, deps: { bridge: Bridge; directo
   function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const url = new URL(req.url ?? '/', 'http://bridge');
     const kind = ENDPOINTS[url.pathname];
+    if (!accepting) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
     if (!kind) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
@@ -75,6 +82,9 @@ export function attachWebSockets(server: Server, deps: { bridge: Bridge; directo
 
   server.on('upgrade', onUpgrade);
   return {
+    stopAccepting() {
+      accepting = false;
+    },
     close() {
       server.off('upgrade', onUpgrade);
       for (const ws of wss.clients) ws.terminate();

@@ -36,6 +36,11 @@ export async function startTestBridge(overrides: Partial<Config> = {}, options: 
     agentTimeoutMs: 300_000,
     logLevel: 'silent',
     testClock: false,
+    rateLimitPerSecond: 0, // tests send bursts on a frozen clock; the rate-limit tests turn it on
+    rateLimitBurst: 0,
+    eventLogRetentionDays: 30,
+    eventLogFlushMs: 20,
+    shutdownTimeoutMs: 5_000,
     ...overrides,
   };
   const running = await startServer(config, { clock, ...options });

@@ -13,6 +13,11 @@ describe('configuration from the environment', function () {
       agentTimeoutMs: LIMITS.agentTimeoutMs,
       logLevel: 'info',
       testClock: false,
+      rateLimitPerSecond: LIMITS.rateLimitEventsPerSecond,
+      rateLimitBurst: LIMITS.rateLimitBurst,
+      eventLogRetentionDays: 30,
+      eventLogFlushMs: 20,
+      shutdownTimeoutMs: 10_000,
     });
   });
 
@@ -25,6 +30,11 @@ describe('configuration from the environment', function () {
       AGENT_TIMEOUT_MS: '60000',
       LOG_LEVEL: 'debug',
       BRIDGE_TEST_CLOCK: '1',
+      RATE_LIMIT_EVENTS_PER_SECOND: '2.5',
+      RATE_LIMIT_BURST: '5',
+      EVENT_LOG_RETENTION_DAYS: '7',
+      EVENT_LOG_FLUSH_MS: '50',
+      SHUTDOWN_TIMEOUT_MS: '3000',
     });
     expect(config).to.deep.equal({
       port: 9000,
@@ -34,6 +44,11 @@ describe('configuration from the environment', function () {
       agentTimeoutMs: 60000,
       logLevel: 'debug',
       testClock: true,
+      rateLimitPerSecond: 2.5,
+      rateLimitBurst: 5,
+      eventLogRetentionDays: 7,
+      eventLogFlushMs: 50,
+      shutdownTimeoutMs: 3000,
     });
   });
 
@@ -48,6 +63,10 @@ describe('configuration from the environment', function () {
     ['AGENT_TIMEOUT_MS', '10'],
     ['LOG_LEVEL', 'loud'],
     ['BRIDGE_TEST_CLOCK', 'yes'],
+    ['RATE_LIMIT_EVENTS_PER_SECOND', '-1'],
+    ['RATE_LIMIT_BURST', '1.5'],
+    ['EVENT_LOG_FLUSH_MS', '500'],
+    ['EVENT_LOG_RETENTION_DAYS', 'forever'],
   ] as const) {
     it(`refuses ${name}=${value} with a message that names ${name}`, function () {
       expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, name);

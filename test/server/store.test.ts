@@ -45,6 +45,11 @@ describe('the SQLite store', function () {
       agentTimeoutMs: 300_000,
       logLevel: 'silent',
       testClock: false,
+      rateLimitPerSecond: 0,
+      rateLimitBurst: 0,
+      eventLogRetentionDays: 30,
+      eventLogFlushMs: 20,
+      shutdownTimeoutMs: 5_000,
     };
     const server = await startServer(config);
     servers.push(server);

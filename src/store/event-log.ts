@@ -1,0 +1,58 @@
+// Reading the event log and the sessions back, and deleting what is past its retention.
+import type { Knex } from 'knex';
+import type { ErrorCode, EventLog, EventLogEntry, EventStatus } from '../../generated/index.js';
+import type { SessionRecord } from '../core/sessions.js';
+import type { EventRow } from './write-behind.js';
+
+export interface EventQuery {
+  app_id?: string | undefined;
+  agent_id?: string | undefined;
+  status?: EventStatus | undefined;
+  code?: ErrorCode | undefined;
+  before?: string | undefined;
+  limit: number;
+}
+
+const iso = (ms: number | string | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
+const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+function entry(r: EventRow): EventLogEntry {
+  return {
+    event_id: r.event_id,
+    app_id: r.app_id,
+    agent_id: r.agent_id,
+    thread_id: r.thread_id,
+    session_key: r.session_key,
+    status: r.status,
+    outcome: r.outcome as EventLogEntry['outcome'],
+    code: r.code as ErrorCode | null,
+    payload_bytes: Number(r.payload_bytes),
+    tokens_used: num(r.tokens_used),
+    received_at: iso(r.received_at)!,
+    completed_at: iso(r.completed_at),
+    latency_ms: num(r.latency_ms),
+  };
+}
+
+export class EventLogReader {
+  constructor(private readonly db: Knex) {}
+
+  async page(q: EventQuery): Promise<EventLog> {
+    const query = this.db<EventRow>('events').orderBy('event_id', 'desc').limit(q.limit + 1);
+    for (const key of ['app_id', 'agent_id', 'status', 'code'] as const) if (q[key] !== undefined) query.where(key, q[key]!);
+    if (q.before !== undefined) query.where('event_id', '<', q.before);
+    const rows = await query;
+    const page = rows.slice(0, q.limit).map(entry);
+    return { events: page, next_before: rows.length > q.limit ? page[page.length - 1]!.event_id : null };
+  }
+
+  /** Deletes events received before `cutoff`; returns how many. */
+  deleteBefore(cutoff: number): Promise<number> {
+    return this.db('events').where('received_at', '<', cutoff).delete();
+  }
+
+  async liveSessions(now: number): Promise<SessionRecord[]> {
+    const rows = await this.db('sessions').where('expires_at', '>', now);
+    return rows.map((r) => ({ ...r, created_at: Number(r.created_at), expires_at: Number(r.expires_at) }));
+  }
+}

@@ -1,0 +1,21 @@
+// The event log's writer side: every start and end of an app event, and every session opened, queued for the
+// next group commit. Never the payload.
+import type { BridgeObserver } from '../core/observer.js';
+import type { WriteBehind } from './write-behind.js';
+
+export function eventRecorder(writer: WriteBehind): BridgeObserver {
+  return {
+    eventRejected(e, code) {
+      writer.insertEvent({ ...e, status: 'rejected', outcome: 'rejected', code, tokens_used: null, completed_at: e.received_at, latency_ms: 0 });
+    },
+    eventAccepted(e) {
+      writer.insertEvent({ ...e, status: 'delivered', outcome: 'pending', code: null, tokens_used: null, completed_at: null, latency_ms: null });
+    },
+    eventEnded({ event_id, ...end }) {
+      writer.updateEvent(event_id, end);
+    },
+    sessionOpened(session) {
+      writer.upsertSession(session);
+    },
+  };
+}
