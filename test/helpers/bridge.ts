@@ -1,6 +1,6 @@
 // A real bridge on port 0 for a test: in-memory SQLite, a frozen clock the test moves, an admin token, and
 // helpers to provision organizations, apps and agents and to connect clients.
-import { validators, type AgentCreated, type AppCreated, type Organization } from '../../generated/index.js';
+import { LIMITS, validators, type AgentCreated, type AppCreated, type Organization } from '../../generated/index.js';
 import { AdjustableClock } from '../../src/core/clock.js';
 import type { Config } from '../../src/config.js';
 import { startServer, type RunningBridge } from '../../src/server.js';
@@ -17,6 +17,11 @@ export interface TestBridge extends RunningBridge {
   agent(orgId: string, name?: string, extra?: object): Promise<AgentCreated>;
   /** An organization with one app and one agent, the agent connected. */
   pair(): Promise<{ org: Organization; app: AppCreated; agent: AgentCreated; appClient: AppClient; agentClient: AgentClient }>;
+  /**
+   * Moves the frozen clock forward by `ms` the way real time passes for live clients: in heartbeat periods, each
+   * client pinging in between (so no idle close), proving that nothing else arrived meanwhile.
+   */
+  advanceWithHeartbeats(ms: number, clients: TestClient<any>[]): Promise<void>;
   /** Waits until the bridge has processed an agent's connection or disconnection (it travels over a socket). */
   untilAgentOnline(agentId: string, online: boolean): Promise<void>;
   connectApp(token: string | undefined, carrier?: Carrier): Promise<AppClient>;
@@ -80,6 +85,14 @@ export async function startTestBridge(overrides: Partial<Config> = {}, options: 
     org: (name = 'Test Org') => created('/admin/v1/organizations', { name }, 'Organization'),
     app: (orgId, name = 'Test App') => created(`/admin/v1/organizations/${orgId}/apps`, { name }, 'AppCreated'),
     agent: (orgId, name = 'Test Agent', extra = {}) => created(`/admin/v1/organizations/${orgId}/agents`, { name, ...extra }, 'AgentCreated'),
+    async advanceWithHeartbeats(ms, live) {
+      for (let left = ms; left > 0; ) {
+        const step = Math.min(left, LIMITS.heartbeatIntervalMs);
+        clock.advance(step);
+        left -= step;
+        for (const client of live) await client.expectNothingBeforePong();
+      }
+    },
     async untilAgentOnline(agentId, online) {
       const orgId = running.directory.agents.get(agentId)?.org_id ?? '';
       for (let i = 0; i < 200; i++) {

@@ -3,21 +3,7 @@
 // timeout.
 import { expect } from 'chai';
 import { CLOSE_CODES, LIMITS } from '../../generated/index.js';
-import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
-import type { TestClient } from '../helpers/ws-client.js';
-
-/**
- * Moves the frozen clock forward by `ms` the way real time passes for live clients: in heartbeat periods, each
- * client sending its ping in between (so no idle close), and proving that nothing else arrived meanwhile.
- */
-async function advanceWithHeartbeats(bridge: TestBridge, ms: number, clients: TestClient<any>[]): Promise<void> {
-  for (let left = ms; left > 0; ) {
-    const step = Math.min(left, LIMITS.heartbeatIntervalMs);
-    bridge.clock.advance(step);
-    left -= step;
-    for (const client of clients) await client.expectNothingBeforePong();
-  }
-}
+import { startTestBridge } from '../helpers/bridge.js';
 
 describe('agent connections', function () {
   it('replaces the older connection when the agent connects again: CONNECTION_REPLACED, and the newer one gets the events', async function () {
@@ -112,7 +98,7 @@ describe('agent connections', function () {
     const { event_id } = await appClient.expect('accepted');
     await agentClient.expect('event');
 
-    await advanceWithHeartbeats(bridge, LIMITS.agentTimeoutMs - 1, [appClient, agentClient]);
+    await bridge.advanceWithHeartbeats(LIMITS.agentTimeoutMs - 1, [appClient, agentClient]);
     bridge.clock.advance(1);
     const error = await appClient.expect('error');
     expect(error).to.deep.equal({ type: 'error', event_id, agent_id: agent.agent_id, code: 'AGENT_TIMEOUT', error: error.error });
