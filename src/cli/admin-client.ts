@@ -7,9 +7,13 @@ import type {
   App,
   AppCreated,
   AppList,
+  AgentTokenRotated,
+  AppTokenRotated,
+  EventLog,
   HttpError,
   Organization,
   OrganizationList,
+  SessionList,
 } from '../../generated/index.js';
 
 export class AdminApiError extends Error {
@@ -59,6 +63,18 @@ export class AdminClient {
   agents = (orgId: string) => this.call<AgentList>('GET', `/admin/v1/organizations/${encodeURIComponent(orgId)}/agents`);
   createAgent = (orgId: string, body: AgentCreate) =>
     this.call<AgentCreated>('POST', `/admin/v1/organizations/${encodeURIComponent(orgId)}/agents`, body);
+  rotateAppToken = (appId: string) => this.call<AppTokenRotated>('POST', `/admin/v1/apps/${encodeURIComponent(appId)}/rotate-token`);
+  rotateAgentToken = (agentId: string) => this.call<AgentTokenRotated>('POST', `/admin/v1/agents/${encodeURIComponent(agentId)}/rotate-token`);
+  deactivateApp = (appId: string) => this.call<App>('POST', `/admin/v1/apps/${encodeURIComponent(appId)}/deactivate`);
+  deactivateAgent = (agentId: string) => this.call<Agent>('POST', `/admin/v1/agents/${encodeURIComponent(agentId)}/deactivate`);
+  events = (query: Record<string, string | undefined>) => this.call<EventLog>('GET', `/admin/v1/events${queryString(query)}`);
+  sessions = (query: Record<string, string | undefined>) => this.call<SessionList>('GET', `/admin/v1/sessions${queryString(query)}`);
   setAllowlist = (agentId: string, appIds: App['app_id'][] | null) =>
     this.call<Agent>('PUT', `/admin/v1/agents/${encodeURIComponent(agentId)}/allowlist`, { app_ids: appIds });
+}
+
+function queryString(query: Record<string, string | undefined>): string {
+  const params = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined));
+  const text = params.toString();
+  return text ? `?${text}` : '';
 }

@@ -55,6 +55,15 @@ apps
   .description('register an app; its token is shown once')
   .action(async (orgId, name, _o, cmd) => print(await client(cmd).createApp(orgId, name)));
 
+apps
+  .command('rotate-token <app_id>')
+  .description('issue a new token (shown once); the old one works for one more hour')
+  .action(async (appId, _o, cmd) => print(await client(cmd).rotateAppToken(appId)));
+apps
+  .command('deactivate <app_id>')
+  .description('close its connections; its tokens then get TOKEN_REVOKED (final)')
+  .action(async (appId, _o, cmd) => print(await client(cmd).deactivateApp(appId)));
+
 const agents = program.command('agents').description('agents of an organization');
 agents.command('list <org_id>').action(async (orgId, _o, cmd) => print(await client(cmd).agents(orgId)));
 agents
@@ -71,6 +80,35 @@ agents
       }),
     ),
   );
+
+agents
+  .command('rotate-token <agent_id>')
+  .description('issue a new token (shown once); the old one works for one more hour')
+  .action(async (agentId, _o, cmd) => print(await client(cmd).rotateAgentToken(agentId)));
+agents
+  .command('deactivate <agent_id>')
+  .description('close its connection and end its events; its tokens then get TOKEN_REVOKED (final)')
+  .action(async (agentId, _o, cmd) => print(await client(cmd).deactivateAgent(agentId)));
+
+program
+  .command('events')
+  .description('the event log, newest first (never payloads)')
+  .option('--app-id <id>')
+  .option('--agent-id <id>')
+  .option('--status <status>', 'delivered or rejected')
+  .option('--code <code>', 'an error code, e.g. AGENT_TIMEOUT')
+  .option('--limit <n>', '1 to 500 (default 100)')
+  .option('--before <event_id>', 'the next_before of the previous page')
+  .action(async (o: Record<string, string | undefined>, cmd) =>
+    print(await client(cmd).events({ app_id: o.appId, agent_id: o.agentId, status: o.status, code: o.code, limit: o.limit, before: o.before })),
+  );
+
+program
+  .command('sessions')
+  .description('live sessions with their expiry')
+  .option('--app-id <id>')
+  .option('--agent-id <id>')
+  .action(async (o: Record<string, string | undefined>, cmd) => print(await client(cmd).sessions({ app_id: o.appId, agent_id: o.agentId })));
 
 const allowlist = program.command('allowlist').description("an agent's allowlist");
 allowlist
