@@ -65,6 +65,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   await store.load(directory);
   const reader = new EventLogReader(db);
   const sessions = new SessionTable();
+  await reader.deleteExpiredSessions(clock.now()); // those that expired while the bridge was stopped
   sessions.load(await reader.liveSessions(clock.now()));
   const writer = new WriteBehind(db, config.eventLogFlushMs, log);
 
@@ -94,6 +95,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     every(clock, SWEEP_INTERVAL_MS, () => {
       const expired = sessions.sweep(clock.now());
       if (expired.length) writer.deleteSessions(expired.map((s) => s.session_key));
+      reader.deleteExpiredSessions(clock.now()).catch((err) => log.error({ err }, 'session sweep failed'));
       if (config.eventLogRetentionDays > 0) {
         reader.deleteBefore(clock.now() - config.eventLogRetentionDays * DAY_MS).then(
           (deleted) => deleted && log.info({ deleted }, 'event log retention sweep'),

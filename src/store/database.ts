@@ -22,9 +22,9 @@ function knexConfig(url: string): Knex.Config {
         min: 1,
         max: 1,
         afterCreate: (conn: any, done: (err: Error | null, conn: unknown) => void) => {
-          conn.run('PRAGMA foreign_keys = ON', () =>
-            conn.run(filename === ':memory:' ? 'PRAGMA journal_mode = MEMORY' : 'PRAGMA journal_mode = WAL', (err: Error | null) => done(err, conn)),
-          );
+          // busy_timeout: a group commit waits up to 5 s for another writer (a backup, an operator's shell).
+          const journal = filename === ':memory:' ? 'MEMORY' : 'WAL';
+          conn.exec(`PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA journal_mode = ${journal};`, (err: Error | null) => done(err, conn));
         },
       },
     };

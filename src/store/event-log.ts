@@ -51,6 +51,11 @@ export class EventLogReader {
     return this.db('events').where('received_at', '<', cutoff).delete();
   }
 
+  /** Deletes the rows of sessions expired at `now`, including those that expired while the bridge was stopped. */
+  deleteExpiredSessions(now: number): Promise<number> {
+    return this.db('sessions').where('expires_at', '<=', now).delete();
+  }
+
   async liveSessions(now: number): Promise<SessionRecord[]> {
     const rows = await this.db('sessions').where('expires_at', '>', now);
     return rows.map((r) => ({ ...r, created_at: Number(r.created_at), expires_at: Number(r.expires_at) }));
