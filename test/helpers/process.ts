@@ -1,0 +1,168 @@
+// The real `bridge serve` command (`node bin/bridge.js serve`) as a child process for a test: a free port picked
+// first (PORT=0 would not tell us the port), /healthz polled until it answers, stdout/stderr kept for failure
+// messages, and every process a test started killed (SIGKILL) by `stopBridgeProcesses()` in its afterEach.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { validators, type AgentCreated, type AppCreated, type Organization } from '../../generated/index.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Every configuration variable of src/config.ts, blanked (empty means unset) so the parent's environment cannot leak in. */
+const BLANK_CONFIG: Record<string, string> = Object.fromEntries(
+  [
+    'PORT',
+    'HOST',
+    'DATABASE_URL',
+    'ADMIN_TOKEN',
+    'AGENT_TIMEOUT_MS',
+    'LOG_LEVEL',
+    'BRIDGE_TEST_CLOCK',
+    'RATE_LIMIT_EVENTS_PER_SECOND',
+    'RATE_LIMIT_BURST',
+    'EVENT_LOG_RETENTION_DAYS',
+    'EVENT_LOG_FLUSH_MS',
+    'SHUTDOWN_TIMEOUT_MS',
+  ].map((k) => [k, '']),
+);
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface BridgeProcess {
+  child: ChildProcess;
+  port: number;
+  /** `http://127.0.0.1:port` */
+  url: string;
+  /** Resolves when the process has exited, with its code or signal. */
+  exited: Promise<Exit>;
+  readonly running: boolean;
+  stdout(): string;
+  stderr(): string;
+  /** A raw HTTP call, Bearer `token` (the admin token unless null); the body is parsed and checked like bridge.http. */
+  http(method: string, path: string, options?: { body?: unknown; token?: string | null; schema?: keyof typeof validators }): Promise<{ status: number; body: any }>;
+}
+
+const children = new Set<BridgeProcess>();
+
+/** A TCP port nothing listens on right now: taken from the OS, then released. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => resolve());
+  });
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Starts `node bin/bridge.js serve` with `env` on top of a blank configuration (HOST=127.0.0.1 and a free PORT unless
+ * given) and waits until GET /healthz answers 200.
+ */
+export async function startBridgeProcess(env: Record<string, string>, options: { adminToken?: string; readyTimeoutMs?: number } = {}): Promise<BridgeProcess> {
+  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['bin/bridge.js', 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, ...BLANK_CONFIG, HOST: '127.0.0.1', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  const adminToken = options.adminToken ?? env.ADMIN_TOKEN;
+
+  const proc: BridgeProcess = {
+    child,
+    port,
+    url,
+    exited,
+    get running() {
+      return child.exitCode === null && child.signalCode === null;
+    },
+    stdout: () => out,
+    stderr: () => err,
+    async http(method, path, { body, token = adminToken ?? null, schema } = {}) {
+      const response = await fetch(new URL(path, url), {
+        method,
+        headers: {
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      const parsed = text ? JSON.parse(text) : undefined;
+      const check = response.ok ? (schema ? validators[schema] : undefined) : validators.HttpError;
+      if (check && !check(parsed)) throw new Error(`${method} ${path} answered an invalid body ${text}: ${JSON.stringify(check.errors)}`);
+      return { status: response.status, body: parsed };
+    },
+  };
+  children.add(proc);
+
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);
+  for (;;) {
+    if (!proc.running) {
+      const { code, signal } = await exited;
+      throw new Error(`bridge serve exited (code ${code}, signal ${signal}) before /healthz answered; stderr: ${err}\nstdout: ${out.slice(0, 2000)}`);
+    }
+    try {
+      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
+      await res.arrayBuffer();
+      if (res.status === 200) return proc;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`bridge serve did not answer /healthz on ${url} in time; stderr: ${err}`);
+    await sleep(50);
+  }
+}
+
+/** Kills (SIGKILL) every process started by startBridgeProcess that is still running, and waits for each to exit. */
+export async function stopBridgeProcesses(): Promise<void> {
+  const all = [...children];
+  children.clear();
+  await Promise.all(
+    all.map(async (proc) => {
+      if (proc.running) proc.child.kill('SIGKILL');
+      await proc.exited;
+    }),
+  );
+}
+
+/** An organization with one app and one agent, provisioned through the admin API of a running process. */
+export async function provisionPair(proc: BridgeProcess): Promise<{ org: Organization; app: AppCreated; agent: AgentCreated }> {
+  const created = async (path: string, body: object, schema: keyof typeof validators) => {
+    const res = await proc.http('POST', path, { body, schema });
+    if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const org: Organization = await created('/admin/v1/organizations', { name: 'Process Org' }, 'Organization');
+  const app: AppCreated = await created(`/admin/v1/organizations/${org.org_id}/apps`, { name: 'Process App' }, 'AppCreated');
+  const agent: AgentCreated = await created(`/admin/v1/organizations/${org.org_id}/agents`, { name: 'Process Agent' }, 'AgentCreated');
+  return { org, app, agent };
+}
+
+/** Every event of the event log, newest first, read through GET /admin/v1/events paging with `before`. */
+export async function allEvents(proc: BridgeProcess): Promise<any[]> {
+  const events: any[] = [];
+  let before: string | null = null;
+  do {
+    const query: string = `/admin/v1/events?limit=500${before ? `&before=${before}` : ''}`;
+    const res = await proc.http('GET', query, { schema: 'EventLog' });
+    if (res.status !== 200) throw new Error(`GET ${query}: ${res.status} ${JSON.stringify(res.body)}`);
+    events.push(...res.body.events);
+    before = res.body.next_before;
+  } while (before);
+  return events;
+}

@@ -1,0 +1,338 @@
+// Operations (spec/openapi.yaml /metrics and /readyz): Prometheus metrics without identifiers, readiness that turns
+// 503 SHUTTING_DOWN once a shutdown has begun, and logs that never carry a token, a secret or a payload.
+import { connect as netConnect, type Socket } from 'node:net';
+import { Writable } from 'node:stream';
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { CLOSE_CODES, validators, type AgentCreated, type AppCreated, type Organization } from '../../generated/index.js';
+import { AdjustableClock } from '../../src/core/clock.js';
+import type { Config } from '../../src/config.js';
+import { startServer, type RunningBridge } from '../../src/server.js';
+import { startTestBridge } from '../helpers/bridge.js';
+import { TestClient, type AgentClient, type AppClient, type Carrier } from '../helpers/ws-client.js';
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** Prometheus text exposition -> samples (comments skipped). */
+function parseMetrics(text: string): Sample[] {
+  const samples: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\d+)?$/.exec(line);
+    if (!match) throw new Error(`not a Prometheus sample line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (const [, key, value] of match[2]?.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g) ?? []) labels[key!] = value!;
+    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
+  }
+  return samples;
+}
+
+function sample(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+  const found = samples.find(
+    (s) => s.name === name && Object.keys(s.labels).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+  );
+  return found?.value;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('operations: /metrics, /readyz and logs', function () {
+  describe('GET /metrics', function () {
+    it('exposes connections, events by status and outcome, tokens, latency, pending rows and process metrics, with no identifier in any label', async function () {
+      const bridge = await startTestBridge();
+      const org = await bridge.org();
+      const app1 = await bridge.app(org.org_id, 'Metrics App One');
+      const app2 = await bridge.app(org.org_id, 'Metrics App Two');
+      const agent1 = await bridge.agent(org.org_id, 'Metrics Agent One');
+      const agent2 = await bridge.agent(org.org_id, 'Metrics Agent Two');
+      const agentClient1 = await bridge.connectAgent(agent1.token);
+      const agentClient2 = await bridge.connectAgent(agent2.token, 'query');
+      const appClient1 = await bridge.connectApp(app1.token);
+      const appClient2 = await bridge.connectApp(app1.token, 'query'); // a second instance of the same app
+      const appClient3 = await bridge.connectApp(app2.token);
+      for (const c of [agentClient1, agentClient2, appClient1, appClient2, appClient3]) await c.expectNothingBeforePong();
+
+      // Replied events: 3 to agent1 with 2 tokens each, 1 to agent2 with 1 token.
+      let tokens = 0;
+      let replied = 0;
+      const run = async (appClient: AppClient, agentClient: AgentClient, agentId: string, fragments: string[]) => {
+        appClient.send({ type: 'event', agent_id: agentId, thread_id: 'metrics-thread', payload: { q: 'metrics' } });
+        const { event_id } = await appClient.expect('accepted');
+        await agentClient.expect('event');
+        for (const token of fragments) {
+          agentClient.send({ type: 'token', event_id, token });
+          await appClient.expect('token');
+          tokens++;
+        }
+        agentClient.send({ type: 'reply', event_id, content: '', done: true });
+        await appClient.expect('reply');
+        replied++;
+        return event_id;
+      };
+      await run(appClient1, agentClient1, agent1.agent_id, ['a', 'b']);
+      await run(appClient2, agentClient1, agent1.agent_id, ['c', 'd']);
+      await run(appClient3, agentClient1, agent1.agent_id, ['e', 'f']);
+      await run(appClient1, agentClient2, agent2.agent_id, ['g']);
+
+      // One event that ends with the agent's error: delivered, agent_error, not in the latency histogram.
+      appClient1.send({ type: 'event', agent_id: agent1.agent_id, thread_id: 'metrics-thread', payload: {} });
+      const failed = await appClient1.expect('accepted');
+      await agentClient1.expect('event');
+      agentClient1.send({ type: 'error', event_id: failed.event_id, error: 'nope', code: 'MODEL_DOWN' });
+      expect((await appClient1.expect('error')).code).to.equal('AGENT_ERROR');
+
+      // Rejections: an unknown agent, and a malformed thread id.
+      appClient1.send({ type: 'event', agent_id: 'no-such-agent', thread_id: 't', payload: {} });
+      expect((await appClient1.expect('error')).code).to.equal('AGENT_NOT_FOUND');
+      appClient2.send({ type: 'event', agent_id: agent1.agent_id, thread_id: '', payload: {} });
+      expect((await appClient2.expect('error')).code).to.equal('INVALID_THREAD_ID');
+      const rejected = 2;
+
+      const response = await fetch(new URL('/metrics', bridge.url));
+      expect(response.status).to.equal(200);
+      expect(response.headers.get('content-type')).to.match(/^text\/plain/);
+      const text = await response.text();
+      const samples = parseMetrics(text);
+
+      expect(sample(samples, 'bridge_connections', { kind: 'app' }), 'app connections').to.equal(3);
+      expect(sample(samples, 'bridge_connections', { kind: 'agent' }), 'agent connections').to.equal(2);
+      expect(sample(samples, 'bridge_events_total', { status: 'delivered', outcome: 'replied' }), 'replied').to.equal(replied);
+      expect(sample(samples, 'bridge_events_total', { status: 'delivered', outcome: 'agent_error' }), 'agent_error').to.equal(1);
+      expect(sample(samples, 'bridge_events_total', { status: 'rejected', outcome: 'rejected' }), 'rejected').to.equal(rejected);
+      expect(sample(samples, 'bridge_tokens_forwarded_total'), 'tokens').to.equal(tokens).and.equal(7);
+      expect(sample(samples, 'bridge_event_latency_seconds_count'), 'latency count').to.equal(replied).and.equal(4);
+      expect(sample(samples, 'bridge_events_in_flight'), 'in flight').to.equal(0);
+      const pending = sample(samples, 'bridge_event_log_pending_rows');
+      expect(pending, 'bridge_event_log_pending_rows').to.be.a('number').and.at.least(0);
+      expect(sample(samples, 'process_cpu_user_seconds_total'), 'process_cpu_user_seconds_total').to.be.a('number').and.at.least(0);
+
+      // A second scrape counts tokens once (the counter is read from the bridge, not re-added).
+      const again = parseMetrics(await (await fetch(new URL('/metrics', bridge.url))).text());
+      expect(sample(again, 'bridge_tokens_forwarded_total')).to.equal(7);
+
+      // No identifier, token or secret anywhere: not in a label value, not in the text at all.
+      const secrets = [org.org_id, app1.app_id, app2.app_id, agent1.agent_id, agent2.agent_id, failed.event_id, app1.token, app2.token, agent1.token, agent2.token];
+      for (const s of samples) {
+        for (const [key, value] of Object.entries(s.labels)) {
+          for (const secret of secrets) expect(value, `${s.name}{${key}}`).not.to.include(secret);
+        }
+      }
+      for (const secret of secrets) expect(text).not.to.include(secret);
+      const bridgeLabels = new Set(samples.filter((s) => s.name.startsWith('bridge_')).flatMap((s) => Object.keys(s.labels)));
+      expect([...bridgeLabels].sort()).to.deep.equal(['kind', 'le', 'outcome', 'status']);
+    });
+  });
+
+  describe('GET /readyz', function () {
+    it('answers 200 {status: ready} while the bridge takes traffic', async function () {
+      const bridge = await startTestBridge();
+      const res = await bridge.http('GET', '/readyz', { token: null, schema: 'Readiness' });
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.equal({ status: 'ready' });
+    });
+
+    it('answers 503 SHUTTING_DOWN to a request that arrives once the shutdown has begun', async function () {
+      const bridge = await startTestBridge();
+      const { agent, appClient, agentClient } = await bridge.pair();
+      // An event in flight: the shutdown then has an event-log row to flush, which keeps the server up (with the
+      // request below already on its connection) for a few event-loop turns after `close()` starts.
+      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
+      const { event_id } = await appClient.expect('accepted');
+      await agentClient.expect('event');
+
+      // A request whose headers are not finished yet: its connection is busy, so server.close() does not drop it
+      // as an idle keep-alive connection, and the handler runs only once the last line arrives.
+      const socket: Socket = netConnect(bridge.port, '127.0.0.1');
+      await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+      let raw = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (raw += chunk));
+      const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.write('GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      await sleep(100); // the server has read the first lines
+
+      const closing = bridge.close(); // not awaited: the request finishes during the shutdown
+      socket.write('Connection: close\r\n\r\n');
+      await ended;
+      await closing;
+
+      const [head, body] = raw.split('\r\n\r\n', 2) as [string, string | undefined];
+      expect(head, raw).to.match(/^HTTP\/1\.1 503 /);
+      const parsed = JSON.parse(body ?? '');
+      expect(validators.HttpError(parsed), JSON.stringify(parsed)).to.equal(true);
+      expect(parsed.code).to.equal('SHUTTING_DOWN');
+
+      // L11, in passing: the event in flight ended with SHUTTING_DOWN, then 1001.
+      expect(await appClient.expect('error')).to.include({ event_id, agent_id: agent.agent_id, code: 'SHUTTING_DOWN' });
+      expect((await appClient.waitForClose()).code).to.equal(CLOSE_CODES.GOING_AWAY);
+      // And the listener is gone: a new request is refused.
+      let refused: unknown;
+      await fetch(new URL('/readyz', bridge.url)).then((r) => r.arrayBuffer(), (err) => (refused = err));
+      expect(refused, 'a request after the shutdown').to.be.instanceOf(Error);
+    });
+  });
+
+  describe('logs', function () {
+    let running: RunningBridge | undefined;
+    const clients: TestClient<any>[] = [];
+
+    afterEach(async function () {
+      for (const c of clients.splice(0)) c.close();
+      await running?.close();
+      running = undefined;
+    });
+
+    it('never contain a token, a secret, the admin token or a payload, at level trace, through a whole session', async function () {
+      const lines: string[] = [];
+      const sink = new Writable({
+        write(chunk: Buffer | string, _encoding, done) {
+          lines.push(...chunk.toString().split('\n').filter(Boolean));
+          done();
+        },
+      });
+      const log = pino({ level: 'trace', base: undefined }, sink);
+      const adminToken = `log-admin-${Math.random().toString(36).slice(2)}-0123456789`;
+      const config: Config = {
+        port: 0,
+        host: '127.0.0.1',
+        databaseUrl: 'sqlite::memory:',
+        adminToken,
+        agentTimeoutMs: 300_000,
+        logLevel: 'trace',
+        testClock: false,
+        rateLimitPerSecond: 0,
+        rateLimitBurst: 0,
+        eventLogRetentionDays: 30,
+        eventLogFlushMs: 20,
+        shutdownTimeoutMs: 5_000,
+      };
+      const clock = new AdjustableClock({ frozen: true, start: Date.parse('2026-11-22T12:00:00.000Z') });
+      running = await startServer(config, { clock, log });
+      const url = running.url;
+
+      const http = async (method: string, path: string, token: string | null = adminToken, body?: unknown) => {
+        const res = await fetch(new URL(path, url), {
+          method,
+          headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        const text = await res.text();
+        return { status: res.status, body: text ? JSON.parse(text) : undefined };
+      };
+      const connect = async (kind: 'app' | 'agent', token: string, carrier: Carrier) => {
+        const client = await TestClient.connect(url, kind, token, carrier);
+        clients.push(client);
+        return client;
+      };
+      const refused = async (kind: 'app' | 'agent', token: string, carrier: Carrier, code: string) => {
+        const client = await connect(kind, token, carrier);
+        expect((await client.expect('error')).code).to.equal(code);
+        await client.waitForClose();
+      };
+
+      const marker = `PAYLOAD-MARKER-${Math.random().toString(36).slice(2)}`;
+      const fragmentMarker = `FRAGMENT-MARKER-${Math.random().toString(36).slice(2)}`;
+
+      // Provisioning through the admin API.
+      const org: Organization = (await http('POST', '/admin/v1/organizations', adminToken, { name: 'Log Org' })).body;
+      const app: AppCreated = (await http('POST', `/admin/v1/organizations/${org.org_id}/apps`, adminToken, { name: 'Log App' })).body;
+      const agent: AgentCreated = (await http('POST', `/admin/v1/organizations/${org.org_id}/agents`, adminToken, { name: 'Log Agent', description: 'logs' })).body;
+      expect(app.token).to.match(/^rlk_/);
+      expect(agent.token).to.match(/^rla_/);
+      const secretOf = (token: string) => token.slice(token.lastIndexOf('_') + 1);
+
+      // Wrong tokens everywhere.
+      const wrongAdmin = `${adminToken}-wrong`;
+      const wrongApp = `rlk_${app.app_id}_${'W'.repeat(20)}${Math.random().toString(36).slice(2)}`;
+      const wrongAgent = `rla_${agent.agent_id}_${'V'.repeat(20)}${Math.random().toString(36).slice(2)}`;
+      const garbage = `garbage-token-${Math.random().toString(36).slice(2)}`;
+      expect((await http('GET', '/admin/v1/organizations', wrongAdmin)).status).to.equal(401);
+      expect((await http('GET', '/admin/v1/organizations', app.token)).status).to.equal(401);
+      expect((await http('GET', `/v1/organizations/${org.org_id}/agents`, wrongApp)).status).to.equal(401);
+      expect((await http('GET', `/v1/organizations/${org.org_id}/agents`, app.token)).status).to.equal(200);
+      await refused('app', wrongApp, 'query', 'UNAUTHORIZED');
+      await refused('app', wrongApp, 'header', 'UNAUTHORIZED');
+      await refused('agent', wrongAgent, 'header', 'UNAUTHORIZED');
+      await refused('agent', garbage, 'query', 'UNAUTHORIZED');
+      await refused('agent', app.token, 'query', 'FORBIDDEN');
+      await refused('app', agent.token, 'header', 'FORBIDDEN');
+
+      // A session: the agent by header, the app by query, an event with the marker, tokens, a reply.
+      const agentClient = await connect('agent', agent.token, 'header');
+      const appClient = await connect('app', app.token, 'query');
+      const appByBoth = await connect('app', app.token, 'both');
+      await appByBoth.expectNothingBeforePong();
+      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 'log-thread', payload: { text: marker, nested: { again: marker } } });
+      const { event_id } = await appClient.expect('accepted');
+      expect((await agentClient.expect('event')).payload).to.deep.equal({ text: marker, nested: { again: marker } });
+      agentClient.send({ type: 'token', event_id, token: fragmentMarker });
+      expect((await appClient.expect('token')).token).to.equal(fragmentMarker);
+      agentClient.send({ type: 'reply', event_id, content: `${fragmentMarker} ${marker}`, done: true, metadata: { model: marker } });
+      expect((await appClient.expect('reply')).payload).to.deep.equal({ text: marker, nested: { again: marker } });
+      // The marker in rejected and invalid events too.
+      appClient.send({ type: 'event', agent_id: 'no-such-agent', thread_id: 't', payload: { text: marker } });
+      expect((await appClient.expect('error')).code).to.equal('AGENT_NOT_FOUND');
+      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: marker });
+      expect((await appClient.expect('error')).code).to.equal('INVALID_MESSAGE');
+      appClient.send(`{"type":"event","payload":"${marker}"`);
+      expect((await appClient.expect('error')).code).to.equal('INVALID_JSON');
+      agentClient.send({ type: 'token', event_id, token: marker });
+      expect((await agentClient.expect('error')).code).to.equal('INVALID_EVENT_ID');
+
+      // Rotations: the new tokens work at once, the old ones during their grace.
+      const rotatedApp = await http('POST', `/admin/v1/apps/${app.app_id}/rotate-token`);
+      expect(rotatedApp.status).to.equal(200);
+      const rotatedAgent = await http('POST', `/admin/v1/agents/${agent.agent_id}/rotate-token`);
+      expect(rotatedAgent.status).to.equal(200);
+      const newAppToken: string = rotatedApp.body.token;
+      const newAgentToken: string = rotatedAgent.body.token;
+      await (await connect('app', newAppToken, 'query')).expectNothingBeforePong();
+      await (await connect('app', app.token, 'header')).expectNothingBeforePong();
+      const agentAgain = await connect('agent', newAgentToken, 'query'); // replaces the first agent connection
+      expect((await agentClient.expect('error')).code).to.equal('CONNECTION_REPLACED');
+      await agentAgain.expectNothingBeforePong();
+
+      // Deactivation: connections close TOKEN_REVOKED, later handshakes are refused.
+      expect((await http('POST', `/admin/v1/agents/${agent.agent_id}/deactivate`)).status).to.equal(200);
+      expect((await agentAgain.expect('error')).code).to.equal('TOKEN_REVOKED');
+      expect((await http('POST', `/admin/v1/apps/${app.app_id}/deactivate`)).status).to.equal(200);
+      expect((await appClient.expect('error')).code).to.equal('TOKEN_REVOKED');
+      await refused('app', newAppToken, 'query', 'TOKEN_REVOKED');
+      await refused('agent', newAgentToken, 'header', 'TOKEN_REVOKED');
+
+      const stopping = running;
+      running = undefined;
+      await stopping.close();
+
+      // The logger saw the session (so an empty log cannot pass), and nothing secret is in it.
+      expect(lines.length, 'log lines').to.be.greaterThan(5);
+      const all = lines.join('\n');
+      expect(all).to.include('handshake refused').and.include('connection open').and.include('bridge listening');
+      const forbidden: [string, string][] = [
+        ['admin token', adminToken],
+        ['wrong admin token', wrongAdmin],
+        ['app token', app.token],
+        ['app secret', secretOf(app.token)],
+        ['agent token', agent.token],
+        ['agent secret', secretOf(agent.token)],
+        ['rotated app token', newAppToken],
+        ['rotated app secret', secretOf(newAppToken)],
+        ['rotated agent token', newAgentToken],
+        ['rotated agent secret', secretOf(newAgentToken)],
+        ['wrong app token', wrongApp],
+        ['wrong agent token', wrongAgent],
+        ['garbage token', garbage],
+        ['payload marker', marker],
+        ['token fragment marker', fragmentMarker],
+      ];
+      for (const line of lines) {
+        for (const [what, secret] of forbidden) {
+          if (line.includes(secret)) expect.fail(`a log line contains the ${what}: ${line}`);
+        }
+      }
+    });
+  });
+});
