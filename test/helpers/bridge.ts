@@ -4,6 +4,7 @@ import { LIMITS, validators, type AgentCreated, type AppCreated, type Organizati
 import { AdjustableClock } from '../../src/core/clock.js';
 import type { Config } from '../../src/config.js';
 import { startServer, type RunningBridge } from '../../src/server.js';
+import { httpJson } from './http.js';
 import { TestClient, type AgentClient, type AppClient, type Carrier } from './ws-client.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -31,9 +32,9 @@ export interface TestBridge extends RunningBridge {
 const open: TestBridge[] = [];
 const clients: TestClient<any>[] = [];
 
-export async function startTestBridge(overrides: Partial<Config> = {}, options: { agentReconnectGraceMs?: number } = {}): Promise<TestBridge> {
-  const clock = new AdjustableClock({ frozen: true, start: Date.parse('2026-11-22T12:00:00.000Z') });
-  const config: Config = {
+/** The configuration tests run with: port 0, in-memory SQLite, an admin token, quiet logs, no rate limit. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
     port: 0,
     host: '127.0.0.1',
     databaseUrl: 'sqlite::memory:',
@@ -48,23 +49,26 @@ export async function startTestBridge(overrides: Partial<Config> = {}, options: 
     shutdownTimeoutMs: 5_000,
     ...overrides,
   };
+}
+
+/** Closes the clients and waits until the bridge has let go of them, so the clock can jump by days. */
+export async function disconnect(bridge: RunningBridge, ...clients: TestClient<any>[]): Promise<void> {
+  for (const c of clients) c.close();
+  for (const c of clients) await c.waitForClose();
+  for (let i = 0; i < 200; i++) {
+    const { apps, agents } = bridge.bridge.stats();
+    if (apps === 0 && agents === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`the bridge still holds connections: ${JSON.stringify(bridge.bridge.stats())}`);
+}
+
+export async function startTestBridge(overrides: Partial<Config> = {}, options: { agentReconnectGraceMs?: number } = {}): Promise<TestBridge> {
+  const clock = new AdjustableClock({ frozen: true, start: Date.parse('2026-11-22T12:00:00.000Z') });
+  const config = testConfig(overrides);
   const running = await startServer(config, { clock, ...options });
 
-  const http: TestBridge['http'] = async (method, path, { body, token = ADMIN_TOKEN, schema } = {}) => {
-    const response = await fetch(new URL(path, running.url), {
-      method,
-      headers: {
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    const parsed = text ? JSON.parse(text) : undefined;
-    const check = response.ok ? (schema ? validators[schema] : undefined) : validators.HttpError;
-    if (check && !check(parsed)) throw new Error(`${method} ${path} answered an invalid body ${text}: ${JSON.stringify(check.errors)}`);
-    return { status: response.status, body: parsed };
-  };
+  const http: TestBridge['http'] = (method, path, { token = ADMIN_TOKEN, ...rest } = {}) => httpJson(running.url, method, path, { token, ...rest });
 
   const created = async (path: string, body: object, schema: keyof typeof validators) => {
     const res = await http('POST', path, { body, schema });

@@ -2,6 +2,7 @@
 // first (PORT=0 would not tell us the port), /healthz polled until it answers, stdout/stderr kept for failure
 // messages, and every process a test started killed (SIGKILL) by `stopBridgeProcesses()` in its afterEach.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { httpJson } from './http.js';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { validators, type AgentCreated, type AppCreated, type Organization } from '../../generated/index.js';
@@ -92,21 +93,7 @@ export async function startBridgeProcess(env: Record<string, string>, options: {
     },
     stdout: () => out,
     stderr: () => err,
-    async http(method, path, { body, token = adminToken ?? null, schema } = {}) {
-      const response = await fetch(new URL(path, url), {
-        method,
-        headers: {
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      const parsed = text ? JSON.parse(text) : undefined;
-      const check = response.ok ? (schema ? validators[schema] : undefined) : validators.HttpError;
-      if (check && !check(parsed)) throw new Error(`${method} ${path} answered an invalid body ${text}: ${JSON.stringify(check.errors)}`);
-      return { status: response.status, body: parsed };
-    },
+    http: (method, path, { token = adminToken ?? null, ...rest } = {}) => httpJson(url, method, path, { token, ...rest }),
   };
   children.add(proc);
 

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { LIMITS } from '../../generated/index.js';
 import { SWEEP_INTERVAL_MS, type RunningBridge } from '../../src/server.js';
-import { startTestBridge, stopAll, type TestBridge } from '../helpers/bridge.js';
+import { startTestBridge, stopAll, type TestBridge, disconnect } from '../helpers/bridge.js';
 import type { AgentClient, AppClient, TestClient } from '../helpers/ws-client.js';
 
 const DAY_MS = 86_400_000;
@@ -35,18 +35,6 @@ async function exchange(appClient: AppClient, agentClient: AgentClient, agentId:
   agentClient.send({ type: 'reply', event_id, content: 'ok', done: true });
   expect((await appClient.expect('reply')).event_id).to.equal(event_id);
   return event_id;
-}
-
-/** Closes the clients and waits until the bridge has let go of them, so the clock can jump by days. */
-async function disconnect(bridge: RunningBridge, ...clients: TestClient<any>[]): Promise<void> {
-  for (const c of clients) c.close();
-  for (const c of clients) await c.waitForClose();
-  for (let i = 0; i < 200; i++) {
-    const { apps, agents } = bridge.bridge.stats();
-    if (apps === 0 && agents === 0) return;
-    await sleep(5);
-  }
-  throw new Error(`the bridge still holds connections: ${JSON.stringify(bridge.bridge.stats())}`);
 }
 
 describe('the event log', function () {

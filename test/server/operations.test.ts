@@ -6,9 +6,8 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { CLOSE_CODES, validators, type AgentCreated, type AppCreated, type Organization } from '../../generated/index.js';
 import { AdjustableClock } from '../../src/core/clock.js';
-import type { Config } from '../../src/config.js';
 import { startServer, type RunningBridge } from '../../src/server.js';
-import { startTestBridge } from '../helpers/bridge.js';
+import { startTestBridge, testConfig } from '../helpers/bridge.js';
 import { TestClient, type AgentClient, type AppClient, type Carrier } from '../helpers/ws-client.js';
 
 interface Sample {
@@ -195,20 +194,7 @@ describe('operations: /metrics, /readyz and logs', function () {
       });
       const log = pino({ level: 'trace', base: undefined }, sink);
       const adminToken = `log-admin-${Math.random().toString(36).slice(2)}-0123456789`;
-      const config: Config = {
-        port: 0,
-        host: '127.0.0.1',
-        databaseUrl: 'sqlite::memory:',
-        adminToken,
-        agentTimeoutMs: 300_000,
-        logLevel: 'trace',
-        testClock: false,
-        rateLimitPerSecond: 0,
-        rateLimitBurst: 0,
-        eventLogRetentionDays: 30,
-        eventLogFlushMs: 20,
-        shutdownTimeoutMs: 5_000,
-      };
+      const config = testConfig({ adminToken, logLevel: 'trace' });
       const clock = new AdjustableClock({ frozen: true, start: Date.parse('2026-11-22T12:00:00.000Z') });
       running = await startServer(config, { clock, log });
       const url = running.url;

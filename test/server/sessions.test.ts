@@ -8,9 +8,8 @@ import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { LIMITS, type AcceptedMessage } from '../../generated/index.js';
 import { AdjustableClock } from '../../src/core/clock.js';
-import type { Config } from '../../src/config.js';
 import { startServer, SWEEP_INTERVAL_MS, type RunningBridge } from '../../src/server.js';
-import { ADMIN_TOKEN, startTestBridge, stopAll, type TestBridge } from '../helpers/bridge.js';
+import { ADMIN_TOKEN, startTestBridge, stopAll, type TestBridge, disconnect, testConfig } from '../helpers/bridge.js';
 import type { AgentClient, AppClient, TestClient } from '../helpers/ws-client.js';
 
 const DAY_MS = 86_400_000;
@@ -27,18 +26,6 @@ async function exchange(appClient: AppClient, agentClient: AgentClient, agentId:
   agentClient.send({ type: 'reply', event_id: accepted.event_id, content: 'ok', done: true });
   expect((await appClient.expect('reply')).event_id).to.equal(accepted.event_id);
   return accepted;
-}
-
-/** Closes the clients and waits until the bridge has let go of them, so the clock can jump by days. */
-async function disconnect(bridge: RunningBridge, ...clients: TestClient<any>[]): Promise<void> {
-  for (const c of clients) c.close();
-  for (const c of clients) await c.waitForClose();
-  for (let i = 0; i < 200; i++) {
-    const { apps, agents } = bridge.bridge.stats();
-    if (apps === 0 && agents === 0) return;
-    await sleep(5);
-  }
-  throw new Error(`the bridge still holds connections: ${JSON.stringify(bridge.bridge.stats())}`);
 }
 
 async function sessions(bridge: TestBridge, query = ''): Promise<any[]> {
@@ -242,20 +229,7 @@ describe('sessions', function () {
     // Started again after the session's TTL (the harness always starts its clock at the same instant, so this
     // restart gets its own clock).
     const clock = new AdjustableClock({ frozen: true, start: created + DEFAULT_TTL_MS + 1 });
-    const config: Config = {
-      port: 0,
-      host: '127.0.0.1',
-      databaseUrl: databaseUrl(),
-      adminToken: ADMIN_TOKEN,
-      agentTimeoutMs: LIMITS.agentTimeoutMs,
-      logLevel: 'silent',
-      testClock: false,
-      rateLimitPerSecond: 0,
-      rateLimitBurst: 0,
-      eventLogRetentionDays: 30,
-      eventLogFlushMs: 20,
-      shutdownTimeoutMs: 5_000,
-    };
+    const config = testConfig({ databaseUrl: databaseUrl(), adminToken: ADMIN_TOKEN, logLevel: 'silent' });
     const second = await startServer(config, { clock });
     try {
       clock.advance(SWEEP_INTERVAL_MS);

@@ -1,13 +1,13 @@
 // The SQLite store (L5, DATABASE_URL): registrations survive a restart, tokens are kept only as SHA-256 hashes,
 // the journal is WAL, and a bad DATABASE_URL says what is wrong.
 import { createHash } from 'node:crypto';
+import { testConfig } from '../helpers/bridge.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { validators } from '../../generated/index.js';
-import type { Config } from '../../src/config.js';
 import { startServer, type RunningBridge } from '../../src/server.js';
 import { openDatabase } from '../../src/store/database.js';
 import { TestClient } from '../helpers/ws-client.js';
@@ -37,20 +37,7 @@ describe('the SQLite store', function () {
   const file = () => join(dir, 'nested', 'bridge.sqlite');
 
   async function start(): Promise<RunningBridge> {
-    const config: Config = {
-      port: 0,
-      host: '127.0.0.1',
-      databaseUrl: `sqlite:${file()}`,
-      adminToken: ADMIN,
-      agentTimeoutMs: 300_000,
-      logLevel: 'silent',
-      testClock: false,
-      rateLimitPerSecond: 0,
-      rateLimitBurst: 0,
-      eventLogRetentionDays: 30,
-      eventLogFlushMs: 20,
-      shutdownTimeoutMs: 5_000,
-    };
+    const config = testConfig({ databaseUrl: `sqlite:${file()}`, adminToken: ADMIN, logLevel: 'silent' });
     const server = await startServer(config);
     servers.push(server);
     return server;
