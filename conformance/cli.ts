@@ -1,0 +1,121 @@
+// `bridge-conformance server --url ws://host:port/v1 --admin-token T`: runs every scenario against a bridge it
+// did not start, prints a line per scenario and a summary, writes the reports, and exits 0 only when no MUST
+// requirement failed.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Command, InvalidArgumentError } from 'commander';
+import { parse } from 'yaml';
+import { html } from './report/html.js';
+import { junit } from './report/junit.js';
+import { judge, type RunResult, type ScenarioResult } from './results.js';
+import { runScenario, type FixtureFile } from './run.js';
+import { loadRequirements, loadScenarios } from './scenario.js';
+import { Target } from './target.js';
+
+interface ServerOptions {
+  url: string;
+  adminUrl?: string;
+  adminToken?: string;
+  fixtures?: string;
+  realTime: boolean;
+  realTimeMax: number;
+  timeoutMs: number;
+  grep?: string;
+  list: boolean;
+  reportJson?: string;
+  junit?: string;
+  html?: string;
+  expectedFailures?: string;
+}
+
+const int = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${name} must be a whole number of milliseconds`);
+  return n;
+};
+
+/** `ws://host:port/v1` -> `http://host:port` (where /admin/v1 lives by default). */
+export function defaultAdminUrl(url: string): string {
+  const u = new URL(url);
+  return `${u.protocol === 'wss:' ? 'https:' : 'http:'}//${u.host}`;
+}
+
+function readExpectedFailures(file: string | undefined): Set<string> {
+  if (!file) return new Set();
+  const text = readFileSync(file, 'utf8');
+  // One requirement ID per line (a # starts a comment), or a YAML list.
+  const ids = text
+    .split('\n')
+    .map((l) => l.replace(/#.*/, '').replace(/^\s*-\s*/, '').trim())
+    .filter(Boolean);
+  return new Set(ids);
+}
+
+export async function server(options: ServerOptions): Promise<number> {
+  const requirements = loadRequirements();
+  const grep = options.grep ? new RegExp(options.grep, 'i') : undefined;
+  const scenarios = loadScenarios(requirements).filter((s) => !grep || grep.test(`${s.id} ${s.title} ${s.requirements.join(' ')}`));
+  if (options.list) {
+    for (const s of scenarios) console.log(`${s.id.padEnd(40)} ${s.requirements.join(',').padEnd(30)} ${s.title}`);
+    return 0;
+  }
+  const target = new Target({
+    url: options.url,
+    adminUrl: (options.adminUrl ?? defaultAdminUrl(options.url)).replace(/\/$/, ''),
+    adminToken: options.adminToken,
+    timeoutMs: options.timeoutMs,
+  });
+  const fixtureFile = options.fixtures ? (parse(readFileSync(options.fixtures, 'utf8')) as FixtureFile) : undefined;
+  const hasClock = await target.hasClock();
+  console.log(`bridge-conformance: ${scenarios.length} scenarios against ${options.url} (test clock ${hasClock ? 'on' : 'off'}${fixtureFile ? ', fixtures file' : ''})`);
+
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const results: ScenarioResult[] = [];
+  for (const s of scenarios) {
+    const outcome = await runScenario(s, { target, hasClock, realTime: options.realTime, realTimeMaxMs: options.realTimeMax, timeoutMs: options.timeoutMs, fixtureFile });
+    results.push({ id: s.id, file: s.file, title: s.title, requirements: s.requirements, ...outcome });
+    const mark = outcome.status === 'passed' ? 'ok  ' : outcome.status === 'failed' ? 'FAIL' : 'skip';
+    console.log(`${mark} ${s.id} [${s.requirements.join(', ')}] ${outcome.durationMs} ms${outcome.reason ? ` — ${outcome.status === 'failed' ? `step ${outcome.failedStep}: ` : ''}${outcome.reason}` : ''}`);
+  }
+  const expected = readExpectedFailures(options.expectedFailures);
+  const verdicts = judge(requirements, results, expected);
+  const result: RunResult = { target: options.url, startedAt, durationMs: Math.round(performance.now() - started), hasClock, scenarios: results, ...verdicts };
+
+  const by = (v: string) => result.requirements.filter((r) => r.verdict === v);
+  for (const r of by('failed')) console.log(`requirement FAILED: ${r.id} (${r.level}) ${r.text}`);
+  for (const r of by('expected-failure')) console.log(`requirement failed as expected: ${r.id} (${r.level})`);
+  for (const r of by('unexpectedly-passing')) console.log(`requirement listed as an expected failure now PASSES: ${r.id} — remove it from ${options.expectedFailures}`);
+  const untested = by('untested');
+  if (untested.length) console.log(`requirements no scenario checks: ${untested.map((r) => r.id).join(', ')}`);
+  console.log(`requirements: ${by('passed').length} passed, ${by('failed').length} failed, ${by('skipped').length} skipped, ${untested.length} untested (MUST failed: ${result.failedByLevel.MUST})`);
+
+  if (options.reportJson) writeFileSync(options.reportJson, `${JSON.stringify(result, null, 2)}\n`);
+  if (options.junit) writeFileSync(options.junit, junit(result));
+  if (options.html) writeFileSync(options.html, html(result));
+  console.log(`${result.counts.passed} passed, ${result.counts.failed} failed, ${result.counts.skipped} skipped`);
+  return result.failedByLevel.MUST === 0 ? 0 : 1;
+}
+
+export function program(): Command {
+  const cmd = new Command('bridge-conformance').description('Checks a bridge against the agent messaging bridge protocol.');
+  cmd
+    .command('server')
+    .description('run the scenarios against a running bridge')
+    .requiredOption('--url <url>', 'the bridge base URL, e.g. ws://127.0.0.1:8080/v1')
+    .option('--admin-url <url>', 'HTTP base of the admin API (default: the --url host)')
+    .option('--admin-token <token>', 'admin token, to provision fixtures (env ADMIN_TOKEN)', process.env.ADMIN_TOKEN)
+    .option('--fixtures <file>', 'pre-provisioned apps and agents (YAML or JSON) instead of the admin API')
+    .option('--real-time', 'without a test clock, run scenarios that move time by waiting', false)
+    .option('--real-time-max <ms>', 'longest wait --real-time accepts', int('--real-time-max'), 20_000)
+    .option('--timeout-ms <ms>', 'how long to wait for each expected frame', int('--timeout-ms'), 3_000)
+    .option('--grep <regexp>', 'only scenarios whose id, title or requirements match')
+    .option('--list', 'print the scenarios and exit', false)
+    .option('--report-json <file>', 'write the full result as JSON')
+    .option('--junit <file>', 'write JUnit XML')
+    .option('--html <file>', 'write a self-contained HTML report')
+    .option('--expected-failures <file>', 'requirement IDs known to fail (one per line)')
+    .action(async (opts: ServerOptions) => {
+      process.exitCode = await server(opts);
+    });
+  return cmd;
+}
