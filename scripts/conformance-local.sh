@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs the conformance suite against this repository's bridge, started as a separate process (npm start) with the
+# test clock on, over real sockets. Reports go to test-output/. Exit code: the suite's (0 = no MUST failed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out=test-output
+mkdir -p "$out"
+data=$(mktemp -d)
+port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+export PORT=$port HOST=127.0.0.1 DATABASE_URL="sqlite:$data/bridge.sqlite" BRIDGE_TEST_CLOCK=1 LOG_LEVEL=warn
+export ADMIN_TOKEN=${ADMIN_TOKEN:-conformance-local-admin-token}
+
+npm start > "$out/bridge.log" 2>&1 &
+bridge=$!
+trap 'kill $bridge 2>/dev/null; wait $bridge 2>/dev/null; rm -rf "$data"' EXIT
+
+node -e "
+  const url = 'http://127.0.0.1:$port/healthz';
+  const until = Date.now() + 30000;
+  (async function wait() {
+    try { if ((await fetch(url)).ok) return; } catch {}
+    if (Date.now() > until) { console.error('the bridge did not start; see $out/bridge.log'); process.exit(1); }
+    setTimeout(wait, 200);
+  })();
+"
+
+started=$(date +%s)
+set +e
+node bin/bridge-conformance.js server --url "ws://127.0.0.1:$port/v1" --admin-token "$ADMIN_TOKEN" \
+  --report-json "$out/conformance.json" --junit "$out/conformance.xml" --html "$out/conformance.html"
+status=$?
+set -e
+echo "conformance suite: $(( $(date +%s) - started )) s; reports in $out/conformance.{json,xml,html}"
+exit $status
