@@ -9,7 +9,7 @@ import {
 } from '../generated/index.js';
 
 export type Endpoint = 'app' | 'agent';
-export type Carrier = 'header' | 'query' | 'none';
+export type Carrier = 'header' | 'query' | 'both' | 'none';
 
 export interface TranscriptLine {
   at_ms: number;
@@ -75,12 +75,15 @@ export class Actor {
     endpoint: Endpoint;
     token: string | undefined;
     carrier: Carrier;
+    /** With carrier `both`: the token for `?token=` (the header carries `token`). */
+    queryToken?: string | undefined;
     transcript: Transcript;
     timeoutMs: number;
   }): Promise<Actor> {
     const url = new URL(`${options.wsBase.replace(/\/$/, '')}/ws/${options.endpoint}`);
-    if (options.token && options.carrier === 'query') url.searchParams.set('token', options.token);
-    const headers = options.token && options.carrier === 'header' ? { authorization: `Bearer ${options.token}` } : undefined;
+    const queryToken = options.carrier === 'both' ? (options.queryToken ?? options.token) : options.carrier === 'query' ? options.token : undefined;
+    if (queryToken) url.searchParams.set('token', queryToken);
+    const headers = options.token && (options.carrier === 'header' || options.carrier === 'both') ? { authorization: `Bearer ${options.token}` } : undefined;
     const ws = new WebSocket(url, { headers, handshakeTimeout: options.timeoutMs, perMessageDeflate: false });
     const actor = new Actor(options.name, options.endpoint, ws, options.transcript);
     options.transcript.add(options.name, 'note', `connect ${options.endpoint} (${options.carrier})`);

@@ -157,7 +157,8 @@ async function runStep(step: Step, env: StepEnv): Promise<void> {
       const token = args.token !== undefined ? (args.token === null ? undefined : String(value(env, args.token))) : (bindings.get(`${as}.token`) as string | undefined);
       const carrier: Carrier = args.carrier ?? (token ? 'header' : 'none');
       env.actors.get(args.actor)?.terminate();
-      env.actors.set(args.actor, await Actor.connect({ name: args.actor, wsBase: ctx.target.options.url, endpoint, token, carrier, transcript, timeoutMs: timeout }));
+      const queryToken = args.queryToken === undefined ? undefined : String(value(env, args.queryToken));
+      env.actors.set(args.actor, await Actor.connect({ name: args.actor, wsBase: ctx.target.options.url, endpoint, token, carrier, queryToken, transcript, timeoutMs: timeout }));
       return;
     }
     case 'send': {
@@ -187,7 +188,9 @@ async function runStep(step: Step, env: StepEnv): Promise<void> {
       return;
     }
     case 'expectClose': {
-      const info = await actorOf(env, args.actor).closed(timeout);
+      const actor = actorOf(env, args.actor);
+      const info = await actor.closed(timeout);
+      if (actor.pending > 0) throw new StepFailure(`${args.actor} closed with ${actor.pending} frame(s) not yet expected; expect them before the close`);
       if (info.code !== args.code) throw new StepFailure(`${args.actor} expected close ${args.code}, got ${info.code} ${info.reason}`);
       if (args.reason !== undefined && info.reason !== args.reason) throw new StepFailure(`${args.actor} expected close reason ${args.reason}, got ${JSON.stringify(info.reason)}`);
       return;
