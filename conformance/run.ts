@@ -26,6 +26,8 @@ export interface Outcome {
   status: 'passed' | 'failed' | 'skipped';
   reason?: string;
   failedStep?: number;
+  /** The requirements the failing step checks (its `checks`), or all the scenario names when it says none. */
+  failedRequirements?: string[];
   durationMs: number;
   transcript: TranscriptLine[];
 }
@@ -111,19 +113,26 @@ export async function runScenario(s: Scenario, ctx: RunContext): Promise<Outcome
   const kinds = new Map<string, Endpoint>();
   const actors = new Map<string, Actor>();
   let index = 0;
+  let failingChecks: string[] | undefined;
   try {
     await provision(s, ctx, bindings, kinds);
     const runSteps = async (steps: Step[]): Promise<void> => {
       for (const step of steps) {
         index++;
-        await runStep(step, { ctx, bindings, kinds, actors, transcript, runSteps });
+        const checks = (Object.values(step)[0] as { checks?: string[] } | undefined)?.checks;
+        try {
+          await runStep(step, { ctx, bindings, kinds, actors, transcript, runSteps });
+        } catch (err) {
+          failingChecks ??= checks;
+          throw err;
+        }
       }
     };
     await runSteps(s.steps);
     return done('passed');
   } catch (err) {
     const reason = err instanceof StepFailure || err instanceof ProtocolViolation ? err.message : `${(err as Error).message}`;
-    return done('failed', { reason, failedStep: index });
+    return done('failed', { reason, failedStep: index, failedRequirements: failingChecks ?? s.requirements });
   } finally {
     for (const a of actors.values()) a.terminate();
   }

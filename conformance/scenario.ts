@@ -73,14 +73,18 @@ export function loadRequirements(file = join(CONFORMANCE_DIR, 'requirements.yaml
   return map;
 }
 
-function checkSteps(file: string, steps: unknown, where: string): Step[] {
+function checkSteps(file: string, steps: unknown, where: string, requirementIds: Set<string>): Step[] {
   if (!Array.isArray(steps) || steps.length === 0) fail(file, `${where} must be a non-empty list`);
   steps.forEach((step, i) => {
     const keys = step && typeof step === 'object' ? Object.keys(step) : [];
     if (keys.length !== 1 || !(STEP_KINDS as readonly string[]).includes(keys[0]!)) {
       fail(file, `${where}[${i}] must have exactly one of ${STEP_KINDS.join(', ')}; got ${JSON.stringify(step)}`);
     }
-    if (keys[0] === 'repeat') checkSteps(file, (step as Step).repeat?.steps, `${where}[${i}].repeat.steps`);
+    if (keys[0] === 'repeat') checkSteps(file, (step as Step).repeat?.steps, `${where}[${i}].repeat.steps`, requirementIds);
+    const checks = (step as Step)[keys[0]!]?.checks;
+    if (checks !== undefined && !(Array.isArray(checks) && checks.every((c) => requirementIds.has(c)))) {
+      fail(file, `${where}[${i}].checks must list requirement IDs of this scenario's registry; got ${JSON.stringify(checks)}`);
+    }
   });
   return steps as Step[];
 }
@@ -89,7 +93,14 @@ export function loadScenarios(requirements: Map<string, Requirement>, dir = join
   const scenarios: Scenario[] = [];
   for (const name of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
     const file = join(dir, name);
-    const raw = parse(readFileSync(file, 'utf8')) as Partial<Scenario>;
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed since the listing
+      throw err;
+    }
+    const raw = parse(text) as Partial<Scenario>;
     if (!raw?.title) fail(name, 'needs a title');
     if (!raw.requirements?.length) fail(name, 'needs requirements: [IDs]');
     for (const id of raw.requirements) if (!requirements.has(id)) fail(name, `names unknown requirement ${id}`);
@@ -99,7 +110,7 @@ export function loadScenarios(requirements: Map<string, Requirement>, dir = join
       title: raw.title,
       requirements: raw.requirements,
       fixtures: raw.fixtures ?? {},
-      steps: checkSteps(name, raw.steps, 'steps'),
+      steps: checkSteps(name, raw.steps, 'steps', new Set(raw.requirements)),
     });
   }
   return scenarios;

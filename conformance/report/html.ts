@@ -6,7 +6,7 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 
 const STYLE = `body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#1b1b1b}
 table{border-collapse:collapse;width:100%;margin:1rem 0}th,td{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left;vertical-align:top}td:first-child{white-space:nowrap}
-.passed{color:#0a6b2b}.failed{color:#b00020;font-weight:600}.skipped,.untested{color:#6b5d00}.expected-failure{color:#6b3fa0}.unexpectedly-passing{color:#b00020}
+.passed{color:#0a6b2b}.failed{color:#b00020;font-weight:600}.skipped,.untested,.inconclusive{color:#6b5d00}.expected-failure{color:#6b3fa0}.unexpectedly-passing{color:#b00020}
 pre{background:#f5f5f5;padding:.75rem;overflow:auto;font-size:13px}summary{cursor:pointer}code{font-size:13px}`;
 
 export function html(r: RunResult): string {
