@@ -53,7 +53,7 @@ function readExpectedFailures(file: string | undefined): Set<string> {
 export async function server(options: ServerOptions): Promise<number> {
   const requirements = loadRequirements();
   const grep = options.grep ? new RegExp(options.grep, 'i') : undefined;
-  const scenarios = loadScenarios(requirements).filter((s) => !grep || grep.test(`${s.id} ${s.title} ${s.requirements.join(' ')}`));
+  const scenarios = loadScenarios(requirements).filter((s) => !grep || [s.id, s.title, ...s.requirements].some((text) => grep.test(text)));
   if (options.list) {
     for (const s of scenarios) console.log(`${s.id.padEnd(40)} ${s.requirements.join(',').padEnd(30)} ${s.title}`);
     return 0;
