@@ -131,27 +131,23 @@ export class Registry {
     return { token, previous_token_expires_at: iso(graceEndsAt) };
   }
 
-  /** Deactivation is final: live connections close, tokens then get TOKEN_REVOKED. Idempotent. */
   async deactivateApp(id: string): Promise<App> {
-    const app = this.directory.apps.get(id);
-    if (!app) throw new Problem('NOT_FOUND', `App ${id} does not exist.`);
-    if (app.active) {
-      await this.store.deactivate('app', id);
-      app.active = false;
-      this.live.revoke('app', id);
-    }
-    return appView(app);
+    return appView(await this.deactivate('app', id, this.directory.apps.get(id)));
   }
 
   async deactivateAgent(id: string): Promise<Agent> {
-    const agent = this.directory.agents.get(id);
-    if (!agent) throw new Problem('NOT_FOUND', `Agent ${id} does not exist.`);
-    if (agent.active) {
-      await this.store.deactivate('agent', id);
-      agent.active = false;
-      this.live.revoke('agent', id);
+    return this.agentView(await this.deactivate('agent', id, this.directory.agents.get(id)));
+  }
+
+  /** Deactivation is final: live connections close, tokens then get TOKEN_REVOKED. Idempotent. */
+  private async deactivate<T extends { active: boolean }>(kind: ClientKind, id: string, owner: T | undefined): Promise<T> {
+    if (!owner) throw new Problem('NOT_FOUND', `${kind === 'app' ? 'App' : 'Agent'} ${id} does not exist.`);
+    if (owner.active) {
+      await this.store.deactivate(kind, id);
+      owner.active = false;
+      this.live.revoke(kind, id);
     }
-    return this.agentView(agent);
+    return owner;
   }
 
   /** The HTTP directory (§2.4) as the app sees it: only its own organization's. */
