@@ -13,7 +13,7 @@ export ADMIN_TOKEN=${ADMIN_TOKEN:-conformance-local-admin-token}
 
 npm start > "$out/bridge.log" 2>&1 &
 bridge=$!
-trap 'kill $bridge 2>/dev/null; wait $bridge 2>/dev/null; rm -rf "$data"' EXIT
+trap 'kill $bridge 2>/dev/null || true; wait $bridge 2>/dev/null || true; rm -rf "$data"' EXIT
 
 node -e "
   const url = 'http://127.0.0.1:$port/healthz';
