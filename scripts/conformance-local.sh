@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the conformance suite against this repository's bridge, started as a separate process (npm start) with the
+# Runs the conformance suite against this repository's bridge, started as a separate process (as npm start does) with the
 # test clock on, over real sockets. Reports go to test-output/. Exit code: the suite's (0 = no MUST failed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +11,8 @@ port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{
 export PORT=$port HOST=127.0.0.1 DATABASE_URL="sqlite:$data/bridge.sqlite" BRIDGE_TEST_CLOCK=1 LOG_LEVEL=warn
 export ADMIN_TOKEN=${ADMIN_TOKEN:-conformance-local-admin-token}
 
-npm start > "$out/bridge.log" 2>&1 &
+# What `npm start` runs, started directly so that $! is the bridge itself and stopping it stops it.
+node bin/bridge.js serve > "$out/bridge.log" 2>&1 &
 bridge=$!
 trap 'kill $bridge 2>/dev/null || true; wait $bridge 2>/dev/null || true; rm -rf "$data"' EXIT
 
