@@ -87,7 +87,10 @@ export class BridgeConnection extends EventEmitter<ConnectionEvents> {
     };
   }
 
-  /** Connects; resolves on the first open, rejects if the first attempt is refused or fails. */
+  /**
+   * Connects; resolves on the first open. A bridge that cannot be reached yet is retried with the backoff, so this
+   * rejects only when it gives up: refused for good (UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN) or out of retries.
+   */
   start(): Promise<void> {
     this.stopped = false;
     return new Promise((resolve, reject) => {
