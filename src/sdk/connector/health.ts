@@ -1,0 +1,61 @@
+// The optional HTTP health endpoint (§2.6): GET (or HEAD) on the configured path returns ConnectorHealth JSON,
+// status 200 while at least one agent is connected (ok, degraded) and 503 when none is (down), so a probe can use
+// the status code alone. Anything else: 404, or 405 for another method.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ConnectorAgentHealth, ConnectorHealth, ConnectorStatus } from '../../../generated/index.js';
+
+/** ok: every agent connected; degraded: some; down: none. */
+export function connectorStatus(agents: Record<string, ConnectorAgentHealth>): ConnectorStatus {
+  const all = Object.values(agents);
+  const up = all.filter((a) => a.connected).length;
+  return up > 0 && up === all.length ? 'ok' : up > 0 ? 'degraded' : 'down';
+}
+
+export interface HealthServer {
+  /** `http://host:port/path` */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export async function startHealthServer(
+  options: { port: number; path: string; host?: string },
+  report: () => ConnectorHealth,
+): Promise<HealthServer> {
+  const server: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      const text = JSON.stringify(body);
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text), ...headers });
+      res.end(req.method === 'HEAD' ? undefined : text);
+    };
+    if (path !== options.path) return send(404, { code: 'NOT_FOUND', error: `No such path; the health endpoint is ${options.path}.` });
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, { code: 'INVALID_REQUEST', error: 'Use GET.' }, { allow: 'GET, HEAD' });
+    let health: ConnectorHealth;
+    try {
+      health = report();
+    } catch (err) {
+      return send(500, { code: 'INTERNAL_ERROR', error: err instanceof Error ? err.message : String(err) });
+    }
+    send(health.status === 'down' ? 503 : 200, health);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port, address, family } = server.address() as AddressInfo;
+  const host = options.host ?? (family === 'IPv6' ? 'localhost' : address === '0.0.0.0' ? '127.0.0.1' : address);
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}${options.path}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,145 @@
+// `bridge-connector --config FILE --handler MODULE`, run for real (node bin/bridge-connector.js) against a test
+// bridge: notifications as JSON lines on stdout, the echo example answering an app, a clean exit on SIGTERM, and
+// start-up errors that name what is wrong.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { startTestBridge } from '../helpers/bridge.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Run {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<number | null>;
+  /** The stdout JSON lines so far. */
+  lines(): any[];
+}
+
+const running: Run[] = [];
+
+function connectorCommand(args: string[], env: NodeJS.ProcessEnv): Run {
+  const child = spawn(process.execPath, ['bin/bridge-connector.js', ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const run: Run = {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    lines: () => out.split('\n').filter(Boolean).map((line) => JSON.parse(line)),
+  };
+  running.push(run);
+  return run;
+}
+
+async function until(check: () => boolean, what: string, run: Run): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (check()) return;
+    if (run.child.exitCode !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}; stdout: ${run.stdout()}\nstderr: ${run.stderr()}`);
+}
+
+describe('the bridge-connector command', function () {
+  this.timeout(60_000);
+  let dir: string;
+
+  beforeEach(async function () {
+    dir = await mkdtemp(join(tmpdir(), 'connector-cli-'));
+  });
+  afterEach(async function () {
+    for (const run of running.splice(0)) {
+      if (run.child.exitCode === null) run.child.kill('SIGKILL');
+      await run.exited;
+    }
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('runs the echo example against a bridge, prints notifications as JSON lines, and exits 0 on SIGTERM', async function () {
+    const bridge = await startTestBridge();
+    const org = await bridge.org();
+    const app = await bridge.app(org.org_id);
+    const agent = await bridge.agent(org.org_id);
+    const config = join(dir, 'connector.yaml');
+    await writeFile(
+      config,
+      [
+        'connection:',
+        `  url: ${bridge.url.replace(/^http/, 'ws')}/v1/ws/agent`,
+        'agents:',
+        `  - agent_id: ${agent.agent_id}`,
+        '    token: ${ECHO_AGENT_TOKEN}',
+        '',
+      ].join('\n'),
+    );
+    const run = connectorCommand(['--config', config, '--handler', 'examples/echo-agent.ts'], { ECHO_AGENT_TOKEN: agent.token });
+    await until(() => run.lines().some((l) => l.type === 'connected'), 'connected', run);
+    await bridge.untilAgentOnline(agent.agent_id, true);
+
+    const appClient = await bridge.connectApp(app.token);
+    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 'cli', payload: { text: 'hi there' } });
+    const { event_id } = await appClient.expect('accepted');
+    const tokens = [];
+    for (let i = 0; i < 4; i++) tokens.push((await appClient.expect('token')).token);
+    expect(tokens).to.deep.equal(['You ', 'said: ', 'hi ', 'there']);
+    expect((await appClient.expect('reply')).reply).to.equal('You said: hi there');
+    await until(() => run.lines().some((l) => l.type === 'event-replied'), 'event-replied', run);
+
+    run.child.kill('SIGTERM');
+    expect(await run.exited, run.stderr()).to.equal(0);
+    const lines = run.lines();
+    expect(lines.map((l) => l.type)).to.deep.equal(['connected', 'event-received', 'event-replied', 'disconnected', 'closed']);
+    expect(lines[1]).to.include({ agentId: agent.agent_id, eventId: event_id, sessionKey: `svc:${app.app_id}:cli` });
+    expect(lines[2]).to.include({ agentId: agent.agent_id, eventId: event_id, tokenCount: 4 });
+    for (const line of lines) expect(Date.parse(line.time)).to.be.a('number').and.not.NaN;
+  });
+
+  it('fails at start-up, exit 1, naming a missing variable and the config path', async function () {
+    const config = join(dir, 'connector.json');
+    await writeFile(config, JSON.stringify({ connection: { url: 'ws://127.0.0.1:1/v1/ws/agent' }, agents: [{ agent_id: 'tutor-7k2m', token: '${NO_SUCH_TOKEN_VAR}' }] }));
+    const env = { NO_SUCH_TOKEN_VAR: undefined } as unknown as NodeJS.ProcessEnv;
+    const run = connectorCommand(['--config', config, '--handler', 'examples/echo-agent.ts'], env);
+    expect(await run.exited).to.equal(1);
+    expect(run.stderr()).to.include('NO_SUCH_TOKEN_VAR').and.include('agents[0].token').and.include(config);
+    expect(run.stdout()).to.equal('');
+  });
+
+  it('fails at start-up, exit 1, when the bridge refuses the token', async function () {
+    const bridge = await startTestBridge();
+    const org = await bridge.org();
+    const agent = await bridge.agent(org.org_id);
+    const config = join(dir, 'connector.yaml');
+    await writeFile(config, `connection: {url: "${bridge.url.replace(/^http/, 'ws')}/v1/ws/agent"}\nagents: [{agent_id: ${agent.agent_id}, token: "\${T}"}]\n`);
+    const run = connectorCommand(['--config', config, '--handler', 'examples/echo-agent.ts'], { T: `rla_${agent.agent_id}_${'x'.repeat(40)}` });
+    expect(await run.exited).to.equal(1);
+    expect(run.stderr()).to.include(`bridge-connector: could not connect ${agent.agent_id}: UNAUTHORIZED: `);
+    expect(run.lines().map((l) => l.type)).to.deep.equal(['event-error', 'closed']);
+  });
+
+  it('loads a TypeScript handler from outside the project, and fails at start-up, exit 1, on one that exports no handler', async function () {
+    const config = join(dir, 'connector.yaml');
+    await writeFile(config, 'connection: {url: "ws://127.0.0.1:1/v1/ws/agent"}\nagents: [{agent_id: tutor-7k2m, token: rla_tutor-7k2m_Zx8kQ2mV7pL4nR9sT1wY6bC3dF5gH0jK2aE4iO8uQ1z}]\n');
+    const good = join(dir, 'good.ts');
+    await writeFile(good, 'export default function (): void {}\n');
+    // Nothing listens on port 1: the connector keeps trying (and stays up meanwhile) until told to stop.
+    const waiting = connectorCommand(['--config', config, '--handler', good], {});
+    await until(() => waiting.lines().filter((l) => l.type === 'reconnecting').length >= 2, 'two reconnect attempts', waiting);
+    waiting.child.kill('SIGTERM');
+    expect(await waiting.exited, waiting.stderr()).to.equal(0);
+
+    const handler = join(dir, 'nothing.ts');
+    await writeFile(handler, 'export const notAHandler = 1;\n');
+    const run = connectorCommand(['--config', config, '--handler', handler], {});
+    expect(await run.exited).to.equal(1);
+    expect(run.stderr()).to.include('exports neither a default function nor a function named handle');
+  });
+});
