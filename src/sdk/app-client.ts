@@ -24,25 +24,10 @@ import { BridgeError, ConnectionLostError } from './app-errors.js';
 
 export { BridgeError, ConnectionLostError, type BridgeErrorCode, type ClientErrorCode } from './app-errors.js';
 
-export interface AppClientOptions {
-  /** The bridge's base URL, ending in the version segment (`wss://host/v1`); the client adds `/ws/app`. */
+/** The connection's options, with `url` the bridge's base URL ending in the version segment (`wss://host/v1`). */
+export interface AppClientOptions extends ConnectionOptions {
+  /** The bridge's base URL (`wss://host/v1`); the client adds `/ws/app`. */
   url: string;
-  /** The app token (`rlk_…`). Keep it in the environment, never in code. */
-  token: string;
-  /** How the token travels in the handshake: the Authorization header (default, stays out of access logs) or `?token=`. */
-  carrier?: Carrier;
-  /** Defaults: enabled, LIMITS.appReconnectMaxAttempts attempts, LIMITS.reconnectBaseDelayMs doubling to LIMITS.reconnectMaxDelayMs, 20 % jitter. */
-  reconnect?: Partial<ReconnectOptions>;
-  /** Default LIMITS.heartbeatIntervalMs. */
-  heartbeatIntervalMs?: number;
-  /** Default LIMITS.heartbeatTimeoutMs; without a pong in this time the connection is dropped and reopened. */
-  heartbeatTimeoutMs?: number;
-  /** Time source for the heartbeat and the backoff (tests pass an AdjustableClock). */
-  clock?: Clock;
-  /** Random numbers in [0, 1) for the backoff jitter (tests pass a fixed one). */
-  random?: () => number;
-  /** Opens the socket; for tests and unusual transports only. */
-  createSocket?: ConnectionOptions['createSocket'];
 }
 
 export interface SendInput {

@@ -22,11 +22,17 @@ export interface ReconnectOptions {
 export interface ConnectionOptions {
   /** `{base_url}/ws/app` or `{base_url}/ws/agent`. */
   url: string;
+  /** The app (`rlk_…`) or agent (`rla_…`) token. Keep it in the environment, never in code. */
   token: string;
+  /** How the token travels in the handshake: the Authorization header (default, stays out of access logs) or `?token=`. */
   carrier?: Carrier;
+  /** Defaults: enabled, the owner's attempts, LIMITS.reconnectBaseDelayMs doubling to LIMITS.reconnectMaxDelayMs, 20 % jitter. */
   reconnect?: Partial<ReconnectOptions>;
+  /** Default LIMITS.heartbeatIntervalMs. */
   heartbeatIntervalMs?: number;
+  /** Default LIMITS.heartbeatTimeoutMs; without a pong in this time the connection is dropped and reopened. */
   heartbeatTimeoutMs?: number;
+  /** Time source for the heartbeat and the backoff (tests pass an AdjustableClock). */
   clock?: Clock;
   /** Random numbers in [0, 1) for the jitter (tests pass a fixed one). */
   random?: () => number;
