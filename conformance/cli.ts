@@ -8,7 +8,9 @@ import { html } from './report/html.js';
 import { junit } from './report/junit.js';
 import { judge, type RunResult, type ScenarioResult } from './results.js';
 import { runScenario, type FixtureFile } from './run.js';
-import { loadRequirements, loadScenarios } from './scenario.js';
+import { runClientScenario } from './client/run.js';
+import { CLIENT_SCENARIOS } from './client/scenarios.js';
+import { loadRequirements, loadScenarios, type Requirement } from './scenario.js';
 import { Target } from './target.js';
 
 interface ServerOptions {
@@ -50,8 +52,13 @@ function readExpectedFailures(file: string | undefined): Set<string> {
   return new Set(ids);
 }
 
+/** The registry split by role: CLI-… requirements are the client role's, the rest the server role's. */
+function requirementsOf(role: 'server' | 'client'): Map<string, Requirement> {
+  return new Map([...loadRequirements()].filter(([id]) => id.startsWith('CLI-') === (role === 'client')));
+}
+
 export async function server(options: ServerOptions): Promise<number> {
-  const requirements = loadRequirements();
+  const requirements = requirementsOf('server');
   const grep = options.grep ? new RegExp(options.grep, 'i') : undefined;
   const scenarios = loadScenarios(requirements).filter((s) => !grep || [s.id, s.title, ...s.requirements].some((text) => grep.test(text)));
   if (options.list) {
@@ -96,6 +103,61 @@ export async function server(options: ServerOptions): Promise<number> {
   return result.failedByLevel.MUST === 0 ? 0 : 1;
 }
 
+interface ClientOptions {
+  role: 'app' | 'agent';
+  command: string;
+  slow: boolean;
+  connectTimeoutMs: number;
+  grep?: string;
+  list: boolean;
+  reportJson?: string;
+  junit?: string;
+  html?: string;
+  expectedFailures?: string;
+}
+
+/**
+ * `bridge-conformance client --role app|agent --command "<cmd>"`: plays the bridge. For each client scenario of the
+ * role it starts a mock bridge, runs the command with BRIDGE_URL, BRIDGE_TOKEN and BRIDGE_SCENARIO, and judges what
+ * the client sends. Same output, reports and exit code as `server`.
+ */
+export async function client(options: ClientOptions): Promise<number> {
+  const requirements = requirementsOf('client');
+  const grep = options.grep ? new RegExp(options.grep, 'i') : undefined;
+  const scenarios = CLIENT_SCENARIOS.filter((s) => s.role === options.role && (!grep || [s.id, s.title, ...s.requirements].some((text) => grep.test(text))));
+  if (options.list) {
+    for (const s of scenarios) console.log(`${s.id.padEnd(40)} ${s.requirements.join(',').padEnd(30)} ${s.title}${s.optIn ? ' (slow: --slow)' : ''}`);
+    return 0;
+  }
+  const target = `${options.role} client: ${options.command}`;
+  console.log(`bridge-conformance: ${scenarios.length} client scenarios for the ${target}`);
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const results: ScenarioResult[] = [];
+  for (const s of scenarios) {
+    const outcome = s.optIn && !options.slow
+      ? { status: 'skipped' as const, reason: 'slow scenario: pass --slow to run it', durationMs: 0, transcript: [] }
+      : await runClientScenario(s, { command: options.command, connectTimeoutMs: options.connectTimeoutMs });
+    results.push({ id: s.id, file: 'client/scenarios.ts', title: s.title, requirements: s.requirements, ...outcome });
+    const mark = outcome.status === 'passed' ? 'ok  ' : outcome.status === 'failed' ? 'FAIL' : 'skip';
+    console.log(`${mark} ${s.id} [${s.requirements.join(', ')}] ${outcome.durationMs} ms${outcome.reason ? ` — ${outcome.status === 'failed' ? `step ${outcome.failedStep}: ` : ''}${outcome.reason}` : ''}`);
+  }
+  // Only the requirements this role's scenarios can check: the other role's are not "untested" here.
+  const mine = new Map([...requirements].filter(([id]) => CLIENT_SCENARIOS.some((s) => s.role === options.role && s.requirements.includes(id))));
+  const verdicts = judge(mine, results, readExpectedFailures(options.expectedFailures));
+  const result: RunResult = { target, startedAt, durationMs: Math.round(performance.now() - started), hasClock: false, scenarios: results, ...verdicts };
+  const by = (v: string) => result.requirements.filter((r) => r.verdict === v);
+  for (const r of by('failed')) console.log(`requirement FAILED: ${r.id} (${r.level}) ${r.text}`);
+  for (const r of by('expected-failure')) console.log(`requirement failed as expected: ${r.id} (${r.level})`);
+  for (const r of by('unexpectedly-passing')) console.log(`requirement listed as an expected failure now PASSES: ${r.id} — remove it from ${options.expectedFailures}`);
+  console.log(`requirements: ${by('passed').length} passed, ${by('failed').length} failed, ${by('skipped').length} skipped (MUST failed: ${result.failedByLevel.MUST})`);
+  if (options.reportJson) writeFileSync(options.reportJson, `${JSON.stringify(result, null, 2)}\n`);
+  if (options.junit) writeFileSync(options.junit, junit(result));
+  if (options.html) writeFileSync(options.html, html(result));
+  console.log(`${result.counts.passed} passed, ${result.counts.failed} failed, ${result.counts.skipped} skipped`);
+  return result.failedByLevel.MUST === 0 ? 0 : 1;
+}
+
 export function program(): Command {
   const cmd = new Command('bridge-conformance').description('Checks a bridge against the agent messaging bridge protocol.');
   cmd
@@ -116,6 +178,25 @@ export function program(): Command {
     .option('--expected-failures <file>', 'requirement IDs known to fail (one per line)')
     .action(async (opts: ServerOptions) => {
       process.exitCode = await server(opts);
+    });
+  cmd
+    .command('client')
+    .description('play the bridge: run a client command against a mock bridge and judge what it sends')
+    .requiredOption('--role <role>', 'app or agent', (v: string) => {
+      if (v !== 'app' && v !== 'agent') throw new InvalidArgumentError('--role must be app or agent');
+      return v;
+    })
+    .requiredOption('--command <cmd>', 'the client to run (a shell command line); it gets BRIDGE_URL, BRIDGE_TOKEN and BRIDGE_SCENARIO')
+    .option('--slow', 'also run the slow scenarios (app-heartbeat: about 35 s)', false)
+    .option('--connect-timeout-ms <ms>', "how long the client may take to start and connect", int('--connect-timeout-ms'), 30_000)
+    .option('--grep <regexp>', 'only scenarios whose id, title or requirements match')
+    .option('--list', 'print the scenarios and exit', false)
+    .option('--report-json <file>', 'write the full result as JSON')
+    .option('--junit <file>', 'write JUnit XML')
+    .option('--html <file>', 'write a self-contained HTML report')
+    .option('--expected-failures <file>', 'requirement IDs known to fail (one per line)')
+    .action(async (opts: ClientOptions) => {
+      process.exitCode = await client(opts);
     });
   return cmd;
 }

@@ -7,7 +7,7 @@ export function junit(r: RunResult): string {
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="bridge-conformance" tests="${r.scenarios.length}" failures="${r.counts.failed}" skipped="${r.counts.skipped}" time="${(r.durationMs / 1000).toFixed(3)}">`,
-    `  <testsuite name="server ${esc(r.target)}" tests="${r.scenarios.length}" failures="${r.counts.failed}" skipped="${r.counts.skipped}" time="${(r.durationMs / 1000).toFixed(3)}" timestamp="${r.startedAt}">`,
+    `  <testsuite name="${esc(r.target)}" tests="${r.scenarios.length}" failures="${r.counts.failed}" skipped="${r.counts.skipped}" time="${(r.durationMs / 1000).toFixed(3)}" timestamp="${r.startedAt}">`,
   ];
   for (const s of r.scenarios) {
     lines.push(`    <testcase classname="conformance.${esc(s.id)}" name="${esc(`${s.title} [${s.requirements.join(', ')}]`)}" time="${(s.durationMs / 1000).toFixed(3)}">`);

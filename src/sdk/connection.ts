@@ -73,6 +73,10 @@ export class BridgeConnection extends EventEmitter<ConnectionEvents> {
   private pongDeadline: Timer | undefined;
   private retryTimer: Timer | undefined;
   private attempt = 0;
+  /** Whether the bridge answered a ping on this connection: only then does the backoff start over. */
+  private confirmed = false;
+  /** Holds the process open while a reconnect is pending (the clock's timers do not). */
+  private keepAlive: NodeJS.Timeout | undefined;
   private stopped = false;
   state: ConnectionState = 'closed';
 
@@ -124,6 +128,7 @@ export class BridgeConnection extends EventEmitter<ConnectionEvents> {
   close(): void {
     this.stopped = true;
     this.retryTimer?.cancel();
+    this.releaseKeepAlive();
     this.stopHeartbeat();
     if (this.ws && this.ws.readyState !== WebSocket.CLOSED) this.ws.close(1000, 'client closing');
     else this.finish({ code: 1000, reason: 'client closing' });
@@ -144,7 +149,9 @@ export class BridgeConnection extends EventEmitter<ConnectionEvents> {
     this.ws = ws;
     let refusal: string | undefined;
     ws.on('open', () => {
-      this.attempt = 0;
+      // The upgrade completes even for a refused token (W1), so an open socket does not reset the backoff; the
+      // first pong does. A bridge that accepts and drops at once is retried ever more slowly, not every second.
+      this.confirmed = false;
       this.setState('open');
       this.startHeartbeat();
       this.emit('open');
@@ -157,6 +164,10 @@ export class BridgeConnection extends EventEmitter<ConnectionEvents> {
         return;
       }
       if (message.type === 'pong') {
+        if (!this.confirmed) {
+          this.confirmed = true;
+          this.attempt = 0;
+        }
         this.pongDeadline?.cancel();
         this.pongDeadline = undefined;
         this.emit('pong', this.clock.now());
@@ -184,10 +195,20 @@ export class BridgeConnection extends EventEmitter<ConnectionEvents> {
     const delayMs = backoffDelay(this.attempt, this.reconnect, this.random);
     this.setState('reconnecting');
     this.emit('reconnecting', { attempt: this.attempt, delayMs });
-    this.retryTimer = this.clock.setTimer(delayMs, () => this.open());
+    this.keepAlive ??= setInterval(() => {}, 1 << 30);
+    this.retryTimer = this.clock.setTimer(delayMs, () => {
+      this.releaseKeepAlive();
+      this.open();
+    });
+  }
+
+  private releaseKeepAlive(): void {
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
   }
 
   private finish(info: { code: number; reason: string }): void {
+    this.releaseKeepAlive();
     if (this.state === 'closed') return; // already finished (or never started)
     this.setState('closed');
     this.emit('closed', info);

@@ -1,0 +1,188 @@
+// The client role's stand-in for the bridge: a WebSocket server on 127.0.0.1, port 0, serving `/v1/ws/app` and
+// `/v1/ws/agent`. It accepts only the token it was given (Authorization: Bearer or ?token=) and refuses others as
+// the real bridge does (one `error` frame, then a close whose code is the error's close code and whose reason is
+// the code, W1). Every frame a client sends is validated against the generated schema of its direction and
+// recorded with its time; pings are answered with pongs. Scenarios script the rest through `send` and `waitFor`.
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { CLOSE_CODES, describeErrors, validateAgentToServiceMessage, validateAppToServiceMessage } from '../../generated/index.js';
+import type { Transcript } from '../actor.js';
+
+export type ClientRole = 'app' | 'agent';
+
+/** One handshake the client attempted. */
+export interface Attempt {
+  at: number;
+  path: string;
+  carrier: 'header' | 'query' | 'both' | 'none';
+  outcome: 'accepted' | 'refused-http' | 'unauthorized' | 'forbidden' | 'not-found';
+}
+
+/** One frame the client sent. */
+export interface ReceivedFrame {
+  at: number;
+  connection: number;
+  text: string;
+  frame: Record<string, unknown> | undefined;
+  /** The schema error, when the frame is not a valid message of the client's direction. */
+  invalid?: string;
+}
+
+export interface MockBridgeEvents {
+  attempt: [attempt: Attempt];
+  connection: [id: number];
+  frame: [frame: ReceivedFrame];
+  disconnect: [info: { connection: number; code: number; reason: string; at: number }];
+}
+
+export class MockBridge extends EventEmitter<MockBridgeEvents> {
+  readonly attempts: Attempt[] = [];
+  readonly frames: ReceivedFrame[] = [];
+  readonly disconnects: { connection: number; code: number; reason: string; at: number }[] = [];
+  /** The next this many handshakes are refused at the HTTP level (503) before any upgrade: the bridge looks down. */
+  refuseNext = 0;
+  private readonly started = performance.now();
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  private readonly sockets = new Map<number, WebSocket>();
+  private nextId = 0;
+  private current: number | undefined;
+
+  private constructor(
+    private readonly server: Server,
+    readonly role: ClientRole,
+    readonly token: string,
+    private readonly transcript: Transcript,
+  ) {
+    super();
+    server.on('upgrade', (req, socket, head) => this.onUpgrade(req, socket, head));
+  }
+
+  static async start(options: { role: ClientRole; token: string; transcript: Transcript }): Promise<MockBridge> {
+    const server = createServer((_req, res) => res.writeHead(404).end());
+    const mock = new MockBridge(server, options.role, options.token, options.transcript);
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', () => resolve()));
+    return mock;
+  }
+
+  /** The base URL a client is given (BRIDGE_URL): `ws://127.0.0.1:PORT/v1`. */
+  get url(): string {
+    const address = this.server.address();
+    if (!address || typeof address === 'string') throw new Error('the mock bridge is not listening');
+    return `ws://127.0.0.1:${address.port}/v1`;
+  }
+
+  /** Milliseconds since the mock started. */
+  now(): number {
+    return Math.round(performance.now() - this.started);
+  }
+
+  /** The id of the newest authenticated connection still open. */
+  get connection(): number | undefined {
+    return this.current;
+  }
+
+  isOpen(id: number | undefined = this.current): boolean {
+    return id !== undefined && this.sockets.has(id);
+  }
+
+  /** Sends a frame on a connection (default: the newest one). Returns false when it is not open. */
+  send(frame: Record<string, unknown>, id: number | undefined = this.current): boolean {
+    const ws = id === undefined ? undefined : this.sockets.get(id);
+    if (!ws) return false;
+    const text = JSON.stringify(frame);
+    this.transcript.add('mock', 'sent', text);
+    ws.send(text);
+    return true;
+  }
+
+  closeConnection(code: number, reason: string, id: number | undefined = this.current): void {
+    const ws = id === undefined ? undefined : this.sockets.get(id);
+    ws?.close(code, reason);
+  }
+
+  async stop(): Promise<void> {
+    for (const ws of this.sockets.values()) ws.terminate();
+    this.wss.close();
+    this.server.closeAllConnections?.();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'http://mock');
+    const header = req.headers.authorization;
+    const headerToken = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
+    const queryToken = url.searchParams.get('token') ?? undefined;
+    const carrier: Attempt['carrier'] = headerToken !== undefined ? (queryToken !== undefined ? 'both' : 'header') : queryToken !== undefined ? 'query' : 'none';
+    const attempt: Attempt = { at: this.now(), path: url.pathname, carrier, outcome: 'accepted' };
+    const record = () => {
+      this.attempts.push(attempt);
+      this.transcript.add('client', 'note', `handshake ${attempt.path} (token in ${carrier}): ${attempt.outcome}`);
+      this.emit('attempt', attempt);
+    };
+    if (url.pathname !== '/v1/ws/app' && url.pathname !== '/v1/ws/agent') {
+      attempt.outcome = 'not-found';
+      record();
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    if (this.refuseNext > 0) {
+      this.refuseNext--;
+      attempt.outcome = 'refused-http';
+      record();
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    // The header wins when both are present (W12).
+    const token = headerToken ?? queryToken;
+    const refusal: 'UNAUTHORIZED' | 'FORBIDDEN' | undefined = token !== this.token ? 'UNAUTHORIZED' : url.pathname !== `/v1/ws/${this.role}` ? 'FORBIDDEN' : undefined;
+    if (refusal) attempt.outcome = refusal === 'UNAUTHORIZED' ? 'unauthorized' : 'forbidden';
+    record();
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      if (refusal) {
+        const frame = { type: 'error', code: refusal, error: refusal === 'UNAUTHORIZED' ? 'Missing or invalid token.' : `This token is not for ${url.pathname}.` };
+        this.transcript.add('mock', 'sent', JSON.stringify(frame));
+        ws.send(JSON.stringify(frame));
+        ws.close(CLOSE_CODES[refusal], refusal);
+        return;
+      }
+      this.accept(ws);
+    });
+  }
+
+  private accept(ws: WebSocket): void {
+    const id = ++this.nextId;
+    this.sockets.set(id, ws);
+    this.current = id;
+    this.transcript.add('client', 'note', `connection ${id} open`);
+    const validate = this.role === 'app' ? validateAppToServiceMessage : validateAgentToServiceMessage;
+    ws.on('message', (data, isBinary) => {
+      const text = isBinary ? `<binary ${(data as Buffer).length} bytes>` : data.toString();
+      this.transcript.add('client', 'received', text);
+      let frame: Record<string, unknown> | undefined;
+      let invalid: string | undefined;
+      try {
+        const parsed: unknown = isBinary ? undefined : JSON.parse(text);
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) frame = parsed as Record<string, unknown>;
+      } catch {
+        invalid = 'not valid JSON';
+      }
+      if (!invalid && (!frame || !validate(frame))) invalid = frame ? describeErrors(validate.errors) : 'not a JSON object';
+      const received: ReceivedFrame = { at: this.now(), connection: id, text, frame, ...(invalid ? { invalid } : {}) };
+      this.frames.push(received);
+      this.emit('frame', received);
+      if (!invalid && frame?.type === 'ping') this.send({ type: 'pong' }, id);
+    });
+    ws.on('close', (code, reason) => {
+      this.sockets.delete(id);
+      if (this.current === id) this.current = undefined;
+      const info = { connection: id, code, reason: reason.toString(), at: this.now() };
+      this.disconnects.push(info);
+      this.transcript.add('client', 'closed', `connection ${id}: ${code} ${info.reason}`);
+      this.emit('disconnect', info);
+    });
+    ws.on('error', () => {});
+    this.emit('connection', id);
+  }
+}

@@ -1,0 +1,33 @@
+// The agent client command for `bridge-conformance client --role agent --command "npx tsx examples/conformance-agent.ts"`:
+// a Connector configured in code from BRIDGE_URL (+ '/ws/agent') and BRIDGE_TOKEN, whose agent_id is read from the
+// token (`rla_{agent_id}_{secret}`). It echoes each event's text as streamed tokens, then replies; it runs until
+// it is stopped (SIGTERM or SIGINT), ending anything in flight with an error.
+import { Connector } from '../src/sdk/connector/connector.js';
+import { resolveConnectorConfig } from '../src/sdk/connector/config.js';
+
+const url = process.env.BRIDGE_URL;
+const token = process.env.BRIDGE_TOKEN;
+if (!url || !token) {
+  console.error('BRIDGE_URL and BRIDGE_TOKEN must be set');
+  process.exit(2);
+}
+const agentId = token.split('_')[1] ?? '';
+
+try {
+  const config = resolveConnectorConfig({ connection: { url: `${url.replace(/\/+$/, '')}/ws/agent` }, agents: [{ agent_id: agentId, token }] }, { source: 'conformance-agent' });
+  const connector = new Connector(config, {
+    handler(event, ctx) {
+      const text = typeof event.payload.text === 'string' ? event.payload.text : JSON.stringify(event.payload);
+      ctx.stream(`You said: ${text}`, 1);
+      ctx.reply('', { model: 'echo', tokens_used: ctx.tokenCount });
+    },
+  });
+  const stop = () => void connector.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  await connector.start();
+  console.log(`conformance-agent: ${agentId} connected`);
+} catch (err) {
+  console.error(`conformance-agent: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+}

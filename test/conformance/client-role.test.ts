@@ -1,0 +1,69 @@
+// The client role, end to end: our two SDKs' example clients pass every scenario of their role that is not opt-in,
+// and deliberately broken clients (broken-clients/) fail exactly the scenarios, and the requirements, they break.
+// Each client is a real command (npx tsx …) run against the mock bridge, as a third party's would be.
+import { expect } from 'chai';
+import { runClientScenario } from '../../conformance/client/run.js';
+import { CLIENT_SCENARIOS } from '../../conformance/client/scenarios.js';
+import { judge, type ScenarioResult } from '../../conformance/results.js';
+import { loadRequirements } from '../../conformance/scenario.js';
+
+async function runRole(role: 'app' | 'agent', command: string): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = [];
+  for (const s of CLIENT_SCENARIOS.filter((c) => c.role === role && !c.optIn)) {
+    const outcome = await runClientScenario(s, { command });
+    results.push({ id: s.id, file: 'client/scenarios.ts', title: s.title, requirements: s.requirements, ...outcome });
+  }
+  return results;
+}
+
+const failedRequirements = (results: ScenarioResult[]) => {
+  const requirements = new Map([...loadRequirements()].filter(([id]) => id.startsWith('CLI-')));
+  return judge(requirements, results, new Set()).requirements.filter((r) => r.verdict === 'failed').map((r) => r.id);
+};
+
+const statuses = (results: ScenarioResult[]) => Object.fromEntries(results.map((r) => [r.id, r.status]));
+const explain = (results: ScenarioResult[]) => results.map((r) => `${r.id}: ${r.status}${r.reason ? ` — ${r.reason}` : ''}`).join('\n');
+
+describe('conformance client role', function () {
+  this.timeout(120_000);
+
+  it('has the scenarios the issue lists, the heartbeat opt-in, each naming known CLI requirements', () => {
+    const ids = CLIENT_SCENARIOS.map((s) => s.id);
+    expect(ids).to.include.members(['agent-streams-and-replies', 'agent-answers-every-event', 'agent-handles-invalid-event-id', 'app-handshake', 'app-sends-valid-event', 'app-reconnect-backoff', 'app-heartbeat']);
+    expect(CLIENT_SCENARIOS.filter((s) => s.optIn).map((s) => s.id)).to.deep.equal(['app-heartbeat']);
+    const requirements = loadRequirements();
+    for (const s of CLIENT_SCENARIOS) for (const id of s.requirements) expect(requirements.has(id), `${s.id}: ${id}`).to.equal(true);
+  });
+
+  it('our agent connector (examples/conformance-agent.ts) passes every agent scenario', async () => {
+    const results = await runRole('agent', 'npx tsx examples/conformance-agent.ts');
+    expect(results.every((r) => r.status === 'passed'), explain(results)).to.equal(true);
+  });
+
+  it('our app client (examples/conformance-app.ts) passes every app scenario, backoff measured', async () => {
+    const results = await runRole('app', 'npx tsx examples/conformance-app.ts');
+    expect(results.every((r) => r.status === 'passed'), explain(results)).to.equal(true);
+    expect(results.map((r) => r.id)).to.include('app-reconnect-backoff');
+  });
+
+  it('a silent agent fails every agent scenario, on CLI-007 (never silence)', async () => {
+    const results = await runRole('agent', 'npx tsx test/conformance/broken-clients/silent-agent.ts');
+    expect(statuses(results), explain(results)).to.deep.equal({ 'agent-streams-and-replies': 'failed', 'agent-answers-every-event': 'failed', 'agent-handles-invalid-event-id': 'failed' });
+    for (const r of results) expect(r.reason).to.match(/sent (no reply or error|nothing) for event/);
+    expect(failedRequirements(results)).to.deep.equal(['CLI-007']);
+  });
+
+  it('an agent sending a 5000-byte token fails agent-streams-and-replies only, on CLI-006', async () => {
+    const results = await runRole('agent', 'npx tsx test/conformance/broken-clients/oversized-agent.ts');
+    expect(statuses(results), explain(results)).to.deep.equal({ 'agent-streams-and-replies': 'failed', 'agent-answers-every-event': 'passed', 'agent-handles-invalid-event-id': 'passed' });
+    expect(results[0]!.reason).to.match(/5000 UTF-8 bytes, over the limit of 4096/);
+    expect(failedRequirements(results)).to.deep.equal(['CLI-006']);
+  });
+
+  it('an app reconnecting at once fails app-reconnect-backoff only, on CLI-004', async () => {
+    const results = await runRole('app', 'npx tsx test/conformance/broken-clients/no-backoff-app.ts');
+    expect(statuses(results), explain(results)).to.deep.equal({ 'app-handshake': 'passed', 'app-sends-valid-event': 'passed', 'app-reconnect-backoff': 'failed' });
+    expect(results.find((r) => r.id === 'app-reconnect-backoff')!.reason).to.match(/measured reconnect delays \d+, \d+, \d+ ms/);
+    expect(failedRequirements(results)).to.deep.equal(['CLI-004']);
+  });
+});
