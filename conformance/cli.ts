@@ -13,7 +13,7 @@ import { CLIENT_SCENARIOS } from './client/scenarios.js';
 import { loadRequirements, loadScenarios, type Requirement } from './scenario.js';
 import { Target } from './target.js';
 
-interface ServerOptions {
+interface ServerOptions extends CommonOptions {
   url: string;
   adminUrl?: string;
   adminToken?: string;
@@ -21,12 +21,6 @@ interface ServerOptions {
   realTime: boolean;
   realTimeMax: number;
   timeoutMs: number;
-  grep?: string;
-  list: boolean;
-  reportJson?: string;
-  junit?: string;
-  html?: string;
-  expectedFailures?: string;
 }
 
 const int = (name: string) => (v: string) => {
@@ -57,10 +51,61 @@ function requirementsOf(role: 'server' | 'client'): Map<string, Requirement> {
   return new Map([...loadRequirements()].filter(([id]) => id.startsWith('CLI-') === (role === 'client')));
 }
 
+/** Scenarios whose id, title or one of whose requirements matches `--grep`. */
+function selected<T extends { id: string; title: string; requirements: string[] }>(all: T[], grep: string | undefined): T[] {
+  const re = grep ? new RegExp(grep, 'i') : undefined;
+  return all.filter((s) => !re || [s.id, s.title, ...s.requirements].some((text) => re.test(text)));
+}
+
+/** The line printed as each scenario ends. */
+function progress(s: { id: string; requirements: string[] }, outcome: ScenarioResult): void {
+  const mark = outcome.status === 'passed' ? 'ok  ' : outcome.status === 'failed' ? 'FAIL' : 'skip';
+  console.log(`${mark} ${s.id} [${s.requirements.join(', ')}] ${outcome.durationMs} ms${outcome.reason ? ` — ${outcome.status === 'failed' ? `step ${outcome.failedStep}: ` : ''}${outcome.reason}` : ''}`);
+}
+
+interface ReportOptions {
+  reportJson?: string;
+  junit?: string;
+  html?: string;
+  expectedFailures?: string;
+}
+
+interface CommonOptions extends ReportOptions {
+  grep?: string;
+  list: boolean;
+}
+
+/** Prints the requirement verdicts and the summary line, writes the reports; the exit code: 0 when no MUST failed. */
+function finish(result: RunResult, options: ReportOptions, showUntested: boolean): number {
+  const by = (v: string) => result.requirements.filter((r) => r.verdict === v);
+  for (const r of by('failed')) console.log(`requirement FAILED: ${r.id} (${r.level}) ${r.text}`);
+  for (const r of by('expected-failure')) console.log(`requirement failed as expected: ${r.id} (${r.level})`);
+  for (const r of by('unexpectedly-passing')) console.log(`requirement listed as an expected failure now PASSES: ${r.id} — remove it from ${options.expectedFailures}`);
+  const untested = by('untested');
+  if (untested.length) console.log(`requirements no scenario checks: ${untested.map((r) => r.id).join(', ')}`);
+  const untestedCount = showUntested ? `, ${untested.length} untested` : '';
+  console.log(`requirements: ${by('passed').length} passed, ${by('failed').length} failed, ${by('skipped').length} skipped${untestedCount} (MUST failed: ${result.failedByLevel.MUST})`);
+  if (options.reportJson) writeFileSync(options.reportJson, `${JSON.stringify(result, null, 2)}\n`);
+  if (options.junit) writeFileSync(options.junit, junit(result));
+  if (options.html) writeFileSync(options.html, html(result));
+  console.log(`${result.counts.passed} passed, ${result.counts.failed} failed, ${result.counts.skipped} skipped`);
+  return result.failedByLevel.MUST === 0 ? 0 : 1;
+}
+
+/** The options every role shares: selection and reports. */
+function commonOptions(cmd: Command): Command {
+  return cmd
+    .option('--grep <regexp>', 'only scenarios whose id, title or requirements match')
+    .option('--list', 'print the scenarios and exit', false)
+    .option('--report-json <file>', 'write the full result as JSON')
+    .option('--junit <file>', 'write JUnit XML')
+    .option('--html <file>', 'write a self-contained HTML report')
+    .option('--expected-failures <file>', 'requirement IDs known to fail (one per line)');
+}
+
 export async function server(options: ServerOptions): Promise<number> {
   const requirements = requirementsOf('server');
-  const grep = options.grep ? new RegExp(options.grep, 'i') : undefined;
-  const scenarios = loadScenarios(requirements).filter((s) => !grep || [s.id, s.title, ...s.requirements].some((text) => grep.test(text)));
+  const scenarios = selected(loadScenarios(requirements), options.grep);
   if (options.list) {
     for (const s of scenarios) console.log(`${s.id.padEnd(40)} ${s.requirements.join(',').padEnd(30)} ${s.title}`);
     return 0;
@@ -81,39 +126,20 @@ export async function server(options: ServerOptions): Promise<number> {
   for (const s of scenarios) {
     const outcome = await runScenario(s, { target, hasClock, realTime: options.realTime, realTimeMaxMs: options.realTimeMax, timeoutMs: options.timeoutMs, fixtureFile });
     results.push({ id: s.id, file: s.file, title: s.title, requirements: s.requirements, ...outcome });
-    const mark = outcome.status === 'passed' ? 'ok  ' : outcome.status === 'failed' ? 'FAIL' : 'skip';
-    console.log(`${mark} ${s.id} [${s.requirements.join(', ')}] ${outcome.durationMs} ms${outcome.reason ? ` — ${outcome.status === 'failed' ? `step ${outcome.failedStep}: ` : ''}${outcome.reason}` : ''}`);
+    progress(s, results[results.length - 1]!);
   }
   const expected = readExpectedFailures(options.expectedFailures);
   const verdicts = judge(requirements, results, expected);
   const result: RunResult = { target: options.url, startedAt, durationMs: Math.round(performance.now() - started), hasClock, scenarios: results, ...verdicts };
 
-  const by = (v: string) => result.requirements.filter((r) => r.verdict === v);
-  for (const r of by('failed')) console.log(`requirement FAILED: ${r.id} (${r.level}) ${r.text}`);
-  for (const r of by('expected-failure')) console.log(`requirement failed as expected: ${r.id} (${r.level})`);
-  for (const r of by('unexpectedly-passing')) console.log(`requirement listed as an expected failure now PASSES: ${r.id} — remove it from ${options.expectedFailures}`);
-  const untested = by('untested');
-  if (untested.length) console.log(`requirements no scenario checks: ${untested.map((r) => r.id).join(', ')}`);
-  console.log(`requirements: ${by('passed').length} passed, ${by('failed').length} failed, ${by('skipped').length} skipped, ${untested.length} untested (MUST failed: ${result.failedByLevel.MUST})`);
-
-  if (options.reportJson) writeFileSync(options.reportJson, `${JSON.stringify(result, null, 2)}\n`);
-  if (options.junit) writeFileSync(options.junit, junit(result));
-  if (options.html) writeFileSync(options.html, html(result));
-  console.log(`${result.counts.passed} passed, ${result.counts.failed} failed, ${result.counts.skipped} skipped`);
-  return result.failedByLevel.MUST === 0 ? 0 : 1;
+  return finish(result, options, true);
 }
 
-interface ClientOptions {
+interface ClientOptions extends CommonOptions {
   role: 'app' | 'agent';
   command: string;
   slow: boolean;
   connectTimeoutMs: number;
-  grep?: string;
-  list: boolean;
-  reportJson?: string;
-  junit?: string;
-  html?: string;
-  expectedFailures?: string;
 }
 
 /**
@@ -123,8 +149,7 @@ interface ClientOptions {
  */
 export async function client(options: ClientOptions): Promise<number> {
   const requirements = requirementsOf('client');
-  const grep = options.grep ? new RegExp(options.grep, 'i') : undefined;
-  const scenarios = CLIENT_SCENARIOS.filter((s) => s.role === options.role && (!grep || [s.id, s.title, ...s.requirements].some((text) => grep.test(text))));
+  const scenarios = selected(CLIENT_SCENARIOS.filter((s) => s.role === options.role), options.grep);
   if (options.list) {
     for (const s of scenarios) console.log(`${s.id.padEnd(40)} ${s.requirements.join(',').padEnd(30)} ${s.title}${s.optIn ? ' (slow: --slow)' : ''}`);
     return 0;
@@ -139,28 +164,18 @@ export async function client(options: ClientOptions): Promise<number> {
       ? { status: 'skipped' as const, reason: 'slow scenario: pass --slow to run it', durationMs: 0, transcript: [] }
       : await runClientScenario(s, { command: options.command, connectTimeoutMs: options.connectTimeoutMs });
     results.push({ id: s.id, file: 'client/scenarios.ts', title: s.title, requirements: s.requirements, ...outcome });
-    const mark = outcome.status === 'passed' ? 'ok  ' : outcome.status === 'failed' ? 'FAIL' : 'skip';
-    console.log(`${mark} ${s.id} [${s.requirements.join(', ')}] ${outcome.durationMs} ms${outcome.reason ? ` — ${outcome.status === 'failed' ? `step ${outcome.failedStep}: ` : ''}${outcome.reason}` : ''}`);
+    progress(s, results[results.length - 1]!);
   }
   // Only the requirements this role's scenarios can check: the other role's are not "untested" here.
   const mine = new Map([...requirements].filter(([id]) => CLIENT_SCENARIOS.some((s) => s.role === options.role && s.requirements.includes(id))));
   const verdicts = judge(mine, results, readExpectedFailures(options.expectedFailures));
   const result: RunResult = { target, startedAt, durationMs: Math.round(performance.now() - started), hasClock: false, scenarios: results, ...verdicts };
-  const by = (v: string) => result.requirements.filter((r) => r.verdict === v);
-  for (const r of by('failed')) console.log(`requirement FAILED: ${r.id} (${r.level}) ${r.text}`);
-  for (const r of by('expected-failure')) console.log(`requirement failed as expected: ${r.id} (${r.level})`);
-  for (const r of by('unexpectedly-passing')) console.log(`requirement listed as an expected failure now PASSES: ${r.id} — remove it from ${options.expectedFailures}`);
-  console.log(`requirements: ${by('passed').length} passed, ${by('failed').length} failed, ${by('skipped').length} skipped (MUST failed: ${result.failedByLevel.MUST})`);
-  if (options.reportJson) writeFileSync(options.reportJson, `${JSON.stringify(result, null, 2)}\n`);
-  if (options.junit) writeFileSync(options.junit, junit(result));
-  if (options.html) writeFileSync(options.html, html(result));
-  console.log(`${result.counts.passed} passed, ${result.counts.failed} failed, ${result.counts.skipped} skipped`);
-  return result.failedByLevel.MUST === 0 ? 0 : 1;
+  return finish(result, options, false);
 }
 
 export function program(): Command {
   const cmd = new Command('bridge-conformance').description('Checks a bridge against the agent messaging bridge protocol.');
-  cmd
+  const serverCmd = cmd
     .command('server')
     .description('run the scenarios against a running bridge')
     .requiredOption('--url <url>', 'the bridge base URL, e.g. ws://127.0.0.1:8080/v1')
@@ -169,17 +184,11 @@ export function program(): Command {
     .option('--fixtures <file>', 'pre-provisioned apps and agents (YAML or JSON) instead of the admin API')
     .option('--real-time', 'without a test clock, run scenarios that move time by waiting', false)
     .option('--real-time-max <ms>', 'longest wait --real-time accepts', int('--real-time-max'), 20_000)
-    .option('--timeout-ms <ms>', 'how long to wait for each expected frame', int('--timeout-ms'), 3_000)
-    .option('--grep <regexp>', 'only scenarios whose id, title or requirements match')
-    .option('--list', 'print the scenarios and exit', false)
-    .option('--report-json <file>', 'write the full result as JSON')
-    .option('--junit <file>', 'write JUnit XML')
-    .option('--html <file>', 'write a self-contained HTML report')
-    .option('--expected-failures <file>', 'requirement IDs known to fail (one per line)')
-    .action(async (opts: ServerOptions) => {
-      process.exitCode = await server(opts);
-    });
-  cmd
+    .option('--timeout-ms <ms>', 'how long to wait for each expected frame', int('--timeout-ms'), 3_000);
+  commonOptions(serverCmd).action(async (opts: ServerOptions) => {
+    process.exitCode = await server(opts);
+  });
+  const clientCmd = cmd
     .command('client')
     .description('play the bridge: run a client command against a mock bridge and judge what it sends')
     .requiredOption('--role <role>', 'app or agent', (v: string) => {
@@ -188,15 +197,9 @@ export function program(): Command {
     })
     .requiredOption('--command <cmd>', 'the client to run (a shell command line); it gets BRIDGE_URL, BRIDGE_TOKEN and BRIDGE_SCENARIO')
     .option('--slow', 'also run the slow scenarios (app-heartbeat: about 35 s)', false)
-    .option('--connect-timeout-ms <ms>', "how long the client may take to start and connect", int('--connect-timeout-ms'), 30_000)
-    .option('--grep <regexp>', 'only scenarios whose id, title or requirements match')
-    .option('--list', 'print the scenarios and exit', false)
-    .option('--report-json <file>', 'write the full result as JSON')
-    .option('--junit <file>', 'write JUnit XML')
-    .option('--html <file>', 'write a self-contained HTML report')
-    .option('--expected-failures <file>', 'requirement IDs known to fail (one per line)')
-    .action(async (opts: ClientOptions) => {
-      process.exitCode = await client(opts);
-    });
+    .option('--connect-timeout-ms <ms>', "how long the client may take to start and connect", int('--connect-timeout-ms'), 30_000);
+  commonOptions(clientCmd).action(async (opts: ClientOptions) => {
+    process.exitCode = await client(opts);
+  });
   return cmd;
 }

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { LIMITS } from '../../generated/index.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import { BridgeError, ConnectionLostError, connectApp, type AppClient, type AppClientOptions } from '../../src/sdk/app-client.js';
+import { rejection } from '../helpers/rejection.js';
 
 const clients: AppClient[] = [];
 
@@ -25,16 +26,6 @@ async function provision(bridge: TestBridge) {
   const agentClient = await bridge.connectAgent(agent.token);
   const client = await appClient(bridge, app.token);
   return { org, app, agent, agentClient, client };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<BridgeError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).to.be.instanceOf(BridgeError);
-    return err as BridgeError;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('app client against a real bridge', function () {

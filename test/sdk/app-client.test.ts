@@ -17,6 +17,7 @@ import {
 } from '../../generated/index.js';
 import { AdjustableClock } from '../../src/core/clock.js';
 import { BridgeError, ConnectionLostError, connectApp, type AppClient, type AppClientEvents, type AppClientOptions } from '../../src/sdk/app-client.js';
+import { rejection } from '../helpers/rejection.js';
 
 const TOKEN = `rlk_app-one_${'a1B2'.repeat(8)}`;
 const AGENT = 'tutor';
@@ -138,16 +139,6 @@ async function settled(promise: Promise<unknown>): Promise<'pending' | 'resolved
   } catch {
     return 'rejected';
   }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<BridgeError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).to.be.instanceOf(BridgeError);
-    return err as BridgeError;
-  }
-  throw new Error('expected a rejection');
 }
 
 async function collect(tokens: AsyncIterable<string>): Promise<string[]> {
