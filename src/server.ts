@@ -107,6 +107,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
 
   const registry = new Registry(store, directory, clock, {
     isAgentOnline: (agentId) => router.isAgentOnline(agentId),
+    isAppOnline: (appId) => bridge.isAppOnline(appId),
     scheduleExpiry,
     revoke: (kind, id) => bridge.revoke(kind, id),
   });

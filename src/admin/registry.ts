@@ -24,6 +24,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** What registration changes mean for live connections. */
 export interface LiveEffects {
   isAgentOnline(agentId: string): boolean;
+  isAppOnline(appId: string): boolean;
   /** Closes the token's connections when its grace ends. */
   scheduleExpiry(token: TokenRecord): void;
   /** Closes the owner's connections (TOKEN_REVOKED) and ends an agent's events. */

@@ -63,6 +63,8 @@ export interface Bridge {
   shutdown(): void;
   /** What is live right now. */
   stats(): { apps: number; agents: number; eventsInFlight: number };
+  /** Whether the app has at least one live connection. */
+  isAppOnline(appId: string): boolean;
   /** Token fragments forwarded to apps since start (a counter for metrics, kept off the observer's path). */
   tokensForwarded(): number;
 }
@@ -110,6 +112,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
   const events = new Map<string, InFlight>();
   const eventsByAgent = new Map<string, Set<string>>();
   const offlineGrace = new Map<string, Timer>();
+  const appConnections = new Map<string, number>();
 
   // ---- connections -------------------------------------------------------------------------------------
 
@@ -129,7 +132,10 @@ export function makeBridge(options: BridgeOptions): Bridge {
     const client: Client = { conn, principal, lastSeen: clock.now(), idle: { cancel() {} } };
     clients.set(conn, client);
     client.idle = watchIdle(client, idleCloseMs);
-    if (principal.kind !== 'agent') return;
+    if (principal.kind === 'app') {
+      appConnections.set(principal.app.app_id, (appConnections.get(principal.app.app_id) ?? 0) + 1);
+      return;
+    }
     const agentId = principal.agent.agent_id;
     const replaced = router.attachAgent(agentId, conn);
     offlineGrace.get(agentId)?.cancel();
@@ -145,7 +151,13 @@ export function makeBridge(options: BridgeOptions): Bridge {
     if (!client) return;
     clients.delete(conn);
     client.idle.cancel();
-    if (client.principal.kind !== 'agent') return;
+    if (client.principal.kind === 'app') {
+      const appId = client.principal.app.app_id;
+      const left = (appConnections.get(appId) ?? 1) - 1;
+      if (left > 0) appConnections.set(appId, left);
+      else appConnections.delete(appId);
+      return;
+    }
     const agentId = client.principal.agent.agent_id;
     if (!router.detachAgent(agentId, conn) || !eventsByAgent.get(agentId)?.size) return;
     offlineGrace.set(
@@ -405,5 +417,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     return { apps, agents: clients.size - apps, eventsInFlight: events.size };
   }
 
-  return { open, receive, closed, refuse, expireToken, revoke, shutdown, stats, tokensForwarded: () => tokensForwarded };
+  const isAppOnline = (appId: string) => appConnections.has(appId);
+
+  return { open, receive, closed, refuse, expireToken, revoke, shutdown, stats, isAppOnline, tokensForwarded: () => tokensForwarded };
 }
