@@ -1,7 +1,8 @@
 // A bare WebSocket relay: the baseline the bridge is measured against. It pairs an "app" socket and an "agent"
 // socket by a pairing key in the URL (`/app?key=K`, `/agent?key=K`) and forwards every frame of one to the other
 // as it arrived: no parsing, no validation, no authentication, no event log. Frames that arrive before the other
-// side connects are queued.
+// side connects are queued. `/echo` answers every frame with one fixed frame, unread: the baseline of a request and
+// its acknowledgement.
 //
 //   node --import tsx bench/relay.ts [--port P] [--host H]
 //
@@ -33,11 +34,18 @@ const server = createServer((_req, res) => {
 });
 const wss = new WebSocketServer({ server, perMessageDeflate: false });
 
+const ACK = '{"type":"accepted"}';
+
 wss.on('connection', (ws, req) => {
   const url = new URL(req.url ?? '/', 'http://relay');
+  if (url.pathname === '/echo') {
+    ws.on('message', () => ws.send(ACK));
+    ws.on('error', () => {});
+    return;
+  }
   const role = url.pathname === '/app' ? 'app' : url.pathname === '/agent' ? 'agent' : undefined;
   const key = url.searchParams.get('key');
-  if (!role || !key) return ws.close(4400, 'use /app?key=K or /agent?key=K');
+  if (!role || !key) return ws.close(4400, 'use /app?key=K, /agent?key=K or /echo');
   let pair = pairs.get(key);
   if (!pair) pairs.set(key, (pair = { app: { queue: [] }, agent: { queue: [] } }));
   const mine = pair[role];

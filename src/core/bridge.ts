@@ -85,7 +85,9 @@ interface InFlight {
   sessionKey: string;
   payloadJson: string;
   receivedAt: number;
-  fragments: string[];
+  /** The fragments forwarded so far, joined (W10); a rope, so appending does not copy. */
+  streamed: string;
+  fragmentCount: number;
   timeout: Timer;
 }
 
@@ -270,7 +272,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
       sessionKey,
       payloadJson,
       receivedAt,
-      fragments: [],
+      streamed: '',
+      fragmentCount: 0,
       timeout: clock.setTimer(agentTimeoutMs, () => {
         fail(ev, 'AGENT_TIMEOUT', `Agent ${agentId} did not answer within ${Math.round(agentTimeoutMs / 1000)} s.`, 'agent_timeout');
       }),
@@ -330,14 +333,15 @@ export function makeBridge(options: BridgeOptions): Bridge {
         ),
       );
     }
-    ev.fragments.push(message.token);
+    ev.streamed += message.token;
+    ev.fragmentCount++;
     tokensForwarded++;
     ev.appConn.send(frames.token(ev.eventId, ev.agentId, message.token));
   }
 
   function finishWithReply(ev: InFlight, message: AgentReplyMessage): void {
     const now = clock.now();
-    const tokensUsed = message.metadata?.tokens_used ?? ev.fragments.length;
+    const tokensUsed = message.metadata?.tokens_used ?? ev.fragmentCount;
     end(ev, { outcome: 'replied', code: null, tokens_used: tokensUsed, completed_at: now });
     ev.appConn.send(
       frames.reply(
@@ -345,7 +349,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
           event_id: ev.eventId,
           agent_id: ev.agentId,
           thread_id: ev.threadId,
-          reply: message.content || ev.fragments.join(''),
+          reply: message.content || ev.streamed,
         },
         ev.payloadJson,
         {

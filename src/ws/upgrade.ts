@@ -9,6 +9,7 @@ import type { Clock } from '../core/clock.js';
 import type { ClientKind, Directory } from '../core/directory.js';
 import type { Logger } from '../core/logger.js';
 import type { Connection } from '../core/router.js';
+import { writeBatcher } from './write-batch.js';
 
 const ENDPOINTS: Record<string, ClientKind> = { '/v1/ws/app': 'app', '/v1/ws/agent': 'agent' };
 
@@ -28,14 +29,17 @@ export interface WebSocketEndpoints {
 export function attachWebSockets(server: Server, deps: { bridge: Bridge; directory: Directory; clock: Clock; log: Logger }): WebSocketEndpoints {
   const { bridge, directory, clock, log } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.frameMaxBytes, perMessageDeflate: false });
+  const batch = writeBatcher();
   let nextId = 1;
   let accepting = true;
 
-  function connect(ws: WebSocket, req: IncomingMessage, kind: ClientKind, url: URL): void {
+  function connect(ws: WebSocket, req: IncomingMessage, socket: Duplex, kind: ClientKind, url: URL): void {
     const conn: Connection = {
       id: nextId++,
       send: (frame) => {
-        if (ws.readyState === WebSocket.OPEN) ws.send(frame);
+        if (ws.readyState !== WebSocket.OPEN) return;
+        batch(socket);
+        ws.send(frame);
       },
       close: (code, reason) => ws.close(code, reason),
     };
@@ -77,7 +81,7 @@ export function attachWebSockets(server: Server, deps: { bridge: Bridge; directo
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => connect(ws, req, kind, url));
+    wss.handleUpgrade(req, socket, head, (ws) => connect(ws, req, socket, kind, url));
   }
 
   server.on('upgrade', onUpgrade);

@@ -1,0 +1,127 @@
+// What every scenario of the load generator shares: opening sockets, latency percentiles, reading a server's CPU
+// time and memory from /proc (Linux).
+import { readFileSync } from 'node:fs';
+import { WebSocket } from 'ws';
+
+export interface Percentiles {
+  p50: number;
+  p99: number;
+  p999: number;
+  max: number;
+  mean: number;
+  samples: number;
+}
+
+export function open(url: string, headers: Record<string, string> = {}): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers, perMessageDeflate: false });
+    ws.once('open', () => resolve(ws));
+    ws.once('error', reject);
+    ws.once('close', (code, reason) => reject(new Error(`closed ${code} ${reason.toString()} before open: ${url}`)));
+  });
+}
+
+/** Latency samples in milliseconds, in a growable typed array (no per-sample allocation). */
+export class Latencies {
+  private values = new Float64Array(1 << 16);
+  private n = 0;
+
+  add(ms: number): void {
+    if (this.n === this.values.length) {
+      const bigger = new Float64Array(this.values.length * 2);
+      bigger.set(this.values);
+      this.values = bigger;
+    }
+    this.values[this.n++] = ms;
+  }
+
+  get count(): number {
+    return this.n;
+  }
+
+  summary(): Percentiles {
+    const sorted = this.values.slice(0, this.n).sort();
+    const at = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN);
+    let sum = 0;
+    for (const x of sorted) sum += x;
+    return {
+      p50: round(at(0.5)),
+      p99: round(at(0.99)),
+      p999: round(at(0.999)),
+      max: round(sorted.length ? sorted[sorted.length - 1]! : NaN),
+      mean: round(this.n ? sum / this.n : NaN),
+      samples: this.n,
+    };
+  }
+}
+
+export const round = (x: number, digits = 3) => Number(x.toFixed(digits));
+
+/** User + system CPU seconds of a process, from /proc/<pid>/stat; null where there is no /proc. */
+export function procCpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the line (11 and 12 after the command name), in clock ticks.
+    return (Number(fields[11]) + Number(fields[12])) / 100; // CLK_TCK is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
+/** Resident set size of a process in KiB, from /proc/<pid>/status; null where there is no /proc. */
+export function procRssKb(pid: number): number | null {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Errors counted, with the first few kept as examples. */
+export class Errors {
+  count = 0;
+  readonly samples: string[] = [];
+
+  add(who: string, text: string): void {
+    this.count++;
+    if (this.samples.length < 5) this.samples.push(`${who}: ${text.slice(0, 300)}`);
+  }
+}
+
+/** CPU use of this process and of the server over a measured window, in percent of one core. */
+export function cpuWindow(serverPid: number | undefined) {
+  const cpu0 = process.cpuUsage();
+  const server0 = serverPid ? procCpuSeconds(serverPid) : null;
+  const t0 = performance.now();
+  return () => {
+    const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const server1 = serverPid ? procCpuSeconds(serverPid) : null;
+    return {
+      measured_s: round(seconds),
+      server_cpu_pct: server0 !== null && server1 !== null ? Math.round(((server1 - server0) / seconds) * 100) : null,
+      generator_cpu_pct: Math.round(((cpu.user + cpu.system) / 1e6 / seconds) * 100),
+    };
+  };
+}
+
+const TYPE_PREFIX = '{"type":"';
+
+/**
+ * A frame's `type` without parsing all of it: the bridge writes `type` first, and a generator that parsed every
+ * 1 KB payload echoed back to it would be measuring itself. Falls back to JSON.parse for any other shape.
+ */
+export function frameType(text: string): string {
+  if (text.startsWith(TYPE_PREFIX)) {
+    const end = text.indexOf('"', TYPE_PREFIX.length);
+    if (end > 0) return text.slice(TYPE_PREFIX.length, end);
+  }
+  return String((JSON.parse(text) as { type?: unknown }).type);
+}
+
+/** The first `event_id` string in a frame. */
+export function frameEventId(text: string): string | undefined {
+  return /"event_id":"([^"]+)"/.exec(text)?.[1];
+}

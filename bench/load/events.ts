@@ -1,0 +1,164 @@
+// Scenario 3: event acceptance. N apps send `event` frames (payload ~1 KB) to M agents; the bridge answers each
+// with `accepted`, delivers it, and each agent replies at once, so every event is logged twice (received, then its
+// outcome) as in production. Latency is `event` sent (or due, open loop) -> `accepted` received.
+//   closed loop: K events awaiting their `accepted` per app socket, each answer lets the app send one more;
+//   open loop: a fixed total rate, sent on a schedule round-robin over the apps.
+// Baseline: bench/relay.ts's /echo, a bare ws server answering every frame with a fixed one without reading it.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WebSocket } from 'ws';
+import { cpuWindow, Errors, frameEventId, frameType, Latencies, open, type Percentiles } from './common.js';
+
+export interface EventsConfig {
+  scenario: 'events';
+  target: 'bridge' | 'relay';
+  url: string;
+  /** Closed loop: events awaiting `accepted` per app socket. */
+  window: number;
+  /** Open loop: events per second over all apps; closed loop when absent. */
+  rate?: number;
+  warmupS: number;
+  durationS: number;
+  payloadBytes: number;
+  serverPid?: number;
+  /** bridge: the agents that answer, and the apps that send (one socket each). relay: `apps` sockets on /echo. */
+  agents?: { agent_id: string; token: string }[];
+  apps: { app_id: string; token: string }[];
+}
+
+export interface EventsResult {
+  target: EventsConfig['target'];
+  apps: number;
+  rate: number | null;
+  measured_s: number;
+  accepted: number;
+  accepted_per_s: number;
+  replies: number;
+  latency_ms: Percentiles;
+  errors: number;
+  error_samples: string[];
+  server_cpu_pct: number | null;
+  generator_cpu_pct: number;
+}
+
+/** Times of the sends still waiting for their answer; the bridge answers an app's events in order (W7). */
+class Fifo {
+  private items: number[] = [];
+  private head = 0;
+  push(x: number): void {
+    this.items.push(x);
+  }
+  shift(): number | undefined {
+    if (this.head === this.items.length) return undefined;
+    const x = this.items[this.head++]!;
+    if (this.head > 4096) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return x;
+  }
+  get size(): number {
+    return this.items.length - this.head;
+  }
+}
+
+interface AppSide {
+  ws: WebSocket;
+  pending: Fifo;
+  sent: number;
+}
+
+export async function runEvents(cfg: EventsConfig): Promise<EventsResult> {
+  const errors = new Errors();
+  const latencies = new Latencies();
+  const closedLoop = cfg.rate === undefined;
+  const payloadJson = JSON.stringify({ text: 'x'.repeat(cfg.payloadBytes) });
+  const agentIds = cfg.target === 'bridge' ? (cfg.agents ?? []).map((a) => a.agent_id) : ['echo'];
+  if (!agentIds.length) throw new Error('bridge target: need at least one agent');
+  let measuring = false;
+  let stopping = false;
+  let accepted = 0;
+  let replies = 0;
+
+  if (cfg.target === 'bridge') {
+    for (const [i, a] of (cfg.agents ?? []).entries()) {
+      const ws = await open(`${cfg.url}/v1/ws/agent`, { authorization: `Bearer ${a.token}` });
+      ws.on('message', (data) => {
+        const text = data.toString();
+        const type = frameType(text);
+        if (type === 'event') ws.send(`{"type":"reply","event_id":"${frameEventId(text)}","content":"ok","done":true}`);
+        else if (type === 'error') errors.add(`agent ${i}`, text);
+      });
+      ws.on('close', (code) => !stopping && errors.add(`agent ${i}`, `closed ${code}`));
+    }
+  }
+  const apps: AppSide[] = [];
+  for (const [j, a] of cfg.apps.entries()) {
+    const ws = cfg.target === 'bridge' ? await open(`${cfg.url}/v1/ws/app`, { authorization: `Bearer ${a.token}` }) : await open(`${cfg.url}/echo`);
+    const side: AppSide = { ws, pending: new Fifo(), sent: 0 };
+    apps.push(side);
+    ws.on('message', (data) => {
+      const text = data.toString();
+      const type = frameType(text);
+      if (type === 'accepted') {
+        const now = performance.now();
+        const sentAt = side.pending.shift();
+        if (sentAt === undefined) return errors.add(`app ${j}`, 'accepted without an event');
+        if (measuring) {
+          accepted++;
+          latencies.add(now - sentAt);
+        }
+        if (closedLoop && !stopping) send(side, now);
+      } else if (type === 'reply') replies++;
+      else errors.add(`app ${j}`, text);
+    });
+    ws.on('close', (code) => !stopping && errors.add(`app ${j}`, `closed ${code}`));
+  }
+
+  function send(side: AppSide, dueAt: number): void {
+    const k = side.sent++;
+    side.pending.push(dueAt);
+    side.ws.send(`{"type":"event","agent_id":${JSON.stringify(agentIds[k % agentIds.length])},"thread_id":"t-${k % 64}","payload":${payloadJson}}`);
+  }
+
+  let pacer: NodeJS.Timeout | undefined;
+  if (closedLoop) {
+    for (const side of apps) for (let i = 0; i < cfg.window; i++) send(side, performance.now());
+  } else {
+    const t0 = performance.now();
+    const perMs = cfg.rate! / 1000;
+    let sent = 0;
+    pacer = setInterval(() => {
+      const due = Math.floor((performance.now() - t0) * perMs);
+      for (; sent < due; sent++) send(apps[sent % apps.length]!, t0 + sent / perMs);
+    }, 1);
+  }
+
+  await sleep(cfg.warmupS * 1000);
+  const window = cpuWindow(cfg.serverPid);
+  measuring = true;
+  await sleep(cfg.durationS * 1000);
+  measuring = false;
+  const cpu = window();
+  stopping = true;
+  if (pacer) clearInterval(pacer);
+  const drainDeadline = performance.now() + 10_000;
+  while (apps.some((a) => a.pending.size > 0) && performance.now() < drainDeadline) await sleep(5);
+  const unanswered = apps.reduce((n, a) => n + a.pending.size, 0);
+  if (unanswered) errors.add('drain', `${unanswered} events never accepted`);
+  for (const a of apps) a.ws.close();
+
+  return {
+    target: cfg.target,
+    apps: apps.length,
+    rate: cfg.rate ?? null,
+    measured_s: cpu.measured_s,
+    accepted,
+    accepted_per_s: Math.round(accepted / cpu.measured_s),
+    replies,
+    latency_ms: latencies.summary(),
+    errors: errors.count,
+    error_samples: errors.samples,
+    server_cpu_pct: cpu.server_cpu_pct,
+    generator_cpu_pct: cpu.generator_cpu_pct,
+  };
+}

@@ -1,0 +1,248 @@
+// Scenarios 1 and 2: token streaming agent -> app. M agents each stream to N apps (M x N streams). Each app sends
+// one event per agent; the agent answers with `token` fragments of 1–5 words. Every fragment's text starts with the
+// time it was due (performance.now(), same process), so the app measures its latency when it arrives.
+//   closed loop (scenario 1): K fragments in flight per stream, each arrival lets the agent send one more;
+//   open loop (scenario 2): a fixed total rate, fragments due on a schedule whatever the server does, latency
+//   counted from the due time (so a stall shows, instead of slowing the sender down).
+// Targets: the bridge (tokens from run.ts) or bench/relay.ts (one app and one agent socket per stream, paired by
+// key; the same JSON frames, forwarded verbatim).
+import type { Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WebSocket } from 'ws';
+import { cpuWindow, Errors, Latencies, open, type Percentiles } from './common.js';
+
+export interface StreamingConfig {
+  scenario: 'streaming';
+  target: 'bridge' | 'relay';
+  /** `ws://host:port` (bridge: /v1/ws/app and /v1/ws/agent; relay: /app and /agent). */
+  url: string;
+  m: number;
+  n: number;
+  /** Closed loop: fragments in flight per stream. */
+  window: number;
+  /** Open loop: fragments per second over all streams; closed loop when absent. */
+  rate?: number;
+  warmupS: number;
+  durationS: number;
+  payloadBytes: number;
+  serverPid?: number;
+  agents?: { agent_id: string; token: string }[];
+  apps?: { app_id: string; token: string }[];
+}
+
+export interface StreamingResult {
+  target: StreamingConfig['target'];
+  streams: number;
+  rate: number | null;
+  measured_s: number;
+  fragments: number;
+  fragments_per_s: number;
+  fragment_bytes_mean: number;
+  latency_ms: Percentiles;
+  errors: number;
+  error_samples: string[];
+  server_cpu_pct: number | null;
+  generator_cpu_pct: number;
+}
+
+const WORDS = 'the a prime number has exactly two divisors one and itself so seven is prime but nine is not because three divides it evenly'.split(' ');
+
+interface Stream {
+  threadId: string;
+  eventId?: string;
+  agentWs: WebSocket;
+  appWs: WebSocket;
+  inFlight: number;
+  started: boolean;
+}
+
+export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResult> {
+  const payloadText = 'x'.repeat(cfg.payloadBytes);
+  const errors = new Errors();
+  const latencies = new Latencies();
+  const closedLoop = cfg.rate === undefined;
+  let stopping = false;
+  let measuring = false;
+  let fragments = 0;
+  let fragmentBytes = 0;
+  let replies = 0;
+  let wordSeed = 1;
+
+  const fragmentFor = (s: Stream, dueAt: number): string => {
+    const count = 1 + (wordSeed++ % 5);
+    let text = dueAt.toFixed(3);
+    for (let i = 0; i < count; i++) text += ` ${WORDS[(wordSeed * 7 + i * 13) % WORDS.length]}`;
+    return JSON.stringify({ type: 'token', event_id: s.eventId, token: text });
+  };
+  // Sends of one event-loop turn leave corked, so a burst goes out in a few writes instead of one per frame (the
+  // generator must not be the bottleneck of a 2-core machine). Both targets get the same treatment.
+  const corked = new Set<Socket>();
+  const uncorkAll = () => {
+    for (const sock of corked) sock.uncork();
+    corked.clear();
+  };
+  const sendFragment = (s: Stream, dueAt: number) => {
+    s.inFlight++;
+    const sock = (s.agentWs as unknown as { _socket: Socket })._socket;
+    if (!corked.has(sock)) {
+      if (corked.size === 0) setImmediate(uncorkAll);
+      corked.add(sock);
+      sock.cork();
+    }
+    s.agentWs.send(fragmentFor(s, dueAt));
+  };
+  const startStream = (s: Stream) => {
+    if (s.started) return;
+    s.started = true;
+    if (closedLoop) for (let i = 0; i < cfg.window; i++) sendFragment(s, performance.now());
+  };
+  const onToken = (s: Stream, token: string, frameBytes: number) => {
+    const now = performance.now();
+    s.inFlight--;
+    if (measuring) {
+      fragments++;
+      fragmentBytes += frameBytes;
+      latencies.add(now - Number(token.slice(0, token.indexOf(' '))));
+    }
+    if (closedLoop && !stopping) sendFragment(s, now);
+  };
+  const eventFrame = (s: Stream, agentId: string) =>
+    JSON.stringify({ type: 'event', agent_id: agentId, thread_id: s.threadId, payload: { text: payloadText } });
+
+  const streams = cfg.target === 'bridge' ? await bridgeStreams(cfg, startStream, onToken, errors, () => replies++) : await relayStreams(cfg, startStream, onToken, errors);
+  for (const s of streams) {
+    s.appWs.on('close', (code, reason) => !stopping && errors.add('app socket', `closed ${code} ${reason.toString()}`));
+    s.agentWs.on('close', (code, reason) => !stopping && errors.add('agent socket', `closed ${code} ${reason.toString()}`));
+  }
+  for (const [i, s] of streams.entries()) s.appWs.send(eventFrame(s, cfg.agents?.[Math.floor(i / cfg.n)]?.agent_id ?? `agent-${i}`));
+
+  const startDeadline = performance.now() + 10_000;
+  while (!streams.every((s) => s.started)) {
+    if (performance.now() > startDeadline) throw new Error(`streams not started after 10 s (errors: ${errors.samples.join(' | ')})`);
+    await sleep(5);
+  }
+
+  // Open loop: fragment k of the run is due at t0 + k / rate, sent round-robin over the streams.
+  let pacer: NodeJS.Timeout | undefined;
+  if (!closedLoop) {
+    const t0 = performance.now();
+    const perMs = cfg.rate! / 1000;
+    let sent = 0;
+    pacer = setInterval(() => {
+      const due = Math.floor((performance.now() - t0) * perMs);
+      for (; sent < due; sent++) sendFragment(streams[sent % streams.length]!, t0 + sent / perMs);
+    }, 1);
+  }
+
+  await sleep(cfg.warmupS * 1000);
+  const window = cpuWindow(cfg.serverPid);
+  measuring = true;
+  await sleep(cfg.durationS * 1000);
+  measuring = false;
+  const cpu = window();
+  stopping = true;
+  if (pacer) clearInterval(pacer);
+
+  // Drain the fragments in flight, then (bridge) end each event with a reply.
+  const drainDeadline = performance.now() + 10_000;
+  while (streams.some((s) => s.inFlight > 0) && performance.now() < drainDeadline) await sleep(5);
+  const undrained = streams.reduce((a, s) => a + s.inFlight, 0);
+  if (undrained) errors.add('drain', `${undrained} fragments never arrived`);
+  if (cfg.target === 'bridge') {
+    for (const s of streams) s.agentWs.send(JSON.stringify({ type: 'reply', event_id: s.eventId, content: 'done', done: true }));
+    const replyDeadline = performance.now() + 5000;
+    while (replies < streams.length && performance.now() < replyDeadline) await sleep(5);
+    if (replies < streams.length) errors.add('reply', `${streams.length - replies} replies missing`);
+  }
+  for (const s of streams) {
+    s.appWs.close();
+    s.agentWs.close();
+  }
+
+  return {
+    target: cfg.target,
+    streams: streams.length,
+    rate: cfg.rate ?? null,
+    measured_s: cpu.measured_s,
+    fragments,
+    fragments_per_s: Math.round(fragments / cpu.measured_s),
+    fragment_bytes_mean: fragments ? Math.round(fragmentBytes / fragments) : 0,
+    latency_ms: latencies.summary(),
+    errors: errors.count,
+    error_samples: errors.samples,
+    server_cpu_pct: cpu.server_cpu_pct,
+    generator_cpu_pct: cpu.generator_cpu_pct,
+  };
+}
+
+type OnToken = (s: Stream, token: string, frameBytes: number) => void;
+
+/** One socket per agent and per app, authenticated by their tokens; streams found by thread id and agent id. */
+async function bridgeStreams(cfg: StreamingConfig, startStream: (s: Stream) => void, onToken: OnToken, errors: Errors, onReply: () => void): Promise<Stream[]> {
+  const agents = cfg.agents ?? [];
+  const apps = cfg.apps ?? [];
+  if (agents.length !== cfg.m || apps.length !== cfg.n) throw new Error('bridge target: need m agents and n apps');
+  const agentSockets = await Promise.all(agents.map((a) => open(`${cfg.url}/v1/ws/agent`, { authorization: `Bearer ${a.token}` })));
+  const appSockets = await Promise.all(apps.map((a) => open(`${cfg.url}/v1/ws/app`, { authorization: `Bearer ${a.token}` })));
+  const streams: Stream[] = [];
+  const byThread = new Map<string, Stream>();
+  const byAppAgent = new Map<string, Stream>(); // `${appIdx}/${agent_id}`
+  for (let i = 0; i < cfg.m; i++) {
+    for (let j = 0; j < cfg.n; j++) {
+      const s: Stream = { threadId: `bench-${i}-${j}`, agentWs: agentSockets[i]!, appWs: appSockets[j]!, inFlight: 0, started: false };
+      streams.push(s);
+      byThread.set(s.threadId, s);
+      byAppAgent.set(`${j}/${agents[i]!.agent_id}`, s);
+    }
+  }
+  agentSockets.forEach((ws, i) => {
+    ws.on('message', (data) => {
+      const text = data.toString();
+      const msg = JSON.parse(text) as { type: string; event_id?: string; thread_id?: string };
+      if (msg.type === 'event') {
+        const s = byThread.get(msg.thread_id!);
+        if (!s) return errors.add(`agent ${i}`, `unexpected event ${text.slice(0, 200)}`);
+        s.eventId = msg.event_id;
+        startStream(s);
+      } else if (msg.type === 'error') errors.add(`agent ${i}`, text);
+    });
+  });
+  appSockets.forEach((ws, j) => {
+    ws.on('message', (data) => {
+      const text = data.toString();
+      const msg = JSON.parse(text) as { type: string; agent_id?: string; token?: string };
+      if (msg.type === 'token') {
+        const s = byAppAgent.get(`${j}/${msg.agent_id}`);
+        if (s) onToken(s, msg.token!, text.length);
+        else errors.add(`app ${j}`, `token of unknown stream ${text.slice(0, 200)}`);
+      } else if (msg.type === 'reply') onReply();
+      else if (msg.type === 'error') errors.add(`app ${j}`, text);
+    });
+  });
+  return streams;
+}
+
+/** A pair of sockets per stream on the relay; the event id has the bridge's shape (a 26-character ULID). */
+async function relayStreams(cfg: StreamingConfig, startStream: (s: Stream) => void, onToken: OnToken, errors: Errors): Promise<Stream[]> {
+  const streams: Stream[] = [];
+  for (let i = 0; i < cfg.m; i++) {
+    for (let j = 0; j < cfg.n; j++) {
+      const key = `s-${i}-${j}`;
+      const appWs = await open(`${cfg.url}/app?key=${key}`);
+      const agentWs = await open(`${cfg.url}/agent?key=${key}`);
+      const s: Stream = { threadId: `bench-${i}-${j}`, eventId: `01BENCH${String(i * cfg.n + j).padStart(19, '0')}`, agentWs, appWs, inFlight: 0, started: false };
+      streams.push(s);
+      agentWs.on('message', (data) => {
+        const msg = JSON.parse(data.toString()) as { type: string };
+        if (msg.type === 'event') startStream(s);
+      });
+      appWs.on('message', (data) => {
+        const text = data.toString();
+        const msg = JSON.parse(text) as { type: string; token?: string };
+        if (msg.type === 'token') onToken(s, msg.token!, text.length);
+        else errors.add(`app ${key}`, text);
+      });
+    }
+  }
+  return streams;
+}

@@ -1,0 +1,162 @@
+// The processes of a benchmark run: the bridge as in production, the bare relay, and load generators, each its own
+// process so that no two share an event loop.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { AdminClient } from '../src/cli/admin-client.js';
+import type { LoadConfig } from './load.js';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+
+export interface Server {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  pid: number;
+  logs(): string;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Keeps the last lines a child wrote, for the error message when it dies. */
+function tail(child: ChildProcess, name: string): () => string {
+  const lines: string[] = [];
+  const keep = (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(`[${name}] ${line}`);
+    if (lines.length > 40) lines.splice(0, lines.length - 40);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return () => lines.join('\n');
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timeout = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timeout);
+}
+
+/** The soft limit on open files: the most connections one process can hold. */
+export function openFilesLimit(): number {
+  const m = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+  return m ? Number(m[1]) : 1024;
+}
+
+/**
+ * `node bin/bridge.js serve` with a file SQLite database in `dir`, the rate limit off and warnings only.
+ * `profileDir`: the bridge writes a V8 CPU profile there when it stops (--cpu-prof).
+ */
+export async function startBridge(dir: string, profileDir?: string): Promise<Server & { admin: AdminClient }> {
+  const port = await freePort();
+  const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/bridge.js'), 'serve'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: `sqlite:${join(dir, 'bridge.sqlite')}`,
+      ADMIN_TOKEN,
+      RATE_LIMIT_EVENTS_PER_SECOND: '0',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs = tail(child, 'bridge');
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the bridge exited with ${child.exitCode}:\n${logs()}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the bridge was not ready after 30 s:\n${logs()}`);
+    await sleep(100);
+  }
+  const admin = new AdminClient(`http://127.0.0.1:${port}`, ADMIN_TOKEN);
+  return { child, port, url: `ws://127.0.0.1:${port}`, pid: child.pid!, logs, admin };
+}
+
+export async function startRelay(): Promise<Server> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/relay.ts'), '--port', '0'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs = tail(child, 'relay');
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the relay did not start in 20 s:\n${logs()}`)), 20_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening (\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the relay exited with ${code}:\n${logs()}`)));
+  });
+  return { child, port, url: `ws://127.0.0.1:${port}`, pid: child.pid!, logs };
+}
+
+export interface Credentials {
+  agents: { agent_id: string; token: string }[];
+  apps: { app_id: string; token: string }[];
+}
+
+/** One organization with `agents` agents and `apps` apps, made through the admin API. */
+export async function provision(admin: AdminClient, agents: number, apps: number): Promise<Credentials> {
+  const org = await admin.createOrganization('Bench');
+  const out: Credentials = { agents: [], apps: [] };
+  for (let j = 0; j < apps; j++) {
+    const app = await admin.createApp(org.org_id, `Bench App ${j}`);
+    out.apps.push({ app_id: app.app_id, token: app.token });
+  }
+  for (let i = 0; i < agents; i++) {
+    const agent = await admin.createAgent(org.org_id, { name: `Bench Agent ${i}` });
+    out.agents.push({ agent_id: agent.agent_id, token: agent.token });
+  }
+  return out;
+}
+
+/** Runs bench/load.ts with `config`; `onLine` sees each stdout line as it comes. Resolves with its RESULT. */
+export async function runGenerator<R>(config: LoadConfig, onLine?: (line: string) => void): Promise<R> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/load.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, BENCH_LOAD_CONFIG: JSON.stringify(config) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  let partial = '';
+  child.stdout!.on('data', (c: Buffer) => {
+    out += c.toString();
+    partial += c.toString();
+    const lines = partial.split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) onLine?.(line);
+  });
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  const line = out.split('\n').find((l) => l.startsWith('RESULT '));
+  if (code !== 0 || !line) throw new Error(`the load generator failed (exit ${code}):\n${err.slice(-4000)}${out.slice(-2000)}`);
+  return JSON.parse(line.slice('RESULT '.length)) as R;
+}

@@ -1,0 +1,23 @@
+// The knobs of a run, from the command line; --quick shrinks every scenario for a smoke run under a minute.
+export interface Settings {
+  quick: boolean;
+  m: number;
+  n: number;
+  window: number;
+  warmupS: number;
+  durationS: number;
+  payloadBytes: number;
+  /** Scenario 2: the open-loop rates, fragments/s. */
+  rates: number[];
+  /** Scenario 3: the open-loop rate, events/s, and the closed-loop window per app. */
+  eventRate: number;
+  eventWindow: number;
+  eventApps: number;
+  /** Scenario 4. */
+  idleConnections: number;
+  soakS: number;
+  soakEventsPerS: number;
+  only?: 'bridge' | 'relay';
+  /** Write a CPU profile of the bridge for each scenario into this folder. */
+  profileDir?: string;
+}

@@ -1,0 +1,101 @@
+// Scenarios 1 (closed loop) and 2 (open loop at fixed rates): token streaming agent -> app, the bridge against the
+// bare relay, the same generator for both.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { StreamingConfig, StreamingResult } from '../load/streaming.js';
+import { provision, runGenerator, startBridge, startRelay, stop, type Credentials, type Server } from '../processes.js';
+import { ratio, type Table, type Target } from '../report.js';
+import type { Settings } from './settings.js';
+
+type Run = (rate: number | undefined, warmupS: number, durationS: number) => Promise<StreamingResult>;
+
+async function withTarget<T>(target: 'bridge' | 'relay', s: Settings, body: (run: Run) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  let server: Server | undefined;
+  let creds: Credentials | undefined;
+  try {
+    if (target === 'bridge') {
+      const bridge = await startBridge(dir, s.profileDir);
+      server = bridge;
+      creds = await provision(bridge.admin, s.m, s.n);
+    } else {
+      server = await startRelay();
+    }
+    const base = { scenario: 'streaming' as const, target, url: server.url, serverPid: server.pid, m: s.m, n: s.n, window: s.window, payloadBytes: s.payloadBytes, ...creds };
+    const run: Run = async (rate, warmupS, durationS) => {
+      console.error(`  ${target}: ${rate === undefined ? 'closed loop' : `${rate} fragments/s`}, ${warmupS + durationS} s...`);
+      const cfg: StreamingConfig = { ...base, warmupS, durationS, ...(rate === undefined ? {} : { rate }) };
+      const result = await runGenerator<StreamingResult>(cfg);
+      if (server!.child.exitCode !== null) throw new Error(`the ${target} exited during the run:\n${server!.logs()}`);
+      return result;
+    };
+    return await body(run);
+  } finally {
+    if (server) {
+      await stop(server.child);
+      const warnings = server.logs();
+      if (warnings) console.error(warnings);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const targets = (s: Settings): ('bridge' | 'relay')[] => (s.only ? [s.only] : ['relay', 'bridge']);
+
+export async function closedLoop(s: Settings) {
+  console.error(`Scenario 1: token streaming, closed loop`);
+  const results: Partial<Record<'bridge' | 'relay', StreamingResult>> = {};
+  for (const t of targets(s)) results[t] = await withTarget(t, s, (run) => run(undefined, s.warmupS, s.durationS));
+  const { bridge, relay } = results;
+  const r = ratio(bridge?.fragments_per_s, relay?.fragments_per_s);
+  const cell = (x: StreamingResult | undefined, f: (x: StreamingResult) => number | null) => (x ? f(x) : null);
+  const row = (label: string, f: (x: StreamingResult) => number | null, withRatio = false) =>
+    [label, cell(bridge, f), cell(relay, f), withRatio ? ratio(cell(bridge, f), cell(relay, f)) : null];
+  const table: Table = {
+    title: `Scenario 1: token streaming agent -> app, closed loop. ${s.m} agents x ${s.n} apps = ${s.m * s.n} streams, ${s.window} in flight each, ${s.durationS} s after ${s.warmupS} s warm-up`,
+    columns: ['', 'bridge', 'relay', 'bridge/relay'],
+    rows: [
+      row('fragments/s delivered', (x) => x.fragments_per_s, true),
+      row('latency p50 (ms)', (x) => x.latency_ms.p50, true),
+      row('latency p99 (ms)', (x) => x.latency_ms.p99, true),
+      row('latency p99.9 (ms)', (x) => x.latency_ms.p999, true),
+      row('frame bytes at the app (mean)', (x) => x.fragment_bytes_mean),
+      row('server CPU % (of one core)', (x) => x.server_cpu_pct),
+      row('generator CPU %', (x) => x.generator_cpu_pct),
+      row('errors', (x) => x.errors),
+    ],
+  };
+  const target: Target = { name: 'token streaming', goal: '>= 0.8x the bare relay', measured: r === null ? '-' : `${r}x`, met: r === null ? null : r >= 0.8 };
+  return { json: { bridge: bridge ?? null, relay: relay ?? null, ratio_bridge_over_relay: r }, table, targets: [target], errors: (bridge?.errors ?? 0) + (relay?.errors ?? 0) };
+}
+
+export async function openLoop(s: Settings) {
+  console.error(`Scenario 2: token streaming, open loop at ${s.rates.join(', ')} fragments/s`);
+  const results: Record<'bridge' | 'relay', StreamingResult[]> = { bridge: [], relay: [] };
+  for (const t of targets(s)) {
+    await withTarget(t, s, async (run) => {
+      for (const rate of s.rates) results[t].push(await run(rate, s.warmupS, s.durationS));
+    });
+  }
+  const rows = s.rates.map((rate, i) => {
+    const b = results.bridge[i];
+    const r = results.relay[i];
+    const added = b && r ? Number((b.latency_ms.p99 - r.latency_ms.p99).toFixed(3)) : null;
+    return { rate, bridge: b ?? null, relay: r ?? null, added_p99_ms: added };
+  });
+  const table: Table = {
+    title: `Scenario 2: token streaming, open loop (latency from each fragment's due time), ${s.m * s.n} streams, ${s.durationS} s per rate`,
+    columns: ['rate (fragments/s)', 'bridge delivered/s', 'relay delivered/s', 'bridge p50', 'relay p50', 'bridge p99', 'relay p99', 'bridge p99.9', 'relay p99.9', 'added p99 (ms)'],
+    rows: rows.map((x) => [x.rate, x.bridge?.fragments_per_s ?? null, x.relay?.fragments_per_s ?? null, x.bridge?.latency_ms.p50 ?? null, x.relay?.latency_ms.p50 ?? null, x.bridge?.latency_ms.p99 ?? null, x.relay?.latency_ms.p99 ?? null, x.bridge?.latency_ms.p999 ?? null, x.relay?.latency_ms.p999 ?? null, x.added_p99_ms]),
+  };
+  const at10k = rows.find((x) => x.rate === 10_000);
+  const target: Target = {
+    name: 'added latency',
+    goal: 'p99 <= 2 ms over the relay at 10k fragments/s',
+    measured: at10k?.added_p99_ms === null || !at10k ? '- (rate not run)' : `${at10k.added_p99_ms} ms`,
+    met: at10k && at10k.added_p99_ms !== null ? at10k.added_p99_ms <= 2 : null,
+  };
+  const errors = [...results.bridge, ...results.relay].reduce((n, x) => n + x.errors, 0);
+  return { json: rows, table, targets: [target], errors };
+}
