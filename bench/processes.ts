@@ -95,8 +95,9 @@ export async function startBridge(dir: string, profileDir?: string): Promise<Ser
   return { child, port, url: `ws://127.0.0.1:${port}`, pid: child.pid!, logs, admin };
 }
 
-export async function startRelay(): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/relay.ts'), '--port', '0'], {
+/** bench/relay.ts; `batch`: with the bridge's write batching (--batch). */
+export async function startRelay(batch = false): Promise<Server> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/relay.ts'), '--port', '0', ...(batch ? ['--batch'] : [])], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -4,20 +4,33 @@
 // side connects are queued. `/echo` answers every frame with one fixed frame, unread: the baseline of a request and
 // its acknowledgement.
 //
-//   node --import tsx bench/relay.ts [--port P] [--host H]
+//   node --import tsx bench/relay.ts [--port P] [--host H] [--batch]
+//
+// --batch: frames for one socket within one event-loop turn leave in one write, as the bridge sends them
+// (src/ws/write-batch.ts); without it, one write per frame, as ws does by default.
 //
 // Prints `listening <port>` on stdout once it accepts connections (port 0 picks a free one). Stops on SIGTERM/SIGINT.
 import { createServer } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { writeBatcher } from '../src/ws/write-batch.js';
 
 const { values } = parseArgs({
   options: {
     port: { type: 'string', default: '0' },
     host: { type: 'string', default: '127.0.0.1' },
+    batch: { type: 'boolean', default: false },
   },
 });
+const batch = values.batch ? writeBatcher() : undefined;
+const sockets = new WeakMap<WebSocket, Duplex>();
+function forward(ws: WebSocket, data: RawData | string, isBinary = false): void {
+  const socket = sockets.get(ws);
+  if (batch && socket) batch(socket);
+  ws.send(data, { binary: isBinary });
+}
 
 interface Side {
   ws?: WebSocket;
@@ -37,9 +50,10 @@ const wss = new WebSocketServer({ server, perMessageDeflate: false });
 const ACK = '{"type":"accepted"}';
 
 wss.on('connection', (ws, req) => {
+  sockets.set(ws, req.socket);
   const url = new URL(req.url ?? '/', 'http://relay');
   if (url.pathname === '/echo') {
-    ws.on('message', () => ws.send(ACK));
+    ws.on('message', () => forward(ws, ACK));
     ws.on('error', () => {});
     return;
   }
@@ -53,11 +67,11 @@ wss.on('connection', (ws, req) => {
   if (mine.ws) return ws.close(4409, 'key already in use');
   mine.ws = ws;
   // What the other side sent before this one came: deliver it now.
-  for (const { data, isBinary } of other.queue) ws.send(data, { binary: isBinary });
+  for (const { data, isBinary } of other.queue) forward(ws, data, isBinary);
   other.queue.length = 0;
   ws.on('message', (data, isBinary) => {
     const peer = other.ws;
-    if (peer) peer.send(data, { binary: isBinary });
+    if (peer) forward(peer, data, isBinary);
     else mine.queue.push({ data, isBinary });
   });
   ws.on('close', () => {

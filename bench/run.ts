@@ -3,7 +3,7 @@
 //
 //   npm run bench -- [--quick] [--scenarios 1,2,3,4] [--only bridge|relay] [--profile]
 //                    [--duration S] [--warmup S] [--m 4] [--n 4] [--window 16] [--payload-bytes 1000]
-//                    [--rates 1000,10000,30000] [--event-rate 2000] [--event-window 8] [--event-apps 8]
+//                    [--rates 1000,10000,30000] [--event-rate 2000] [--event-window 32] [--event-apps 8]
 //                    [--idle-connections 20000] [--soak 600] [--soak-events 20]
 //
 //   1  token streaming agent -> app, closed loop: fragments/s, bridge / relay
@@ -36,7 +36,7 @@ const { values } = parseArgs({
     'payload-bytes': { type: 'string', default: '1000' },
     rates: { type: 'string' },
     'event-rate': { type: 'string', default: '2000' },
-    'event-window': { type: 'string', default: '8' },
+    'event-window': { type: 'string', default: '32' },
     'event-apps': { type: 'string', default: '8' },
     'idle-connections': { type: 'string' },
     soak: { type: 'string' },

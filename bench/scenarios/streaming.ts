@@ -10,7 +10,10 @@ import type { Settings } from './settings.js';
 
 type Run = (rate: number | undefined, warmupS: number, durationS: number) => Promise<StreamingResult>;
 
-async function withTarget<T>(target: 'bridge' | 'relay', s: Settings, body: (run: Run) => Promise<T>): Promise<T> {
+type Kind = 'bridge' | 'relay' | 'relay-batched';
+
+async function withTarget<T>(kind: Kind, s: Settings, body: (run: Run) => Promise<T>): Promise<T> {
+  const target: StreamingConfig['target'] = kind === 'bridge' ? 'bridge' : 'relay';
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   let server: Server | undefined;
   let creds: Credentials | undefined;
@@ -20,14 +23,14 @@ async function withTarget<T>(target: 'bridge' | 'relay', s: Settings, body: (run
       server = bridge;
       creds = await provision(bridge.admin, s.m, s.n);
     } else {
-      server = await startRelay();
+      server = await startRelay(kind === 'relay-batched');
     }
     const base = { scenario: 'streaming' as const, target, url: server.url, serverPid: server.pid, m: s.m, n: s.n, window: s.window, payloadBytes: s.payloadBytes, ...creds };
     const run: Run = async (rate, warmupS, durationS) => {
-      console.error(`  ${target}: ${rate === undefined ? 'closed loop' : `${rate} fragments/s`}, ${warmupS + durationS} s...`);
+      console.error(`  ${kind}: ${rate === undefined ? 'closed loop' : `${rate} fragments/s`}, ${warmupS + durationS} s...`);
       const cfg: StreamingConfig = { ...base, warmupS, durationS, ...(rate === undefined ? {} : { rate }) };
       const result = await runGenerator<StreamingResult>(cfg);
-      if (server!.child.exitCode !== null) throw new Error(`the ${target} exited during the run:\n${server!.logs()}`);
+      if (server!.child.exitCode !== null) throw new Error(`the ${kind} exited during the run:\n${server!.logs()}`);
       return result;
     };
     return await body(run);
@@ -45,16 +48,18 @@ const targets = (s: Settings): ('bridge' | 'relay')[] => (s.only ? [s.only] : ['
 
 export async function closedLoop(s: Settings) {
   console.error(`Scenario 1: token streaming, closed loop`);
-  const results: Partial<Record<'bridge' | 'relay', StreamingResult>> = {};
-  for (const t of targets(s)) results[t] = await withTarget(t, s, (run) => run(undefined, s.warmupS, s.durationS));
+  const results: Partial<Record<Kind, StreamingResult>> = {};
+  const kinds: Kind[] = s.only ? [s.only] : ['relay', 'relay-batched', 'bridge'];
+  for (const k of kinds) results[k] = await withTarget(k, s, (run) => run(undefined, s.warmupS, s.durationS));
   const { bridge, relay } = results;
+  const batched = results['relay-batched'];
   const r = ratio(bridge?.fragments_per_s, relay?.fragments_per_s);
   const cell = (x: StreamingResult | undefined, f: (x: StreamingResult) => number | null) => (x ? f(x) : null);
   const row = (label: string, f: (x: StreamingResult) => number | null, withRatio = false) =>
-    [label, cell(bridge, f), cell(relay, f), withRatio ? ratio(cell(bridge, f), cell(relay, f)) : null];
+    [label, cell(bridge, f), cell(relay, f), withRatio ? ratio(cell(bridge, f), cell(relay, f)) : null, cell(batched, f), withRatio ? ratio(cell(bridge, f), cell(batched, f)) : null];
   const table: Table = {
     title: `Scenario 1: token streaming agent -> app, closed loop. ${s.m} agents x ${s.n} apps = ${s.m * s.n} streams, ${s.window} in flight each, ${s.durationS} s after ${s.warmupS} s warm-up`,
-    columns: ['', 'bridge', 'relay', 'bridge/relay'],
+    columns: ['', 'bridge', 'relay', 'bridge/relay', 'relay, batched writes', 'bridge/batched'],
     rows: [
       row('fragments/s delivered', (x) => x.fragments_per_s, true),
       row('latency p50 (ms)', (x) => x.latency_ms.p50, true),
@@ -67,7 +72,8 @@ export async function closedLoop(s: Settings) {
     ],
   };
   const target: Target = { name: 'token streaming', goal: '>= 0.8x the bare relay', measured: r === null ? '-' : `${r}x`, met: r === null ? null : r >= 0.8 };
-  return { json: { bridge: bridge ?? null, relay: relay ?? null, ratio_bridge_over_relay: r }, table, targets: [target], errors: (bridge?.errors ?? 0) + (relay?.errors ?? 0) };
+  const json = { bridge: bridge ?? null, relay: relay ?? null, relay_batched: batched ?? null, ratio_bridge_over_relay: r, ratio_bridge_over_batched_relay: ratio(bridge?.fragments_per_s, batched?.fragments_per_s) };
+  return { json, table, targets: [target], errors: (bridge?.errors ?? 0) + (relay?.errors ?? 0) + (batched?.errors ?? 0) };
 }
 
 export async function openLoop(s: Settings) {

@@ -88,6 +88,7 @@ interface InFlight {
   /** The fragments forwarded so far, joined (W10); a rope, so appending does not copy. */
   streamed: string;
   fragmentCount: number;
+  tokenPrefix: string;
   timeout: Timer;
 }
 
@@ -274,6 +275,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
       receivedAt,
       streamed: '',
       fragmentCount: 0,
+      tokenPrefix: frames.tokenPrefix(eventId, agentId),
       timeout: clock.setTimer(agentTimeoutMs, () => {
         fail(ev, 'AGENT_TIMEOUT', `Agent ${agentId} did not answer within ${Math.round(agentTimeoutMs / 1000)} s.`, 'agent_timeout');
       }),
@@ -336,7 +338,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     ev.streamed += message.token;
     ev.fragmentCount++;
     tokensForwarded++;
-    ev.appConn.send(frames.token(ev.eventId, ev.agentId, message.token));
+    ev.appConn.send(frames.tokenFrame(ev.tokenPrefix, message.token));
   }
 
   function finishWithReply(ev: InFlight, message: AgentReplyMessage): void {

@@ -44,8 +44,17 @@ export function eventToAgent(e: Omit<EventToAgentMessage, 'type' | 'payload'>, p
   return withPayload({ type: 'event', ...e } satisfies Omit<EventToAgentMessage, 'payload'>, payloadJson);
 }
 
-export function token(eventId: string, agentId: string, fragment: string): string {
-  return JSON.stringify({ type: 'token', event_id: eventId, agent_id: agentId, token: fragment } satisfies TokenMessage);
+/**
+ * A `token` frame is the one sent per fragment, so everything but the fragment is serialised once per event:
+ * `tokenFrame(tokenPrefix(eventId, agentId), fragment)`.
+ */
+export function tokenPrefix(eventId: string, agentId: string): string {
+  const empty = JSON.stringify({ type: 'token', event_id: eventId, agent_id: agentId, token: '' } satisfies TokenMessage);
+  return empty.slice(0, -'""}'.length);
+}
+
+export function tokenFrame(prefix: string, fragment: string): string {
+  return `${prefix}${JSON.stringify(fragment)}}`;
 }
 
 export function reply(r: Omit<ReplyMessage, 'type' | 'payload' | 'metadata'>, payloadJson: string, metadata: ReplyMessage['metadata']): string {
