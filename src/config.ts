@@ -20,6 +20,8 @@ export interface Config {
   eventLogFlushMs: number;
   /** A graceful shutdown gives up waiting after this long. */
   shutdownTimeoutMs: number;
+  /** Bytes queued for one connection that it has not read yet; beyond them it is closed (SLOW_CONSUMER). */
+  sendBufferMaxBytes: number;
 }
 
 const SCHEMA = {
@@ -37,6 +39,7 @@ const SCHEMA = {
     EVENT_LOG_RETENTION_DAYS: { type: 'integer', minimum: 0, default: 30 },
     EVENT_LOG_FLUSH_MS: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10_000 },
+    SEND_BUFFER_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, default: LIMITS.sendBufferMaxBytes },
   },
 } as const;
 
@@ -65,5 +68,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventLogRetentionDays: raw.EVENT_LOG_RETENTION_DAYS,
     eventLogFlushMs: raw.EVENT_LOG_FLUSH_MS,
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,
+    sendBufferMaxBytes: raw.SEND_BUFFER_MAX_BYTES,
   };
 }

@@ -132,7 +132,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   });
 
   const server: Server = createServer(app.callback());
-  const sockets = attachWebSockets(server, { bridge, directory, clock, log });
+  const sockets = attachWebSockets(server, { bridge, directory, clock, log, sendBufferMaxBytes: config.sendBufferMaxBytes });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

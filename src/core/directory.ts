@@ -5,7 +5,7 @@ import type { Agent, App, Organization } from '../../generated/index.js';
 import { validateAgentToken, validateAppToken } from '../../generated/index.js';
 
 export type OrgRecord = Omit<Organization, 'created_at'> & { created_at: number };
-export type AppRecord = Omit<App, 'created_at'> & { created_at: number };
+export type AppRecord = Omit<App, 'created_at' | 'online'> & { created_at: number };
 export type AgentRecord = Omit<Agent, 'created_at' | 'online'> & { created_at: number };
 export type ClientKind = 'app' | 'agent';
 

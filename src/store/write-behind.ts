@@ -61,9 +61,9 @@ function upsertStatement(table: string, columns: readonly string[], key: string)
 const upsertEvents = upsertStatement('events', EVENT_COLUMNS, 'event_id');
 const upsertSessions = upsertStatement('sessions', SESSION_COLUMNS, 'session_key');
 
-function bindings<R>(rows: R[], columns: readonly (keyof R)[]): unknown[] {
-  const out: unknown[] = [];
-  for (const row of rows) for (const c of columns) out.push(row[c] ?? null);
+function bindings<R>(rows: R[], columns: readonly (keyof R)[]): Knex.Value[] {
+  const out: Knex.Value[] = [];
+  for (const row of rows) for (const c of columns) out.push((row[c] ?? null) as Knex.Value);
   return out;
 }
 

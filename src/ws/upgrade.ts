@@ -26,18 +26,36 @@ export interface WebSocketEndpoints {
   close(): void;
 }
 
-export function attachWebSockets(server: Server, deps: { bridge: Bridge; directory: Directory; clock: Clock; log: Logger }): WebSocketEndpoints {
-  const { bridge, directory, clock, log } = deps;
+export interface EndpointDeps {
+  bridge: Bridge;
+  directory: Directory;
+  clock: Clock;
+  log: Logger;
+  /** Unread bytes a connection may have queued before it is closed with SLOW_CONSUMER (W17). */
+  sendBufferMaxBytes: number;
+}
+
+export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketEndpoints {
+  const { bridge, directory, clock, log, sendBufferMaxBytes } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.frameMaxBytes, perMessageDeflate: false });
   const batch = writeBatcher();
   let nextId = 1;
   let accepting = true;
 
   function connect(ws: WebSocket, req: IncomingMessage, socket: Duplex, kind: ClientKind, url: URL): void {
+    let overflowed = false;
     const conn: Connection = {
       id: nextId++,
       send: (frame) => {
         if (ws.readyState !== WebSocket.OPEN) return;
+        // A client that does not read must not make the bridge buffer without limit (W17). The frame that would
+        // cross the cap is not queued; the error frame that follows it is, once, and the close after it.
+        if (!overflowed && ws.bufferedAmount + frame.length > sendBufferMaxBytes) {
+          overflowed = true;
+          log.warn({ conn: conn.id, endpoint: kind, buffered: ws.bufferedAmount }, 'slow consumer closed');
+          bridge.refuse(conn, 'SLOW_CONSUMER', `More than ${sendBufferMaxBytes} bytes were waiting for this connection to read them; read faster or open fewer streams.`);
+          return;
+        }
         batch(socket);
         ws.send(frame);
       },

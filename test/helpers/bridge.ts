@@ -47,6 +47,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     eventLogRetentionDays: 30,
     eventLogFlushMs: 20,
     shutdownTimeoutMs: 5_000,
+    sendBufferMaxBytes: LIMITS.sendBufferMaxBytes,
     ...overrides,
   };
 }

@@ -18,6 +18,7 @@ describe('configuration from the environment', function () {
       eventLogRetentionDays: 30,
       eventLogFlushMs: 20,
       shutdownTimeoutMs: 10_000,
+      sendBufferMaxBytes: LIMITS.sendBufferMaxBytes,
     });
   });
 
@@ -35,6 +36,7 @@ describe('configuration from the environment', function () {
       EVENT_LOG_RETENTION_DAYS: '7',
       EVENT_LOG_FLUSH_MS: '50',
       SHUTDOWN_TIMEOUT_MS: '3000',
+      SEND_BUFFER_MAX_BYTES: '2097152',
     });
     expect(config).to.deep.equal({
       port: 9000,
@@ -49,6 +51,7 @@ describe('configuration from the environment', function () {
       eventLogRetentionDays: 7,
       eventLogFlushMs: 50,
       shutdownTimeoutMs: 3000,
+      sendBufferMaxBytes: 2097152,
     });
   });
 
@@ -67,6 +70,7 @@ describe('configuration from the environment', function () {
     ['RATE_LIMIT_BURST', '1.5'],
     ['EVENT_LOG_FLUSH_MS', '500'],
     ['EVENT_LOG_RETENTION_DAYS', 'forever'],
+    ['SEND_BUFFER_MAX_BYTES', '1000'],
   ] as const) {
     it(`refuses ${name}=${value} with a message that names ${name}`, function () {
       expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, name);
