@@ -88,7 +88,8 @@ interface InFlight {
   /** The fragments forwarded so far, joined (W10); a rope, so appending does not copy. */
   streamed: string;
   fragmentCount: number;
-  tokenPrefix: string;
+  /** Made at the first fragment: most events in a burst of short ones never stream. */
+  tokenPrefix: string | undefined;
   timeout: Timer;
 }
 
@@ -275,7 +276,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
       receivedAt,
       streamed: '',
       fragmentCount: 0,
-      tokenPrefix: frames.tokenPrefix(eventId, agentId),
+      tokenPrefix: undefined,
       timeout: clock.setTimer(agentTimeoutMs, () => {
         fail(ev, 'AGENT_TIMEOUT', `Agent ${agentId} did not answer within ${Math.round(agentTimeoutMs / 1000)} s.`, 'agent_timeout');
       }),
@@ -338,6 +339,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     ev.streamed += message.token;
     ev.fragmentCount++;
     tokensForwarded++;
+    ev.tokenPrefix ??= frames.tokenPrefix(ev.eventId, ev.agentId);
     ev.appConn.send(frames.tokenFrame(ev.tokenPrefix, message.token));
   }
 
