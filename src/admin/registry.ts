@@ -39,10 +39,6 @@ export class Registry {
     private readonly live: LiveEffects,
   ) {}
 
-  private isOnline(agentId: string): boolean {
-    return this.live.isAgentOnline(agentId);
-  }
-
   organizations(): Organization[] {
     return [...this.directory.orgs.values()].sort((a, b) => a.org_id.localeCompare(b.org_id)).map(orgView);
   }
@@ -59,7 +55,7 @@ export class Registry {
     return [...this.directory.apps.values()]
       .filter((a) => a.org_id === orgId)
       .sort((a, b) => a.app_id.localeCompare(b.app_id))
-      .map(appView);
+      .map((a) => this.appView(a));
   }
 
   async createApp(orgId: string, body: AppCreate): Promise<AppCreated> {
@@ -69,7 +65,7 @@ export class Registry {
     await this.store.insertApp(app, record);
     this.directory.addApp(app);
     this.directory.addToken(record);
-    return { ...appView(app), token };
+    return { ...this.appView(app), token };
   }
 
   agents(orgId: string): Agent[] {
@@ -133,7 +129,7 @@ export class Registry {
   }
 
   async deactivateApp(id: string): Promise<App> {
-    return appView(await this.deactivate('app', id, this.directory.apps.get(id)));
+    return this.appView(await this.deactivate('app', id, this.directory.apps.get(id)));
   }
 
   async deactivateAgent(id: string): Promise<Agent> {
@@ -159,7 +155,7 @@ export class Registry {
         id: a.agent_id,
         name: a.name,
         description: a.description,
-        status: this.isOnline(a.agent_id) ? 'online' : 'offline',
+        status: this.live.isAgentOnline(a.agent_id) ? 'online' : 'offline',
         allowlisted: this.directory.mayUse(app, a),
       })),
     };
@@ -176,15 +172,15 @@ export class Registry {
     return { token, record: { hash: hashToken(token), kind, owner_id: ownerId, created_at: this.clock.now(), expires_at: null } };
   }
 
+  private appView(a: AppRecord): App {
+    return { ...a, online: this.live.isAppOnline(a.app_id), created_at: iso(a.created_at) };
+  }
+
   private agentView(a: AgentRecord): Agent {
-    return { ...a, allowlist: a.allowlist && [...a.allowlist], online: this.isOnline(a.agent_id), created_at: iso(a.created_at) };
+    return { ...a, allowlist: a.allowlist && [...a.allowlist], online: this.live.isAgentOnline(a.agent_id), created_at: iso(a.created_at) };
   }
 }
 
 function orgView(o: OrgRecord): Organization {
   return { ...o, created_at: iso(o.created_at) };
-}
-
-function appView(a: AppRecord): App {
-  return { ...a, created_at: iso(a.created_at) };
 }

@@ -1,8 +1,10 @@
-// The Koa application: error bodies, JSON bodies, routes.
+// The Koa application: error bodies, JSON bodies, routes, and the dashboard.
 import Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import { LIMITS } from '../../generated/index.js';
 import type { Logger } from '../core/logger.js';
+import { dashboardHeaders, dashboardRoutes, isDashboardPath } from '../dashboard/routes.js';
+import { AdminSessions } from '../dashboard/sessions.js';
 import { adminOnly } from './auth.js';
 import { errorBodies } from './errors.js';
 import { routes, type RouteDeps } from './routes.js';
@@ -10,13 +12,18 @@ import { routes, type RouteDeps } from './routes.js';
 export function httpApp(deps: RouteDeps & { log: Logger }): Koa {
   const app = new Koa();
   app.silent = true; // errors become {code, error} bodies in errorBodies and are logged there
+  const sessions = new AdminSessions(deps.clock);
   const router = routes(deps);
+  const dashboard = dashboardRoutes({ adminToken: deps.adminToken, sessions });
   app.use(errorBodies(deps.log));
+  app.use((ctx, next) => (isDashboardPath(ctx.path) ? dashboardHeaders(ctx, next) : next()));
   // Before routing, so that an unknown admin path answers like a known one while the admin API is off or locked.
-  const requireAdmin = adminOnly(deps.adminToken);
+  const requireAdmin = adminOnly(deps.adminToken, sessions);
   app.use((ctx, next) => (ctx.path === '/admin' || ctx.path.startsWith('/admin/') ? requireAdmin(ctx, next) : next()));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: LIMITS.frameMaxBytes }));
   app.use(router.routes());
   app.use(router.allowedMethods());
+  app.use(dashboard.routes());
+  app.use(dashboard.allowedMethods());
   return app;
 }

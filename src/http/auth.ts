@@ -1,23 +1,44 @@
-// Bearer tokens on HTTP: the admin token (constant-time comparison) and app tokens for the directory.
+// Who may call on HTTP: the admin (Bearer admin token, constant-time comparison, or a dashboard session) and apps
+// (Bearer app token) for the directory.
 import { timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { hashToken, type AppRecord, type Directory } from '../core/directory.js';
 import type { Clock } from '../core/clock.js';
 import { Problem } from '../admin/problem.js';
+import { requireCsrf, sessionOf } from '../dashboard/cookie.js';
+import type { AdminSessions } from '../dashboard/sessions.js';
 
 export function bearer(ctx: Context): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
   return match?.[1];
 }
 
-/** The admin API is off without ADMIN_TOKEN (every route ADMIN_API_DISABLED), and needs it otherwise. */
-export function adminOnly(adminToken: string | undefined) {
-  const expected = adminToken ? hashToken(adminToken) : undefined;
+/** Whether a token is the server's ADMIN_TOKEN (constant time); undefined while the admin API is off. */
+export function adminTokenCheck(adminToken: string | undefined): ((given: string) => boolean) | undefined {
+  if (!adminToken) return undefined;
+  const expected = hashToken(adminToken);
+  return (given) => timingSafeEqual(hashToken(given), expected);
+}
+
+export function adminApiOff(): Problem {
+  return new Problem('ADMIN_API_DISABLED', 'The admin API is off: start the bridge with ADMIN_TOKEN set.');
+}
+
+/**
+ * The admin API is off without ADMIN_TOKEN (every route ADMIN_API_DISABLED). Otherwise it takes the admin token
+ * as a Bearer, or a dashboard session cookie; an Authorization header, when sent, decides alone.
+ */
+export function adminOnly(adminToken: string | undefined, sessions: AdminSessions) {
+  const isAdminToken = adminTokenCheck(adminToken);
   return async function requireAdmin(ctx: Context, next: Next): Promise<void> {
-    if (!expected) throw new Problem('ADMIN_API_DISABLED', 'The admin API is off: start the bridge with ADMIN_TOKEN set.');
-    const given = bearer(ctx);
-    if (!given || !timingSafeEqual(hashToken(given), expected)) {
-      throw new Problem('UNAUTHORIZED', 'Send the server\'s ADMIN_TOKEN as Authorization: Bearer <ADMIN_TOKEN>.');
+    if (!isAdminToken) throw adminApiOff();
+    if (ctx.get('authorization')) {
+      const given = bearer(ctx);
+      if (!given || !isAdminToken(given)) throw new Problem('UNAUTHORIZED', 'Send the server\'s ADMIN_TOKEN as Authorization: Bearer <ADMIN_TOKEN>.');
+    } else {
+      const session = sessionOf(ctx, sessions);
+      if (!session) throw new Problem('UNAUTHORIZED', 'Send the server\'s ADMIN_TOKEN as Authorization: Bearer <ADMIN_TOKEN>, or sign in at /dashboard.');
+      requireCsrf(ctx, session);
     }
     await next();
   };

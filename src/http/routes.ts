@@ -2,7 +2,6 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import {
-  describeErrors,
   validateAgentCreate,
   validateAllowlistUpdate,
   validateAppCreate,
@@ -20,7 +19,6 @@ import {
   type Readiness,
   type SessionList,
   type OrganizationList,
-  type Validator,
 } from '../../generated/index.js';
 import type { Registry } from '../admin/registry.js';
 import { Problem } from '../admin/problem.js';
@@ -31,6 +29,7 @@ import type { EventLogReader } from '../store/event-log.js';
 import type { WriteBehind } from '../store/write-behind.js';
 import type { Registry as PromRegistry } from 'prom-client';
 import { appFromBearer } from './auth.js';
+import { body, param } from './input.js';
 
 export interface RouteDeps {
   registry: Registry;
@@ -45,19 +44,6 @@ export interface RouteDeps {
   adminToken: string | undefined;
   /** Present only in test-clock mode (BRIDGE_TEST_CLOCK=1). */
   testClock: AdjustableClock | undefined;
-}
-
-function body<T>(ctx: Context, validate: Validator<T>): T {
-  const value = (ctx.request as { body?: unknown }).body;
-  if (!validate(value)) throw new Problem('INVALID_REQUEST', `Invalid request body: ${describeErrors(validate.errors)}.`);
-  return value;
-}
-
-/** An optional query parameter: absent, or valid by its schema. */
-function param<T>(value: unknown, name: string, validate: (v: unknown) => v is T): T | undefined {
-  if (value === undefined) return undefined;
-  if (!validate(value)) throw new Problem('INVALID_REQUEST', `${name}: ${JSON.stringify(value).slice(0, 80)} is not a valid value.`);
-  return value;
 }
 
 function created(ctx: Context, value: unknown): void {

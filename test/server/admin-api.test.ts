@@ -99,7 +99,9 @@ describe('admin API', function () {
     expect(ids).to.have.members([app.app_id, ...others.map((o) => o.app_id)]);
     expect(ids).to.deep.equal([...ids].sort());
     const { token: _token, ...withoutToken } = app;
-    expect(list.body.apps).to.deep.include(withoutToken);
+    expect(withoutToken.online).to.equal(false);
+    expect(list.body.apps).to.deep.include({ ...withoutToken, online: true }); // its client is connected
+    expect(list.body.apps.filter((a: { online: boolean }) => a.online)).to.have.length(1);
     const text = JSON.stringify(list.body);
     expect(text).not.to.include('"token"');
     for (const a of [app, ...others]) expect(text).not.to.include(a.token);

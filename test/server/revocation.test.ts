@@ -57,7 +57,7 @@ describe('deactivation', function () {
     await secondInstance.expectNothingBeforePong();
 
     const body = await deactivate(bridge, 'app', app.app_id);
-    expect(body).to.deep.equal({ app_id: app.app_id, org_id: org.org_id, name: app.name, active: false, created_at: app.created_at });
+    expect(body).to.deep.equal({ app_id: app.app_id, org_id: org.org_id, name: app.name, active: false, online: false, created_at: app.created_at });
     await expectRevoked(appClient, 'first instance');
     await expectRevoked(secondInstance, 'second instance');
 

@@ -1,0 +1,55 @@
+// The dashboard's files, read once at start: the page, its ES modules and style sheet, plus `spec.js`, written
+// here from generated/ so that the page validates its forms by the spec's rules without restating them.
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { ERRORS, ERROR_CODES, LIMITS } from '../../generated/index.js';
+
+export interface Asset {
+  type: string;
+  body: Buffer;
+}
+
+const DIR = new URL('./assets/', import.meta.url);
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+
+/**
+ * Field rules of the admin API's request bodies (spec/openapi.yaml OrganizationCreate, AppCreate, AgentCreate and
+ * asyncapi.yaml AppId): the generated code keeps them inside its validators, so they are named here and a test
+ * holds them equal to the spec.
+ */
+export const FIELD_RULES = {
+  nameMaxLength: 128,
+  descriptionMaxLength: 1024,
+  ttlDaysMin: 1,
+  ttlDaysMax: 3650,
+  idPattern: '^[a-z0-9-]+$',
+  idMaxLength: LIMITS.idMaxChars,
+} as const;
+
+function specModule(): string {
+  const eventCodes = ERROR_CODES.filter((code) => (ERRORS[code].receivers as readonly string[]).includes('app'));
+  return [
+    '// Written by the bridge from generated/ (src/dashboard/assets.ts).',
+    `export const FIELD_RULES = ${JSON.stringify({ ...FIELD_RULES, ttlDaysDefault: LIMITS.sessionTtlDefaultDays })};`,
+    `export const EVENT_ERROR_CODES = ${JSON.stringify(eventCodes)};`,
+    `export const ROTATION_GRACE_MS = ${LIMITS.rotationGraceMs};`,
+    '',
+  ].join('\n');
+}
+
+/** The page, and the files it loads by name. */
+export function loadAssets(): { page: Asset; files: Map<string, Asset> } {
+  const files = new Map<string, Asset>();
+  for (const name of readdirSync(DIR)) {
+    const type = TYPES[extname(name)];
+    if (type) files.set(name, { type, body: readFileSync(new URL(name, DIR)) });
+  }
+  files.set('spec.js', { type: TYPES['.js']!, body: Buffer.from(specModule()) });
+  const page = files.get('index.html')!;
+  files.delete('index.html');
+  return { page, files };
+}

@@ -1,0 +1,79 @@
+// The dashboard: its page and files, and the sign-in session (POST/GET/DELETE /dashboard/session). Everything
+// else the page does goes through the admin API with the session cookie.
+import { Router } from '@koa/router';
+import type { Context, Next } from 'koa';
+import { validateDashboardSignIn, type DashboardSession } from '../../generated/index.js';
+import { Problem } from '../admin/problem.js';
+import { adminApiOff, adminTokenCheck } from '../http/auth.js';
+import { body } from '../http/input.js';
+import { loadAssets } from './assets.js';
+import { clearSessionCookie, requireCsrf, requireOwnOrigin, sessionOf, setSessionCookie } from './cookie.js';
+import type { AdminSession, AdminSessions } from './sessions.js';
+
+const SECURITY_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+export const isDashboardPath = (path: string) => path === '/dashboard' || path.startsWith('/dashboard/');
+
+/** On every dashboard answer, errors included: no inline or foreign code, no framing, no sniffing, no referrer. */
+export async function dashboardHeaders(ctx: Context, next: Next): Promise<void> {
+  ctx.set(SECURITY_HEADERS);
+  await next();
+}
+
+const view = (session: AdminSession): DashboardSession => ({ csrf_token: session.csrfToken, expires_at: new Date(session.expiresAt).toISOString() });
+
+export function dashboardRoutes(deps: { adminToken: string | undefined; sessions: AdminSessions }): Router {
+  const { sessions } = deps;
+  const isAdminToken = adminTokenCheck(deps.adminToken);
+  const { page, files } = loadAssets();
+  const router = new Router();
+
+  router.get('/dashboard', (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = page.type;
+    ctx.body = page.body;
+  });
+  router.get('/dashboard/assets/:file', (ctx) => {
+    const asset = files.get(ctx.params.file!);
+    if (!asset) throw new Problem('NOT_FOUND', `The dashboard has no file ${ctx.params.file!.slice(0, 80)}.`);
+    ctx.set('Cache-Control', 'no-cache'); // asked for again on every load, so that an upgraded bridge's page is used at once
+    ctx.type = asset.type;
+    ctx.body = asset.body;
+  });
+
+  router.get('/dashboard/session', (ctx) => {
+    if (!isAdminToken) throw adminApiOff();
+    const session = sessionOf(ctx, sessions);
+    if (!session) throw new Problem('UNAUTHORIZED', 'Not signed in, or the session ended: sign in with the ADMIN_TOKEN.');
+    ctx.body = view(session);
+  });
+  router.post('/dashboard/session', (ctx) => {
+    if (!isAdminToken) throw adminApiOff();
+    requireOwnOrigin(ctx);
+    const { admin_token } = body(ctx, validateDashboardSignIn);
+    if (!isAdminToken(admin_token)) throw new Problem('UNAUTHORIZED', 'That is not the ADMIN_TOKEN this bridge was started with.');
+    const previous = sessionOf(ctx, sessions);
+    if (previous) sessions.close(previous.id);
+    const session = sessions.open();
+    setSessionCookie(ctx, session);
+    ctx.body = view(session);
+  });
+  router.delete('/dashboard/session', (ctx) => {
+    if (!isAdminToken) throw adminApiOff();
+    const session = sessionOf(ctx, sessions);
+    if (!session) {
+      clearSessionCookie(ctx);
+      throw new Problem('UNAUTHORIZED', 'Not signed in, or the session had already ended.');
+    }
+    requireCsrf(ctx, session);
+    sessions.close(session.id);
+    clearSessionCookie(ctx);
+    ctx.status = 204;
+  });
+  return router;
+}

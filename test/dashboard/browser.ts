@@ -1,0 +1,68 @@
+// Debian's Chromium driven by playwright-core (no browser download), and what every browser test of the dashboard
+// does: open it on a real bridge, sign in, keep screenshots, and read what a locator shows.
+import { existsSync, mkdirSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { ADMIN_TOKEN, type TestBridge } from '../helpers/bridge.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+export const SCREENSHOTS = new URL('../../test-output/screenshots/', import.meta.url);
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is not installed at ${CHROMIUM}: the dashboard's browser tests need Debian's package (apt-get install chromium; .ci/run installs it).`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    // This machine has no network: without these, Chromium keeps trying to reach Google's hosts.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/**
+ * A fresh browser profile on the bridge's dashboard, allowed to use the clipboard. `errors` collects script errors,
+ * CSP violations and files that failed to load (not the API's 4xx answers, which the page shows).
+ */
+export async function openDashboard(browser: Browser, bridge: TestBridge): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1366, height: 800 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: bridge.url });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) errors.push(msg.text());
+  });
+  page.on('response', (res) => {
+    if (!new URL(res.url()).pathname.startsWith('/admin/') && res.status() >= 400 && !res.url().endsWith('/dashboard/session')) errors.push(`${res.status()} ${res.url()}`);
+  });
+  await page.goto(`${bridge.url}/dashboard`);
+  return { context, page, errors };
+}
+
+export async function signIn(page: Page): Promise<void> {
+  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Organizations' }).waitFor();
+}
+
+/** The whole page, or only the window (a modal dialog's backdrop covers only the window). */
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage });
+}
+
+/** The table row that names this app or agent. */
+export function row(page: Page, name: string): Locator {
+  return page.getByRole('row').filter({ has: page.getByRole('rowheader', { name, exact: false }) });
+}
+
+/** Waits until the row's status badge reads `status` (the page polls every 3 s). */
+export async function untilStatus(page: Page, name: string, status: 'online' | 'offline' | 'deactivated'): Promise<void> {
+  await row(page, name).locator('.badge', { hasText: new RegExp(`^${status}$`) }).waitFor({ timeout: 15_000 });
+}
+
+/** Everything the page holds: its DOM text, form values included, and the address. */
+export async function pageHolds(page: Page, text: string): Promise<boolean> {
+  const values = (await page.evaluate('[...document.querySelectorAll("input, textarea")].map((e) => e.value).join(" ")')) as string;
+  return (await page.content()).includes(text) || values.includes(text) || page.url().includes(text);
+}
