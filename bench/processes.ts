@@ -1,7 +1,7 @@
 // The processes of a benchmark run: the bridge as in production, the bare relay, and load generators, each its own
 // process so that no two share an event loop.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -160,4 +160,14 @@ export async function runGenerator<R>(config: LoadConfig, onLine?: (line: string
   const line = out.split('\n').find((l) => l.startsWith('RESULT '));
   if (code !== 0 || !line) throw new Error(`the load generator failed (exit ${code}):\n${err.slice(-4000)}${out.slice(-2000)}`);
   return JSON.parse(line.slice('RESULT '.length)) as R;
+}
+
+/** Stops the server (if it started), prints what it logged, and removes its temporary folder. */
+export async function shutdown(server: Server | undefined, dir: string): Promise<void> {
+  if (server) {
+    await stop(server.child);
+    const warnings = server.logs();
+    if (warnings) console.error(warnings);
+  }
+  rmSync(dir, { recursive: true, force: true });
 }

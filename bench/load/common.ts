@@ -1,7 +1,37 @@
 // What every scenario of the load generator shares: opening sockets, latency percentiles, reading a server's CPU
 // time and memory from /proc (Linux).
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket } from 'ws';
+
+/** What every timed scenario of the generator is told. */
+export interface TimedConfig {
+  target: 'bridge' | 'relay';
+  /** `ws://host:port`. */
+  url: string;
+  /** Closed loop: frames awaiting their answer per stream or socket. */
+  window: number;
+  /** Open loop: frames per second in all; closed loop when absent. */
+  rate?: number;
+  warmupS: number;
+  durationS: number;
+  payloadBytes: number;
+  /** The server's pid, to read its CPU time from /proc. */
+  serverPid?: number;
+  agents?: { agent_id: string; token: string }[];
+}
+
+/** What every timed scenario reports. */
+export interface TimedResult {
+  target: TimedConfig['target'];
+  rate: number | null;
+  measured_s: number;
+  latency_ms: Percentiles;
+  errors: number;
+  error_samples: string[];
+  server_cpu_pct: number | null;
+  generator_cpu_pct: number;
+}
 
 export interface Percentiles {
   p50: number;
@@ -124,4 +154,47 @@ export function frameType(text: string): string {
 /** The first `event_id` string in a frame. */
 export function frameEventId(text: string): string | undefined {
   return /"event_id":"([^"]+)"/.exec(text)?.[1];
+}
+
+/** Open loop: calls `send(k, dueAt)` so that call k is due at t0 + k / rate, whatever the server does. Returns stop. */
+export function pace(rate: number, send: (k: number, dueAt: number) => void): () => void {
+  const t0 = performance.now();
+  const perMs = rate / 1000;
+  let sent = 0;
+  const timer = setInterval(() => {
+    const due = Math.floor((performance.now() - t0) * perMs);
+    for (; sent < due; sent++) send(sent, t0 + sent / perMs);
+  }, 1);
+  return () => clearInterval(timer);
+}
+
+/** The warm-up, then the measured window with `measuring` on; the CPU use over that window. */
+export async function measure(cfg: { warmupS: number; durationS: number; serverPid?: number }, measuring: (on: boolean) => void) {
+  await sleep(cfg.warmupS * 1000);
+  const window = cpuWindow(cfg.serverPid);
+  measuring(true);
+  await sleep(cfg.durationS * 1000);
+  measuring(false);
+  return window();
+}
+
+/** Waits up to 10 s for what is in flight to arrive; returns how much never did. */
+export async function drain(inFlight: () => number): Promise<number> {
+  const deadline = performance.now() + 10_000;
+  while (inFlight() > 0 && performance.now() < deadline) await sleep(5);
+  return inFlight();
+}
+
+/** The part of a result every timed scenario shares. */
+export function timedResult(cfg: TimedConfig, cpu: Awaited<ReturnType<typeof measure>>, latencies: Latencies, errors: Errors): TimedResult {
+  return {
+    target: cfg.target,
+    rate: cfg.rate ?? null,
+    measured_s: cpu.measured_s,
+    latency_ms: latencies.summary(),
+    errors: errors.count,
+    error_samples: errors.samples,
+    server_cpu_pct: cpu.server_cpu_pct,
+    generator_cpu_pct: cpu.generator_cpu_pct,
+  };
 }

@@ -4,40 +4,20 @@
 //   closed loop: K events awaiting their `accepted` per app socket, each answer lets the app send one more;
 //   open loop: a fixed total rate, sent on a schedule round-robin over the apps.
 // Baseline: bench/relay.ts's /echo, a bare ws server answering every frame with a fixed one without reading it.
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
-import { cpuWindow, Errors, frameEventId, frameType, Latencies, open, type Percentiles } from './common.js';
+import { drain, Errors, frameEventId, frameType, Latencies, measure, open, pace, timedResult, type TimedConfig, type TimedResult } from './common.js';
 
-export interface EventsConfig {
+export interface EventsConfig extends TimedConfig {
   scenario: 'events';
-  target: 'bridge' | 'relay';
-  url: string;
-  /** Closed loop: events awaiting `accepted` per app socket. */
-  window: number;
-  /** Open loop: events per second over all apps; closed loop when absent. */
-  rate?: number;
-  warmupS: number;
-  durationS: number;
-  payloadBytes: number;
-  serverPid?: number;
-  /** bridge: the agents that answer, and the apps that send (one socket each). relay: `apps` sockets on /echo. */
-  agents?: { agent_id: string; token: string }[];
+  /** bridge: the agents answer, the apps send (one socket each); relay: one /echo socket per entry. */
   apps: { app_id: string; token: string }[];
 }
 
-export interface EventsResult {
-  target: EventsConfig['target'];
+export interface EventsResult extends TimedResult {
   apps: number;
-  rate: number | null;
-  measured_s: number;
   accepted: number;
   accepted_per_s: number;
   replies: number;
-  latency_ms: Percentiles;
-  errors: number;
-  error_samples: string[];
-  server_cpu_pct: number | null;
-  generator_cpu_pct: number;
 }
 
 /** Times of the sends still waiting for their answer; the bridge answers an app's events in order (W7). */
@@ -120,45 +100,25 @@ export async function runEvents(cfg: EventsConfig): Promise<EventsResult> {
     side.ws.send(`{"type":"event","agent_id":${JSON.stringify(agentIds[k % agentIds.length])},"thread_id":"t-${k % 64}","payload":${payloadJson}}`);
   }
 
-  let pacer: NodeJS.Timeout | undefined;
+  let stopPacer = () => {};
   if (closedLoop) {
     for (const side of apps) for (let i = 0; i < cfg.window; i++) send(side, performance.now());
   } else {
-    const t0 = performance.now();
-    const perMs = cfg.rate! / 1000;
-    let sent = 0;
-    pacer = setInterval(() => {
-      const due = Math.floor((performance.now() - t0) * perMs);
-      for (; sent < due; sent++) send(apps[sent % apps.length]!, t0 + sent / perMs);
-    }, 1);
+    stopPacer = pace(cfg.rate!, (k, dueAt) => send(apps[k % apps.length]!, dueAt));
   }
 
-  await sleep(cfg.warmupS * 1000);
-  const window = cpuWindow(cfg.serverPid);
-  measuring = true;
-  await sleep(cfg.durationS * 1000);
-  measuring = false;
-  const cpu = window();
+  const cpu = await measure(cfg, (on) => (measuring = on));
   stopping = true;
-  if (pacer) clearInterval(pacer);
-  const drainDeadline = performance.now() + 10_000;
-  while (apps.some((a) => a.pending.size > 0) && performance.now() < drainDeadline) await sleep(5);
-  const unanswered = apps.reduce((n, a) => n + a.pending.size, 0);
+  stopPacer();
+  const unanswered = await drain(() => apps.reduce((n, a) => n + a.pending.size, 0));
   if (unanswered) errors.add('drain', `${unanswered} events never accepted`);
   for (const a of apps) a.ws.close();
 
   return {
-    target: cfg.target,
+    ...timedResult(cfg, cpu, latencies, errors),
     apps: apps.length,
-    rate: cfg.rate ?? null,
-    measured_s: cpu.measured_s,
     accepted,
     accepted_per_s: Math.round(accepted / cpu.measured_s),
     replies,
-    latency_ms: latencies.summary(),
-    errors: errors.count,
-    error_samples: errors.samples,
-    server_cpu_pct: cpu.server_cpu_pct,
-    generator_cpu_pct: cpu.generator_cpu_pct,
   };
 }

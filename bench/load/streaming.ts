@@ -9,40 +9,21 @@
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
-import { cpuWindow, Errors, Latencies, open, type Percentiles } from './common.js';
+import { drain, Errors, Latencies, measure, open, pace, timedResult, type TimedConfig, type TimedResult } from './common.js';
 
-export interface StreamingConfig {
+export interface StreamingConfig extends TimedConfig {
   scenario: 'streaming';
-  target: 'bridge' | 'relay';
-  /** `ws://host:port` (bridge: /v1/ws/app and /v1/ws/agent; relay: /app and /agent). */
-  url: string;
+  /** M agents, N apps: M x N streams. */
   m: number;
   n: number;
-  /** Closed loop: fragments in flight per stream. */
-  window: number;
-  /** Open loop: fragments per second over all streams; closed loop when absent. */
-  rate?: number;
-  warmupS: number;
-  durationS: number;
-  payloadBytes: number;
-  serverPid?: number;
-  agents?: { agent_id: string; token: string }[];
   apps?: { app_id: string; token: string }[];
 }
 
-export interface StreamingResult {
-  target: StreamingConfig['target'];
+export interface StreamingResult extends TimedResult {
   streams: number;
-  rate: number | null;
-  measured_s: number;
   fragments: number;
   fragments_per_s: number;
   fragment_bytes_mean: number;
-  latency_ms: Percentiles;
-  errors: number;
-  error_samples: string[];
-  server_cpu_pct: number | null;
-  generator_cpu_pct: number;
 }
 
 const WORDS = 'the a prime number has exactly two divisors one and itself so seven is prime but nine is not because three divides it evenly'.split(' ');
@@ -122,31 +103,14 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
     await sleep(5);
   }
 
-  // Open loop: fragment k of the run is due at t0 + k / rate, sent round-robin over the streams.
-  let pacer: NodeJS.Timeout | undefined;
-  if (!closedLoop) {
-    const t0 = performance.now();
-    const perMs = cfg.rate! / 1000;
-    let sent = 0;
-    pacer = setInterval(() => {
-      const due = Math.floor((performance.now() - t0) * perMs);
-      for (; sent < due; sent++) sendFragment(streams[sent % streams.length]!, t0 + sent / perMs);
-    }, 1);
-  }
-
-  await sleep(cfg.warmupS * 1000);
-  const window = cpuWindow(cfg.serverPid);
-  measuring = true;
-  await sleep(cfg.durationS * 1000);
-  measuring = false;
-  const cpu = window();
+  // Open loop: fragments round-robin over the streams.
+  const stopPacer = closedLoop ? () => {} : pace(cfg.rate!, (k, dueAt) => sendFragment(streams[k % streams.length]!, dueAt));
+  const cpu = await measure(cfg, (on) => (measuring = on));
   stopping = true;
-  if (pacer) clearInterval(pacer);
+  stopPacer();
 
   // Drain the fragments in flight, then (bridge) end each event with a reply.
-  const drainDeadline = performance.now() + 10_000;
-  while (streams.some((s) => s.inFlight > 0) && performance.now() < drainDeadline) await sleep(5);
-  const undrained = streams.reduce((a, s) => a + s.inFlight, 0);
+  const undrained = await drain(() => streams.reduce((a, s) => a + s.inFlight, 0));
   if (undrained) errors.add('drain', `${undrained} fragments never arrived`);
   if (cfg.target === 'bridge') {
     for (const s of streams) s.agentWs.send(JSON.stringify({ type: 'reply', event_id: s.eventId, content: 'done', done: true }));
@@ -160,18 +124,11 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
   }
 
   return {
-    target: cfg.target,
+    ...timedResult(cfg, cpu, latencies, errors),
     streams: streams.length,
-    rate: cfg.rate ?? null,
-    measured_s: cpu.measured_s,
     fragments,
     fragments_per_s: Math.round(fragments / cpu.measured_s),
     fragment_bytes_mean: fragments ? Math.round(fragmentBytes / fragments) : 0,
-    latency_ms: latencies.summary(),
-    errors: errors.count,
-    error_samples: errors.samples,
-    server_cpu_pct: cpu.server_cpu_pct,
-    generator_cpu_pct: cpu.generator_cpu_pct,
   };
 }
 

@@ -1,10 +1,10 @@
 // Scenario 3: event acceptance with the event log on (file SQLite, group commits), closed loop for the most
 // events/s and open loop at a fixed rate for latency; the bare relay's /echo as the baseline.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventsConfig, EventsResult } from '../load/events.js';
-import { provision, runGenerator, startBridge, startRelay, stop, type Server } from '../processes.js';
+import { provision, runGenerator, startBridge, startRelay, shutdown, type Server } from '../processes.js';
 import { ratio, type Table, type Target } from '../report.js';
 import type { Settings } from './settings.js';
 
@@ -32,12 +32,7 @@ async function runTarget(target: 'bridge' | 'relay', s: Settings): Promise<{ clo
     if (server.child.exitCode !== null) throw new Error(`the ${target} exited during the run:\n${server.logs()}`);
     return { closed, open };
   } finally {
-    if (server) {
-      await stop(server.child);
-      const warnings = server.logs();
-      if (warnings) console.error(warnings);
-    }
-    rmSync(dir, { recursive: true, force: true });
+    await shutdown(server, dir);
   }
 }
 

@@ -1,13 +1,13 @@
 // Scenario 4: idle connections. Many app connections held open (pinging every 30 s), the server's RSS per
 // connection, then a soak of light traffic and the RSS and heap again: growth is a leak. The relay holding the
 // same number of bare sockets is the baseline of what a connection costs at all.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { procRssKb } from '../load/common.js';
 import type { IdleConfig, IdleResult } from '../load/idle.js';
-import { openFilesLimit, provision, runGenerator, startBridge, startRelay, stop, type Server } from '../processes.js';
+import { openFilesLimit, provision, runGenerator, startBridge, startRelay, shutdown, type Server } from '../processes.js';
 import { ratio, type Table, type Target } from '../report.js';
 import type { Settings } from './settings.js';
 
@@ -105,12 +105,7 @@ async function runTarget(target: 'bridge' | 'relay', s: Settings, count: number)
       generator_results: results,
     };
   } finally {
-    if (server) {
-      await stop(server.child);
-      const warnings = server.logs();
-      if (warnings) console.error(warnings);
-    }
-    rmSync(dir, { recursive: true, force: true });
+    await shutdown(server, dir);
   }
 }
 

@@ -1,10 +1,10 @@
 // Scenarios 1 (closed loop) and 2 (open loop at fixed rates): token streaming agent -> app, the bridge against the
 // bare relay, the same generator for both.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StreamingConfig, StreamingResult } from '../load/streaming.js';
-import { provision, runGenerator, startBridge, startRelay, stop, type Credentials, type Server } from '../processes.js';
+import { provision, runGenerator, startBridge, startRelay, shutdown, type Credentials, type Server } from '../processes.js';
 import { ratio, type Table, type Target } from '../report.js';
 import type { Settings } from './settings.js';
 
@@ -35,12 +35,7 @@ async function withTarget<T>(kind: Kind, s: Settings, body: (run: Run) => Promis
     };
     return await body(run);
   } finally {
-    if (server) {
-      await stop(server.child);
-      const warnings = server.logs();
-      if (warnings) console.error(warnings);
-    }
-    rmSync(dir, { recursive: true, force: true });
+    await shutdown(server, dir);
   }
 }
 
