@@ -16,7 +16,11 @@ export interface IdleConfig {
   concurrency: number;
   holdS: number;
   apps?: { app_id: string; token: string }[];
-  /** Light traffic while holding: only in the bridge run, only in one generator process. */
+  /**
+   * Light traffic while holding: only in the bridge run, only in one generator process. Its 20 threads over the
+   * apps make a few hundred sessions in the first minute and no more, so that what grows later is not data kept
+   * on purpose.
+   */
   soak?: { agent: { agent_id: string; token: string }; eventsPerS: number };
   pingIntervalMs: number;
 }
@@ -92,7 +96,7 @@ export async function runIdle(cfg: IdleConfig): Promise<IdleResult> {
     const payload = { text: 'x'.repeat(1000) };
     eventTimer = setInterval(() => {
       const ws = sockets[Math.floor(Math.random() * sockets.length)]!;
-      ws.send(JSON.stringify({ type: 'event', agent_id: cfg.soak!.agent.agent_id, thread_id: `soak-${events++ % 500}`, payload }));
+      ws.send(JSON.stringify({ type: 'event', agent_id: cfg.soak!.agent.agent_id, thread_id: `soak-${events++ % 20}`, payload }));
     }, 1000 / cfg.soak.eventsPerS);
   }
 
