@@ -171,3 +171,34 @@ export async function shutdown(server: Server | undefined, dir: string): Promise
   }
   rmSync(dir, { recursive: true, force: true });
 }
+
+export interface Runtime {
+  heap_used_kb: number | null;
+  /** Seconds spent in garbage collection since start, by kind (minor, major, incremental, weakcb), and pauses. */
+  gc_seconds: Record<string, number>;
+  gc_count: Record<string, number>;
+}
+
+/** The bridge's heap and GC pauses from its own /metrics (prom-client's process metrics); null when unreachable. */
+export async function runtimeOf(server: Server): Promise<Runtime | null> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+    const heap = /^nodejs_heap_size_used_bytes (\d+)/m.exec(text);
+    const gc_seconds: Record<string, number> = {};
+    const gc_count: Record<string, number> = {};
+    for (const m of text.matchAll(/^nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} ([\d.e+-]+)/gm)) {
+      (m[1] === 'sum' ? gc_seconds : gc_count)[m[2]!] = Number(m[3]);
+    }
+    return { heap_used_kb: heap ? Math.round(Number(heap[1]) / 1024) : null, gc_seconds, gc_count };
+  } catch {
+    return null;
+  }
+}
+
+/** What changed between two readings: GC time and pauses during a run. */
+export function runtimeDelta(before: Runtime | null, after: Runtime | null) {
+  if (!before || !after) return null;
+  const delta = (a: Record<string, number>, b: Record<string, number>) =>
+    Object.fromEntries(Object.keys(b).map((k) => [k, Number(((b[k] ?? 0) - (a[k] ?? 0)).toFixed(4))]));
+  return { gc_seconds: delta(before.gc_seconds, after.gc_seconds), gc_count: delta(before.gc_count, after.gc_count) };
+}

@@ -24,6 +24,8 @@ export interface StreamingResult extends TimedResult {
   fragments: number;
   fragments_per_s: number;
   fragment_bytes_mean: number;
+  /** Filled in by run.ts for the bridge: its GC time and pauses during the run (warm-up included). */
+  bridge_gc?: { gc_seconds: Record<string, number>; gc_count: Record<string, number> } | null;
 }
 
 const WORDS = 'the a prime number has exactly two divisors one and itself so seven is prime but nine is not because three divides it evenly'.split(' ');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { procRssKb } from '../load/common.js';
 import type { IdleConfig, IdleResult } from '../load/idle.js';
-import { openFilesLimit, provision, runGenerator, startBridge, startRelay, shutdown, type Server } from '../processes.js';
+import { openFilesLimit, provision, runGenerator, runtimeOf, startBridge, startRelay, shutdown, type Server } from '../processes.js';
 import { ratio, type Table, type Target } from '../report.js';
 import type { Settings } from './settings.js';
 
@@ -29,16 +29,6 @@ interface IdleRun {
   connect_s: number;
   soak: Sample[];
   generator_results: IdleResult[];
-}
-
-async function heapUsedKb(server: Server): Promise<number | null> {
-  try {
-    const text = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
-    const m = /^nodejs_heap_size_used_bytes (\d+)/m.exec(text);
-    return m ? Math.round(Number(m[1]) / 1024) : null;
-  } catch {
-    return null;
-  }
 }
 
 async function runTarget(target: 'bridge' | 'relay', s: Settings, count: number): Promise<IdleRun> {
@@ -86,7 +76,7 @@ async function runTarget(target: 'bridge' | 'relay', s: Settings, count: number)
     const soakStart = performance.now();
     if (soakS > 0) {
       for (;;) {
-        samples.push({ at_s: Math.round((performance.now() - soakStart) / 1000), rss_kb: procRssKb(server.pid), heap_used_kb: await heapUsedKb(server) });
+        samples.push({ at_s: Math.round((performance.now() - soakStart) / 1000), rss_kb: procRssKb(server.pid), heap_used_kb: (await runtimeOf(server))?.heap_used_kb ?? null });
         const left = soakS * 1000 - (performance.now() - soakStart);
         if (left <= 0) break;
         await sleep(Math.min(left, sampleEveryS * 1000));

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StreamingConfig, StreamingResult } from '../load/streaming.js';
-import { provision, runGenerator, startBridge, startRelay, shutdown, type Credentials, type Server } from '../processes.js';
+import { provision, runGenerator, runtimeDelta, runtimeOf, startBridge, startRelay, shutdown, type Credentials, type Server } from '../processes.js';
 import { ratio, type Table, type Target } from '../report.js';
 import type { Settings } from './settings.js';
 
@@ -29,7 +29,9 @@ async function withTarget<T>(kind: Kind, s: Settings, body: (run: Run) => Promis
     const run: Run = async (rate, warmupS, durationS) => {
       console.error(`  ${kind}: ${rate === undefined ? 'closed loop' : `${rate} fragments/s`}, ${warmupS + durationS} s...`);
       const cfg: StreamingConfig = { ...base, warmupS, durationS, ...(rate === undefined ? {} : { rate }) };
+      const before = target === 'bridge' ? await runtimeOf(server!) : null;
       const result = await runGenerator<StreamingResult>(cfg);
+      if (before) result.bridge_gc = runtimeDelta(before, await runtimeOf(server!));
       if (server!.child.exitCode !== null) throw new Error(`the ${kind} exited during the run:\n${server!.logs()}`);
       return result;
     };
@@ -71,6 +73,14 @@ export async function closedLoop(s: Settings) {
   return { json, table, targets: [target], errors: (bridge?.errors ?? 0) + (relay?.errors ?? 0) + (batched?.errors ?? 0) };
 }
 
+/** Total GC time and the number of pauses the bridge had during a run, e.g. `412 (1830)`. */
+function gcCell(r: StreamingResult | null): string | null {
+  if (!r?.bridge_gc) return null;
+  const ms = Object.values(r.bridge_gc.gc_seconds).reduce((a, b) => a + b, 0) * 1000;
+  const count = Object.values(r.bridge_gc.gc_count).reduce((a, b) => a + b, 0);
+  return `${Math.round(ms)} (${count})`;
+}
+
 export async function openLoop(s: Settings) {
   console.error(`Scenario 2: token streaming, open loop at ${s.rates.join(', ')} fragments/s`);
   const results: Record<'bridge' | 'relay', StreamingResult[]> = { bridge: [], relay: [] };
@@ -87,8 +97,8 @@ export async function openLoop(s: Settings) {
   });
   const table: Table = {
     title: `Scenario 2: token streaming, open loop (latency from each fragment's due time), ${s.m * s.n} streams, ${s.durationS} s per rate`,
-    columns: ['rate (fragments/s)', 'bridge delivered/s', 'relay delivered/s', 'bridge p50', 'relay p50', 'bridge p99', 'relay p99', 'bridge p99.9', 'relay p99.9', 'added p99 (ms)'],
-    rows: rows.map((x) => [x.rate, x.bridge?.fragments_per_s ?? null, x.relay?.fragments_per_s ?? null, x.bridge?.latency_ms.p50 ?? null, x.relay?.latency_ms.p50 ?? null, x.bridge?.latency_ms.p99 ?? null, x.relay?.latency_ms.p99 ?? null, x.bridge?.latency_ms.p999 ?? null, x.relay?.latency_ms.p999 ?? null, x.added_p99_ms]),
+    columns: ['rate (fragments/s)', 'bridge delivered/s', 'relay delivered/s', 'bridge p50', 'relay p50', 'bridge p99', 'relay p99', 'bridge p99.9', 'relay p99.9', 'added p99 (ms)', 'bridge GC (ms, pauses)'],
+    rows: rows.map((x) => [x.rate, x.bridge?.fragments_per_s ?? null, x.relay?.fragments_per_s ?? null, x.bridge?.latency_ms.p50 ?? null, x.relay?.latency_ms.p50 ?? null, x.bridge?.latency_ms.p99 ?? null, x.relay?.latency_ms.p99 ?? null, x.bridge?.latency_ms.p999 ?? null, x.relay?.latency_ms.p999 ?? null, x.added_p99_ms, gcCell(x.bridge)]),
   };
   const at10k = rows.find((x) => x.rate === 10_000);
   const target: Target = {

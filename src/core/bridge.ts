@@ -85,8 +85,13 @@ interface InFlight {
   sessionKey: string;
   payloadJson: string;
   receivedAt: number;
-  /** The fragments forwarded so far, joined (W10); a rope, so appending does not copy. */
+  /**
+   * The fragments forwarded so far (W10): older ones joined in `streamed`, the latest in `recent`. Joining every
+   * RECENT_MAX keeps a long stream a few hundred heap objects instead of one per fragment, which every young-GC
+   * pause had to copy while the event lived.
+   */
   streamed: string;
+  recent: string[];
   fragmentCount: number;
   /** Made at the first fragment: most events in a burst of short ones never stream. */
   tokenPrefix: string | undefined;
@@ -97,6 +102,7 @@ const truncate = (value: unknown, max: number): string | null => (typeof value =
 
 const utf8Length = (text: string) => Buffer.byteLength(text, 'utf8');
 const DAY_MS = 86_400_000;
+const RECENT_MAX = 256;
 
 export function makeBridge(options: BridgeOptions): Bridge {
   const { directory } = options;
@@ -275,6 +281,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
       payloadJson,
       receivedAt,
       streamed: '',
+      recent: [],
       fragmentCount: 0,
       tokenPrefix: undefined,
       timeout: clock.setTimer(agentTimeoutMs, () => {
@@ -336,7 +343,11 @@ export function makeBridge(options: BridgeOptions): Bridge {
         ),
       );
     }
-    ev.streamed += message.token;
+    ev.recent.push(message.token);
+    if (ev.recent.length === RECENT_MAX) {
+      ev.streamed += ev.recent.join('');
+      ev.recent = [];
+    }
     ev.fragmentCount++;
     tokensForwarded++;
     ev.tokenPrefix ??= frames.tokenPrefix(ev.eventId, ev.agentId);
@@ -353,7 +364,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
           event_id: ev.eventId,
           agent_id: ev.agentId,
           thread_id: ev.threadId,
-          reply: message.content || ev.streamed,
+          reply: message.content || ev.streamed + ev.recent.join(''),
         },
         ev.payloadJson,
         {

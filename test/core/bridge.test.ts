@@ -95,4 +95,17 @@ describe('the bridge core (no sockets, no database)', function () {
     send(agentConn, { type: 'reply', event_id: log[0]!.frame.event_id, content: 'x', done: true });
     expect(log.at(-1)!.frame.metadata.latency_ms).to.equal(42_000);
   });
+
+  it('replies with every fragment of a long stream joined in order when the agent sends empty content (W10)', function () {
+    const { log, appConn, agentConn, send } = setup();
+    send(appConn, { type: 'event', agent_id: 'tutor', thread_id: 't', payload: {} });
+    const eventId = log[0]!.frame.event_id;
+    const fragments = Array.from({ length: 1000 }, (_, i) => `w${i} `);
+    for (const token of fragments) send(agentConn, { type: 'token', event_id: eventId, token });
+    send(agentConn, { type: 'reply', event_id: eventId, content: '', done: true });
+    const reply = log.at(-1)!.frame;
+    expect(reply.type).to.equal('reply');
+    expect(reply.reply).to.equal(fragments.join(''));
+    expect(reply.metadata.tokens_used).to.equal(1000);
+  });
 });
