@@ -65,10 +65,6 @@ export class Latencies {
     this.values[this.n++] = ms;
   }
 
-  get count(): number {
-    return this.n;
-  }
-
   summary(): Percentiles {
     const sorted = this.values.slice(0, this.n).sort();
     const at = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN);
