@@ -1,26 +1,36 @@
 // The whole pipeline from the loaded specs to the files of generated/, in memory. Pure apart from Modelina
 // and Ajv, so `gen` and `gen:check` produce byte-identical output from the same input.
-import type { SpecSource } from './load.js';
-import { collectDefinitions } from './schemas.js';
+import type { Specs } from './load.js';
+import { collectDefinitions, type Definitions, type Origin, type Schema } from './schemas.js';
 import { generateModels } from './types.js';
 import { compileValidators, validatorWrapper } from './validators.js';
 import { catalogueModule } from './catalogue.js';
 import { withHeaders, type Files } from './emit.js';
 
-const MODULE_OF = { asyncapi: './messages.js', openapi: './http.js' } as const;
+const MODULE_OF = { asyncapi: './messages.js', openapi: './http.js', conformance: './conformance.js' } as const;
 
 function withoutComments(code: string): string {
   return code.replace(/\/\*[\s\S]*?\*\//g, '');
 }
 
-export async function generate(specs: { asyncapi: SpecSource; openapi: SpecSource }): Promise<Files> {
-  const defs = collectDefinitions(specs.asyncapi, specs.openapi);
+/** The `default` of every TargetSettings key: what the suite assumes of a target that says nothing. */
+function settingsDefaults(defs: Definitions): string {
+  const properties = defs.all.get('TargetSettings')?.properties ?? {};
+  const defaults = Object.fromEntries(Object.entries<Schema>(properties).map(([key, p]) => {
+    if (!('default' in p)) throw new Error(`conformance.yaml: TargetSettings.${key} needs a default`);
+    return [key, p.default];
+  }));
+  return `/** What the conformance suite assumes of a target whose --settings leave a key out. */\nexport const TARGET_SETTINGS_DEFAULTS: Required<TargetSettings> = ${JSON.stringify(defaults, null, 2)};\n`;
+}
+
+export async function generate(specs: Specs): Promise<Files> {
+  const defs = collectDefinitions(specs);
   const models = await generateModels(defs, [...defs.all.keys()]);
   for (const name of models.keys()) {
     if (!defs.all.has(name)) throw new Error(`a schema without a title was rendered as ${name}: give every schema a name`);
   }
   const typeModule = (name: string): string | undefined => (models.has(name) ? MODULE_OF[defs.origin.get(name)!] : undefined);
-  const bodyOf = (origin: 'asyncapi' | 'openapi'): string =>
+  const bodyOf = (origin: Origin): string =>
     [...models.values()]
       .filter((m) => defs.origin.get(m.name) === origin)
       .map((m) => m.code)
@@ -35,11 +45,12 @@ export async function generate(specs: { asyncapi: SpecSource; openapi: SpecSourc
 
   const files: Files = new Map([
     ['catalogue.ts', catalogueModule(specs.asyncapi.tree, defs)],
+    ['conformance.ts', `${bodyOf('conformance')}\n${settingsDefaults(defs)}`],
     ['http.ts', http],
-    ['index.ts', ['messages', 'http', 'catalogue', 'validators'].map((m) => `export * from './${m}.js';`).join('\n')],
+    ['index.ts', ['messages', 'http', 'conformance', 'catalogue', 'validators'].map((m) => `export * from './${m}.js';`).join('\n')],
     ['messages.ts', messages],
     ['validators.cjs', compileValidators(defs)],
     ['validators.ts', validatorWrapper(defs, typeModule)],
   ]);
-  return withHeaders(files, [specs.asyncapi, specs.openapi].map((s) => ({ file: s.file, text: s.text })));
+  return withHeaders(files, [specs.asyncapi, specs.openapi, specs.conformance].map((s) => ({ file: s.file, text: s.text })));
 }

@@ -1,4 +1,4 @@
-// Loads the two spec documents, validates each with its own parser, and returns their raw trees.
+// Loads the three spec documents, validates each with its own parser, and returns their raw trees.
 // Code generation reads the raw YAML (with its $refs intact) so models keep the names the spec gives them;
 // the parsers are only the judges of validity, and their errors fail the build.
 import { readFileSync } from 'node:fs';
@@ -10,11 +10,19 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 export const SPEC_DIR = resolve(import.meta.dirname, '../../spec');
 export const ASYNCAPI_FILE = 'asyncapi.yaml';
 export const OPENAPI_FILE = 'openapi.yaml';
+export const CONFORMANCE_FILE = 'conformance.yaml';
 
 export interface SpecSource {
   file: string;
   text: string;
   tree: Record<string, any>;
+}
+
+/** The three documents of spec/: the WebSocket protocol, its HTTP parts, and the conformance suite's interfaces. */
+export interface Specs {
+  asyncapi: SpecSource;
+  openapi: SpecSource;
+  conformance: SpecSource;
 }
 
 export interface Diagnostic {
@@ -60,10 +68,19 @@ export async function openApiDiagnostics(): Promise<Diagnostic[]> {
   }
 }
 
-export async function loadSpecs(): Promise<{ asyncapi: SpecSource; openapi: SpecSource }> {
+/** conformance.yaml has no parser of its own: plain JSON Schemas under components.schemas, compiled by Ajv in strict mode. */
+function conformanceShape(source: SpecSource): Diagnostic[] {
+  const schemas = source.tree?.components?.schemas;
+  return schemas && typeof schemas === 'object' ? [] : [{ severity: 'error', where: CONFORMANCE_FILE, message: 'needs components.schemas' }];
+}
+
+export async function loadSpecs(): Promise<Specs> {
   const [asyncErrors, openErrors] = await Promise.all([asyncApiDiagnostics(), openApiDiagnostics()]);
   const fatal = asyncErrors.filter((d) => d.severity === 'error');
   if (fatal.length) throw new SpecError(ASYNCAPI_FILE, asyncErrors);
   if (openErrors.length) throw new SpecError(OPENAPI_FILE, openErrors);
-  return { asyncapi: readSource(ASYNCAPI_FILE), openapi: readSource(OPENAPI_FILE) };
+  const conformance = readSource(CONFORMANCE_FILE);
+  const conformanceErrors = conformanceShape(conformance);
+  if (conformanceErrors.length) throw new SpecError(CONFORMANCE_FILE, conformanceErrors);
+  return { asyncapi: readSource(ASYNCAPI_FILE), openapi: readSource(OPENAPI_FILE), conformance };
 }

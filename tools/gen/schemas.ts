@@ -1,22 +1,30 @@
 // Turns the two documents' component schemas into one set of named JSON Schema definitions that both Modelina
 // and Ajv can read: `#/components/schemas/X` (in either file) becomes `#/definitions/X`, spec extensions are
 // lifted out, and the per-direction unions are derived from the AsyncAPI operations.
-import type { SpecSource } from './load.js';
+import type { Specs } from './load.js';
+import { openVariants } from './open.js';
 
 export type Schema = Record<string, any>;
+
+export type Origin = keyof Specs;
 
 export interface Definitions {
   /** Every named schema, sorted by name; the names are the spec's component keys. */
   all: Map<string, Schema>;
   /** Which file each name came from. */
-  origin: Map<string, 'asyncapi' | 'openapi'>;
+  origin: Map<string, Origin>;
+  /**
+   * The open variant of every message schema, named `Open<Name>`: what the protocol itself requires, without this
+   * implementation's decisions (closed objects, W5; the keywords a schema lists in `x-open`). Validators only.
+   */
+  open: Map<string, Schema>;
   /** The four per-direction unions, each a list of message schema names. */
   unions: Map<string, string[]>;
   /** `x-field-error-codes` of each message schema that has them. */
   fieldErrorCodes: Map<string, Record<string, string>>;
 }
 
-const LOCAL_REF = /^(?:\.\/(asyncapi|openapi)\.yaml)?#\/components\/schemas\/([A-Za-z0-9_]+)$/;
+const LOCAL_REF = /^(?:\.\/(asyncapi|openapi|conformance)\.yaml)?#\/components\/schemas\/([A-Za-z0-9_]+)$/;
 
 /** Who sends on which channel: an operation's action is the service's own view. */
 const DIRECTIONS: Record<string, Record<string, string>> = {
@@ -79,11 +87,12 @@ function deriveUnions(tree: Schema): Map<string, string[]> {
   return new Map([...unions].sort(([a], [b]) => a.localeCompare(b)));
 }
 
-export function collectDefinitions(asyncapi: SpecSource, openapi: SpecSource): Definitions {
+export function collectDefinitions(specs: Specs): Definitions {
   const all = new Map<string, Schema>();
-  const origin = new Map<string, 'asyncapi' | 'openapi'>();
+  const origin = new Map<string, Origin>();
   const fieldErrorCodes = new Map<string, Record<string, string>>();
-  for (const [source, kind] of [[asyncapi, 'asyncapi'], [openapi, 'openapi']] as const) {
+  for (const kind of ['asyncapi', 'openapi', 'conformance'] as const) {
+    const source = specs[kind];
     for (const [name, schema] of Object.entries<Schema>(source.tree.components?.schemas ?? {})) {
       if (all.has(name)) throw new Error(`schema ${name} is defined in both ${origin.get(name)}.yaml and ${source.file}`);
       if (schema.title !== name) throw new Error(`${source.file}: schema ${name} must have title: ${name}`);
@@ -92,7 +101,7 @@ export function collectDefinitions(asyncapi: SpecSource, openapi: SpecSource): D
       if (schema['x-field-error-codes']) fieldErrorCodes.set(name, schema['x-field-error-codes']);
     }
   }
-  const unions = deriveUnions(asyncapi.tree);
+  const unions = deriveUnions(specs.asyncapi.tree);
   for (const [union, members] of unions) {
     all.set(union, {
       title: union,
@@ -104,7 +113,9 @@ export function collectDefinitions(asyncapi: SpecSource, openapi: SpecSource): D
     origin.set(union, 'asyncapi');
   }
   const sorted = new Map([...all].sort(([a], [b]) => a.localeCompare(b)));
-  return { all: sorted, origin, unions, fieldErrorCodes };
+  const unionSchemas = new Map([...unions.keys()].map((u) => [u, all.get(u)!]));
+  const open = openVariants(specs.asyncapi.tree.components?.schemas ?? {}, unionSchemas, (node) => normalise(node, specs.asyncapi.file) as Schema);
+  return { all: sorted, origin, open, unions, fieldErrorCodes };
 }
 
 /** The `type` constant of each union member, in member order. */

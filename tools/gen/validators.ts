@@ -24,9 +24,15 @@ export function compileValidators(defs: Definitions): string {
     code: { source: true, esm: false, lines: true },
   });
   addFormats(ajv);
-  ajv.addSchema({ $id: ROOT_ID, definitions: withoutAnnotations(Object.fromEntries(defs.all)) });
-  const refs = Object.fromEntries([...defs.all.keys()].map((name) => [name, `${ROOT_ID}#/definitions/${name}`]));
+  const all = validated(defs);
+  ajv.addSchema({ $id: ROOT_ID, definitions: withoutAnnotations(Object.fromEntries(all)) });
+  const refs = Object.fromEntries([...all.keys()].map((name) => [name, `${ROOT_ID}#/definitions/${name}`]));
   return standaloneCode(ajv, refs);
+}
+
+/** Every schema that gets a validator: the named definitions and their open variants. */
+function validated(defs: Definitions): Map<string, unknown> {
+  return new Map([...defs.all, ...defs.open]);
 }
 
 /** Ajv embeds every schema it compiles; prose and examples would only make the module larger. */
@@ -44,7 +50,7 @@ const ANNOTATIONS = new Set(['title', 'description']);
 
 /** The typed ESM face of the compiled module: `validateX(data): data is X` for every definition. */
 export function validatorWrapper(defs: Definitions, typeModule: (name: string) => string | undefined): string {
-  const names = [...defs.all.keys()];
+  const names = [...validated(defs).keys()];
   const imports = new Map<string, string[]>();
   for (const name of names) {
     const from = typeModule(name);
