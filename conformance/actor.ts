@@ -3,10 +3,13 @@
 import WebSocket from 'ws';
 import {
   describeErrors,
+  validateOpenServiceToAgentMessage,
+  validateOpenServiceToAppMessage,
   validateServiceToAgentMessage,
   validateServiceToAppMessage,
   type Validator,
 } from '../generated/index.js';
+import { FRAME_REQUIREMENTS, type Profile } from './scenario.js';
 
 export type Endpoint = 'app' | 'agent';
 export type Carrier = 'header' | 'query' | 'both' | 'none';
@@ -27,7 +30,47 @@ export class Transcript {
   }
 }
 
-export class ProtocolViolation extends Error {}
+/** A received frame broke a frame requirement (MSG-001 or MSG-002): it fails that requirement alone. */
+export class ProtocolViolation extends Error {
+  constructor(message: string, readonly requirement: string) {
+    super(message);
+  }
+}
+
+interface FrameCheck {
+  requirement: string;
+  validate: Validator<unknown>;
+  what: string;
+}
+
+/** What every received frame is checked against: the open schemas (the protocol), then in the bridge profile ours. */
+function frameChecks(endpoint: Endpoint, profile: Profile): FrameCheck[] {
+  const open = (endpoint === 'app' ? validateOpenServiceToAppMessage : validateOpenServiceToAgentMessage) as Validator<unknown>;
+  const closed = (endpoint === 'app' ? validateServiceToAppMessage : validateServiceToAgentMessage) as Validator<unknown>;
+  return [
+    { requirement: FRAME_REQUIREMENTS.protocol, validate: open, what: `${endpoint} frame` },
+    ...(profile === 'bridge' ? [{ requirement: FRAME_REQUIREMENTS.decision, validate: closed, what: `${endpoint} frame by this implementation's closed schema` }] : []),
+  ];
+}
+
+/** A handshake the target refused at the HTTP level, instead of completing the upgrade. */
+export interface HttpRefusal {
+  status: number;
+  body: string;
+}
+
+export interface ConnectOptions {
+  name: string;
+  wsBase: string;
+  endpoint: Endpoint;
+  token: string | undefined;
+  carrier: Carrier;
+  /** With carrier `both`: the token for `?token=` (the header carries `token`). */
+  queryToken?: string | undefined;
+  transcript: Transcript;
+  timeoutMs: number;
+  profile: Profile;
+}
 
 export class Actor {
   private readonly queue: Record<string, unknown>[] = [];
@@ -41,8 +84,9 @@ export class Actor {
     readonly endpoint: Endpoint,
     private readonly ws: WebSocket,
     private readonly transcript: Transcript,
+    profile: Profile,
   ) {
-    const validate = (endpoint === 'app' ? validateServiceToAppMessage : validateServiceToAgentMessage) as Validator<unknown>;
+    const checks = frameChecks(endpoint, profile);
     ws.on('message', (data, isBinary) => {
       const text = data.toString();
       transcript.add(name, 'received', isBinary ? `(binary, ${text.length} bytes)` : text);
@@ -51,11 +95,10 @@ export class Actor {
         if (isBinary) throw new Error('binary frame');
         frame = JSON.parse(text);
       } catch {
-        this.violation ??= new ProtocolViolation(`${name} received a frame that is not JSON text: ${text.slice(0, 200)}`);
+        this.violation ??= new ProtocolViolation(`${name} received a frame that is not JSON text: ${text.slice(0, 200)}`, FRAME_REQUIREMENTS.protocol);
       }
-      if (!this.violation && !validate(frame)) {
-        this.violation = new ProtocolViolation(`${name} received an invalid ${endpoint} frame ${text.slice(0, 300)}: ${describeErrors(validate.errors)}`);
-      }
+      const broken = this.violation ? undefined : checks.find((c) => !c.validate(frame));
+      if (broken) this.violation = new ProtocolViolation(`${name} received an invalid ${broken.what} ${text.slice(0, 300)}: ${describeErrors(broken.validate.errors)}`, broken.requirement);
       if (this.violation) return this.wake(undefined);
       this.queue.push(frame as Record<string, unknown>);
       this.wake(undefined);
@@ -69,30 +112,35 @@ export class Actor {
     ws.on('error', (err) => transcript.add(name, 'note', `socket error: ${err.message}`));
   }
 
-  static async connect(options: {
-    name: string;
-    wsBase: string;
-    endpoint: Endpoint;
-    token: string | undefined;
-    carrier: Carrier;
-    /** With carrier `both`: the token for `?token=` (the header carries `token`). */
-    queryToken?: string | undefined;
-    transcript: Transcript;
-    timeoutMs: number;
-  }): Promise<Actor> {
+  /** Opens the connection; a refused upgrade rejects with what the target answered. */
+  static async connect(options: ConnectOptions): Promise<Actor> {
+    const attempt = await Actor.attempt(options);
+    if ('status' in attempt) throw new Error(`${options.name}: the upgrade was answered with HTTP ${attempt.status} ${attempt.body.slice(0, 200)}`);
+    return attempt;
+  }
+
+  /** Opens the connection, or tells how the target refused the upgrade (its HTTP status and body). */
+  static async attempt(options: ConnectOptions): Promise<Actor | HttpRefusal> {
     const url = new URL(`${options.wsBase.replace(/\/$/, '')}/ws/${options.endpoint}`);
     const queryToken = options.carrier === 'both' ? (options.queryToken ?? options.token) : options.carrier === 'query' ? options.token : undefined;
     if (queryToken) url.searchParams.set('token', queryToken);
     const headers = options.token && (options.carrier === 'header' || options.carrier === 'both') ? { authorization: `Bearer ${options.token}` } : undefined;
     const ws = new WebSocket(url, { headers, handshakeTimeout: options.timeoutMs, perMessageDeflate: false });
-    const actor = new Actor(options.name, options.endpoint, ws, options.transcript);
+    const actor = new Actor(options.name, options.endpoint, ws, options.transcript, options.profile);
     options.transcript.add(options.name, 'note', `connect ${options.endpoint} (${options.carrier})`);
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('unexpected-response', (_req, res) => reject(new Error(`${options.name}: the upgrade was answered with HTTP ${res.statusCode}`)));
+    return new Promise<Actor | HttpRefusal>((resolve, reject) => {
+      ws.once('open', () => resolve(actor));
+      ws.once('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => {
+          options.transcript.add(options.name, 'note', `upgrade refused: HTTP ${res.statusCode} ${body.slice(0, 300)}`);
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+        res.on('error', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
       ws.once('error', reject);
     });
-    return actor;
   }
 
   private wake(frame: Record<string, unknown> | undefined): void {

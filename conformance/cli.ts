@@ -1,23 +1,40 @@
-// `bridge-conformance server --url ws://host:port/v1 --admin-token T`: runs every scenario against a bridge it
-// did not start, prints a line per scenario and a summary, writes the reports, and exits 0 only when no MUST
-// requirement failed.
+// `bridge-conformance server --url ws://host:port/v1 …`: checks a running bridge it did not start, in the protocol
+// profile (default) or the bridge profile; `bridge-conformance client --role app|agent --command …` plays the
+// bridge for a client. Exit codes: 0 conforms, 1 a MUST failed, 2 the run could not start, 3 incomplete.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { parse } from 'yaml';
 import { html } from './report/html.js';
 import { junit } from './report/junit.js';
 import { judge, type RunResult, type ScenarioResult } from './results.js';
-import { runScenario, type FixtureFile } from './run.js';
+import { runScenario, type RunContext } from './run.js';
 import { runClientScenario } from './client/run.js';
 import { CLIENT_SCENARIOS } from './client/scenarios.js';
-import { loadRequirements, loadScenarios, type Requirement } from './scenario.js';
+import { checkProvisioner, checkUrl, hasClock, PreflightError, probeEndpoint } from './preflight.js';
+import { AdminApiProvisioner } from './provision/admin-api.js';
+import { CommandProvisioner } from './provision/command.js';
+import { FixturesFileProvisioner, outsideLayout, readFixturesFile } from './provision/fixtures-file.js';
+import type { Provisioner } from './provision/provisioner.js';
+import { actionsNeeded, clockTotalMs, inProfile, loadRequirements, loadScenarios, PROFILES, type Profile, type Requirement, type Scenario } from './scenario.js';
+import { loadSettings } from './settings.js';
 import { Target } from './target.js';
+
+interface CommonOptions {
+  grep?: string;
+  list: boolean;
+  profile: Profile;
+  reportJson?: string;
+  junit?: string;
+  html?: string;
+  expectedFailures?: string;
+}
 
 interface ServerOptions extends CommonOptions {
   url: string;
   adminUrl?: string;
   adminToken?: string;
   fixtures?: string;
+  provision?: string;
+  settings?: string;
   realTime: boolean;
   realTimeMax: number;
   timeoutMs: number;
@@ -35,20 +52,20 @@ export function defaultAdminUrl(url: string): string {
   return `${u.protocol === 'wss:' ? 'https:' : 'http:'}//${u.host}`;
 }
 
-function readExpectedFailures(file: string | undefined): Set<string> {
+/** The baseline file: one requirement ID per line (a # starts a comment), or a YAML list. */
+function readBaseline(file: string | undefined): Set<string> {
   if (!file) return new Set();
-  const text = readFileSync(file, 'utf8');
-  // One requirement ID per line (a # starts a comment), or a YAML list.
-  const ids = text
-    .split('\n')
-    .map((l) => l.replace(/#.*/, '').replace(/^\s*-\s*/, '').trim())
-    .filter(Boolean);
-  return new Set(ids);
+  return new Set(
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .map((l) => l.replace(/#.*/, '').replace(/^\s*-\s*/, '').trim())
+      .filter(Boolean),
+  );
 }
 
-/** The registry split by role: CLI-… requirements are the client role's, the rest the server role's. */
-function requirementsOf(role: 'server' | 'client'): Map<string, Requirement> {
-  return new Map([...loadRequirements()].filter(([id]) => id.startsWith('CLI-') === (role === 'client')));
+/** The registry of a role and profile: CLI-… requirements are the client role's, the rest the server role's. */
+function requirementsOf(role: 'server' | 'client', profile: Profile): Requirement[] {
+  return [...loadRequirements().values()].filter((r) => r.id.startsWith('CLI-') === (role === 'client') && inProfile(r, profile));
 }
 
 /** Scenarios whose id, title or one of whose requirements matches `--grep`. */
@@ -57,82 +74,112 @@ function selected<T extends { id: string; title: string; requirements: string[] 
   return all.filter((s) => !re || [s.id, s.title, ...s.requirements].some((text) => re.test(text)));
 }
 
+const MARKS: Record<ScenarioResult['status'], string> = { passed: 'ok  ', failed: 'FAIL', errored: 'ERR ', skipped: 'skip' };
+
 /** The line printed as each scenario ends. */
-function progress(s: { id: string; requirements: string[] }, outcome: ScenarioResult): void {
-  const mark = outcome.status === 'passed' ? 'ok  ' : outcome.status === 'failed' ? 'FAIL' : 'skip';
-  console.log(`${mark} ${s.id} [${s.requirements.join(', ')}] ${outcome.durationMs} ms${outcome.reason ? ` — ${outcome.status === 'failed' ? `step ${outcome.failedStep}: ` : ''}${outcome.reason}` : ''}`);
+function progress(s: ScenarioResult): void {
+  const mark = s.waived ? 'waiv' : MARKS[s.status];
+  const why = s.reason ? ` — ${s.failedStep ? `step ${s.failedStep}: ` : ''}${s.reason}` : '';
+  console.log(`${mark} ${s.id} [${s.requirements.join(', ')}] ${s.durationMs} ms${s.failedRequirements ? ` (fails ${s.failedRequirements.join(', ')})` : ''}${why}`);
 }
 
-interface ReportOptions {
-  reportJson?: string;
-  junit?: string;
-  html?: string;
-  expectedFailures?: string;
-}
-
-interface CommonOptions extends ReportOptions {
-  grep?: string;
-  list: boolean;
-}
-
-/** Prints the requirement verdicts and the summary line, writes the reports; the exit code: 0 when no MUST failed. */
-function finish(result: RunResult, options: ReportOptions, showUntested: boolean): number {
-  const by = (v: string) => result.requirements.filter((r) => r.verdict === v);
-  for (const r of by('failed')) console.log(`requirement FAILED: ${r.id} (${r.level}) ${r.text}`);
-  for (const r of by('expected-failure')) console.log(`requirement failed as expected: ${r.id} (${r.level})`);
-  for (const r of by('unexpectedly-passing')) console.log(`requirement listed as an expected failure now PASSES: ${r.id} — remove it from ${options.expectedFailures}`);
-  const untested = by('untested');
-  if (untested.length) console.log(`requirements no scenario checks: ${untested.map((r) => r.id).join(', ')}`);
-  const untestedCount = showUntested ? `, ${untested.length} untested` : '';
-  console.log(`requirements: ${by('passed').length} passed, ${by('failed').length} failed, ${by('skipped').length} skipped${untestedCount} (MUST failed: ${result.failedByLevel.MUST})`);
+/** Prints every requirement that did not pass and the summary, writes the reports; returns the exit code. */
+function finish(result: RunResult, options: CommonOptions): number {
+  for (const r of result.requirements) {
+    if (r.verdict !== 'passed') console.log(`requirement ${r.verdict.toUpperCase()}: ${r.id} (${r.level}, ${r.source}) ${r.text}${r.why ? `\n    ${r.why}` : ''}`);
+    else if (r.baseline) console.log(`requirement ${r.id} is in the baseline file ${options.expectedFailures} but PASSES now: remove it from the list`);
+  }
+  for (const org of result.leftBehind ?? []) console.log(`left behind in the target: organization ${org} (clean-up failed)`);
+  const c = result.counts;
+  console.log(`profile ${result.profile}: ${result.requirements.length} requirements, ${c.tested} tested (${c.passed} passed, ${c.failed} failed), ${c.skipped} skipped, ${c.errored} errored, ${c.waived} waived, ${c.untested} untested; MUST failed: ${result.failedByLevel.MUST}`);
+  console.log(`verdict: ${result.overall.headline}`);
   if (options.reportJson) writeFileSync(options.reportJson, `${JSON.stringify(result, null, 2)}\n`);
   if (options.junit) writeFileSync(options.junit, junit(result));
   if (options.html) writeFileSync(options.html, html(result));
-  console.log(`${result.counts.passed} passed, ${result.counts.failed} failed, ${result.counts.skipped} skipped`);
-  return result.failedByLevel.MUST === 0 ? 0 : 1;
+  console.log(`requirements: ${c.passed} passed, ${c.failed} failed, ${c.skipped + c.errored + c.untested} skipped`);
+  return result.overall.exitCode;
 }
 
-/** The options every role shares: selection and reports. */
-function commonOptions(cmd: Command): Command {
-  return cmd
-    .option('--grep <regexp>', 'only scenarios whose id, title or requirements match')
-    .option('--list', 'print the scenarios and exit', false)
-    .option('--report-json <file>', 'write the full result as JSON')
-    .option('--junit <file>', 'write JUnit XML')
-    .option('--html <file>', 'write a self-contained HTML report')
-    .option('--expected-failures <file>', 'requirement IDs known to fail (one per line)');
+/** What a scenario needs, for --list: the provisioning actions, clock time, settings, and whether a fixtures file serves it. */
+function needs(s: Scenario): string {
+  const actions = [...actionsNeeded(s.steps)];
+  const parts: string[] = actions.map((a) => `provisioning: ${a}`);
+  const clock = clockTotalMs(s.steps);
+  if (clock) parts.push(`test clock: ${clock} ms`);
+  if (s.settings.length) parts.push(`settings: ${s.settings.join(', ')}`);
+  const outside = outsideLayout(s.fixtures);
+  parts.push(outside ? 'fixtures file: no, its own registrations' : actions.length ? 'fixtures file: no' : 'fixtures file: yes');
+  return parts.join('; ');
 }
 
-export async function server(options: ServerOptions): Promise<number> {
-  const requirements = requirementsOf('server');
-  const scenarios = selected(loadScenarios(requirements), options.grep);
+function provisionerFor(options: ServerOptions, target: Target): Provisioner {
+  const adminToken = options.adminToken ?? process.env.ADMIN_TOKEN;
+  const admin = adminToken ? new AdminApiProvisioner(target, (options.adminUrl ?? defaultAdminUrl(options.url)).replace(/\/$/, ''), adminToken) : undefined;
+  if (options.provision) return new CommandProvisioner(options.provision);
+  if (options.fixtures) return new FixturesFileProvisioner(readFixturesFile(options.fixtures), options.fixtures, admin);
+  if (admin) return admin;
+  throw new PreflightError('nothing to provision with: give --admin-token (or ADMIN_TOKEN) for our admin API, --provision "CMD" for your own, or --fixtures FILE');
+}
+
+async function serverRun(options: ServerOptions): Promise<number> {
+  const profile = options.profile;
+  const registry = loadRequirements();
+  const scenarios = selected(loadScenarios(registry), options.grep).filter((s) => s.requirements.some((id) => !id.startsWith('MSG-') && inProfile(registry.get(id)!, profile)));
   if (options.list) {
-    for (const s of scenarios) console.log(`${s.id.padEnd(40)} ${s.requirements.join(',').padEnd(30)} ${s.title}`);
+    for (const s of scenarios) console.log(`${s.id.padEnd(42)} ${s.requirements.filter((id) => inProfile(registry.get(id)!, profile)).join(',').padEnd(34)} ${needs(s)}`);
     return 0;
   }
-  const target = new Target({
-    url: options.url,
-    adminUrl: (options.adminUrl ?? defaultAdminUrl(options.url)).replace(/\/$/, ''),
-    adminToken: options.adminToken,
-    timeoutMs: options.timeoutMs,
-  });
-  const fixtureFile = options.fixtures ? (parse(readFileSync(options.fixtures, 'utf8')) as FixtureFile) : undefined;
-  const hasClock = await target.hasClock();
-  console.log(`bridge-conformance: ${scenarios.length} scenarios against ${options.url} (test clock ${hasClock ? 'on' : 'off'}${fixtureFile ? ', fixtures file' : ''})`);
+  const settings = loadSettings(options.settings);
+  checkUrl(options.url);
+  await probeEndpoint(options.url, options.timeoutMs * 3);
+  const target = new Target({ url: options.url, timeoutMs: options.timeoutMs });
+  const provisioner = provisionerFor(options, target);
+  await checkProvisioner(provisioner);
+  const clock = await hasClock(provisioner);
+  console.log(`bridge-conformance: ${scenarios.length} scenarios, ${profile} profile, against ${options.url}; provisioning: ${provisioner.description}; test clock ${clock ? 'on' : 'off'}${settings.file ? `; settings ${settings.file}` : ''}`);
 
+  const ctx: RunContext = { target, provisioner, profile, requirements: registry, settings: settings.values, hasClock: clock, realTime: options.realTime, realTimeMaxMs: options.realTimeMax, timeoutMs: options.timeoutMs, unsupported: new Map(), createdOrgs: [] };
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const results: ScenarioResult[] = [];
   for (const s of scenarios) {
-    const outcome = await runScenario(s, { target, hasClock, realTime: options.realTime, realTimeMaxMs: options.realTimeMax, timeoutMs: options.timeoutMs, fixtureFile });
+    const outcome = await runScenario(s, ctx);
     results.push({ id: s.id, file: s.file, title: s.title, requirements: s.requirements, ...outcome });
-    progress(s, results[results.length - 1]!);
+    progress(results[results.length - 1]!);
   }
-  const expected = readExpectedFailures(options.expectedFailures);
-  const verdicts = judge(requirements, results, expected);
-  const result: RunResult = { target: options.url, startedAt, durationMs: Math.round(performance.now() - started), hasClock, scenarios: results, ...verdicts };
+  const leftBehind = await cleanup(provisioner, ctx.createdOrgs);
+  const judged = requirementsOf('server', profile).filter((r) => !options.grep || scenarios.some((s) => s.requirements.includes(r.id)));
+  const verdicts = judge(judged, results, readBaseline(options.expectedFailures));
+  const result: RunResult = {
+    role: 'server', profile, target: options.url, provisioning: provisioner.description, settings: settings.values, ...(settings.file ? { settingsFile: settings.file } : {}),
+    ...(options.expectedFailures ? { baselineFile: options.expectedFailures } : {}),
+    startedAt, durationMs: Math.round(performance.now() - started), hasClock: clock, leftBehind, scenarios: results, ...verdicts,
+  };
+  return finish(result, options);
+}
 
-  return finish(result, options, true);
+/** Removes the organizations the run created; returns those it could not. */
+async function cleanup(provisioner: Provisioner, orgIds: string[]): Promise<string[]> {
+  if (!orgIds.length) return [];
+  try {
+    await provisioner.cleanup(orgIds);
+    console.log(`clean-up: removed ${orgIds.length} organization(s) the run created`);
+    return [];
+  } catch (err) {
+    console.log(`clean-up failed: ${(err as Error).message}`);
+    return orgIds;
+  }
+}
+
+/** `server`, with a preflight problem turned into one line and exit 2. */
+export async function server(options: ServerOptions): Promise<number> {
+  try {
+    return await serverRun(options);
+  } catch (err) {
+    if (!(err instanceof PreflightError)) throw err;
+    console.error(`bridge-conformance: ${(err as Error).message}`);
+    return 2;
+  }
 }
 
 interface ClientOptions extends CommonOptions {
@@ -148,7 +195,6 @@ interface ClientOptions extends CommonOptions {
  * the client sends. Same output, reports and exit code as `server`.
  */
 export async function client(options: ClientOptions): Promise<number> {
-  const requirements = requirementsOf('client');
   const scenarios = selected(CLIENT_SCENARIOS.filter((s) => s.role === options.role), options.grep);
   if (options.list) {
     for (const s of scenarios) console.log(`${s.id.padEnd(40)} ${s.requirements.join(',').padEnd(30)} ${s.title}${s.optIn ? ' (slow: --slow)' : ''}`);
@@ -164,24 +210,43 @@ export async function client(options: ClientOptions): Promise<number> {
       ? { status: 'skipped' as const, reason: 'slow scenario: pass --slow to run it', durationMs: 0, transcript: [] }
       : await runClientScenario(s, { command: options.command, connectTimeoutMs: options.connectTimeoutMs });
     results.push({ id: s.id, file: 'client/scenarios.ts', title: s.title, requirements: s.requirements, ...outcome });
-    progress(s, results[results.length - 1]!);
+    progress(results[results.length - 1]!);
   }
   // Only the requirements this role's scenarios can check: the other role's are not "untested" here.
-  const mine = new Map([...requirements].filter(([id]) => CLIENT_SCENARIOS.some((s) => s.role === options.role && s.requirements.includes(id))));
-  const verdicts = judge(mine, results, readExpectedFailures(options.expectedFailures));
-  const result: RunResult = { target, startedAt, durationMs: Math.round(performance.now() - started), hasClock: false, scenarios: results, ...verdicts };
-  return finish(result, options, false);
+  const mine = requirementsOf('client', options.profile).filter((r) => scenarios.some((s) => s.requirements.includes(r.id)));
+  const verdicts = judge(mine, results, readBaseline(options.expectedFailures));
+  const result: RunResult = { role: 'client', profile: options.profile, target, startedAt, durationMs: Math.round(performance.now() - started), hasClock: false, scenarios: results, ...verdicts };
+  return finish(result, options);
+}
+
+const profileOption = (v: string): Profile => {
+  if (!(PROFILES as readonly string[]).includes(v)) throw new InvalidArgumentError(`--profile must be ${PROFILES.join(' or ')}`);
+  return v as Profile;
+};
+
+/** The options every role shares: profile, selection and reports. */
+function commonOptions(cmd: Command): Command {
+  return cmd
+    .option('--profile <profile>', 'protocol: the protocol only; bridge: also this implementation\'s decisions', profileOption, 'protocol')
+    .option('--grep <regexp>', 'only scenarios whose id, title or requirements match')
+    .option('--list', 'print the scenarios with what each needs, and exit', false)
+    .option('--report-json <file>', 'write the full result as JSON')
+    .option('--junit <file>', 'write JUnit XML (one test case per requirement)')
+    .option('--html <file>', 'write a self-contained HTML report')
+    .option('--expected-failures <file>', 'baseline: requirement IDs known to fail (one per line); they are waived, and flagged when they pass');
 }
 
 export function program(): Command {
-  const cmd = new Command('bridge-conformance').description('Checks a bridge against the agent messaging bridge protocol.');
+  const cmd = new Command('bridge-conformance').description('Checks a bridge, or a client, against the agent messaging bridge protocol.');
   const serverCmd = cmd
     .command('server')
     .description('run the scenarios against a running bridge')
-    .requiredOption('--url <url>', 'the bridge base URL, e.g. ws://127.0.0.1:8080/v1')
-    .option('--admin-url <url>', 'HTTP base of the admin API (default: the --url host)')
-    .option('--admin-token <token>', 'admin token, to provision fixtures (env ADMIN_TOKEN)', process.env.ADMIN_TOKEN)
-    .option('--fixtures <file>', 'pre-provisioned apps and agents (YAML or JSON) instead of the admin API')
+    .requiredOption('--url <url>', 'the bridge base URL, ending in /v1, e.g. ws://127.0.0.1:8080/v1')
+    .option('--settings <file>', 'the target\'s settings (YAML or JSON; spec/conformance.yaml TargetSettings)')
+    .option('--provision <cmd>', 'provision through this command (JSON request on stdin, JSON answer on stdout)')
+    .option('--admin-url <url>', 'HTTP base of our admin API (default: the --url host)')
+    .option('--admin-token <token>', 'admin token of our admin API (default: env ADMIN_TOKEN)')
+    .option('--fixtures <file>', 'pre-provisioned apps and agents (YAML or JSON) in the fixtures layout')
     .option('--real-time', 'without a test clock, run scenarios that move time by waiting', false)
     .option('--real-time-max <ms>', 'longest wait --real-time accepts', int('--real-time-max'), 20_000)
     .option('--timeout-ms <ms>', 'how long to wait for each expected frame', int('--timeout-ms'), 3_000);
@@ -197,7 +262,7 @@ export function program(): Command {
     })
     .requiredOption('--command <cmd>', 'the client to run (a shell command line); it gets BRIDGE_URL, BRIDGE_TOKEN and BRIDGE_SCENARIO')
     .option('--slow', 'also run the slow scenarios (app-heartbeat: about 35 s)', false)
-    .option('--connect-timeout-ms <ms>', "how long the client may take to start and connect", int('--connect-timeout-ms'), 30_000);
+    .option('--connect-timeout-ms <ms>', 'how long the client may take to start and connect', int('--connect-timeout-ms'), 30_000);
   commonOptions(clientCmd).action(async (opts: ClientOptions) => {
     process.exitCode = await client(opts);
   });

@@ -1,100 +1,86 @@
-// Runs one scenario: provisions its fixtures (or takes them from a fixtures file), then executes its steps in order
-// with named actors, failing at the first step whose expectation is not met.
-import type { AgentCreated, AppCreated, Organization } from '../generated/index.js';
-import { Actor, ProtocolViolation, Transcript, type Carrier, type Endpoint, type TranscriptLine } from './actor.js';
-import { expand } from './generate.js';
-import { interpolate, mismatch, type Bindings } from './match.js';
-import { clockTotalMs, needsAdmin, type Scenario, type Step } from './scenario.js';
+// Runs one scenario: provisions its fixtures, then executes its steps in order with named actors, stopping at the
+// first step whose expectation is not met. How it ends says whom to blame:
+//   failed   - a step that checks requirements of the run's profile found them broken: those requirements fail;
+//   errored  - it could not get to its checks (provisioning refused, a setup step's surprise): nothing fails;
+//   skipped  - the run cannot do what it needs (no test clock, an action the provisioning means does not support,
+//              or — waived — a setting the user gave as null).
+import type { FixtureSet } from '../generated/index.js';
+import { Transcript, ProtocolViolation, type Actor, type Endpoint, type TranscriptLine } from './actor.js';
+import type { Bindings } from './match.js';
+import { NotSupported, type ProvisionAction, type Provisioner } from './provision/provisioner.js';
+import { actionsNeeded, clockTotalMs, inProfile, type Profile, type Requirement, type Scenario, type Step } from './scenario.js';
+import { nullSettings, type Settings } from './settings.js';
+import { runStep, StepFailure, type StepEnv } from './steps.js';
 import type { Target } from './target.js';
-
-/** Pre-provisioned registrations, for targets whose admin API the runner may not use. */
-export interface FixtureFile {
-  apps?: Record<string, { app_id: string; org_id: string; token: string }>;
-  agents?: Record<string, { agent_id: string; org_id: string; token: string; name?: string; description?: string }>;
-}
 
 export interface RunContext {
   target: Target;
+  provisioner: Provisioner;
+  profile: Profile;
+  /** The registry; only requirements of the profile are judged. */
+  requirements: Map<string, Requirement>;
+  settings: Settings;
   hasClock: boolean;
   realTime: boolean;
   realTimeMaxMs: number;
   timeoutMs: number;
-  fixtureFile: FixtureFile | undefined;
+  /** Actions the provisioning means said it cannot do, with its reason: later scenarios needing them are skipped. */
+  unsupported: Map<ProvisionAction, string>;
+  /** Organizations created so far, for the clean-up at the end of the run. */
+  createdOrgs: string[];
 }
 
 export interface Outcome {
-  status: 'passed' | 'failed' | 'skipped';
+  status: 'passed' | 'failed' | 'errored' | 'skipped';
   reason?: string;
+  /** With `skipped`: the user chose it (a setting given as null), so its requirements are waived, not missing. */
+  waived?: boolean;
   failedStep?: number;
-  /** The requirements the failing step checks (its `checks`), or all the scenario names when it says none. */
+  /** The requirements the failure breaks (the failing step's checks of the profile, or a frame requirement). */
   failedRequirements?: string[];
   durationMs: number;
   transcript: TranscriptLine[];
 }
 
-const HEARTBEAT_MS = 30_000;
-
-class StepFailure extends Error {}
-
-function skipReason(s: Scenario, ctx: RunContext): string | undefined {
+function skipReason(s: Scenario, ctx: RunContext): Pick<Outcome, 'reason' | 'waived'> | undefined {
+  const unset = nullSettings(s.settings, ctx.settings);
+  if (unset.length) return { reason: `the target's settings say it has no ${unset.join(', ')} (null)`, waived: true };
   const clockMs = clockTotalMs(s.steps);
   if (clockMs > 0 && !ctx.hasClock) {
-    if (!ctx.realTime) return `moves time by ${clockMs} ms and the target has no test clock (start it with BRIDGE_TEST_CLOCK=1, or pass --real-time for short waits)`;
-    if (clockMs > ctx.realTimeMaxMs) return `moves time by ${clockMs} ms, longer than --real-time-max ${ctx.realTimeMaxMs} ms, and the target has no test clock`;
+    if (!ctx.realTime) return { reason: `moves time by ${clockMs} ms and the target has no test clock (our bridge: BRIDGE_TEST_CLOCK=1; or pass --real-time for short waits)` };
+    if (clockMs > ctx.realTimeMaxMs) return { reason: `moves time by ${clockMs} ms, longer than --real-time-max ${ctx.realTimeMaxMs} ms, and the target has no test clock` };
   }
-  if (ctx.fixtureFile) {
-    if (needsAdmin(s.steps)) return 'changes registrations (rotation, deactivation, allowlists or admin calls), which a fixtures file cannot';
-    for (const [name, agent] of Object.entries(s.fixtures.agents ?? {})) {
-      if (!ctx.fixtureFile.agents?.[name]) return `the fixtures file has no agent ${name}`;
-      if (agent.allowlist || agent.ttl_days || agent.description !== undefined) return `agent ${name} needs an allowlist, TTL or description the fixtures file cannot promise`;
-    }
-    for (const name of Object.keys(s.fixtures.apps ?? {})) if (!ctx.fixtureFile.apps?.[name]) return `the fixtures file has no app ${name}`;
-  } else if (!ctx.target.options.adminToken) {
-    return 'no --admin-token to provision fixtures, and no --fixtures file';
+  for (const action of actionsNeeded(s.steps)) {
+    const why = ctx.unsupported.get(action);
+    if (why) return { reason: why };
   }
   return undefined;
 }
 
+const fixtureSet = (s: Scenario): FixtureSet => ({ orgs: s.fixtures.orgs ?? [], apps: s.fixtures.apps ?? {}, agents: s.fixtures.agents ?? {} });
+
 async function provision(s: Scenario, ctx: RunContext, b: Bindings, kinds: Map<string, Endpoint>): Promise<void> {
-  const { fixtures } = s;
-  if (ctx.fixtureFile) {
-    for (const [name, app] of Object.entries(fixtures.apps ?? {})) {
-      const f = ctx.fixtureFile.apps![name]!;
-      b.set(`${name}.app_id`, f.app_id).set(`${name}.token`, f.token).set(`${app}.org_id`, f.org_id);
-      kinds.set(name, 'app');
-    }
-    for (const [name, agent] of Object.entries(fixtures.agents ?? {})) {
-      const f = ctx.fixtureFile.agents![name]!;
-      b.set(`${name}.agent_id`, f.agent_id).set(`${name}.token`, f.token).set(`${agent.org}.org_id`, f.org_id);
-      b.set(`${name}.name`, f.name ?? '').set(`${name}.description`, f.description ?? '');
-      kinds.set(name, 'agent');
-    }
-    return;
+  const created = await ctx.provisioner.create(fixtureSet(s), s.id);
+  for (const [name, org] of Object.entries(created.orgs)) {
+    b.set(`${name}.org_id`, org.org_id);
+    if (!ctx.createdOrgs.includes(org.org_id)) ctx.createdOrgs.push(org.org_id);
   }
-  const t = ctx.target;
-  for (const org of fixtures.orgs ?? []) {
-    const created = await t.admin<Organization>('POST', '/admin/v1/organizations', 'Organization', { name: `conformance ${s.id} ${org}` });
-    b.set(`${org}.org_id`, created.org_id);
-  }
-  const orgId = (org: string) => {
-    if (!b.has(`${org}.org_id`)) throw new Error(`${s.file}: fixture organization ${org} is not in fixtures.orgs`);
-    return String(b.get(`${org}.org_id`));
-  };
-  for (const [name, org] of Object.entries(fixtures.apps ?? {})) {
-    const app = await t.admin<AppCreated>('POST', `/admin/v1/organizations/${orgId(org)}/apps`, 'AppCreated', { name: `${s.id} ${name}` });
+  for (const [name, app] of Object.entries(created.apps)) {
     b.set(`${name}.app_id`, app.app_id).set(`${name}.token`, app.token);
     kinds.set(name, 'app');
   }
-  for (const [name, a] of Object.entries(fixtures.agents ?? {})) {
-    const body = { name: a.name ?? `${s.id} ${name}`, ...(a.description !== undefined ? { description: a.description } : {}), ...(a.ttl_days ? { ttl_days: a.ttl_days } : {}) };
-    const agent = await t.admin<AgentCreated>('POST', `/admin/v1/organizations/${orgId(a.org)}/agents`, 'AgentCreated', body);
+  for (const [name, agent] of Object.entries(created.agents)) {
     b.set(`${name}.agent_id`, agent.agent_id).set(`${name}.token`, agent.token).set(`${name}.name`, agent.name).set(`${name}.description`, agent.description);
     kinds.set(name, 'agent');
-    if (a.allowlist) {
-      const ids = a.allowlist.map((app) => String(b.get(`${app}.app_id`)));
-      await t.admin('PUT', `/admin/v1/agents/${agent.agent_id}/allowlist`, 'Agent', { app_ids: ids });
-    }
   }
+}
+
+/** A step's `checks` that this run judges; a step naming checks of which none is judged is not run at all. */
+function judgedChecks(step: Step, ctx: RunContext): { run: boolean; checks: string[] } {
+  const named = (Object.values(step)[0] as { checks?: string[] } | undefined)?.checks;
+  if (!named) return { run: true, checks: [] };
+  const checks = named.filter((id) => ctx.requirements.has(id) && inProfile(ctx.requirements.get(id)!, ctx.profile));
+  return { run: checks.length > 0, checks };
 }
 
 export async function runScenario(s: Scenario, ctx: RunContext): Promise<Outcome> {
@@ -107,177 +93,47 @@ export async function runScenario(s: Scenario, ctx: RunContext): Promise<Outcome
     ...extra,
   });
   const skip = skipReason(s, ctx);
-  if (skip) return done('skipped', { reason: skip });
+  if (skip) return done('skipped', skip);
 
-  const bindings: Bindings = new Map();
+  const bindings: Bindings = new Map(Object.entries(ctx.settings).map(([k, v]) => [`settings.${k}`, v]));
   const kinds = new Map<string, Endpoint>();
   const actors = new Map<string, Actor>();
   let index = 0;
-  let failingChecks: string[] | undefined;
+  let current: { kind: string; checks: string[] } = { kind: 'provisioning', checks: [] };
+  const env: StepEnv = { ctx, bindings, kinds, actors, transcript, marks: new Map(), runSteps: async () => undefined };
+  env.runSteps = async (steps: Step[]): Promise<void> => {
+    for (const step of steps) {
+      index++;
+      const { run, checks } = judgedChecks(step, ctx);
+      if (!run) {
+        transcript.add('suite', 'note', `step ${index} (${Object.keys(step)[0]}) not run: it checks only decisions outside the ${ctx.profile} profile`);
+        continue;
+      }
+      current = { kind: Object.keys(step)[0]!, checks };
+      await runStep(step, env);
+    }
+  };
   try {
     await provision(s, ctx, bindings, kinds);
-    const runSteps = async (steps: Step[]): Promise<void> => {
-      for (const step of steps) {
-        index++;
-        const checks = (Object.values(step)[0] as { checks?: string[] } | undefined)?.checks;
-        try {
-          await runStep(step, { ctx, bindings, kinds, actors, transcript, runSteps });
-        } catch (err) {
-          failingChecks ??= checks;
-          throw err;
-        }
-      }
-    };
-    await runSteps(s.steps);
+    await env.runSteps(s.steps);
     return done('passed');
   } catch (err) {
-    const reason = err instanceof StepFailure || err instanceof ProtocolViolation ? err.message : `${(err as Error).message}`;
-    return done('failed', { reason, failedStep: index, failedRequirements: failingChecks ?? s.requirements });
+    return blame(err, index, current, s, ctx, done);
   } finally {
     for (const a of actors.values()) a.terminate();
   }
 }
 
-interface StepEnv {
-  ctx: RunContext;
-  bindings: Bindings;
-  kinds: Map<string, Endpoint>;
-  actors: Map<string, Actor>;
-  transcript: Transcript;
-  runSteps(steps: Step[]): Promise<void>;
-}
-
-function actorOf(env: StepEnv, name: string): Actor {
-  const actor = env.actors.get(name);
-  if (!actor) throw new StepFailure(`no connected actor ${name}`);
-  return actor;
-}
-
-const value = (env: StepEnv, v: unknown) => expand(interpolate(v, env.bindings));
-
-async function runStep(step: Step, env: StepEnv): Promise<void> {
-  const { ctx, bindings, transcript } = env;
-  const [kind, args] = Object.entries(step)[0] as [string, Record<string, any>];
-  const timeout = Number(args.timeoutMs ?? ctx.timeoutMs);
-  switch (kind) {
-    case 'connect': {
-      const as = args.as ?? args.actor;
-      const endpoint: Endpoint = args.endpoint ?? env.kinds.get(as) ?? (args.actor.startsWith('agent') ? 'agent' : 'app');
-      const token = args.token !== undefined ? (args.token === null ? undefined : String(value(env, args.token))) : (bindings.get(`${as}.token`) as string | undefined);
-      const carrier: Carrier = args.carrier ?? (token ? 'header' : 'none');
-      env.actors.get(args.actor)?.terminate();
-      const queryToken = args.queryToken === undefined ? undefined : String(value(env, args.queryToken));
-      env.actors.set(args.actor, await Actor.connect({ name: args.actor, wsBase: ctx.target.options.url, endpoint, token, carrier, queryToken, transcript, timeoutMs: timeout }));
-      return;
-    }
-    case 'send': {
-      const actor = actorOf(env, args.actor);
-      if (args.raw !== undefined) return actor.send(String(value(env, args.raw)));
-      return actor.send(value(env, args.frame));
-    }
-    case 'expect': {
-      const frame = await actorOf(env, args.actor).next(timeout);
-      const captured: Bindings = new Map();
-      const why = mismatch(args.frame, frame, bindings, captured);
-      if (why) throw new StepFailure(`${args.actor} expected ${JSON.stringify(args.frame)}; ${why}`);
-      for (const [k, v] of captured) bindings.set(k, v);
-      return;
-    }
-    case 'collect': {
-      // `count` frames, each matching one of `each`, and at least one matching `some` (rate limits, bursts).
-      const actor = actorOf(env, args.actor);
-      let someSeen = !args.some;
-      for (let i = 0; i < Number(args.count); i++) {
-        const frame = await actor.next(timeout);
-        const fits = (args.each as unknown[]).some((p) => !mismatch(p, frame, bindings, new Map()));
-        if (!fits) throw new StepFailure(`${args.actor} frame ${i + 1} of ${args.count} fits none of ${JSON.stringify(args.each)}: ${JSON.stringify(frame)}`);
-        if (args.some && !mismatch(args.some, frame, bindings, new Map())) someSeen = true;
-      }
-      if (!someSeen) throw new StepFailure(`${args.actor}: none of ${args.count} frames matched ${JSON.stringify(args.some)}`);
-      return;
-    }
-    case 'expectClose': {
-      const actor = actorOf(env, args.actor);
-      const info = await actor.closed(timeout);
-      if (actor.pending > 0) throw new StepFailure(`${args.actor} closed with ${actor.pending} frame(s) not yet expected; expect them before the close`);
-      if (info.code !== args.code) throw new StepFailure(`${args.actor} expected close ${args.code}, got ${info.code} ${info.reason}`);
-      if (args.reason !== undefined && info.reason !== args.reason) throw new StepFailure(`${args.actor} expected close reason ${args.reason}, got ${JSON.stringify(info.reason)}`);
-      return;
-    }
-    case 'expectSilence': {
-      // The bridge answers in order, so if the next frame after a ping is its pong, nothing else was pending.
-      const actor = actorOf(env, args.actor);
-      actor.send({ type: 'ping' });
-      const frame = await actor.next(timeout);
-      if (frame.type !== 'pong') throw new StepFailure(`${args.actor} expected nothing before its pong, got ${JSON.stringify(frame)}`);
-      return;
-    }
-    case 'close': {
-      const actor = actorOf(env, args.actor);
-      actor.close();
-      await actor.closed(timeout).catch(() => actor.terminate());
-      env.actors.delete(args.actor);
-      return;
-    }
-    case 'advanceClock': {
-      const keepAlive = args.keepAlive !== false;
-      for (let left = Number(args.ms); left > 0; ) {
-        const stepMs = keepAlive ? Math.min(left, HEARTBEAT_MS) : left;
-        if (ctx.hasClock) await ctx.target.advanceClock(stepMs);
-        else await new Promise((resolve) => setTimeout(resolve, stepMs));
-        left -= stepMs;
-        transcript.add('clock', 'note', `advanced ${stepMs} ms`);
-        if (!keepAlive) continue;
-        for (const actor of env.actors.values()) {
-          if (!actor.isOpen) continue;
-          actor.send({ type: 'ping' });
-          await actor.take('pong', timeout);
-        }
-      }
-      return;
-    }
-    case 'http': {
-      const base = args.base === 'admin' ? ctx.target.options.adminUrl : ctx.target.v1Base;
-      const token = args.token === 'admin' ? ctx.target.options.adminToken : args.token === undefined || args.token === 'none' ? undefined : String(value(env, args.token));
-      const path = String(value(env, args.path));
-      const answer = await ctx.target.call(args.method ?? 'GET', `${base.replace(/\/$/, '')}${path}`, token, args.body === undefined ? undefined : value(env, args.body));
-      transcript.add('http', 'note', `${args.method ?? 'GET'} ${path} -> ${answer.status} ${JSON.stringify(answer.body).slice(0, 500)}`);
-      if (args.status !== undefined && answer.status !== args.status) throw new StepFailure(`${args.method ?? 'GET'} ${path}: expected ${args.status}, got ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
-      if (args.expect !== undefined) {
-        const captured: Bindings = new Map();
-        const why = mismatch(args.expect, answer.body, bindings, captured);
-        if (why) throw new StepFailure(`${path}: ${why}`);
-        for (const [k, v] of captured) bindings.set(k, v);
-      }
-      return;
-    }
-    case 'rotateToken': {
-      const name = args.target as string;
-      const kind = env.kinds.get(name);
-      const id = bindings.get(`${name}.${kind}_id`);
-      const rotated = await ctx.target.admin<{ token: string }>('POST', `/admin/v1/${kind}s/${id}/rotate-token`, kind === 'app' ? 'AppTokenRotated' : 'AgentTokenRotated');
-      bindings.set(`${name}.previous_token`, bindings.get(`${name}.token`)).set(`${name}.token`, rotated.token);
-      return;
-    }
-    case 'deactivate': {
-      const name = args.target as string;
-      const kind = env.kinds.get(name);
-      await ctx.target.admin('POST', `/admin/v1/${kind}s/${bindings.get(`${name}.${kind}_id`)}/deactivate`, kind === 'app' ? 'App' : 'Agent');
-      return;
-    }
-    case 'setAllowlist': {
-      const ids = args.apps === null ? null : (args.apps as string[]).map((a) => String(bindings.get(`${a}.app_id`)));
-      await ctx.target.admin('PUT', `/admin/v1/agents/${bindings.get(`${args.agent}.agent_id`)}/allowlist`, 'Agent', { app_ids: ids });
-      return;
-    }
-    case 'repeat': {
-      for (let i = 0; i < Number(args.times); i++) {
-        bindings.set(args.as ?? 'i', i);
-        await env.runSteps(args.steps);
-      }
-      return;
-    }
-    default:
-      throw new StepFailure(`unknown step ${kind}`);
+/** How a scenario that stopped early ends: failed (and what), errored, or skipped. */
+function blame(err: unknown, step: number, current: { kind: string; checks: string[] }, s: Scenario, ctx: RunContext, done: (status: Outcome['status'], extra?: Partial<Outcome>) => Outcome): Outcome {
+  const reason = (err as Error).message;
+  if (err instanceof NotSupported) {
+    ctx.unsupported.set(err.action, reason);
+    return done('skipped', { reason });
   }
+  if (err instanceof ProtocolViolation) return done('failed', { reason, failedStep: step, failedRequirements: [err.requirement] });
+  if (err instanceof StepFailure && err.requirement) return done('failed', { reason, failedStep: step, failedRequirements: [err.requirement] });
+  if (step === 0) return done('errored', { reason: `provisioning failed: ${reason}` });
+  if (current.checks.length) return done('failed', { reason, failedStep: step, failedRequirements: current.checks });
+  return done('errored', { reason: `setup step ${step} (${current.kind}) did not go as the scenario needs, so its checks were not reached: ${reason}`, failedStep: step });
 }

@@ -3,17 +3,36 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parse } from 'yaml';
+import { TARGET_SETTINGS_DEFAULTS } from '../generated/index.js';
+import type { ProvisionAction } from './provision/provisioner.js';
+
+const SETTING_KEYS = Object.keys(TARGET_SETTINGS_DEFAULTS);
 
 export const CONFORMANCE_DIR = resolve(import.meta.dirname);
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
 
+/** Where a requirement comes from: the protocol itself, or a decision of this implementation. */
+export type Source = 'protocol' | 'decision';
+
+/** What a run judges: the protocol alone (the default), or the protocol and this implementation's decisions. */
+export type Profile = 'protocol' | 'bridge';
+export const PROFILES: readonly Profile[] = ['protocol', 'bridge'];
+
 export interface Requirement {
   id: string;
   level: Level;
-  section: string;
+  source: Source;
+  /** Its anchor in this repository: `spec/protocol.md#handshake-carriers`, `spec/protocol.md#W1`. */
+  cite: string;
   text: string;
 }
+
+/** Whether a run of `profile` judges the requirement. */
+export const inProfile = (r: Pick<Requirement, 'source'>, profile: Profile): boolean => profile === 'bridge' || r.source === 'protocol';
+
+/** Judged in every scenario of the server role: every frame received is checked against the schemas. */
+export const FRAME_REQUIREMENTS = { protocol: 'MSG-001', decision: 'MSG-002' } as const;
 
 export interface AgentFixture {
   org: string;
@@ -36,8 +55,11 @@ export interface Scenario {
   id: string;
   file: string;
   title: string;
+  /** The requirements its steps check (`checks`), plus the frame requirements every scenario judges. */
   requirements: string[];
   fixtures: Fixtures;
+  /** Target settings it takes numbers from: when one is null (the target has no such mechanism) it is waived. */
+  settings: string[];
   steps: Step[];
 }
 
@@ -54,6 +76,9 @@ export const STEP_KINDS = [
   'rotateToken',
   'deactivate',
   'setAllowlist',
+  'listSessions',
+  'refused',
+  'expectOneClosed',
   'repeat',
 ] as const;
 
@@ -67,7 +92,8 @@ export function loadRequirements(file = join(CONFORMANCE_DIR, 'requirements.yaml
   for (const [id, r] of Object.entries(raw)) {
     if (!/^[A-Z]+-\d{3}$/.test(id)) fail(file, `requirement id ${id} must look like AUTH-001`);
     if (!['MUST', 'SHOULD', 'MAY'].includes(r.level)) fail(file, `${id}: level must be MUST, SHOULD or MAY`);
-    if (!r.section || !r.text) fail(file, `${id}: needs section and text`);
+    if (r.source !== 'protocol' && r.source !== 'decision') fail(file, `${id}: source must be protocol or decision`);
+    if (!/^spec\/protocol\.md#[A-Za-z0-9-]+$/.test(r.cite ?? '') || !r.text) fail(file, `${id}: needs cite (spec/protocol.md#anchor) and text`);
     map.set(id, { id, ...r });
   }
   return map;
@@ -83,8 +109,10 @@ function checkSteps(file: string, steps: unknown, where: string, requirementIds:
     if (keys[0] === 'repeat') checkSteps(file, (step as Step).repeat?.steps, `${where}[${i}].repeat.steps`, requirementIds);
     const checks = (step as Step)[keys[0]!]?.checks;
     if (checks !== undefined && !(Array.isArray(checks) && checks.every((c) => requirementIds.has(c)))) {
-      fail(file, `${where}[${i}].checks must list requirement IDs of this scenario's registry; got ${JSON.stringify(checks)}`);
+      fail(file, `${where}[${i}].checks must list requirement IDs of this scenario's requirements; got ${JSON.stringify(checks)}`);
     }
+    const others = keys[0] === 'repeat' ? [] : allChecks([step as Step]).filter((id) => !requirementIds.has(id));
+    if (others.length) fail(file, `${where}[${i}] checks ${others.join(', ')}, not among this scenario's requirements`);
   });
   return steps as Step[];
 }
@@ -104,16 +132,38 @@ export function loadScenarios(requirements: Map<string, Requirement>, dir = join
     if (!raw?.title) fail(name, 'needs a title');
     if (!raw.requirements?.length) fail(name, 'needs requirements: [IDs]');
     for (const id of raw.requirements) if (!requirements.has(id)) fail(name, `names unknown requirement ${id}`);
+    const steps = checkSteps(name, raw.steps, 'steps', new Set(raw.requirements));
+    const checked = new Set(allChecks(steps));
+    const unchecked = raw.requirements.filter((id) => !checked.has(id));
+    if (unchecked.length) fail(name, `names ${unchecked.join(', ')} but no step checks it (add it to a step's checks)`);
+    for (const key of raw.settings ?? []) if (!SETTING_KEYS.includes(key)) fail(name, `settings names ${key}, not one of ${SETTING_KEYS.join(', ')}`);
     scenarios.push({
       id: basename(name, '.yaml'),
       file: name,
       title: raw.title,
-      requirements: raw.requirements,
+      requirements: [...raw.requirements, ...Object.values(FRAME_REQUIREMENTS).filter((id) => requirements.has(id))],
       fixtures: raw.fixtures ?? {},
-      steps: checkSteps(name, raw.steps, 'steps', new Set(raw.requirements)),
+      settings: raw.settings ?? [],
+      steps,
     });
   }
   return scenarios;
+}
+
+/** Every requirement some step (at any depth) checks: its `checks`, a refusal's `form`, and `$ours` patterns. */
+export function allChecks(steps: Step[]): string[] {
+  return steps.flatMap((step) => {
+    const [kind, args] = Object.entries(step)[0] as [string, Record<string, any>];
+    if (kind === 'repeat') return allChecks(args.steps);
+    return [...(args?.checks ?? []), ...(args?.form ? [args.form] : []), ...oursIn(args)];
+  });
+}
+
+function oursIn(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(oursIn);
+  if (!value || typeof value !== 'object') return [];
+  const v = value as Record<string, unknown>;
+  return [...(typeof v.$ours === 'string' ? [v.$ours] : []), ...Object.values(v).flatMap(oursIn)];
 }
 
 /** Whether a scenario moves the bridge's clock (then it needs the test clock, or --real-time for short moves). */
@@ -126,7 +176,18 @@ export function clockTotalMs(steps: Step[]): number {
   return total;
 }
 
-/** Whether a scenario changes registrations beyond provisioning (then a fixtures file cannot serve it). */
-export function needsAdmin(steps: Step[]): boolean {
-  return steps.some((s) => s.rotateToken || s.deactivate || s.setAllowlist || (s.http && s.http.token === 'admin') || (s.repeat && needsAdmin(s.repeat.steps)));
+/** The provisioning actions a scenario's steps need beyond `create` (a fixtures file can do none of them). */
+export function actionsNeeded(steps: Step[]): Set<ProvisionAction> {
+  const actions = new Set<ProvisionAction>();
+  const visit = (list: Step[]) => {
+    for (const s of list) {
+      if (s.rotateToken) actions.add('rotate');
+      if (s.deactivate) actions.add('deactivate');
+      if (s.setAllowlist) actions.add('set_allowlist');
+      if (s.listSessions) actions.add('list_sessions');
+      if (s.repeat) visit(s.repeat.steps);
+    }
+  };
+  visit(steps);
+  return actions;
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the conformance suite against this repository's bridge, started as a separate process (as npm start does) with the
-# test clock on, over real sockets. Reports go to test-output/. Exit code: the suite's (0 = no MUST failed).
+# test clock on, over real sockets: the protocol profile, then the bridge profile (our own decisions too). Reports go
+# to test-output/conformance-<profile>.{json,xml,html}. Extra arguments go to both runs. Exit code: 0 when both
+# conform, else the first non-zero exit of the suite (1 a MUST failed, 2 could not start, 3 incomplete).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,11 +28,15 @@ node -e "
   })();
 "
 
-started=$(date +%s)
-set +e
-node bin/bridge-conformance.js server --url "ws://127.0.0.1:$port/v1" --admin-token "$ADMIN_TOKEN" \
-  --report-json "$out/conformance.json" --junit "$out/conformance.xml" --html "$out/conformance.html"
-status=$?
-set -e
-echo "conformance suite: $(( $(date +%s) - started )) s; reports in $out/conformance.{json,xml,html}"
+status=0
+for profile in protocol bridge; do
+  started=$(date +%s)
+  set +e
+  node bin/bridge-conformance.js server --profile "$profile" --url "ws://127.0.0.1:$port/v1" --admin-token "$ADMIN_TOKEN" \
+    --report-json "$out/conformance-$profile.json" --junit "$out/conformance-$profile.xml" --html "$out/conformance-$profile.html" "$@"
+  code=$?
+  set -e
+  echo "conformance suite, $profile profile: exit $code, $(( $(date +%s) - started )) s; reports in $out/conformance-$profile.{json,xml,html}"
+  [ "$status" -ne 0 ] || status=$code
+done
 exit $status

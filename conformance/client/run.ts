@@ -225,7 +225,7 @@ export async function runClientScenario(scenario: ClientScenario, options: Clien
     if (err instanceof ClientFailure) {
       outcome = { status: 'failed', reason: err.reason, failedStep: ctx.step + 1, failedRequirements: err.requirements };
     } else {
-      outcome = { status: 'failed', reason: `the scenario broke: ${err instanceof Error ? err.message : String(err)}`, failedStep: ctx.step + 1 };
+      outcome = { status: 'errored', reason: `the scenario broke: ${err instanceof Error ? err.message : String(err)}`, failedStep: ctx.step + 1 };
     }
   } finally {
     await client.stop();

@@ -17,7 +17,7 @@ async function runRole(role: 'app' | 'agent', command: string): Promise<Scenario
 }
 
 const failedRequirements = (results: ScenarioResult[]) => {
-  const requirements = new Map([...loadRequirements()].filter(([id]) => id.startsWith('CLI-')));
+  const requirements = [...loadRequirements().values()].filter((r) => r.id.startsWith('CLI-'));
   return judge(requirements, results, new Set()).requirements.filter((r) => r.verdict === 'failed').map((r) => r.id);
 };
 
