@@ -109,7 +109,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     isAgentOnline: (agentId) => router.isAgentOnline(agentId),
     isAppOnline: (appId) => bridge.isAppOnline(appId),
     scheduleExpiry,
-    revoke: (kind, id) => bridge.revoke(kind, id),
+    revoke: (kind, id, cause) => bridge.revoke(kind, id, cause),
+    dropSessions: (ownerIds) => {
+      const gone = sessions.remove((s) => ownerIds.has(s.agent_id) || ownerIds.has(s.app_id));
+      if (gone.length) writer.deleteSessions(gone.map((s) => s.session_key)); // queued after any pending upsert of them
+    },
   });
   let shuttingDown = false;
   const testClock = config.testClock && clock instanceof AdjustableClock ? clock : undefined;

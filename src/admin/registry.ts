@@ -11,8 +11,10 @@ import type {
   AppCreated,
   Organization,
   OrganizationCreate,
+  OrganizationDeleted,
 } from '../../generated/index.js';
 import { LIMITS } from '../../generated/index.js';
+import type { RevokeCause } from '../core/bridge.js';
 import type { Clock } from '../core/clock.js';
 import { hashToken, type AgentRecord, type AppRecord, type ClientKind, type Directory, type OrgRecord, type TokenRecord } from '../core/directory.js';
 import { registrationId, tokenSecret } from '../core/ids.js';
@@ -28,7 +30,12 @@ export interface LiveEffects {
   /** Closes the token's connections when its grace ends. */
   scheduleExpiry(token: TokenRecord): void;
   /** Closes the owner's connections (TOKEN_REVOKED) and ends an agent's events. */
-  revoke(kind: ClientKind, id: string): void;
+  revoke(kind: ClientKind, id: string, cause: RevokeCause): void;
+  /**
+   * Forgets the live sessions of these apps and agents. Their rows were deleted with the organization, but a
+   * session opened just before may still wait in the event log's write queue and would be written back.
+   */
+  dropSessions(ownerIds: ReadonlySet<string>): void;
 }
 
 export class Registry {
@@ -48,6 +55,24 @@ export class Registry {
     await this.store.insertOrg(org);
     this.directory.addOrg(org);
     return orgView(org);
+  }
+
+  /**
+   * Removes the organization with its apps and agents for good (H6). The database goes first, in one transaction.
+   * Then, in one synchronous step so that no frame is handled in between, the records leave the directory (their
+   * tokens then get UNAUTHORIZED, their ids AGENT_NOT_FOUND) and each app and agent is retired exactly as
+   * deactivation retires it.
+   */
+  async deleteOrganization(orgId: string): Promise<OrganizationDeleted> {
+    this.org(orgId);
+    const removed = await this.store.deleteOrg(orgId);
+    if (!removed) throw orgNotFound(orgId); // a concurrent delete of the same organization won
+    const { apps, agents } = this.directory.removeOrg(orgId);
+    // Agents first: their events in flight end with AGENT_OFFLINE while the apps' connections can still carry it.
+    for (const agent of agents) this.retire('agent', agent.agent_id, agent, 'deleted with its organization');
+    for (const app of apps) this.retire('app', app.app_id, app, 'deleted with its organization');
+    this.live.dropSessions(new Set([...agents.map((a) => a.agent_id), ...apps.map((a) => a.app_id)]));
+    return { org_id: orgId, ...removed };
   }
 
   apps(orgId: string): App[] {
@@ -141,10 +166,18 @@ export class Registry {
     if (!owner) throw new Problem('NOT_FOUND', `${kind === 'app' ? 'App' : 'Agent'} ${id} does not exist.`);
     if (owner.active) {
       await this.store.deactivate(kind, id);
-      owner.active = false;
-      this.live.revoke(kind, id);
+      this.retire(kind, id, owner, 'deactivated');
     }
     return owner;
+  }
+
+  /**
+   * The live side of deactivation, shared with deletion: the record stops authenticating (a principal already
+   * holding it sees it inactive), its connections close with TOKEN_REVOKED and an agent's events end at once.
+   */
+  private retire(kind: ClientKind, id: string, owner: { active: boolean }, cause: RevokeCause): void {
+    owner.active = false;
+    this.live.revoke(kind, id, cause);
   }
 
   /** The HTTP directory (§2.4) as the app sees it: only its own organization's. */
@@ -163,7 +196,7 @@ export class Registry {
 
   private org(orgId: string): OrgRecord {
     const org = this.directory.orgs.get(orgId);
-    if (!org) throw new Problem('NOT_FOUND', `Organization ${orgId} does not exist.`);
+    if (!org) throw orgNotFound(orgId);
     return org;
   }
 
@@ -179,6 +212,10 @@ export class Registry {
   private agentView(a: AgentRecord): Agent {
     return { ...a, allowlist: a.allowlist && [...a.allowlist], online: this.live.isAgentOnline(a.agent_id), created_at: iso(a.created_at) };
   }
+}
+
+function orgNotFound(orgId: string): Problem {
+  return new Problem('NOT_FOUND', `Organization ${orgId} does not exist.`);
 }
 
 function orgView(o: OrgRecord): Organization {

@@ -12,6 +12,7 @@ import type {
   EventLog,
   HttpError,
   Organization,
+  OrganizationDeleted,
   OrganizationList,
   SessionList,
 } from '../../generated/index.js';
@@ -57,6 +58,7 @@ export class AdminClient {
 
   organizations = () => this.call<OrganizationList>('GET', '/admin/v1/organizations');
   createOrganization = (name: string) => this.call<Organization>('POST', '/admin/v1/organizations', { name });
+  deleteOrganization = (orgId: string) => this.call<OrganizationDeleted>('DELETE', `/admin/v1/organizations/${encodeURIComponent(orgId)}`);
   apps = (orgId: string) => this.call<AppList>('GET', `/admin/v1/organizations/${encodeURIComponent(orgId)}/apps`);
   createApp = (orgId: string, name: string) =>
     this.call<AppCreated>('POST', `/admin/v1/organizations/${encodeURIComponent(orgId)}/apps`, { name });

@@ -47,6 +47,10 @@ program
 const orgs = program.command('orgs').description('organizations');
 orgs.command('list').action(async (_o, cmd) => print(await client(cmd).organizations()));
 orgs.command('create <name>').action(async (name, _o, cmd) => print(await client(cmd).createOrganization(name)));
+orgs
+  .command('delete <org_id>')
+  .description('remove it with its apps and agents for good: their connections close, their tokens stop working')
+  .action(async (orgId, _o, cmd) => print(await client(cmd).deleteOrganization(orgId)));
 
 const apps = program.command('apps').description('apps of an organization');
 apps.command('list <org_id>').action(async (orgId, _o, cmd) => print(await client(cmd).apps(orgId)));

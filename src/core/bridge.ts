@@ -57,8 +57,11 @@ export interface Bridge {
   refuse(conn: Connection, code: ErrorCode, error: string): void;
   /** Closes the connections opened with this token (its rotation grace has ended): UNAUTHORIZED. */
   expireToken(hash: Buffer): void;
-  /** The app or agent was deactivated: its connections close with TOKEN_REVOKED, an agent's events end. */
-  revoke(kind: ClientKind, id: string): void;
+  /**
+   * The app or agent was deactivated, or deleted with its organization (`cause`, for the error text only): its
+   * connections close with TOKEN_REVOKED, an agent's events end with AGENT_OFFLINE.
+   */
+  revoke(kind: ClientKind, id: string, cause?: RevokeCause): void;
   /** Ends every event in flight with SHUTTING_DOWN and closes every connection with 1001. */
   shutdown(): void;
   /** What is live right now. */
@@ -68,6 +71,9 @@ export interface Bridge {
   /** Token fragments forwarded to apps since start (a counter for metrics, kept off the observer's path). */
   tokensForwarded(): number;
 }
+
+/** Why an app or agent was revoked, as its clients read it in the error text. */
+export type RevokeCause = 'deactivated' | 'deleted with its organization';
 
 interface Client {
   conn: Connection;
@@ -406,16 +412,16 @@ export function makeBridge(options: BridgeOptions): Bridge {
     closeWhere((c) => c.principal.token.hash.equals(hash), 'UNAUTHORIZED', 'This token was rotated out and its grace period has ended.');
   }
 
-  function revoke(kind: ClientKind, id: string): void {
+  function revoke(kind: ClientKind, id: string, cause: RevokeCause = 'deactivated'): void {
     const owns = (c: Client) =>
       c.principal.kind === kind && (c.principal.kind === 'app' ? c.principal.app.app_id : c.principal.agent.agent_id) === id;
-    closeWhere(owns, 'TOKEN_REVOKED', `This ${kind} was deactivated.`);
+    closeWhere(owns, 'TOKEN_REVOKED', `This ${kind} was ${cause}.`);
     if (kind !== 'agent') return;
     offlineGrace.get(id)?.cancel();
     offlineGrace.delete(id);
     for (const eventId of [...(eventsByAgent.get(id) ?? [])]) {
       const ev = events.get(eventId);
-      if (ev) fail(ev, 'AGENT_OFFLINE', `Agent ${id} was deactivated before answering.`, 'agent_offline');
+      if (ev) fail(ev, 'AGENT_OFFLINE', `Agent ${id} was ${cause} before answering.`, 'agent_offline');
     }
   }
 

@@ -68,6 +68,29 @@ export class Directory {
     if (agent) agent.allowlist = appIds;
   }
 
+  /** Forgets an organization with its apps, agents and their tokens; returns the apps and agents it had. */
+  removeOrg(orgId: string): { apps: AppRecord[]; agents: AgentRecord[] } {
+    const apps = [...this.apps.values()].filter((a) => a.org_id === orgId);
+    const agents = [...this.agents.values()].filter((a) => a.org_id === orgId);
+    for (const { app_id } of apps) {
+      this.apps.delete(app_id);
+      this.removeTokens('app', app_id);
+    }
+    for (const { agent_id } of agents) {
+      this.agents.delete(agent_id);
+      this.removeTokens('agent', agent_id);
+    }
+    this.orgs.delete(orgId);
+    return { apps, agents };
+  }
+
+  /** By kind too: the token map is keyed by owner id alone, and an app and an agent could share an id. */
+  private removeTokens(kind: ClientKind, ownerId: string): void {
+    const left = this.tokensOf(ownerId).filter((t) => t.kind !== kind);
+    if (left.length) this.tokens.set(ownerId, left);
+    else this.tokens.delete(ownerId);
+  }
+
   /** Constant-time comparison against every hash of the token's owner; never reveals which part was wrong. */
   authenticate(token: string, now: number): AuthResult {
     const parsed = parseToken(token);

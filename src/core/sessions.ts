@@ -25,10 +25,15 @@ export class SessionTable {
 
   /** Removes and returns every session expired at `now`. */
   sweep(now: number): SessionRecord[] {
-    const expired: SessionRecord[] = [];
-    for (const s of this.byKey.values()) if (s.expires_at <= now) expired.push(s);
-    for (const s of expired) this.byKey.delete(s.session_key);
-    return expired;
+    return this.remove((s) => s.expires_at <= now);
+  }
+
+  /** Removes and returns every session that `match` selects. */
+  remove(match: (session: SessionRecord) => boolean): SessionRecord[] {
+    const removed: SessionRecord[] = [];
+    for (const s of this.byKey.values()) if (match(s)) removed.push(s);
+    for (const s of removed) this.byKey.delete(s.session_key);
+    return removed;
   }
 
   /** Live sessions, sorted by key. */

@@ -84,6 +84,9 @@ export function routes(deps: RouteDeps): Router {
     ctx.body = { organizations: registry.organizations() } satisfies OrganizationList;
   });
   admin.post('/organizations', async (ctx) => created(ctx, await registry.createOrganization(body(ctx, validateOrganizationCreate))));
+  admin.delete('/organizations/:org_id', async (ctx) => {
+    ctx.body = await registry.deleteOrganization(ctx.params.org_id!);
+  });
   admin.get('/organizations/:org_id/apps', (ctx) => {
     ctx.body = { apps: registry.apps(ctx.params.org_id!) } satisfies AppList;
   });

@@ -74,6 +74,30 @@ export class RegistryStore {
     await this.db(kind === 'app' ? 'apps' : 'agents').where(kind === 'app' ? { app_id: id } : { agent_id: id }).update({ active: false });
   }
 
+  /**
+   * Removes an organization with its apps and agents, their allowlists, tokens (rotated-out ones included) and
+   * sessions, in one transaction; undefined when there was no such organization (a concurrent delete won).
+   * Children go first for the foreign keys. The ids are selected by subqueries, so no statement grows with the
+   * organization (SQLite's limit on bound variables) and the SQL is the same on PostgreSQL. Event-log rows stay:
+   * they hold only ids, and retention removes them.
+   */
+  async deleteOrg(orgId: string): Promise<{ apps: number; agents: number } | undefined> {
+    return this.db.transaction(async (trx) => {
+      const appIds = () => trx('apps').select('app_id').where({ org_id: orgId });
+      const agentIds = () => trx('agents').select('agent_id').where({ org_id: orgId });
+      await trx('agent_allowlist').whereIn('agent_id', agentIds()).orWhereIn('app_id', appIds()).delete();
+      await trx('tokens')
+        .where((q) => q.where({ kind: 'app' }).whereIn('owner_id', appIds()))
+        .orWhere((q) => q.where({ kind: 'agent' }).whereIn('owner_id', agentIds()))
+        .delete();
+      await trx('sessions').whereIn('agent_id', agentIds()).orWhereIn('app_id', appIds()).delete();
+      const apps = await trx('apps').where({ org_id: orgId }).delete();
+      const agents = await trx('agents').where({ org_id: orgId }).delete();
+      const orgs = await trx('organizations').where({ org_id: orgId }).delete();
+      return orgs === 0 ? undefined : { apps, agents };
+    });
+  }
+
   async replaceAllowlist(agentId: string, appIds: string[] | null): Promise<void> {
     await this.db.transaction(async (trx) => {
       await trx('agent_allowlist').where({ agent_id: agentId }).delete();

@@ -19,6 +19,7 @@ async function writes(bridge: TestBridge): Promise<[method: string, path: string
     ['PUT', `/admin/v1/agents/${agent.agent_id}/allowlist`, { app_ids: [app.app_id] }],
     ['POST', `/admin/v1/apps/${app.app_id}/rotate-token`],
     ['POST', `/admin/v1/agents/${agent.agent_id}/deactivate`],
+    ['DELETE', `/admin/v1/organizations/${org.org_id}`], // last: it removes what the others write to
   ];
 }
 
@@ -100,7 +101,7 @@ describe('dashboard sessions', function () {
     }
     expect((await bridge.http('GET', '/admin/v1/organizations', { schema: 'OrganizationList' })).body.organizations).to.have.length(1);
 
-    const expected = [201, 201, 201, 200, 200, 200];
+    const expected = [201, 201, 201, 200, 200, 200, 200];
     for (const [i, [method, path, body]] of routes.entries()) {
       const origin = i % 2 ? bridge.url : undefined; // browsers send Origin with most writes, not all
       const res = await send(bridge, method, path, { cookie, csrf, body, ...(origin ? { origin } : {}) });

@@ -11,6 +11,7 @@ const ID = /^[a-z0-9-]{1,64}$/;
 const ADMIN_ROUTES: [method: string, path: string, body?: unknown][] = [
   ['GET', '/admin/v1/organizations'],
   ['POST', '/admin/v1/organizations', { name: 'Acme' }],
+  ['DELETE', '/admin/v1/organizations/acme-abc123'],
   ['GET', '/admin/v1/organizations/acme-abc123/apps'],
   ['POST', '/admin/v1/organizations/acme-abc123/apps', { name: 'App' }],
   ['GET', '/admin/v1/organizations/acme-abc123/agents'],

@@ -81,6 +81,24 @@ describe('the bridge CLI', function () {
     expect(afterClear.body.agents[0].allowlist).to.equal(null);
   });
 
+  it('deletes an organization with its apps and agents, printing the counts, and exits 1 with NOT_FOUND the second time', async function () {
+    const bridge = await startTestBridge();
+    const { org, app, agent, appClient, agentClient } = await bridge.pair();
+    const kept = await bridge.org('Kept Org');
+
+    expect(json(await admin(bridge, 'orgs', 'delete', org.org_id))).to.deep.equal({ org_id: org.org_id, apps: 1, agents: 1 });
+    for (const client of [appClient, agentClient]) {
+      expect(await client.waitForClose(1000)).to.deep.equal({ code: 4410, reason: 'TOKEN_REVOKED' });
+    }
+    expect(json(await admin(bridge, 'orgs', 'list')).organizations).to.deep.equal([kept]);
+    expect(bridge.directory.apps.has(app.app_id) || bridge.directory.agents.has(agent.agent_id)).to.equal(false);
+
+    const again = await admin(bridge, 'orgs', 'delete', org.org_id);
+    expect(again.code).to.equal(1);
+    expect(again.stdout).to.equal('');
+    expect(again.stderr).to.match(/^bridge: NOT_FOUND: /).and.include(org.org_id);
+  });
+
   it('exits 1 with the error code on stderr for a wrong admin token, and says it cannot reach a bridge that is not there', async function () {
     const bridge = await startTestBridge();
     const port = await closedPort();
