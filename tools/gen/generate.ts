@@ -1,7 +1,7 @@
 // The whole pipeline from the loaded specs to the files of generated/, in memory. Pure apart from Modelina
 // and Ajv, so `gen` and `gen:check` produce byte-identical output from the same input.
 import type { Specs } from './load.js';
-import { collectDefinitions, type Definitions, type Origin, type Schema } from './schemas.js';
+import { collectDefinitions, type Origin, type Schema } from './schemas.js';
 import { generateModels } from './types.js';
 import { compileValidators, validatorWrapper } from './validators.js';
 import { catalogueModule } from './catalogue.js';
@@ -13,12 +13,17 @@ function withoutComments(code: string): string {
   return code.replace(/\/\*[\s\S]*?\*\//g, '');
 }
 
-/** The `default` of every TargetSettings key: what the suite assumes of a target that says nothing. */
-function settingsDefaults(defs: Definitions): string {
-  const properties = defs.all.get('TargetSettings')?.properties ?? {};
+/**
+ * What the suite assumes of a target that says nothing: for every TargetSettings key, the x-limits value its
+ * `x-default` names (this implementation's default), so no number is written twice.
+ */
+function settingsDefaults(specs: Specs): string {
+  const properties = specs.conformance.tree.components.schemas.TargetSettings?.properties ?? {};
+  const limits = specs.asyncapi.tree['x-limits'] ?? {};
   const defaults = Object.fromEntries(Object.entries<Schema>(properties).map(([key, p]) => {
-    if (!('default' in p)) throw new Error(`conformance.yaml: TargetSettings.${key} needs a default`);
-    return [key, p.default];
+    const limit = limits[p['x-default']]?.value;
+    if (typeof limit !== 'number') throw new Error(`conformance.yaml: TargetSettings.${key} needs x-default naming an x-limits entry of asyncapi.yaml`);
+    return [key, limit];
   }));
   return `/** What the conformance suite assumes of a target whose --settings leave a key out. */\nexport const TARGET_SETTINGS_DEFAULTS: Required<TargetSettings> = ${JSON.stringify(defaults, null, 2)};\n`;
 }
@@ -45,7 +50,7 @@ export async function generate(specs: Specs): Promise<Files> {
 
   const files: Files = new Map([
     ['catalogue.ts', catalogueModule(specs.asyncapi.tree, defs)],
-    ['conformance.ts', `${bodyOf('conformance')}\n${settingsDefaults(defs)}`],
+    ['conformance.ts', `${bodyOf('conformance')}\n${settingsDefaults(specs)}`],
     ['http.ts', http],
     ['index.ts', ['messages', 'http', 'conformance', 'catalogue', 'validators'].map((m) => `export * from './${m}.js';`).join('\n')],
     ['messages.ts', messages],
