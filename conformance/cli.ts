@@ -15,7 +15,7 @@ import { CommandProvisioner } from './provision/command.js';
 import { FixturesFileProvisioner, outsideLayout, readFixturesFile } from './provision/fixtures-file.js';
 import type { Provisioner } from './provision/provisioner.js';
 import { actionsNeeded, clockTotalMs, inProfile, loadRequirements, loadScenarios, PROFILES, type Profile, type Requirement, type Scenario } from './scenario.js';
-import { loadSettings } from './settings.js';
+import { loadSettings, settingsNumber, type Settings } from './settings.js';
 import { Target } from './target.js';
 
 interface CommonOptions {
@@ -101,10 +101,10 @@ function finish(result: RunResult, options: CommonOptions): number {
 }
 
 /** What a scenario needs, for --list: the provisioning actions, clock time, settings, and whether a fixtures file serves it. */
-function needs(s: Scenario): string {
+function needs(s: Scenario, settings: Settings): string {
   const actions = [...actionsNeeded(s.steps)];
   const parts: string[] = actions.map((a) => `provisioning: ${a}`);
-  const clock = clockTotalMs(s.steps);
+  const clock = clockTotalMs(s.steps, settingsNumber(settings));
   if (clock) parts.push(`test clock: ${clock} ms`);
   if (s.settings.length) parts.push(`settings: ${s.settings.join(', ')}`);
   const outside = outsideLayout(s.fixtures);
@@ -125,11 +125,11 @@ async function serverRun(options: ServerOptions): Promise<number> {
   const profile = options.profile;
   const registry = loadRequirements();
   const scenarios = selected(loadScenarios(registry), options.grep).filter((s) => s.requirements.some((id) => !id.startsWith('MSG-') && inProfile(registry.get(id)!, profile)));
+  const settings = loadSettings(options.settings);
   if (options.list) {
-    for (const s of scenarios) console.log(`${s.id.padEnd(42)} ${s.requirements.filter((id) => inProfile(registry.get(id)!, profile)).join(',').padEnd(34)} ${needs(s)}`);
+    for (const s of scenarios) console.log(`${s.id.padEnd(42)} ${s.requirements.filter((id) => inProfile(registry.get(id)!, profile)).join(',').padEnd(34)} ${needs(s, settings.values)}`);
     return 0;
   }
-  const settings = loadSettings(options.settings);
   checkUrl(options.url);
   await probeEndpoint(options.url, options.timeoutMs * 3);
   const target = new Target({ url: options.url, timeoutMs: options.timeoutMs });

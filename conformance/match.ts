@@ -1,6 +1,7 @@
 // Patterns for frames and bodies: `${name}` placeholders capture a value the first time and must be equal after;
 // objects match partially (keys not named are not checked: the schema validators check the rest); arrays match
-// element by element, `{ $unordered: [...] }` in any order, `{ $sortedBy: key }` checks only the order; `{ $absent: true }` says a key must not be there;
+// element by element, `{ $unordered: [...] }` in any order, `{ $includes: [...] }` each somewhere (others allowed),
+// `{ $sortedBy: key }` checks only the order; `{ $absent: true }` says a key must not be there;
 // `{ $range: [min, max] }` bounds a number; `{ $atMostMsSince: mark }` is a number from 0 to the milliseconds the
 // suite measured since the step marked `mark`; `{ $ours: REQ-ID, is: pattern }` is a decision of this
 // implementation inside a protocol check: judged only when the run judges REQ-ID, and a mismatch fails only REQ-ID.
@@ -80,6 +81,13 @@ export function mismatch(pattern: unknown, actual: unknown, bindings: Bindings, 
       return typeof actual === 'number' && actual >= 0 && actual <= elapsed + 1
         ? undefined
         : `${where}: expected a number from 0 to ${Math.ceil(elapsed)} (the milliseconds the suite measured), got ${JSON.stringify(actual)}`;
+    }
+    if ('$includes' in p) {
+      if (!Array.isArray(actual)) return `${where}: expected an array, got ${JSON.stringify(actual)}`;
+      for (const q of p.$includes as unknown[]) {
+        if (actual.every((item) => mismatch(q, item, bindings, new Map(captured), where, options))) return `${where}: no item matches ${JSON.stringify(q)}; got ${JSON.stringify(actual).slice(0, 300)}`;
+      }
+      return undefined;
     }
     if ('$sortedBy' in p) {
       const key = String(p.$sortedBy);

@@ -9,7 +9,7 @@ import { Transcript, ProtocolViolation, type Actor, type Endpoint, type Transcri
 import type { Bindings } from './match.js';
 import { NotSupported, type ProvisionAction, type Provisioner } from './provision/provisioner.js';
 import { actionsNeeded, clockTotalMs, inProfile, type Profile, type Requirement, type Scenario, type Step } from './scenario.js';
-import { nullSettings, type Settings } from './settings.js';
+import { nullSettings, settingsBindings, settingsNumber, type Settings } from './settings.js';
 import { runStep, StepFailure, type StepEnv } from './steps.js';
 import type { Target } from './target.js';
 
@@ -45,7 +45,7 @@ export interface Outcome {
 function skipReason(s: Scenario, ctx: RunContext): Pick<Outcome, 'reason' | 'waived'> | undefined {
   const unset = nullSettings(s.settings, ctx.settings);
   if (unset.length) return { reason: `the target's settings say it has no ${unset.join(', ')} (null)`, waived: true };
-  const clockMs = clockTotalMs(s.steps);
+  const clockMs = clockTotalMs(s.steps, settingsNumber(ctx.settings));
   if (clockMs > 0 && !ctx.hasClock) {
     if (!ctx.realTime) return { reason: `moves time by ${clockMs} ms and the target has no test clock (our bridge: BRIDGE_TEST_CLOCK=1; or pass --real-time for short waits)` };
     if (clockMs > ctx.realTimeMaxMs) return { reason: `moves time by ${clockMs} ms, longer than --real-time-max ${ctx.realTimeMaxMs} ms, and the target has no test clock` };
@@ -95,7 +95,7 @@ export async function runScenario(s: Scenario, ctx: RunContext): Promise<Outcome
   const skip = skipReason(s, ctx);
   if (skip) return done('skipped', skip);
 
-  const bindings: Bindings = new Map(Object.entries(ctx.settings).map(([k, v]) => [`settings.${k}`, v]));
+  const bindings: Bindings = settingsBindings(ctx.settings);
   const kinds = new Map<string, Endpoint>();
   const actors = new Map<string, Actor>();
   let index = 0;

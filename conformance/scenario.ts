@@ -166,12 +166,15 @@ function oursIn(value: unknown): string[] {
   return [...(typeof v.$ours === 'string' ? [v.$ours] : []), ...Object.values(v).flatMap(oursIn)];
 }
 
-/** Whether a scenario moves the bridge's clock (then it needs the test clock, or --real-time for short moves). */
-export function clockTotalMs(steps: Step[]): number {
+/**
+ * How far a scenario moves the bridge's clock (then it needs the test clock, or --real-time for short moves).
+ * `resolve` turns a step's `ms` (a number, or an expression of the target's settings) into milliseconds.
+ */
+export function clockTotalMs(steps: Step[], resolve: (ms: unknown) => number = Number): number {
   let total = 0;
   for (const step of steps) {
-    if (step.advanceClock) total += Number(step.advanceClock.ms);
-    if (step.repeat) total += Number(step.repeat.times) * clockTotalMs(step.repeat.steps);
+    if (step.advanceClock) total += resolve(step.advanceClock.ms);
+    if (step.repeat) total += resolve(step.repeat.times) * clockTotalMs(step.repeat.steps, resolve);
   }
   return total;
 }

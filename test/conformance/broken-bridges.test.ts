@@ -8,15 +8,12 @@
 // that uses the faulty path without depending on the broken rule, and
 // must keep passing: a fault fails what it breaks, not everything.
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { server } from '../../conformance/cli.js';
 import type { RunResult } from '../../conformance/results.js';
 import { loadRequirements } from '../../conformance/scenario.js';
 import { startServer, type RunningBridge } from '../../src/server.js';
 import { ADMIN_TOKEN, testConfig } from '../helpers/bridge.js';
 import { startFaultProxy, type FaultName } from './fault-proxy.js';
+import { runSuite } from './suite.js';
 
 interface Case {
   fault: FaultName;
@@ -103,38 +100,24 @@ const failedIds = (report: RunResult) => report.requirements.filter((r) => r.ver
 describe('the conformance suite against broken bridges', function () {
   this.timeout(120_000);
   let bridge: RunningBridge;
-  let dir: string;
 
   before(async () => {
     bridge = await startServer(testConfig({ testClock: true, rateLimitPerSecond: 20, rateLimitBurst: 40 }));
-    dir = mkdtempSync(join(tmpdir(), 'broken-bridges-'));
   });
 
   after(async () => {
     await bridge?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  async function runSuite(fault: FaultName | undefined, scenarios: string[]): Promise<{ code: number; report: RunResult }> {
+  async function runAgainst(fault: FaultName | undefined, scenarios: string[]): Promise<{ code: number; report: RunResult }> {
     const proxy = await startFaultProxy(bridge.url, fault);
     try {
-      const reportJson = join(dir, `${fault ?? 'no-fault'}.json`);
-      const code = await server({
-        url: `${proxy.wsUrl}/v1`,
-        adminToken: ADMIN_TOKEN,
-        realTime: false,
-        realTimeMax: 20_000,
-        timeoutMs: 1_500,
-        list: false,
-        reportJson,
-        grep: grepFor(scenarios),
-      });
-      const report = JSON.parse(readFileSync(reportJson, 'utf8')) as RunResult;
+      const { code, report } = await runSuite({ url: `${proxy.wsUrl}/v1`, adminToken: ADMIN_TOKEN, timeoutMs: 1_500, grep: grepFor(scenarios), profile: 'bridge' });
       // The selection ran in full, on the test clock: a renamed scenario or a lost clock must not pass silently.
-      expect(report.scenarios.map((s) => s.id).sort(), 'scenarios run').to.deep.equal([...scenarios].sort());
-      expect(report.hasClock, 'the test clock answers through the proxy').to.equal(true);
-      expect(report.scenarios.filter((s) => s.status === 'skipped').map((s) => `${s.id}: ${s.reason}`), 'skipped').to.deep.equal([]);
-      return { code, report };
+      expect(report!.scenarios.map((s) => s.id).sort(), 'scenarios run').to.deep.equal([...scenarios].sort());
+      expect(report!.hasClock, 'the test clock answers through the proxy').to.equal(true);
+      expect(report!.scenarios.filter((s) => s.status === 'skipped').map((s) => `${s.id}: ${s.reason}`), 'skipped').to.deep.equal([]);
+      return { code, report: report! };
     } finally {
       await proxy.close();
     }
@@ -142,7 +125,7 @@ describe('the conformance suite against broken bridges', function () {
 
   it('passes every selected scenario through the proxy with no fault (the proxy is transparent)', async () => {
     const all = [...new Set(CASES.flatMap((c) => c.scenarios))];
-    const { code, report } = await runSuite(undefined, all);
+    const { code, report } = await runAgainst(undefined, all);
     const failures = report.scenarios.filter((s) => s.status !== 'passed').map((s) => `${s.id}: step ${s.failedStep}: ${s.reason}`);
     expect(failures).to.deep.equal([]);
     expect(failedIds(report)).to.deep.equal([]);
@@ -151,7 +134,7 @@ describe('the conformance suite against broken bridges', function () {
 
   for (const c of CASES) {
     it(`${c.fault}: fails exactly ${c.fails.join(', ')}`, async () => {
-      const { code, report } = await runSuite(c.fault, c.scenarios);
+      const { code, report } = await runAgainst(c.fault, c.scenarios);
       expect(failedIds(report), 'failed requirements').to.deep.equal([...c.fails].sort());
       for (const s of report.scenarios.filter((x) => x.status === 'failed')) {
         expect(s.reason, `why ${s.id} failed`).to.match(c.because);

@@ -1,64 +1,76 @@
-// The runner against a bridge it may not administer: fixtures from a file, and no test clock. What it cannot do
-// is SKIPPED with the reason, never passed.
+// The runner against a bridge it may not administer: every scenario from one fixtures file in the one layout
+// (fixtures-layout.yaml), and without a test clock. What it cannot do is SKIPPED with the reason, never passed,
+// never failed, and no scenario leaves state that breaks the next one.
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { server } from '../../conformance/cli.js';
-import type { RunResult } from '../../conformance/results.js';
+import { LAYOUT } from '../../conformance/provision/fixtures-file.js';
 import { startServer, type RunningBridge } from '../../src/server.js';
-import { testConfig } from '../helpers/bridge.js';
+import { ADMIN_TOKEN, testConfig } from '../helpers/bridge.js';
+import { explain, runSuite, withVerdict } from './suite.js';
+
+/** The layout provisioned on `bridge`, written as a fixtures file. */
+async function fixturesFile(bridge: RunningBridge, path: string): Promise<void> {
+  const orgs = new Map<string, string>();
+  for (const name of LAYOUT.orgs) orgs.set(name, (await bridge.registry.createOrganization({ name: `fixtures ${name}` })).org_id);
+  const apps: Record<string, { app_id: string; org_id: string; token: string }> = {};
+  for (const [name, org] of Object.entries(LAYOUT.apps)) {
+    const app = await bridge.registry.createApp(orgs.get(org)!, { name });
+    apps[name] = { app_id: app.app_id, org_id: orgs.get(org)!, token: app.token };
+  }
+  const agents: Record<string, object> = {};
+  for (const [name, spec] of Object.entries(LAYOUT.agents)) {
+    const agent = await bridge.registry.createAgent(orgs.get(spec.org)!, { name });
+    if (spec.allowlist) await bridge.registry.setAllowlist(agent.agent_id, { app_ids: spec.allowlist.map((a) => apps[a]!.app_id) });
+    agents[name] = { agent_id: agent.agent_id, org_id: orgs.get(spec.org)!, token: agent.token, name: agent.name, description: agent.description };
+  }
+  writeFileSync(path, stringify({ apps, agents }));
+}
 
 describe('the conformance runner without admin rights or a test clock', function () {
-  this.timeout(60_000);
-  let bridge: RunningBridge;
+  this.timeout(180_000);
   let dir: string;
+  const bridges: RunningBridge[] = [];
 
-  before(async function () {
-    bridge = await startServer(testConfig({ testClock: false }));
+  before(() => {
     dir = mkdtempSync(join(tmpdir(), 'conformance-fixtures-'));
   });
-
-  after(async function () {
-    await bridge.close();
+  after(async () => {
+    for (const b of bridges) await b.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function run(options: { fixtures?: string; adminToken?: string; grep: string }): Promise<RunResult> {
-    const report = join(dir, `report-${Math.random().toString(36).slice(2)}.json`);
-    await server({ url: `${bridge.url.replace(/^http/, 'ws')}/v1`, realTime: false, realTimeMax: 20_000, timeoutMs: 2_000, list: false, reportJson: report, ...options });
-    return JSON.parse(readFileSync(report, 'utf8'));
+  async function bridge(testClock: boolean): Promise<{ url: string; bridge: RunningBridge }> {
+    const b = await startServer(testConfig({ testClock, rateLimitPerSecond: 20, rateLimitBurst: 40 }));
+    bridges.push(b);
+    return { url: `${b.url.replace(/^http/, 'ws')}/v1`, bridge: b };
   }
 
-  it('runs what a fixtures file allows and skips, with the reason, what needs the admin API', async function () {
-    const org = await bridge.registry.createOrganization({ name: 'Fixture Org' });
-    const app = await bridge.registry.createApp(org.org_id, { name: 'Fixture App' });
-    const agent = await bridge.registry.createAgent(org.org_id, { name: 'Fixture Agent' });
+  it('runs every scenario a fixtures file serves, in both profiles, with nothing failed or errored', async function () {
+    const { url, bridge: b } = await bridge(true);
     const file = join(dir, 'fixtures.yaml');
-    writeFileSync(file, stringify({
-      apps: { app1: { app_id: app.app_id, org_id: org.org_id, token: app.token } },
-      agents: { agent1: { agent_id: agent.agent_id, org_id: org.org_id, token: agent.token, name: agent.name, description: agent.description } },
-    }));
-    const result = await run({ fixtures: file, grep: '^(flow-stream-and-reply|auth-header-carrier|life-deactivated-token|err-permission-denied)$' });
-    const status = Object.fromEntries(result.scenarios.map((s) => [s.id, s.status]));
-    expect(status).to.deep.equal({
-      'auth-header-carrier': 'passed',
-      'err-permission-denied': 'skipped',
-      'flow-stream-and-reply': 'passed',
-      'life-deactivated-token': 'skipped',
-    });
-    const reasons = Object.fromEntries(result.scenarios.map((s) => [s.id, s.reason ?? '']));
-    expect(reasons['life-deactivated-token']).to.match(/changes registrations/);
-    expect(reasons['err-permission-denied']).to.match(/fixtures file has no app app2|allowlist/);
+    await fixturesFile(b, file);
+    for (const profile of ['protocol', 'bridge'] as const) {
+      const { report, output } = await runSuite({ url, fixtures: file, adminToken: ADMIN_TOKEN, profile });
+      const status = (st: string) => report!.scenarios.filter((s) => s.status === st);
+      expect(status('failed').length + status('errored').length, explain(report)).to.equal(0);
+      expect(status('passed').length, profile).to.be.greaterThan(25);
+      for (const s of status('skipped')) expect(s.reason, s.id).to.match(/needs registrations of its own|a fixtures file cannot/);
+      expect(status('passed').map((s) => s.id)).to.include.members(['rate-limit-exceeded', 'disc-several-agents', 'conn-agent-timeout', 'flow-no-retry']);
+      expect(output).to.match(/fixtures file .* \(test clock through the admin API/);
+      expect(output, 'the user\'s registrations are not removed').not.to.match(/clean-up: removed/);
+    }
   });
 
   it('skips scenarios that move time when the target has no test clock, and never passes them', async function () {
-    const result = await run({ adminToken: testConfig().adminToken!, grep: '^(conn-agent-timeout|hb-idle-timeout|auth-header-carrier)$' });
-    expect(result.hasClock).to.equal(false);
-    const status = Object.fromEntries(result.scenarios.map((s) => [s.id, s.status]));
-    expect(status).to.deep.equal({ 'auth-header-carrier': 'passed', 'conn-agent-timeout': 'skipped', 'hb-idle-timeout': 'skipped' });
-    const timeout = result.requirements.find((r) => r.id === 'CONN-004')!;
-    expect(timeout.verdict).to.equal('skipped');
+    const { url } = await bridge(false);
+    const { report, code } = await runSuite({ url, adminToken: ADMIN_TOKEN, grep: '^(conn-agent-timeout|hb-idle-timeout|auth-header-carrier)$', profile: 'bridge' });
+    expect(report!.hasClock).to.equal(false);
+    expect(Object.fromEntries(report!.scenarios.map((s) => [s.id, s.status]))).to.deep.equal({ 'auth-header-carrier': 'passed', 'conn-agent-timeout': 'skipped', 'hb-idle-timeout': 'skipped' });
+    expect(withVerdict(report, 'skipped')).to.include('CONN-004');
+    expect(code, 'a MUST was not tested: incomplete, not "conforms"').to.equal(3);
+    expect(report!.overall.headline).to.match(/^incomplete: .*CONN-004 skipped/);
   });
 });
