@@ -63,7 +63,7 @@ async function provision(s: Scenario, ctx: RunContext, b: Bindings, kinds: Map<s
   const created = await ctx.provisioner.create(fixtureSet(s), s.id);
   for (const [name, org] of Object.entries(created.orgs)) {
     b.set(`${name}.org_id`, org.org_id);
-    if (!ctx.createdOrgs.includes(org.org_id)) ctx.createdOrgs.push(org.org_id);
+    if (ctx.provisioner.createsRegistrations && !ctx.createdOrgs.includes(org.org_id)) ctx.createdOrgs.push(org.org_id);
   }
   for (const [name, app] of Object.entries(created.apps)) {
     b.set(`${name}.app_id`, app.app_id).set(`${name}.token`, app.token);

@@ -16,6 +16,7 @@ import { NotSupported, ProvisionError, type Provisioner } from './provisioner.js
 
 export class AdminApiProvisioner implements Provisioner {
   readonly description: string;
+  readonly createsRegistrations = true;
 
   constructor(private readonly target: Target, private readonly adminUrl: string, private readonly token: string) {
     this.description = `admin API at ${adminUrl}/admin/v1`;

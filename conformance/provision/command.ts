@@ -46,6 +46,7 @@ const lastLine = (text: string) => text.trim().split('\n').pop()?.slice(0, 300) 
 
 export class CommandProvisioner implements Provisioner {
   readonly description: string;
+  readonly createsRegistrations = true;
 
   constructor(private readonly command: string) {
     this.description = `provisioning command \`${command}\``;

@@ -46,6 +46,7 @@ export function readFixturesFile(path: string): FixturesFile {
 
 export class FixturesFileProvisioner implements Provisioner {
   readonly description: string;
+  readonly createsRegistrations = false;
 
   constructor(private readonly file: FixturesFile, path: string, private readonly clock?: Provisioner) {
     this.description = `fixtures file ${path}${clock ? ` (test clock through the ${clock.description})` : ''}`;
@@ -100,6 +101,6 @@ export class FixturesFileProvisioner implements Provisioner {
     return this.cannot('list_sessions');
   }
 
-  /** The registrations were the user's before the run and stay theirs. */
+  /** Never called (createsRegistrations is false): the registrations were the user's before the run and stay theirs. */
   async cleanup(): Promise<void> {}
 }

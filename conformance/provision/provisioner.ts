@@ -18,6 +18,8 @@ export class ProvisionError extends Error {}
 export interface Provisioner {
   /** One line for the console and the reports: how this run provisions. */
   readonly description: string;
+  /** Whether `create` makes new registrations (then the run removes them at its end), or hands out existing ones. */
+  readonly createsRegistrations: boolean;
   /** Proves the means works (the admin token is accepted, the command answers) before any scenario runs. */
   check(): Promise<void>;
   create(fixtures: FixtureSet, scenarioId: string): Promise<ProvisionCreated>;

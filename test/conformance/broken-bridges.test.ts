@@ -29,9 +29,9 @@ const CASES: Case[] = [
   {
     fault: 'token-without-agent-id',
     scenarios: ['flow-stream-and-reply', 'auth-header-carrier'],
-    // Exactly FLOW-003: flow-stream-and-reply fails at its first token step, which checks FLOW-003 (the frame
-    // breaks the schema); the accepted and delivered steps before it pass.
-    fails: ['FLOW-003'],
+    // Exactly MSG-001: the token frame breaks the protocol's own (open) schema, which every received frame is
+    // checked against; the accepted and delivered steps before it pass, and the control sees no token.
+    fails: ['MSG-001'],
     because: /received an invalid app frame \{"type":"token".*agent_id: is required/,
   },
   {
@@ -70,11 +70,11 @@ const CASES: Case[] = [
     fault: 'forbidden-as-unauthorized',
     scenarios: ['auth-wrong-endpoint', 'auth-bad-token'],
     // AUTH-004 fails at the scenario's first refusal (an agent token on /ws/app); the scenario stops there, so
-    // AUTH-005, broken too, is inconclusive rather than failed: the suite reports the first broken rule of each
+    // AUTH-005, broken too, is errored (not judged) rather than failed: the suite reports the first broken rule of each
     // scenario. AUTH-008 (code, close code and reason agree) is still kept by the rewritten error. A genuine
     // UNAUTHORIZED (auth-bad-token) is untouched: the control, it passes.
     fails: ['AUTH-004'],
-    because: /code: expected "FORBIDDEN", got "UNAUTHORIZED"/,
+    because: /expected a refusal with FORBIDDEN; got \{"type":"error".*"code":"UNAUTHORIZED"/,
   },
   {
     fault: 'close-without-reason',
@@ -82,7 +82,7 @@ const CASES: Case[] = [
     // Exactly AUTH-008 (the close reason must be the error code): the close steps check it. The control never
     // sees a close.
     fails: ['AUTH-008'],
-    because: /expected close reason UNAUTHORIZED, got ""/,
+    because: /refusal with UNAUTHORIZED: close reason "", expected UNAUTHORIZED/,
   },
   {
     fault: 'retry-after-missing',
