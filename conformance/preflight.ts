@@ -1,7 +1,7 @@
 // Before any scenario: is the URL a bridge's base URL, can the suite provision, does the target have a test clock?
 // A problem here is one clear error and exit 2; no scenario runs and the target is not blamed.
 import WebSocket from 'ws';
-import { hasClock, NotSupported, ProvisionError, type Provisioner } from './provision/provisioner.js';
+import { NotSupported, ProvisionError, type Provisioner } from './provision/provisioner.js';
 
 export class PreflightError extends Error {}
 
@@ -53,4 +53,3 @@ export async function checkProvisioner(p: Provisioner): Promise<void> {
   }
 }
 
-export { hasClock };

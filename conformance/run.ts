@@ -118,14 +118,14 @@ export async function runScenario(s: Scenario, ctx: RunContext): Promise<Outcome
     await env.runSteps(s.steps);
     return done('passed');
   } catch (err) {
-    return blame(err, index, current, s, ctx, done);
+    return blame(err, index, current, ctx, done);
   } finally {
     for (const a of actors.values()) a.terminate();
   }
 }
 
 /** How a scenario that stopped early ends: failed (and what), errored, or skipped. */
-function blame(err: unknown, step: number, current: { kind: string; checks: string[] }, s: Scenario, ctx: RunContext, done: (status: Outcome['status'], extra?: Partial<Outcome>) => Outcome): Outcome {
+function blame(err: unknown, step: number, current: { kind: string; checks: string[] }, ctx: RunContext, done: (status: Outcome['status'], extra?: Partial<Outcome>) => Outcome): Outcome {
   const reason = (err as Error).message;
   if (err instanceof NotSupported) {
     ctx.unsupported.set(err.action, reason);
