@@ -58,8 +58,12 @@ const actions = {
     return {};
   },
   async list_sessions({ agent_id }) {
-    const { sessions } = await call('GET', `/sessions?agent_id=${encodeURIComponent(agent_id)}`);
-    return { sessions: sessions.map(({ session_key, agent_id, app_id, thread_id, created_at, expires_at }) => ({ session_key, agent_id, app_id, thread_id, created_at, expires_at })) };
+    const sessions = [];
+    for (let after = null; ; ) {
+      const page = await call('GET', `/sessions?agent_id=${encodeURIComponent(agent_id)}&limit=500${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+      sessions.push(...page.sessions.map(({ session_key, agent_id, app_id, thread_id, created_at, expires_at }) => ({ session_key, agent_id, app_id, thread_id, created_at, expires_at })));
+      if (!(after = page.next_after)) return { sessions };
+    }
   },
   async cleanup({ org_ids }) {
     for (const id of org_ids) await call('DELETE', `/organizations/${id}`);

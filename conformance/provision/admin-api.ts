@@ -78,9 +78,16 @@ export class AdminApiProvisioner implements Provisioner {
     if (answer.status >= 300) throw new ProvisionError(`POST /admin/v1/test/clock answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
   }
 
+  /** Every page of the agent's sessions (a bridge that does not page answers them all in the first). */
   async listSessions(agentId: string): Promise<ProvisionedSession[]> {
-    const answer = await this.call<{ sessions: ProvisionedSession[] }>('GET', `/sessions?agent_id=${encodeURIComponent(agentId)}`);
-    return answer.sessions;
+    const sessions: ProvisionedSession[] = [];
+    for (let after: string | null | undefined; ; ) {
+      const cursor = after ? `&after=${encodeURIComponent(after)}` : '';
+      const page = await this.call<{ sessions: ProvisionedSession[]; next_after?: string | null }>('GET', `/sessions?agent_id=${encodeURIComponent(agentId)}&limit=500${cursor}`);
+      sessions.push(...page.sessions);
+      after = page.next_after;
+      if (!after) return sessions;
+    }
   }
 
   async cleanup(orgIds: string[]): Promise<void> {

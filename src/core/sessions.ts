@@ -40,7 +40,18 @@ export class SessionTable {
   list(now: number, filter: { agent_id?: string; app_id?: string } = {}): SessionRecord[] {
     return [...this.byKey.values()]
       .filter((s) => s.expires_at > now && (!filter.agent_id || s.agent_id === filter.agent_id) && (!filter.app_id || s.app_id === filter.app_id))
-      .sort((a, b) => a.session_key.localeCompare(b.session_key));
+      .sort((a, b) => (a.session_key < b.session_key ? -1 : a.session_key > b.session_key ? 1 : 0));
+  }
+
+  /**
+   * At most `limit` live sessions whose key sorts after `after`, and the cursor of the next page (null on the
+   * last): a listing of any size answers in bounded pages.
+   */
+  page(now: number, filter: { agent_id?: string; app_id?: string; after?: string; limit: number }): { sessions: SessionRecord[]; next_after: string | null } {
+    const after = filter.after;
+    const rest = this.list(now, filter).filter((s) => after === undefined || s.session_key > after);
+    const sessions = rest.slice(0, filter.limit);
+    return { sessions, next_after: rest.length > filter.limit ? sessions[sessions.length - 1]!.session_key : null };
   }
 
   get size(): number {

@@ -15,3 +15,10 @@ export function param<T>(value: unknown, name: string, validate: (v: unknown) =>
   if (!validate(value)) throw new Problem('INVALID_REQUEST', `${name}: ${JSON.stringify(value).slice(0, 80)} is not a valid value.`);
   return value;
 }
+
+/** The `limit` of a paged admin listing (events, sessions): 1 to 500, 100 when absent (spec/openapi.yaml). */
+export function pageLimit(value: unknown): number {
+  const limit = value === undefined ? 100 : Number(value);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new Problem('INVALID_REQUEST', 'limit: must be a whole number from 1 to 500.');
+  return limit;
+}

@@ -157,6 +157,34 @@ describe('sessions', function () {
     expect(await sessions(bridge, `?agent_id=${otherAgent.agent_id}&app_id=${otherApp.app_id}`)).to.deep.equal([]);
   });
 
+  it('lists sessions a page at a time: 100 by default, up to 500, the next page after the previous one\'s next_after', async function () {
+    const bridge = await startTestBridge();
+    const { agent, appClient, agentClient } = await bridge.pair();
+    for (let i = 0; i < 205; i++) await exchange(appClient, agentClient, agent.agent_id, `t-${i}`);
+    const page = (query: string) => bridge.http('GET', `/admin/v1/sessions${query}`, { schema: 'SessionList' });
+    const keys: string[] = [];
+    const first = await page('');
+    expect(first.body.sessions).to.have.length(100);
+    keys.push(...first.body.sessions.map((s: any) => s.session_key));
+    for (let after = first.body.next_after; after; ) {
+      const next = await page(`?after=${encodeURIComponent(after)}`);
+      keys.push(...next.body.sessions.map((s: any) => s.session_key));
+      after = next.body.next_after;
+      if (!after) expect(next.body.sessions, 'the last page').to.have.length(5);
+    }
+    expect(keys).to.have.length(205);
+    expect(keys).to.deep.equal([...keys].sort());
+    expect(new Set(keys).size).to.equal(205);
+    const whole = await page('?limit=500');
+    expect(whole.body.sessions.map((s: any) => s.session_key)).to.deep.equal(keys);
+    expect(whole.body.next_after).to.equal(null);
+    for (const bad of ['?limit=0', '?limit=501', '?limit=ten', '?after=not-a-key']) {
+      const res = await bridge.http('GET', `/admin/v1/sessions${bad}`);
+      expect(res.status, bad).to.equal(400);
+      expect(res.body.code, bad).to.equal('INVALID_REQUEST');
+    }
+  });
+
   it('counts the TTL from creation, not from the last event: after it the session is unlisted and the next event makes a new one with the same key', async function () {
     const bridge = await startTestBridge();
     const paired = await bridge.pair();
