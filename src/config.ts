@@ -22,7 +22,25 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Bytes queued for one connection that it has not read yet; beyond them it is closed (SLOW_CONSUMER). */
   sendBufferMaxBytes: number;
+  /** Events in flight one app may have (L13); over it TOO_MANY_EVENTS. */
+  maxEventsInFlightPerApp: number;
+  /** Events in flight one agent may have (L13); over it TOO_MANY_EVENTS. */
+  maxEventsInFlightPerAgent: number;
+  /** Streamed text kept per event for an empty-content reply (L14). */
+  streamedTextMaxBytes: number;
+  /** Memory the kept streamed texts of one agent's events may hold together (L14). */
+  streamedTextPerAgentMaxBytes: number;
 }
+
+/**
+ * The longest delay a Node.js timer takes. A longer one fires after 1 ms instead (TimeoutOverflowWarning), so a
+ * duration setting above it would time every event out at once, or end a shutdown before it starts.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+/** Sanity ceilings of counts the spec does not bound: a typo with extra digits is refused, not obeyed. */
+const MAX_RATE = 1_000_000;
+const MAX_RETENTION_DAYS = 3650;
+const MAX_SEND_BUFFER_BYTES = 2 ** 30;
 
 const SCHEMA = {
   type: 'object',
@@ -31,19 +49,56 @@ const SCHEMA = {
     HOST: { type: 'string', minLength: 1, default: '127.0.0.1' },
     DATABASE_URL: { type: 'string', minLength: 1, default: 'sqlite:./data/bridge.sqlite' },
     ADMIN_TOKEN: { type: 'string', minLength: 16 },
-    AGENT_TIMEOUT_MS: { type: 'integer', minimum: 1000, default: LIMITS.agentTimeoutMs },
+    AGENT_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: MAX_TIMER_MS, default: LIMITS.agentTimeoutMs },
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     BRIDGE_TEST_CLOCK: { type: 'string', enum: ['0', '1', 'true', 'false', ''], default: '0' },
-    RATE_LIMIT_EVENTS_PER_SECOND: { type: 'number', minimum: 0, default: LIMITS.rateLimitEventsPerSecond },
-    RATE_LIMIT_BURST: { type: 'integer', minimum: 0, default: LIMITS.rateLimitBurst },
-    EVENT_LOG_RETENTION_DAYS: { type: 'integer', minimum: 0, default: 30 },
+    RATE_LIMIT_EVENTS_PER_SECOND: { type: 'number', minimum: 0, maximum: MAX_RATE, default: LIMITS.rateLimitEventsPerSecond },
+    RATE_LIMIT_BURST: { type: 'integer', minimum: 0, maximum: MAX_RATE, default: LIMITS.rateLimitBurst },
+    EVENT_LOG_RETENTION_DAYS: { type: 'integer', minimum: 0, maximum: MAX_RETENTION_DAYS, default: 30 },
     EVENT_LOG_FLUSH_MS: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-    SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 100, default: 10_000 },
-    SEND_BUFFER_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, default: LIMITS.sendBufferMaxBytes },
+    SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: MAX_TIMER_MS, default: 10_000 },
+    SEND_BUFFER_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_SEND_BUFFER_BYTES, default: LIMITS.sendBufferMaxBytes },
+    MAX_EVENTS_IN_FLIGHT_PER_APP: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LIMITS.eventsInFlightPerAppMax },
+    MAX_EVENTS_IN_FLIGHT_PER_AGENT: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LIMITS.eventsInFlightPerAgentMax },
+    STREAMED_TEXT_MAX_BYTES: { type: 'integer', minimum: 0, maximum: LIMITS.replyContentMaxBytes, default: LIMITS.streamedTextMaxBytes },
+    STREAMED_TEXT_MAX_BYTES_PER_AGENT: { type: 'integer', minimum: 0, maximum: 2 ** 32, default: LIMITS.streamedTextPerAgentMaxBytes },
   },
 } as const;
 
+/** Every variable the bridge reads (test harnesses blank them so a parent's environment cannot leak in). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(SCHEMA.properties);
+
 export class ConfigError extends Error {}
+
+type Property = { type?: string; minimum?: number; maximum?: number; minLength?: number; enum?: readonly string[] };
+type EnvError = Error & { errors?: { instancePath: string }[] };
+
+/** What a variable may be, from its schema: "an integer from 1000 to 2147483647". */
+function allowed(p: Property): string {
+  if (p.enum) return `one of ${p.enum.filter(Boolean).join(', ')}`;
+  if (p.minLength !== undefined) return `at least ${p.minLength} characters`;
+  const kind = p.type === 'integer' ? 'an integer' : 'a number';
+  if (p.maximum === undefined) return `${kind} of at least ${p.minimum}`;
+  return `${kind} from ${p.minimum ?? 0} to ${p.maximum}`;
+}
+
+/**
+ * One clause per wrong variable, naming it and its allowed values; a number is echoed back (a string could be a
+ * secret such as ADMIN_TOKEN, so it is not).
+ */
+function explain(err: EnvError, given: Record<string, unknown>): string {
+  const names = [...new Set((err.errors ?? []).map((e) => e.instancePath.replace(/^\//, '')))];
+  const properties: Record<string, Property> = SCHEMA.properties;
+  const known = names.filter((name) => name in properties);
+  if (!known.length) return err.message.replace(/env\//g, '').replace(/\//g, '');
+  return known
+    .map((name) => {
+      const p = properties[name]!;
+      const got = p.type === 'integer' || p.type === 'number' ? `, got ${String(given[name])}` : '';
+      return `${name} must be ${allowed(p)}${got}`;
+    })
+    .join('; ');
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Unset and empty mean the same: `ADMIN_TOKEN= npm start` turns the admin API off rather than failing.
@@ -52,8 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   try {
     raw = envSchema({ schema: structuredClone(SCHEMA) as any, data: given, env: false });
   } catch (err) {
-    const text = (err as Error).message.replace(/env\//g, '').replace(/\//g, '');
-    throw new ConfigError(`Invalid configuration: ${text}. See the README's Configuration table.`);
+    throw new ConfigError(`Invalid configuration: ${explain(err as EnvError, given)}. See the README's Configuration table.`);
   }
   return {
     port: raw.PORT,
@@ -69,5 +123,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventLogFlushMs: raw.EVENT_LOG_FLUSH_MS,
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,
     sendBufferMaxBytes: raw.SEND_BUFFER_MAX_BYTES,
+    maxEventsInFlightPerApp: raw.MAX_EVENTS_IN_FLIGHT_PER_APP,
+    maxEventsInFlightPerAgent: raw.MAX_EVENTS_IN_FLIGHT_PER_AGENT,
+    streamedTextMaxBytes: raw.STREAMED_TEXT_MAX_BYTES,
+    streamedTextPerAgentMaxBytes: raw.STREAMED_TEXT_MAX_BYTES_PER_AGENT,
   };
 }

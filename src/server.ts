@@ -16,8 +16,10 @@ import { every } from './core/repeat.js';
 import { LocalRouter } from './core/router.js';
 import { SessionTable } from './core/sessions.js';
 import { httpApp } from './http/app.js';
+import { watchAccepts, type AcceptFailures } from './ops/accept-failures.js';
 import { makeMetrics } from './ops/metrics.js';
-import { openDatabase } from './store/database.js';
+import { openDatabase, sqliteFile } from './store/database.js';
+import { lockDatabase, type DatabaseLock } from './store/database-lock.js';
 import { EventLogReader } from './store/event-log.js';
 import { eventRecorder } from './store/event-recorder.js';
 import { RegistryStore } from './store/registry.js';
@@ -38,6 +40,8 @@ export interface RunningBridge {
   registry: Registry;
   sessions: SessionTable;
   writer: WriteBehind;
+  /** The HTTP server (tests inject its accept errors and drops). */
+  server: Server;
   /** Graceful shutdown: stop accepting, end events in flight, close sockets (1001), flush the event log. */
   close(): Promise<void>;
 }
@@ -56,10 +60,25 @@ export function makeLogger(level: Config['logLevel']): Logger {
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningBridge> {
   const log = options.log ?? makeLogger(config.logLevel);
+  // One process per SQLite file (O7), checked before anything reads it; :memory: is this process's alone.
+  const file = sqliteFile(config.databaseUrl);
+  const lock = file ? await lockDatabase(file, log) : undefined;
+  let db: Knex | undefined;
+  try {
+    db = await openDatabase(config.databaseUrl);
+    return await startOnDatabase(config, options, log, db, lock);
+  } catch (err) {
+    // A bridge that failed to start (a port in use, an unreadable file) keeps neither its database nor the lock.
+    await db?.destroy();
+    await lock?.release();
+    throw err;
+  }
+}
+
+async function startOnDatabase(config: Config, options: StartOptions, log: Logger, db: Knex, lock: DatabaseLock | undefined): Promise<RunningBridge> {
   const clock = options.clock ?? (config.testClock ? new AdjustableClock({ frozen: false }) : systemClock);
   if (config.testClock) log.warn({}, 'BRIDGE_TEST_CLOCK is on: POST /admin/v1/test/clock moves time. Never use this in production.');
 
-  const db: Knex = await openDatabase(config.databaseUrl);
   const directory = new Directory();
   const store = new RegistryStore(db);
   await store.load(directory);
@@ -80,6 +99,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     sessions,
     agentTimeoutMs: config.agentTimeoutMs,
     rateLimiter: new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst),
+    maxEventsInFlightPerApp: config.maxEventsInFlightPerApp,
+    maxEventsInFlightPerAgent: config.maxEventsInFlightPerAgent,
+    streamedTextMaxBytes: config.streamedTextMaxBytes,
+    streamedTextPerAgentMaxBytes: config.streamedTextPerAgentMaxBytes,
     observer: fanOut(eventRecorder(writer), metrics.observer),
     ...(options.agentReconnectGraceMs !== undefined ? { agentReconnectGraceMs: options.agentReconnectGraceMs } : {}),
   });
@@ -116,6 +139,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     },
   });
   let shuttingDown = false;
+  let accepts: AcceptFailures | undefined;
   const testClock = config.testClock && clock instanceof AdjustableClock ? clock : undefined;
   const app = httpApp({
     registry,
@@ -129,9 +153,10 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     sessions,
     metrics: metrics.registry,
     ready: async () => {
-      if (shuttingDown) return 'shutting_down';
+      if (shuttingDown) return { code: 'SHUTTING_DOWN', why: 'The bridge is shutting down.' };
       await db.raw('select 1');
-      return 'ready';
+      const overloaded = accepts?.recent();
+      return overloaded ? { code: 'OVERLOADED', why: overloaded } : undefined;
     },
   });
 
@@ -141,10 +166,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  accepts = watchAccepts(server, { clock, log, count: metrics.acceptFailed });
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
-  log.info({ url, database: config.databaseUrl.replace(/\/\/[^@]*@/, '//***@'), admin: Boolean(config.adminToken) }, 'bridge listening');
+  const maxConnections = server.maxConnections ?? null;
+  log.info({ url, database: config.databaseUrl.replace(/\/\/[^@]*@/, '//***@'), admin: Boolean(config.adminToken), maxConnections }, 'bridge listening');
 
   let closing: Promise<void> | undefined;
   const shutdown = async () => {
@@ -153,10 +180,15 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     sockets.stopAccepting();
     bridge.shutdown();
     for (const t of timers) t.cancel();
+    accepts?.stop();
     await writer.close();
     sockets.close();
     server.closeAllConnections();
-    await db.destroy();
+    try {
+      await db.destroy();
+    } finally {
+      await lock?.release(); // last: the next bridge may open the file once this one no longer writes to it
+    }
   };
   return {
     url,
@@ -167,6 +199,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     registry,
     sessions,
     writer,
+    server,
     close() {
       closing ??= Promise.race([
         shutdown(),

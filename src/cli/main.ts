@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig, ConfigError } from '../config.js';
 import { startServer } from '../server.js';
 import { DatabaseUrlError } from '../store/database.js';
+import { DatabaseInUseError } from '../store/database-lock.js';
 import { AdminApiError, AdminClient } from './admin-client.js';
 
 const program = new Command('bridge')
@@ -109,10 +110,12 @@ program
 
 program
   .command('sessions')
-  .description('live sessions with their expiry')
+  .description('live sessions with their expiry, one page at a time (next page: --after the printed next_after)')
   .option('--app-id <id>')
   .option('--agent-id <id>')
-  .action(async (o: Record<string, string | undefined>, cmd) => print(await client(cmd).sessions({ app_id: o.appId, agent_id: o.agentId })));
+  .option('--limit <n>', 'sessions per page, 1 to 500 (default 100)')
+  .option('--after <session_key>', 'the next_after of the previous page')
+  .action(async (o: Record<string, string | undefined>, cmd) => print(await client(cmd).sessions({ app_id: o.appId, agent_id: o.agentId, limit: o.limit, after: o.after })));
 
 const allowlist = program.command('allowlist').description("an agent's allowlist");
 allowlist
@@ -125,7 +128,7 @@ allowlist
   .action(async (agentId, _o, cmd) => print(await client(cmd).setAllowlist(agentId, null)));
 
 program.parseAsync().catch((err: unknown) => {
-  if (err instanceof AdminApiError || err instanceof ConfigError || err instanceof DatabaseUrlError) {
+  if (err instanceof AdminApiError || err instanceof ConfigError || err instanceof DatabaseUrlError || err instanceof DatabaseInUseError) {
     console.error(`bridge: ${err.message}`);
   } else {
     console.error(err);

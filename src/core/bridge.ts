@@ -26,6 +26,7 @@ import { silentLogger, type Logger } from './logger.js';
 import { noObserver, type BridgeObserver, type EventEnd, type EventStart } from './observer.js';
 import { RateLimiter } from './rate-limit.js';
 import { SessionTable } from './sessions.js';
+import { ByteBudget, StreamedText, type NotKept } from './streamed-text.js';
 
 export interface BridgeOptions {
   directory: Directory;
@@ -44,7 +45,28 @@ export interface BridgeOptions {
   sessions?: SessionTable;
   /** Told about every event's start and end and every session opened (event log, metrics, persistence). */
   observer?: BridgeObserver;
+  /** Events in flight one app may have, all its connections together (default LIMITS.eventsInFlightPerAppMax). */
+  maxEventsInFlightPerApp?: number;
+  /** Events in flight one agent may have (default LIMITS.eventsInFlightPerAgentMax). */
+  maxEventsInFlightPerAgent?: number;
+  /** Streamed text kept per event for an empty-content reply (default LIMITS.streamedTextMaxBytes). */
+  streamedTextMaxBytes?: number;
+  /** Memory the kept texts of one agent's events may hold together (default LIMITS.streamedTextPerAgentMaxBytes). */
+  streamedTextPerAgentMaxBytes?: number;
 }
+
+/** What the bounds of L13-L16 have done since start, for metrics (read when scraped, like tokensForwarded). */
+export interface LimitCounters {
+  /** Events refused with TOO_MANY_EVENTS, by the bound that refused them (L13). */
+  eventsRefused: { app: number; agent: number };
+  /** Events whose kept streamed text was discarded, by why (L14, L15). */
+  textDiscarded: Record<NotKept | 'app_gone', number>;
+  /** Agent replies refused with REPLY_TOO_LARGE (L14, L16). */
+  repliesRefused: Record<ReplyRefusal, number>;
+}
+
+/** too_large: the text or the whole frame is over its limit; text_not_kept: empty content after a discarded stream. */
+export type ReplyRefusal = 'too_large' | 'text_not_kept';
 
 export interface Bridge {
   /** A connection whose handshake authenticated `principal`. */
@@ -70,6 +92,10 @@ export interface Bridge {
   isAppOnline(appId: string): boolean;
   /** Token fragments forwarded to apps since start (a counter for metrics, kept off the observer's path). */
   tokensForwarded(): number;
+  /** What the bounds on events and replies have done since start (counters for metrics). */
+  limitCounters(): LimitCounters;
+  /** Bytes held right now for the streamed text of events in flight (L14). */
+  streamedTextBytes(): number;
 }
 
 /** Why an app or agent was revoked, as its clients read it in the error text. */
@@ -89,15 +115,11 @@ interface InFlight {
   agentId: string;
   threadId: string;
   sessionKey: string;
-  payloadJson: string;
+  /** The payload's compact JSON, echoed in the reply: from 1 KiB on, as bytes outside the JS heap (L13). */
+  payload: string | Buffer;
   receivedAt: number;
-  /**
-   * The fragments forwarded so far (W10): older ones joined in `streamed`, the latest in `recent`. Joining every
-   * RECENT_MAX keeps a long stream a few hundred heap objects instead of one per fragment, which every young-GC
-   * pause had to copy while the event lived.
-   */
-  streamed: string;
-  recent: string[];
+  /** The fragments forwarded so far, for an empty-content reply (W10); null once discarded (L14, L15). */
+  text: StreamedText | null;
   fragmentCount: number;
   /** Made at the first fragment: most events in a burst of short ones never stream. */
   tokenPrefix: string | undefined;
@@ -107,8 +129,21 @@ interface InFlight {
 const truncate = (value: unknown, max: number): string | null => (typeof value === 'string' ? [...value].slice(0, max).join('') : null);
 
 const utf8Length = (text: string) => Buffer.byteLength(text, 'utf8');
+/** Whether `text` is at most `max` UTF-8 bytes; a UTF-16 unit is at most 3 bytes, so short texts are not measured. */
+const fitsBytes = (text: string, max: number) => text.length * 3 <= max || utf8Length(text) <= max;
 const DAY_MS = 86_400_000;
-const RECENT_MAX = 256;
+/**
+ * Payloads from this size on are kept as bytes (their own ArrayBuffer, off the V8 heap) while their event is in
+ * flight; smaller ones as strings, where a buffer's fixed cost would outweigh them.
+ */
+const OFF_HEAP_PAYLOAD_BYTES = 1024;
+
+function holdPayload(json: string, bytes: number): string | Buffer {
+  if (bytes < OFF_HEAP_PAYLOAD_BYTES) return json;
+  const held = Buffer.allocUnsafeSlow(bytes); // not Buffer.from: a pooled slice would pin Node's whole 8 KB pool
+  held.write(json, 0, 'utf8');
+  return held;
+}
 
 export function makeBridge(options: BridgeOptions): Bridge {
   const { directory } = options;
@@ -122,11 +157,25 @@ export function makeBridge(options: BridgeOptions): Bridge {
   const rateLimiter = options.rateLimiter ?? new RateLimiter(0, 0);
   const sessions = options.sessions ?? new SessionTable();
   const observer = options.observer ?? noObserver;
+  const maxPerApp = options.maxEventsInFlightPerApp ?? LIMITS.eventsInFlightPerAppMax;
+  const maxPerAgent = options.maxEventsInFlightPerAgent ?? LIMITS.eventsInFlightPerAgentMax;
+  const textMaxBytes = options.streamedTextMaxBytes ?? LIMITS.streamedTextMaxBytes;
+  const textPerAgentMaxBytes = options.streamedTextPerAgentMaxBytes ?? LIMITS.streamedTextPerAgentMaxBytes;
   let tokensForwarded = 0;
+  const counters: LimitCounters = {
+    eventsRefused: { app: 0, agent: 0 },
+    textDiscarded: { event_limit: 0, agent_limit: 0, app_gone: 0 },
+    repliesRefused: { too_large: 0, text_not_kept: 0 },
+  };
 
   const clients = new Map<Connection, Client>();
   const events = new Map<string, InFlight>();
   const eventsByAgent = new Map<string, Set<string>>();
+  /** Per app, its events in flight (L13); per app connection, the events it sent (to let go of their text, L15). */
+  const inFlightByApp = new Map<string, number>();
+  const eventsByConn = new Map<Connection, Set<InFlight>>();
+  /** Per agent with events in flight, the memory its events' kept texts share (L14). */
+  const textBudgets = new Map<string, ByteBudget>();
   const offlineGrace = new Map<string, Timer>();
   const appConnections = new Map<string, number>();
 
@@ -172,6 +221,9 @@ export function makeBridge(options: BridgeOptions): Bridge {
       const left = (appConnections.get(appId) ?? 1) - 1;
       if (left > 0) appConnections.set(appId, left);
       else appConnections.delete(appId);
+      // Nobody can receive these events' text any more (L15); they go on until their agent answers.
+      for (const ev of eventsByConn.get(conn) ?? []) discardText(ev, 'app_gone');
+      eventsByConn.delete(conn);
       return;
     }
     const agentId = client.principal.agent.agent_id;
@@ -274,6 +326,11 @@ export function makeBridge(options: BridgeOptions): Bridge {
       return rejectEvent(conn, 'PERMISSION_DENIED', `App ${app.app_id} is not on the allowlist of agent ${agentId}.`, start);
     }
     if (!router.isAgentOnline(agentId)) return rejectEvent(conn, 'AGENT_OFFLINE', `Agent ${agentId} is not connected.`, start);
+    const tooMany = overInFlightBound(app.app_id, agentId);
+    if (tooMany) {
+      counters.eventsRefused[tooMany.bound]++;
+      return rejectEvent(conn, 'TOO_MANY_EVENTS', tooMany.error, start);
+    }
 
     const eventId = newEventId();
     const sessionKey = storedSessionKey(agentId, app.app_id, threadId);
@@ -284,20 +341,16 @@ export function makeBridge(options: BridgeOptions): Bridge {
       agentId,
       threadId,
       sessionKey,
-      payloadJson,
+      payload: holdPayload(payloadJson, size),
       receivedAt,
-      streamed: '',
-      recent: [],
+      text: null,
       fragmentCount: 0,
       tokenPrefix: undefined,
       timeout: clock.setTimer(agentTimeoutMs, () => {
         fail(ev, 'AGENT_TIMEOUT', `Agent ${agentId} did not answer within ${Math.round(agentTimeoutMs / 1000)} s.`, 'agent_timeout');
       }),
     };
-    events.set(eventId, ev);
-    let own = eventsByAgent.get(agentId);
-    if (!own) eventsByAgent.set(agentId, (own = new Set()));
-    own.add(eventId);
+    track(ev);
 
     conn.send(frames.accepted(eventId, agentId, sessionKey));
     router.toAgent(
@@ -310,6 +363,50 @@ export function makeBridge(options: BridgeOptions): Bridge {
     const opened = sessions.open(sessionKey, agentId, app.app_id, threadId, agent.ttl_days * DAY_MS, receivedAt);
     if (opened.change !== 'reused') observer.sessionOpened(opened.session, opened.change);
     observer.eventAccepted({ ...start, event_id: eventId, session_key: sessionKey });
+  }
+
+  /** The bound of L13 that refuses one more event, the app's first; none when both have room. */
+  function overInFlightBound(appId: string, agentId: string): { bound: 'app' | 'agent'; error: string } | undefined {
+    const ofApp = inFlightByApp.get(appId) ?? 0;
+    if (ofApp >= maxPerApp) {
+      return { bound: 'app', error: `App ${appId} has ${ofApp} events in flight, the limit; send more once earlier events have ended.` };
+    }
+    const ofAgent = eventsByAgent.get(agentId)?.size ?? 0;
+    if (ofAgent >= maxPerAgent) {
+      return { bound: 'agent', error: `Agent ${agentId} has ${ofAgent} events in flight, the limit; send more once it has answered some.` };
+    }
+    return undefined;
+  }
+
+  /** Files an accepted event under its app, its app connection and its agent (undone by `untrack`). */
+  function track(ev: InFlight): void {
+    events.set(ev.eventId, ev);
+    inFlightByApp.set(ev.app.app_id, (inFlightByApp.get(ev.app.app_id) ?? 0) + 1);
+    let ofConn = eventsByConn.get(ev.appConn);
+    if (!ofConn) eventsByConn.set(ev.appConn, (ofConn = new Set()));
+    ofConn.add(ev);
+    let own = eventsByAgent.get(ev.agentId);
+    if (!own) eventsByAgent.set(ev.agentId, (own = new Set()));
+    own.add(ev.eventId);
+    let budget = textBudgets.get(ev.agentId);
+    if (!budget) textBudgets.set(ev.agentId, (budget = new ByteBudget(textPerAgentMaxBytes)));
+    ev.text = new StreamedText(budget, textMaxBytes);
+  }
+
+  function untrack(ev: InFlight): void {
+    events.delete(ev.eventId);
+    const ofApp = (inFlightByApp.get(ev.app.app_id) ?? 1) - 1;
+    if (ofApp > 0) inFlightByApp.set(ev.app.app_id, ofApp);
+    else inFlightByApp.delete(ev.app.app_id);
+    eventsByConn.get(ev.appConn)?.delete(ev);
+    ev.text?.release();
+    ev.text = null;
+    const own = eventsByAgent.get(ev.agentId);
+    own?.delete(ev.eventId);
+    if (own && own.size === 0) {
+      eventsByAgent.delete(ev.agentId);
+      textBudgets.delete(ev.agentId); // every text of the agent has been released: its budget is back at 0
+    }
   }
 
   // ---- agent side --------------------------------------------------------------------------------------
@@ -332,7 +429,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
       case 'token':
         return forwardToken(conn, ev, message);
       case 'reply':
-        return finishWithReply(ev, message);
+        return finishWithReply(conn, ev, message);
       case 'error':
         return finishWithAgentError(ev, message);
     }
@@ -349,38 +446,80 @@ export function makeBridge(options: BridgeOptions): Bridge {
         ),
       );
     }
-    ev.recent.push(message.token);
-    if (ev.recent.length === RECENT_MAX) {
-      ev.streamed += ev.recent.join('');
-      ev.recent = [];
-    }
+    if (!clients.has(ev.appConn)) return; // the app is gone: nothing to forward, nothing to keep (L15)
     ev.fragmentCount++;
+    keepText(ev, message.token, size);
     tokensForwarded++;
     ev.tokenPrefix ??= frames.tokenPrefix(ev.eventId, ev.agentId);
     ev.appConn.send(frames.tokenFrame(ev.tokenPrefix, message.token));
   }
 
-  function finishWithReply(ev: InFlight, message: AgentReplyMessage): void {
+  /** Adds a forwarded fragment to the event's kept text; a fragment over a bound discards the whole text (L14). */
+  function keepText(ev: InFlight, fragment: string, size: number): void {
+    const notKept = ev.text?.append(fragment, size);
+    if (notKept) discardText(ev, notKept);
+  }
+
+  /** The event's kept text is let go for good: its reply then needs `content` (L14, L15). Logged once per event. */
+  function discardText(ev: InFlight, reason: NotKept | 'app_gone'): void {
+    if (!ev.text) return;
+    ev.text.release();
+    ev.text = null;
+    counters.textDiscarded[reason]++;
+    log.info({ event_id: ev.eventId, agent_id: ev.agentId, reason }, 'streamed text of the event no longer kept');
+  }
+
+  /**
+   * The agent's reply, checked in the order of L16: its content's size (whatever became of the app), then whether
+   * the app is still there to receive it, then the streamed text it stands for, then the whole frame.
+   */
+  function finishWithReply(agentConn: Connection, ev: InFlight, message: AgentReplyMessage): void {
+    if (message.content !== '') {
+      const replyJson = JSON.stringify(message.content);
+      if (!fitsReplyText(agentConn, ev, replyJson)) return;
+      return clients.has(ev.appConn) ? sendReply(agentConn, ev, message, replyJson) : endUnheard(ev, message);
+    }
+    if (!clients.has(ev.appConn)) return endUnheard(ev, message);
+    if (!ev.text) {
+      const why = `The streamed text was not kept (over ${textMaxBytes} bytes for the event, or ${textPerAgentMaxBytes} for the agent's events together), so an empty content cannot stand for it; send the text as content.`;
+      return refuseReply(agentConn, ev, 'text_not_kept', why);
+    }
+    const replyJson = JSON.stringify(ev.text.text());
+    if (fitsReplyText(agentConn, ev, replyJson)) sendReply(agentConn, ev, message, replyJson);
+  }
+
+  /** The text as the app's frame carries it, without the quotes, against replyContentMaxBytes; refused if over. */
+  function fitsReplyText(agentConn: Connection, ev: InFlight, replyJson: string): boolean {
+    if (fitsBytes(replyJson, LIMITS.replyContentMaxBytes + 2)) return true;
+    const bytes = utf8Length(replyJson) - 2;
+    refuseReply(agentConn, ev, 'too_large', `The reply's text is ${bytes} bytes; one reply carries at most ${LIMITS.replyContentMaxBytes}.`);
+    return false;
+  }
+
+  function sendReply(agentConn: Connection, ev: InFlight, message: AgentReplyMessage, replyJson: string): void {
     const now = clock.now();
     const tokensUsed = message.metadata?.tokens_used ?? ev.fragmentCount;
+    const metadata = { tokens_used: tokensUsed, model: message.metadata?.model ?? 'unknown', latency_ms: now - ev.receivedAt, session_key: ev.sessionKey };
+    const frame = frames.reply({ event_id: ev.eventId, agent_id: ev.agentId, thread_id: ev.threadId }, replyJson, ev.payload.toString(), metadata);
+    // Within replyContentMaxBytes only an outsized metadata.model can still push the frame over (L16).
+    if (!fitsBytes(frame, LIMITS.frameMaxBytes)) {
+      return refuseReply(agentConn, ev, 'too_large', `The reply frame would be ${utf8Length(frame)} bytes, over the frame limit of ${LIMITS.frameMaxBytes}; shorten metadata.model.`);
+    }
     end(ev, { outcome: 'replied', code: null, tokens_used: tokensUsed, completed_at: now });
-    ev.appConn.send(
-      frames.reply(
-        {
-          event_id: ev.eventId,
-          agent_id: ev.agentId,
-          thread_id: ev.threadId,
-          reply: message.content || ev.streamed + ev.recent.join(''),
-        },
-        ev.payloadJson,
-        {
-          tokens_used: tokensUsed,
-          model: message.metadata?.model ?? 'unknown',
-          latency_ms: now - ev.receivedAt,
-          session_key: ev.sessionKey,
-        },
-      ),
-    );
+    ev.appConn.send(frame);
+  }
+
+  /** The reply of an event whose app is gone ends it as usual, without building a frame nobody can receive (L15). */
+  function endUnheard(ev: InFlight, message: AgentReplyMessage): void {
+    end(ev, { outcome: 'replied', code: null, tokens_used: message.metadata?.tokens_used ?? ev.fragmentCount, completed_at: clock.now() });
+  }
+
+  /** REPLY_TOO_LARGE: the agent learns it in answer to its reply, the app in place of the reply; the event ends. */
+  function refuseReply(agentConn: Connection, ev: InFlight, reason: ReplyRefusal, why: string): void {
+    counters.repliesRefused[reason]++;
+    log.info({ event_id: ev.eventId, agent_id: ev.agentId, reason }, 'reply refused: too large for one frame');
+    agentConn.send(frames.agentError('REPLY_TOO_LARGE', `${why} The event has ended.`, ev.eventId));
+    fail(ev, 'REPLY_TOO_LARGE', `The agent's reply could not be delivered whole: ${why}`, 'agent_error');
   }
 
   function finishWithAgentError(ev: InFlight, message: AgentErrorMessage): void {
@@ -392,10 +531,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   function end(ev: InFlight, how: Omit<EventEnd, 'event_id' | 'latency_ms'>): void {
     ev.timeout.cancel();
-    events.delete(ev.eventId);
-    const own = eventsByAgent.get(ev.agentId);
-    own?.delete(ev.eventId);
-    if (own && own.size === 0) eventsByAgent.delete(ev.agentId);
+    untrack(ev);
     observer.eventEnded({ event_id: ev.eventId, ...how, latency_ms: how.completed_at - ev.receivedAt });
   }
 
@@ -444,5 +580,24 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   const isAppOnline = (appId: string) => appConnections.has(appId);
 
-  return { open, receive, closed, refuse, expireToken, revoke, shutdown, stats, isAppOnline, tokensForwarded: () => tokensForwarded };
+  function streamedTextBytes(): number {
+    let bytes = 0;
+    for (const budget of textBudgets.values()) bytes += budget.used;
+    return bytes;
+  }
+
+  return {
+    open,
+    receive,
+    closed,
+    refuse,
+    expireToken,
+    revoke,
+    shutdown,
+    stats,
+    isAppOnline,
+    tokensForwarded: () => tokensForwarded,
+    limitCounters: () => structuredClone(counters),
+    streamedTextBytes,
+  };
 }

@@ -57,9 +57,18 @@ export function tokenFrame(prefix: string, fragment: string): string {
   return `${prefix}${JSON.stringify(fragment)}}`;
 }
 
-export function reply(r: Omit<ReplyMessage, 'type' | 'payload' | 'metadata'>, payloadJson: string, metadata: ReplyMessage['metadata']): string {
-  const head = { type: 'reply', ...r } satisfies Omit<ReplyMessage, 'payload' | 'metadata'>;
-  return withPayload(head, payloadJson, { metadata } satisfies Pick<ReplyMessage, 'metadata'>);
+/**
+ * The reply text arrives as its JSON string (`JSON.stringify(text)`): the bridge measures that against
+ * replyContentMaxBytes before it builds the frame (L16), so a text of up to a megabyte is serialised once.
+ */
+export function reply(
+  r: Omit<ReplyMessage, 'type' | 'reply' | 'payload' | 'metadata'>,
+  replyJson: string,
+  payloadJson: string,
+  metadata: ReplyMessage['metadata'],
+): string {
+  const head = JSON.stringify({ type: 'reply', ...r } satisfies Omit<ReplyMessage, 'reply' | 'payload' | 'metadata'>);
+  return `${head.slice(0, -1)},"reply":${replyJson},"payload":${payloadJson},"metadata":${JSON.stringify(metadata)}}`;
 }
 
 export function agents(list: AgentsMessage['agents']): string {

@@ -12,6 +12,7 @@ import {
   validateEventId,
   validateEventStatus,
   validateOrganizationCreate,
+  validateSessionKey,
   type AgentList,
   type AppList,
   type ClockNow,
@@ -29,7 +30,7 @@ import type { EventLogReader } from '../store/event-log.js';
 import type { WriteBehind } from '../store/write-behind.js';
 import type { Registry as PromRegistry } from 'prom-client';
 import { appFromBearer } from './auth.js';
-import { body, param } from './input.js';
+import { body, pageLimit, param } from './input.js';
 
 export interface RouteDeps {
   registry: Registry;
@@ -37,8 +38,8 @@ export interface RouteDeps {
   writer: WriteBehind;
   sessions: SessionTable;
   metrics: PromRegistry;
-  /** Whether the bridge takes traffic; throws when the database does not answer. */
-  ready(): Promise<'ready' | 'shutting_down'>;
+  /** Why the bridge takes no new traffic now (undefined: it does); throws when the database does not answer. */
+  ready(): Promise<{ code: 'SHUTTING_DOWN' | 'OVERLOADED'; why: string } | undefined>;
   directory: Directory;
   clock: Clock;
   adminToken: string | undefined;
@@ -60,13 +61,13 @@ export function routes(deps: RouteDeps): Router {
   });
 
   router.get('/readyz', async (ctx) => {
-    let state: 'ready' | 'shutting_down';
+    let notReady: Awaited<ReturnType<RouteDeps['ready']>>;
     try {
-      state = await deps.ready();
+      notReady = await deps.ready();
     } catch {
       throw new Problem('INTERNAL_ERROR', 'The database does not answer.');
     }
-    if (state === 'shutting_down') throw new Problem('SHUTTING_DOWN', 'The bridge is shutting down.');
+    if (notReady) throw new Problem(notReady.code, notReady.why);
     ctx.body = { status: 'ready' } satisfies Readiness;
   });
 
@@ -116,8 +117,7 @@ export function routes(deps: RouteDeps): Router {
   });
   admin.get('/events', async (ctx) => {
     const q = ctx.query;
-    const limit = q.limit === undefined ? 100 : Number(q.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new Problem('INVALID_REQUEST', 'limit: must be a whole number from 1 to 500.');
+    const limit = pageLimit(q.limit);
     const filter = {
       app_id: param(q.app_id, 'app_id', validateAppId),
       agent_id: param(q.agent_id, 'agent_id', (v): v is string => typeof v === 'string' && v.length >= 1 && v.length <= 64),
@@ -132,11 +132,12 @@ export function routes(deps: RouteDeps): Router {
   admin.get('/sessions', (ctx) => {
     const agentId = param(ctx.query.agent_id, 'agent_id', validateAgentId);
     const appId = param(ctx.query.app_id, 'app_id', validateAppId);
+    const after = param(ctx.query.after, 'after', validateSessionKey);
     const iso = (ms: number) => new Date(ms).toISOString();
+    const page = deps.sessions.page(clock.now(), { ...(agentId ? { agent_id: agentId } : {}), ...(appId ? { app_id: appId } : {}), ...(after ? { after } : {}), limit: pageLimit(ctx.query.limit) });
     ctx.body = {
-      sessions: deps.sessions
-        .list(clock.now(), { ...(agentId ? { agent_id: agentId } : {}), ...(appId ? { app_id: appId } : {}) })
-        .map((s) => ({ ...s, created_at: iso(s.created_at), expires_at: iso(s.expires_at) })),
+      sessions: page.sessions.map((s) => ({ ...s, created_at: iso(s.created_at), expires_at: iso(s.expires_at) })),
+      next_after: page.next_after,
     } satisfies SessionList;
   });
   admin.post('/test/clock', (ctx) => {

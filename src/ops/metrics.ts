@@ -3,10 +3,13 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Bridge } from '../core/bridge.js';
 import type { BridgeObserver } from '../core/observer.js';
+import { ACCEPT_FAILURE_REASONS, type AcceptFailureReason } from './accept-failures.js';
 
 export interface Metrics {
   registry: Registry;
   observer: BridgeObserver;
+  /** One connection the bridge could not accept (O8). */
+  acceptFailed(reason: AcceptFailureReason): void;
 }
 
 export function makeMetrics(bridge: () => Bridge, pendingRows: () => number): Metrics {
@@ -42,6 +45,18 @@ export function makeMetrics(bridge: () => Bridge, pendingRows: () => number): Me
       reported = now;
     },
   });
+  // What the bounds of L13-L16 did, by a label that names the bound or the reason (never an id, O6).
+  countedByLabel(registry, 'bridge_events_refused_total', 'Events refused with TOO_MANY_EVENTS, by the bound on events in flight that refused them.', 'limit', () => bridge().limitCounters().eventsRefused);
+  countedByLabel(registry, 'bridge_streamed_text_discarded_total', 'Events whose kept streamed text was discarded: over the per-event or per-agent bound, or their app gone.', 'reason', () => bridge().limitCounters().textDiscarded);
+  countedByLabel(registry, 'bridge_replies_refused_total', 'Agent replies refused with REPLY_TOO_LARGE: too large for one frame, or empty content after a discarded stream.', 'reason', () => bridge().limitCounters().repliesRefused);
+  new Gauge({
+    name: 'bridge_streamed_text_bytes',
+    help: 'Bytes held for the streamed text of events in flight (kept for empty-content replies).',
+    registers: [registry],
+    collect() {
+      this.set(bridge().streamedTextBytes());
+    },
+  });
   new Gauge({
     name: 'bridge_event_log_pending_rows',
     help: 'Event log and session changes queued for the next group commit.',
@@ -62,9 +77,17 @@ export function makeMetrics(bridge: () => Bridge, pendingRows: () => number): Me
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     registers: [registry],
   });
+  const acceptFailures = new Counter({
+    name: 'bridge_accept_failures_total',
+    help: 'Connections the bridge could not accept, by reason: MAX_CONNECTIONS (over the cap below the open-files limit), or the accept error (EMFILE, ENFILE, ENOBUFS, ENOMEM, OTHER).',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  for (const reason of ACCEPT_FAILURE_REASONS) acceptFailures.inc({ reason }, 0); // every series exists from the start, for alerts
   const nothing = () => {};
   return {
     registry,
+    acceptFailed: (reason) => acceptFailures.inc({ reason }),
     observer: {
       eventRejected: () => events.inc({ status: 'rejected', outcome: 'rejected' }),
       eventAccepted: nothing,
@@ -75,4 +98,21 @@ export function makeMetrics(bridge: () => Bridge, pendingRows: () => number): Me
       sessionOpened: nothing,
     },
   };
+}
+
+/** A counter per label value, from totals the bridge keeps: each scrape adds what was counted since the last one. */
+function countedByLabel(registry: Registry, name: string, help: string, label: string, read: () => Record<string, number>): void {
+  const reported = new Map<string, number>();
+  new Counter({
+    name,
+    help,
+    labelNames: [label],
+    registers: [registry],
+    collect() {
+      for (const [value, total] of Object.entries(read())) {
+        this.inc({ [label]: value }, total - (reported.get(value) ?? 0));
+        reported.set(value, total);
+      }
+    },
+  });
 }

@@ -48,6 +48,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     eventLogFlushMs: 20,
     shutdownTimeoutMs: 5_000,
     sendBufferMaxBytes: LIMITS.sendBufferMaxBytes,
+    maxEventsInFlightPerApp: LIMITS.eventsInFlightPerAppMax,
+    maxEventsInFlightPerAgent: LIMITS.eventsInFlightPerAgentMax,
+    streamedTextMaxBytes: LIMITS.streamedTextMaxBytes,
+    streamedTextPerAgentMaxBytes: LIMITS.streamedTextPerAgentMaxBytes,
     ...overrides,
   };
 }

@@ -6,26 +6,12 @@ import { httpJson } from './http.js';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { validators, type AgentCreated, type AppCreated, type Organization } from '../../generated/index.js';
+import { CONFIG_VARIABLES } from '../../src/config.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Every configuration variable of src/config.ts, blanked (empty means unset) so the parent's environment cannot leak in. */
-const BLANK_CONFIG: Record<string, string> = Object.fromEntries(
-  [
-    'PORT',
-    'HOST',
-    'DATABASE_URL',
-    'ADMIN_TOKEN',
-    'AGENT_TIMEOUT_MS',
-    'LOG_LEVEL',
-    'BRIDGE_TEST_CLOCK',
-    'RATE_LIMIT_EVENTS_PER_SECOND',
-    'RATE_LIMIT_BURST',
-    'EVENT_LOG_RETENTION_DAYS',
-    'EVENT_LOG_FLUSH_MS',
-    'SHUTDOWN_TIMEOUT_MS',
-  ].map((k) => [k, '']),
-);
+const BLANK_CONFIG: Record<string, string> = Object.fromEntries(CONFIG_VARIABLES.map((k) => [k, '']));
 
 export interface Exit {
   code: number | null;
@@ -66,10 +52,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Starts `node bin/bridge.js serve` with `env` on top of a blank configuration (HOST=127.0.0.1 and a free PORT unless
  * given) and waits until GET /healthz answers 200.
  */
-export async function startBridgeProcess(env: Record<string, string>, options: { adminToken?: string; readyTimeoutMs?: number } = {}): Promise<BridgeProcess> {
+export async function startBridgeProcess(
+  env: Record<string, string>,
+  options: { adminToken?: string; readyTimeoutMs?: number; /** `ulimit -n` of the process (through sh) */ openFilesLimit?: number } = {},
+): Promise<BridgeProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['bin/bridge.js', 'serve'], {
+  const [command, args] = options.openFilesLimit
+    ? ['/bin/sh', ['-c', `ulimit -n ${options.openFilesLimit} && exec "$0" bin/bridge.js serve`, process.execPath]]
+    : [process.execPath, ['bin/bridge.js', 'serve']];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, ...BLANK_CONFIG, HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,6 @@
 // The environment is checked at start: defaults that run out of the box, and errors that name the variable.
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { CONFIG_VARIABLES, ConfigError, MAX_TIMER_MS, loadConfig } from '../../src/config.js';
 import { LIMITS } from '../../generated/index.js';
 
 describe('configuration from the environment', function () {
@@ -19,6 +19,10 @@ describe('configuration from the environment', function () {
       eventLogFlushMs: 20,
       shutdownTimeoutMs: 10_000,
       sendBufferMaxBytes: LIMITS.sendBufferMaxBytes,
+      maxEventsInFlightPerApp: LIMITS.eventsInFlightPerAppMax,
+      maxEventsInFlightPerAgent: LIMITS.eventsInFlightPerAgentMax,
+      streamedTextMaxBytes: LIMITS.streamedTextMaxBytes,
+      streamedTextPerAgentMaxBytes: LIMITS.streamedTextPerAgentMaxBytes,
     });
   });
 
@@ -37,6 +41,10 @@ describe('configuration from the environment', function () {
       EVENT_LOG_FLUSH_MS: '50',
       SHUTDOWN_TIMEOUT_MS: '3000',
       SEND_BUFFER_MAX_BYTES: '2097152',
+      MAX_EVENTS_IN_FLIGHT_PER_APP: '50',
+      MAX_EVENTS_IN_FLIGHT_PER_AGENT: '60',
+      STREAMED_TEXT_MAX_BYTES: '70000',
+      STREAMED_TEXT_MAX_BYTES_PER_AGENT: '8000000',
     });
     expect(config).to.deep.equal({
       port: 9000,
@@ -52,6 +60,10 @@ describe('configuration from the environment', function () {
       eventLogFlushMs: 50,
       shutdownTimeoutMs: 3000,
       sendBufferMaxBytes: 2097152,
+      maxEventsInFlightPerApp: 50,
+      maxEventsInFlightPerAgent: 60,
+      streamedTextMaxBytes: 70000,
+      streamedTextPerAgentMaxBytes: 8000000,
     });
   });
 
@@ -76,4 +88,70 @@ describe('configuration from the environment', function () {
       expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, name);
     });
   }
+
+  describe('bounds: the lowest and highest value of each setting, and one step beyond each', function () {
+    const SUFFIX = ". See the README's Configuration table.";
+    const refusal = (name: string, rule: string, got: string) => `Invalid configuration: ${name} must be ${rule}, got ${got}${SUFFIX}`;
+
+    it('knows the longest timer delay of Node.js: 2^31 - 1 ms (a longer one fires after 1 ms)', function () {
+      expect(MAX_TIMER_MS).to.equal(2147483647);
+    });
+
+    // Every duration: a Node.js timer takes at most MAX_TIMER_MS; the other helper's settings are caught by name.
+    const durations = CONFIG_VARIABLES.filter((name) => name.endsWith('_MS'));
+    it('has the duration settings', function () {
+      expect(durations).to.include.members(['AGENT_TIMEOUT_MS', 'SHUTDOWN_TIMEOUT_MS', 'EVENT_LOG_FLUSH_MS']);
+    });
+    for (const name of durations) {
+      it(`refuses ${name}=2147483648 (a timer would fire after 1 ms), naming it and its range`, function () {
+        expect(() => loadConfig({ [name]: '2147483648' }))
+          .to.throw(ConfigError)
+          .with.property('message')
+          .that.matches(new RegExp(`^Invalid configuration: ${name} must be an integer from \\d+ to (\\d+), got 2147483648\\.`))
+          .and.satisfies((message: string) => Number(/ to (\d+),/.exec(message)![1]) <= MAX_TIMER_MS);
+      });
+    }
+
+    const RANGES: [name: string, key: string, low: number, high: number, step: number][] = [
+      ['PORT', 'port', 0, 65535, 1],
+      ['AGENT_TIMEOUT_MS', 'agentTimeoutMs', 1000, 2147483647, 1],
+      ['SHUTDOWN_TIMEOUT_MS', 'shutdownTimeoutMs', 100, 2147483647, 1],
+      ['EVENT_LOG_FLUSH_MS', 'eventLogFlushMs', 1, 100, 1],
+      ['RATE_LIMIT_EVENTS_PER_SECOND', 'rateLimitPerSecond', 0, 1_000_000, 0.5],
+      ['RATE_LIMIT_BURST', 'rateLimitBurst', 0, 1_000_000, 1],
+      ['EVENT_LOG_RETENTION_DAYS', 'eventLogRetentionDays', 0, 3650, 1],
+      ['SEND_BUFFER_MAX_BYTES', 'sendBufferMaxBytes', LIMITS.frameMaxBytes, 1_073_741_824, 1],
+      ['MAX_EVENTS_IN_FLIGHT_PER_APP', 'maxEventsInFlightPerApp', 1, 1_000_000, 1],
+      ['MAX_EVENTS_IN_FLIGHT_PER_AGENT', 'maxEventsInFlightPerAgent', 1, 1_000_000, 1],
+      ['STREAMED_TEXT_MAX_BYTES', 'streamedTextMaxBytes', 0, LIMITS.replyContentMaxBytes, 1],
+      ['STREAMED_TEXT_MAX_BYTES_PER_AGENT', 'streamedTextPerAgentMaxBytes', 0, 2 ** 32, 1],
+    ];
+    for (const [name, key, low, high, step] of RANGES) {
+      const rule = `${step === 1 ? 'an integer' : 'a number'} from ${low} to ${high}`;
+      it(`accepts ${name}=${low} and ${name}=${high}`, function () {
+        expect(loadConfig({ [name]: String(low) })).to.have.property(key, low);
+        expect(loadConfig({ [name]: String(high) })).to.have.property(key, high);
+      });
+      it(`refuses ${name}=${low - step} and ${name}=${high + step} with "${name} must be ${rule}"`, function () {
+        for (const value of [low - step, high + step]) {
+          expect(() => loadConfig({ [name]: String(value) })).to.throw(ConfigError, refusal(name, rule, String(value)));
+        }
+      });
+    }
+
+    it('names every wrong variable in one line, and never echoes a string (ADMIN_TOKEN could be a secret)', function () {
+      let message = '';
+      try {
+        loadConfig({ AGENT_TIMEOUT_MS: '2147483648', SHUTDOWN_TIMEOUT_MS: '2147483648', ADMIN_TOKEN: 'secret-ish' });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).to.equal(
+        'Invalid configuration: ADMIN_TOKEN must be at least 16 characters; ' +
+          'AGENT_TIMEOUT_MS must be an integer from 1000 to 2147483647, got 2147483648; ' +
+          `SHUTDOWN_TIMEOUT_MS must be an integer from 100 to 2147483647, got 2147483648${SUFFIX}`,
+      );
+      expect(message).not.to.include('\n');
+    });
+  });
 });

@@ -1,41 +1,18 @@
 // Operations (spec/openapi.yaml /metrics and /readyz): Prometheus metrics without identifiers, readiness that turns
 // 503 SHUTTING_DOWN once a shutdown has begun, and logs that never carry a token, a secret or a payload.
+import { readFileSync } from 'node:fs';
 import { connect as netConnect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { CLOSE_CODES, validators, type AgentCreated, type AppCreated, type Organization } from '../../generated/index.js';
 import { AdjustableClock } from '../../src/core/clock.js';
+import { ACCEPT_FAILURE_REASONS, ACCEPT_FAILURE_WINDOW_MS, FD_RESERVE } from '../../src/ops/accept-failures.js';
 import { startServer, type RunningBridge } from '../../src/server.js';
 import { startTestBridge, testConfig } from '../helpers/bridge.js';
+import { startBridgeProcess, stopBridgeProcesses } from '../helpers/process.js';
+import { parseMetrics, sample } from '../helpers/metrics.js';
 import { TestClient, type AgentClient, type AppClient, type Carrier } from '../helpers/ws-client.js';
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** Prometheus text exposition -> samples (comments skipped). */
-function parseMetrics(text: string): Sample[] {
-  const samples: Sample[] = [];
-  for (const line of text.split('\n')) {
-    if (!line || line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\d+)?$/.exec(line);
-    if (!match) throw new Error(`not a Prometheus sample line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const [, key, value] of match[2]?.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g) ?? []) labels[key!] = value!;
-    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
-  }
-  return samples;
-}
-
-function sample(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
-  const found = samples.find(
-    (s) => s.name === name && Object.keys(s.labels).length === Object.keys(labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
-  );
-  return found?.value;
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -122,7 +99,21 @@ describe('operations: /metrics, /readyz and logs', function () {
       }
       for (const secret of secrets) expect(text).not.to.include(secret);
       const bridgeLabels = new Set(samples.filter((s) => s.name.startsWith('bridge_')).flatMap((s) => Object.keys(s.labels)));
-      expect([...bridgeLabels].sort()).to.deep.equal(['kind', 'le', 'outcome', 'status']);
+      expect([...bridgeLabels].sort()).to.deep.equal(['kind', 'le', 'limit', 'outcome', 'reason', 'status']);
+      // The bounds' counters (L13-L16) name a bound or a reason, from a fixed set, and start at 0.
+      const bounds = /^bridge_(events_refused|streamed_text_discarded|replies_refused)_total$/;
+      const limitValues = samples.filter((s) => bounds.test(s.name)).map((s) => `${s.name}{${s.labels.limit ?? s.labels.reason}} ${s.value}`);
+      expect(limitValues.sort()).to.deep.equal([
+        'bridge_events_refused_total{agent} 0',
+        'bridge_events_refused_total{app} 0',
+        'bridge_replies_refused_total{text_not_kept} 0',
+        'bridge_replies_refused_total{too_large} 0',
+        'bridge_streamed_text_discarded_total{agent_limit} 0',
+        'bridge_streamed_text_discarded_total{app_gone} 0',
+        'bridge_streamed_text_discarded_total{event_limit} 0',
+      ]);
+      // Connections it could not accept (O8): every reason present from the start, at 0.
+      for (const reason of ACCEPT_FAILURE_REASONS) expect(sample(samples, 'bridge_accept_failures_total', { reason }), reason).to.equal(0);
     });
   });
 
@@ -319,6 +310,138 @@ describe('operations: /metrics, /readyz and logs', function () {
           if (line.includes(secret)) expect.fail(`a log line contains the ${what}: ${line}`);
         }
       }
+    });
+  });
+  describe('connections it cannot accept (O8)', function () {
+    let running: RunningBridge | undefined;
+    let lines: any[];
+    let clock: AdjustableClock;
+
+    beforeEach(async function () {
+      lines = [];
+      const sink = new Writable({
+        write(chunk: Buffer | string, _encoding, done) {
+          for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+          done();
+        },
+      });
+      clock = new AdjustableClock({ frozen: true, start: Date.parse('2026-11-22T12:00:00.000Z') });
+      running = await startServer(testConfig(), { clock, log: pino({ level: 'info', base: undefined }, sink) });
+    });
+
+    afterEach(async function () {
+      await running?.close();
+      running = undefined;
+      await stopBridgeProcesses();
+    });
+
+    const acceptError = (code: string) => Object.assign(new Error(`accept ${code}`), { code, errno: -24, syscall: 'accept' });
+    const failureLines = () => lines.filter((l) => /^accept fail/.test(l.msg));
+    const readyz = async () => {
+      const res = await fetch(new URL('/readyz', running!.url));
+      return { status: res.status, body: (await res.json()) as { code?: string; error?: string; status?: string } };
+    };
+    const metric = async (reason: string) => sample(parseMetrics(await (await fetch(new URL('/metrics', running!.url))).text()), 'bridge_accept_failures_total', { reason });
+    const jsonLines = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+
+    it('caps its connections below the open-files limit, keeping the files open at start and a reserve', function () {
+      if (process.platform !== 'linux') this.skip();
+      const limit = Number(/^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))![1]);
+      expect(running!.server.maxConnections).to.be.a('number').and.at.most(limit - FD_RESERVE).and.above(limit / 2);
+      expect(lines.find((l) => l.msg === 'bridge listening')).to.have.property('maxConnections', running!.server.maxConnections);
+    });
+
+    it('counts accept errors without crashing, logs the first at once and the rest once per window with their count, and /readyz answers 503 OVERLOADED until a window passes without one', async function () {
+      const server = running!.server;
+      server.emit('error', acceptError('EMFILE')); // before: the second such event was unhandled and ended the process
+      server.emit('error', acceptError('EMFILE'));
+      server.emit('error', acceptError('ENFILE'));
+      server.emit('error', acceptError('EWHATEVER'));
+
+      expect(failureLines()).to.have.length(1);
+      expect(failureLines()[0]).to.include({ level: 50, failures: 1 });
+      expect(failureLines()[0].msg).to.equal("accept failed 1 time(s): EMFILE x1 (the process's open-files limit is reached; raise it (ulimit -n, LimitNOFILE))");
+      expect(await metric('EMFILE')).to.equal(2);
+      expect(await metric('ENFILE')).to.equal(1);
+      expect(await metric('OTHER')).to.equal(1);
+
+      const notReady = await readyz();
+      expect(notReady.status).to.equal(503);
+      expect(validators.HttpError(notReady.body), JSON.stringify(notReady.body)).to.equal(true);
+      expect(notReady.body.code).to.equal('OVERLOADED');
+      expect(notReady.body.error).to.include('could not accept 4 connection(s) since 2026-11-22T12:00:00.000Z').and.include('EMFILE x2').and.include('ENFILE x1');
+
+      // The window ends: one line for the three that were not logged yet.
+      clock.advance(ACCEPT_FAILURE_WINDOW_MS - 1);
+      expect(failureLines()).to.have.length(1);
+      expect((await readyz()).status, 'a failure 9.999 s ago').to.equal(503);
+      clock.advance(1);
+      expect(failureLines()).to.have.length(2);
+      expect(failureLines()[1]).to.deep.include({ level: 50, failures: 3, reasons: { EMFILE: 1, ENFILE: 1, OTHER: 1 } });
+      expect(failureLines()[1].msg).to.match(/^accept failed 3 time\(s\): EMFILE x1 \(.*\), ENFILE x1 \(the system's open-files table is full/);
+      expect((await readyz()).status, '10 s after the last failure').to.equal(200);
+
+      // A quiet window ends the burst with one line; the next failure is logged at once again.
+      clock.advance(ACCEPT_FAILURE_WINDOW_MS);
+      expect(failureLines()).to.have.length(3);
+      expect(failureLines()[2]).to.include({ level: 30, msg: 'accept failures stopped: none in the last window' });
+      clock.advance(ACCEPT_FAILURE_WINDOW_MS * 5);
+      expect(failureLines()).to.have.length(3);
+      server.emit('error', acceptError('EMFILE'));
+      expect(failureLines()).to.have.length(4);
+      expect((await readyz()).body.error).to.include('could not accept 1 connection(s)');
+    });
+
+    it("drops the connections over its cap itself (Node's 'drop'), and counts and reports them as MAX_CONNECTIONS", async function () {
+      const server = running!.server;
+      const held = netConnect(running!.port, '127.0.0.1');
+      await new Promise<void>((resolve, reject) => held.once('connect', resolve).once('error', reject));
+      await sleep(50); // the server has counted it
+      server.maxConnections = 1;
+      let refused: unknown;
+      await fetch(new URL('/healthz', running!.url)).then((r) => r.arrayBuffer(), (err) => (refused = err));
+      expect(refused, 'a request over the cap').to.be.instanceOf(Error);
+      held.destroy();
+      server.maxConnections = 1000;
+
+      expect(await metric('MAX_CONNECTIONS')).to.equal(1);
+      expect(failureLines()[0].msg).to.match(/^accept failed 1 time\(s\): MAX_CONNECTIONS x1 \(over the connection cap \d+ \(the open-files limit \d+ minus/);
+      const notReady = await readyz();
+      expect(notReady.status).to.equal(503);
+      expect(notReady.body.code).to.equal('OVERLOADED');
+    });
+
+    it('as a real process with a low open-files limit (ulimit -n 128): extra connections are refused, counted and logged, and /readyz says so', async function () {
+      if (process.platform !== 'linux') this.skip();
+      this.timeout(60_000);
+      const proc = await startBridgeProcess({ LOG_LEVEL: 'info' }, { openFilesLimit: 128 });
+      const cap: number = jsonLines(proc.stdout()).find((l) => l.msg === 'bridge listening').maxConnections;
+      expect(cap).to.be.a('number').and.below(128 - FD_RESERVE);
+
+      const sockets: Socket[] = [];
+      let closed = 0;
+      for (let i = 0; i < cap + 20; i++) {
+        const socket = netConnect(proc.port, '127.0.0.1');
+        socket.on('error', () => {});
+        socket.on('close', () => closed++);
+        sockets.push(socket);
+        await new Promise((resolve) => socket.once('connect', resolve).once('close', resolve));
+      }
+      await sleep(200);
+      expect(closed, 'connections closed by the bridge').to.be.at.least(20);
+      for (const s of sockets) s.destroy();
+      await sleep(200);
+
+      const ready = await proc.http('GET', '/readyz', { token: null });
+      expect(ready.status).to.equal(503);
+      expect(ready.body.code).to.equal('OVERLOADED');
+      expect(ready.body.error).to.include('MAX_CONNECTIONS x').and.include('the open-files limit 128');
+      const failures = jsonLines(proc.stdout()).filter((l) => /^accept failed/.test(l.msg));
+      expect(failures, 'one line at once, the rest at the end of the window').to.have.length(1);
+      expect(failures[0].msg).to.match(/^accept failed 1 time\(s\): MAX_CONNECTIONS x1 \(over the connection cap /);
+      const metrics = parseMetrics(await (await fetch(new URL('/metrics', proc.url))).text());
+      expect(sample(metrics, 'bridge_accept_failures_total', { reason: 'MAX_CONNECTIONS' })).to.be.at.least(20);
+      expect(sample(metrics, 'bridge_accept_failures_total', { reason: 'EMFILE' }), 'the cap keeps it below EMFILE').to.equal(0);
     });
   });
 });

@@ -83,5 +83,16 @@ describe('spec examples', function () {
         expectValid(validatorOf(name), node.example, path.join('.'));
       });
     }
+    // A media type with several named examples (`examples: {name: {value}}`).
+    for (const [node, path] of walk(openapi)) {
+      if (!node.examples || Array.isArray(node.examples) || !node.schema) continue;
+      const name = schemaName(node.schema.$ref);
+      if (!name) continue;
+      for (const [key, example] of Object.entries<any>(node.examples)) {
+        it(`${path.join(' ')} example "${key}" is a valid ${name}`, function () {
+          expectValid(validatorOf(name), example.value, `${path.join('.')}.${key}`);
+        });
+      }
+    }
   });
 });

@@ -57,8 +57,20 @@ function checkLimits(tree: Schema, defs: Definitions): Record<string, { value: n
       value('threadIdMaxChars'),
       value('sessionKeyMaxChars') - 4 - 2 * value('idMaxChars') - 2,
     ],
+    // Every reply to an app fits one frame (L16): its text, the payload echo and the rest of the frame.
+    [
+      'replyContentMaxBytes = frameMaxBytes - payloadMaxBytes - replyEnvelopeMaxBytes',
+      value('replyContentMaxBytes'),
+      value('frameMaxBytes') - value('payloadMaxBytes') - value('replyEnvelopeMaxBytes'),
+    ],
+  ];
+  // Bounds that only need an order: a larger left side would make the right one unreachable or break it.
+  const atMost: [string, number, number][] = [
+    ['frameMaxBytes <= sendBufferMaxBytes', value('frameMaxBytes'), value('sendBufferMaxBytes')],
+    ['streamedTextMaxBytes <= replyContentMaxBytes', value('streamedTextMaxBytes'), value('replyContentMaxBytes')],
   ];
   for (const [rule, actual, expected] of agreements) if (actual !== expected) fail(`${rule} does not hold (${actual} vs ${expected})`);
+  for (const [rule, actual, bound] of atMost) if (actual > bound) fail(`${rule} does not hold (${actual} vs ${bound})`);
   for (const [name, limit] of Object.entries<any>(limits)) {
     if (typeof limit?.value !== 'number' || !limit.unit || !limit.description) fail(`x-limits.${name} needs value, unit and description`);
   }
