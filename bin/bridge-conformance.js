@@ -3,6 +3,11 @@
 import { register } from 'tsx/esm/api';
 
 register();
+// `bridge-conformance server --list | head`: a reader that stops early is not an error.
+process.stdout.on('error', (err) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw err;
+});
 const { program } = await import('../conformance/cli.ts');
 program()
   .parseAsync()
