@@ -298,12 +298,12 @@ export function makeBridge(options: BridgeOptions): Bridge {
     code: ErrorCode,
     error: string,
     start: Omit<EventStart, 'event_id'>,
-    extra: { agentId?: string | undefined; metadata?: { retry_after_seconds: number } } = { agentId: start.agent_id },
+    extra: { agentId?: string | undefined; metadata?: { retry_after_seconds: number }; admitted?: boolean } = { agentId: start.agent_id },
   ): void {
     const event_id = newEventId();
     const { agentId, metadata } = extra;
     conn.send(frames.appError(code, error, { event_id, ...(agentId ? { agent_id: agentId } : {}), ...(metadata ? { metadata } : {}) }));
-    observer.eventRejected({ event_id, ...start }, code);
+    observer.eventRejected({ event_id, ...start }, code, extra.admitted ?? false);
   }
 
   function acceptEvent(conn: Connection, app: AppRecord, message: EventMessage): void {
@@ -321,15 +321,16 @@ export function makeBridge(options: BridgeOptions): Bridge {
       return rejectEvent(conn, 'RATE_LIMIT_EXCEEDED', `Too many events from app ${app.app_id}; retry after ${retry} s.`, start, { agentId, metadata: { retry_after_seconds: retry } });
     }
     const agent = directory.agentFor(app, agentId);
-    if (!agent) return rejectEvent(conn, 'AGENT_NOT_FOUND', `Agent ${agentId} does not exist in this organization.`, start);
+    const admitted = { agentId, admitted: true };
+    if (!agent) return rejectEvent(conn, 'AGENT_NOT_FOUND', `Agent ${agentId} does not exist in this organization.`, start, admitted);
     if (!directory.mayUse(app, agent)) {
-      return rejectEvent(conn, 'PERMISSION_DENIED', `App ${app.app_id} is not on the allowlist of agent ${agentId}.`, start);
+      return rejectEvent(conn, 'PERMISSION_DENIED', `App ${app.app_id} is not on the allowlist of agent ${agentId}.`, start, admitted);
     }
-    if (!router.isAgentOnline(agentId)) return rejectEvent(conn, 'AGENT_OFFLINE', `Agent ${agentId} is not connected.`, start);
+    if (!router.isAgentOnline(agentId)) return rejectEvent(conn, 'AGENT_OFFLINE', `Agent ${agentId} is not connected.`, start, admitted);
     const tooMany = overInFlightBound(app.app_id, agentId);
     if (tooMany) {
       counters.eventsRefused[tooMany.bound]++;
-      return rejectEvent(conn, 'TOO_MANY_EVENTS', tooMany.error, start);
+      return rejectEvent(conn, 'TOO_MANY_EVENTS', tooMany.error, start, admitted);
     }
 
     const eventId = newEventId();

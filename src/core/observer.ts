@@ -24,7 +24,11 @@ export interface EventEnd {
 }
 
 export interface BridgeObserver {
-  eventRejected(event: EventStart, code: ErrorCode): void;
+  /**
+   * An app event answered with an error instead of `accepted`. `admitted`: the rate limit let it through (so a
+   * client can produce such events only at its rate); false for those refused before it or by it (O1).
+   */
+  eventRejected(event: EventStart, code: ErrorCode, admitted: boolean): void;
   eventAccepted(event: EventStart): void;
   eventEnded(event: EventEnd): void;
   sessionOpened(session: SessionRecord, change: SessionChange): void;
@@ -41,7 +45,7 @@ export const noObserver: BridgeObserver = {
 /** One observer that tells several, in order. */
 export function fanOut(...observers: BridgeObserver[]): BridgeObserver {
   return {
-    eventRejected: (e, code) => observers.forEach((o) => o.eventRejected(e, code)),
+    eventRejected: (e, code, admitted) => observers.forEach((o) => o.eventRejected(e, code, admitted)),
     eventAccepted: (e) => observers.forEach((o) => o.eventAccepted(e)),
     eventEnded: (e) => observers.forEach((o) => o.eventEnded(e)),
     sessionOpened: (s, change) => observers.forEach((o) => o.sessionOpened(s, change)),

@@ -84,12 +84,21 @@ export function makeMetrics(bridge: () => Bridge, pendingRows: () => number): Me
     registers: [registry],
   });
   for (const reason of ACCEPT_FAILURE_REASONS) acceptFailures.inc({ reason }, 0); // every series exists from the start, for alerts
+  const notLogged = new Counter({
+    name: 'bridge_events_not_logged_total',
+    help: 'App events refused before or by the rate limit (invalid, too large, over the rate), by code: counted here instead of written to the event log (O1).',
+    labelNames: ['code'],
+    registers: [registry],
+  });
   const nothing = () => {};
   return {
     registry,
     acceptFailed: (reason) => acceptFailures.inc({ reason }),
     observer: {
-      eventRejected: () => events.inc({ status: 'rejected', outcome: 'rejected' }),
+      eventRejected(_e, code, admitted) {
+        events.inc({ status: 'rejected', outcome: 'rejected' });
+        if (!admitted) notLogged.inc({ code });
+      },
       eventAccepted: nothing,
       eventEnded(e) {
         events.inc({ status: 'delivered', outcome: e.outcome });

@@ -1,11 +1,13 @@
-// The event log's writer side: every start and end of an app event, and every session opened, queued for the
-// next group commit. Never the payload.
+// The event log's writer side: every start and end of an app event the rate limit let through, and every session
+// opened, queued for the next group commit. Never the payload.
 import type { BridgeObserver } from '../core/observer.js';
 import type { WriteBehind } from './write-behind.js';
 
 export function eventRecorder(writer: WriteBehind): BridgeObserver {
   return {
-    eventRejected(e, code) {
+    eventRejected(e, code, admitted) {
+      // Rows only for what the rate limit let through: a flood of bad or excess frames is counted, not logged (O1).
+      if (!admitted) return;
       writer.insertEvent({ ...e, status: 'rejected', outcome: 'rejected', code, tokens_used: null, completed_at: e.received_at, latency_ms: 0 });
     },
     eventAccepted(e) {

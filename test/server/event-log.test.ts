@@ -111,7 +111,7 @@ describe('the event log', function () {
       expect(await entry(bridge, event_id)).to.include({ outcome: 'replied', tokens_used: 4, payload_bytes: 2 });
     });
 
-    it('logs each rejection with its code, the agent_id as sent (cut to 64 characters, empty when missing), newest first', async function () {
+    it('logs each rejection the rate limit let through with its code, newest first; counts the others without a row (O1)', async function () {
       const bridge = await startTestBridge();
       const { org, app, agent, appClient } = await bridge.pair();
       const forbidden = await bridge.agent(org.org_id, 'Private');
@@ -140,12 +140,20 @@ describe('the event log', function () {
         ids.push(error.event_id!);
       }
 
+      // Refused before the rate limit (shape, size): answered, counted, but never a row, so a flood of bad frames
+      // cannot grow the log faster than the app's rate.
+      const beforeTheLimit = ['INVALID_AGENT_ID', 'INVALID_THREAD_ID', 'PAYLOAD_TOO_LARGE'];
       const log = await events(bridge);
       expect(log.next_before).to.equal(null);
-      expect(log.events.map((e) => e.event_id)).to.deep.equal([...ids].reverse());
-      cases.forEach((c, i) => {
-        expect(log.events[cases.length - 1 - i], c.code).to.deep.equal({
-          event_id: ids[i],
+      const logged = cases.map((c, i) => ({ ...c, id: ids[i]! })).filter((c) => !beforeTheLimit.includes(c.code));
+      expect(log.events.map((e) => e.event_id)).to.deep.equal(logged.map((c) => c.id).reverse());
+      const metrics = await (await fetch(new URL('/metrics', bridge.url))).text();
+      expect(metrics).to.include('bridge_events_not_logged_total{code="INVALID_AGENT_ID"} 2');
+      expect(metrics).to.include('bridge_events_not_logged_total{code="INVALID_THREAD_ID"} 1');
+      expect(metrics).to.include('bridge_events_not_logged_total{code="PAYLOAD_TOO_LARGE"} 1');
+      logged.forEach((c, i) => {
+        expect(log.events[logged.length - 1 - i], c.code).to.deep.equal({
+          event_id: c.id,
           app_id: app.app_id,
           agent_id: c.agent_id,
           thread_id: c.thread_id,
@@ -285,8 +293,8 @@ describe('the event log', function () {
     expect((await appClient.expect('reply')).payload).to.deep.equal(payload);
     appClient.send({ type: 'event', agent_id: offline.agent_id, thread_id: 't', payload });
     expect((await appClient.expect('error')).code).to.equal('AGENT_OFFLINE');
-    appClient.send({ type: 'event', agent_id: 'BAD ID', thread_id: 't', payload });
-    expect((await appClient.expect('error')).code).to.equal('INVALID_AGENT_ID');
+    appClient.send({ type: 'event', agent_id: 'no-such-agent', thread_id: 't', payload });
+    expect((await appClient.expect('error')).code).to.equal('AGENT_NOT_FOUND');
 
     const api = await events(bridge);
     expect(api.events).to.have.length(3);
@@ -313,8 +321,10 @@ describe('the event log', function () {
       const { org, app, agent, appClient, agentClient } = await bridge.pair();
       const other = await bridge.app(org.org_id, 'Other App');
       const otherClient = await bridge.connectApp(other.token);
-      const ids = { replied: [] as string[], notFound: [] as string[], offline: [] as string[], invalid: [] as string[] };
+      const ids = { replied: [] as string[], notFound: [] as string[], offline: [] as string[], denied: [] as string[] };
       const offline = await bridge.agent(org.org_id, 'Sleeper');
+      const denying = await bridge.agent(org.org_id, 'Private');
+      await bridge.http('PUT', `/admin/v1/agents/${denying.agent_id}/allowlist`, { body: { app_ids: [] }, schema: 'Agent' });
       const reject = async (client: AppClient, agentId: string, code: string) => {
         client.send({ type: 'event', agent_id: agentId, thread_id: 't', payload: {} });
         const error = await client.expect('error');
@@ -327,15 +337,15 @@ describe('the event log', function () {
         ids.notFound.push(await reject(appClient, 'ghost', 'AGENT_NOT_FOUND'));
         ids.notFound.push(await reject(otherClient, 'ghost', 'AGENT_NOT_FOUND'));
         ids.offline.push(await reject(appClient, offline.agent_id, 'AGENT_OFFLINE'));
-        ids.invalid.push(await reject(otherClient, 'Ghost!', 'INVALID_AGENT_ID'));
+        ids.denied.push(await reject(otherClient, denying.agent_id, 'PERMISSION_DENIED'));
         bridge.clock.advance(10);
       }
-      return { app, other, agent, offline, ids };
+      return { app, other, agent, offline, denying, ids };
     }
 
     it('filters by app_id, agent_id, status and code, combined', async function () {
       const bridge = await startTestBridge();
-      const { app, other, agent, offline, ids } = await mixedLog(bridge);
+      const { app, other, agent, offline, denying, ids } = await mixedLog(bridge);
       const idsOf = async (query: string) => (await events(bridge, query)).events.map((e) => e.event_id);
       const newestFirst = (list: string[]) => [...list].sort().reverse();
       const all = newestFirst(Object.values(ids).flat());
@@ -348,9 +358,9 @@ describe('the event log', function () {
 
       expect(await idsOf(`?agent_id=${agent.agent_id}`)).to.deep.equal(newestFirst(ids.replied));
       expect(await idsOf('?agent_id=ghost')).to.deep.equal(newestFirst(ids.notFound));
-      expect(await idsOf(`?agent_id=${encodeURIComponent('Ghost!')}`)).to.deep.equal(newestFirst(ids.invalid));
+      expect(await idsOf(`?agent_id=${denying.agent_id}`)).to.deep.equal(newestFirst(ids.denied));
       expect(await idsOf('?status=delivered')).to.deep.equal(newestFirst(ids.replied));
-      expect(await idsOf('?status=rejected')).to.deep.equal(newestFirst([...ids.notFound, ...ids.offline, ...ids.invalid]));
+      expect(await idsOf('?status=rejected')).to.deep.equal(newestFirst([...ids.notFound, ...ids.offline, ...ids.denied]));
       expect(await idsOf('?code=AGENT_OFFLINE')).to.deep.equal(newestFirst(ids.offline));
 
       const appNotFound = (await events(bridge, `?app_id=${app.app_id}&status=rejected&code=AGENT_NOT_FOUND&agent_id=ghost`)).events;
@@ -387,7 +397,7 @@ describe('the event log', function () {
       expect(rejected.events).to.have.length(4);
       const rest = await events(bridge, `?status=rejected&before=${rejected.next_before}`);
       expect([...rejected.events, ...rest.events].map((e) => e.event_id)).to.deep.equal(
-        [...ids.notFound, ...ids.offline, ...ids.invalid].sort().reverse(),
+        [...ids.notFound, ...ids.offline, ...ids.denied].sort().reverse(),
       );
       expect(rest.next_before).to.equal(null);
       expect((await events(bridge, `?before=${all[all.length - 1]}`)).events).to.deep.equal([]);
