@@ -111,6 +111,8 @@ function checkSteps(file: string, steps: unknown, where: string, requirementIds:
     if (checks !== undefined && !(Array.isArray(checks) && checks.every((c) => requirementIds.has(c)))) {
       fail(file, `${where}[${i}].checks must list requirement IDs of this scenario's requirements; got ${JSON.stringify(checks)}`);
     }
+    // collect matches each frame against several patterns and cannot say which decision a mismatch breaks.
+    if (keys[0] === 'collect' && oursIn((step as Step).collect).length) fail(file, `${where}[${i}]: collect does not judge $ours; check the decision in a step of its own`);
     const others = keys[0] === 'repeat' ? [] : allChecks([step as Step]).filter((id) => !requirementIds.has(id));
     if (others.length) fail(file, `${where}[${i}] checks ${others.join(', ')}, not among this scenario's requirements`);
   });
