@@ -30,6 +30,12 @@ export interface Config {
   streamedTextMaxBytes: number;
   /** Memory the kept streamed texts of one agent's events may hold together (L14). */
   streamedTextPerAgentMaxBytes: number;
+  /** Live sessions kept per app; one more evicts its least recently used (L17). */
+  maxSessionsPerApp: number;
+  /** Live WebSocket connections in all, per remote address (0: no bound) and per app (L18). */
+  maxConnections: number;
+  maxConnectionsPerAddress: number;
+  maxConnectionsPerApp: number;
 }
 
 /**
@@ -62,6 +68,10 @@ const SCHEMA = {
     MAX_EVENTS_IN_FLIGHT_PER_AGENT: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LIMITS.eventsInFlightPerAgentMax },
     STREAMED_TEXT_MAX_BYTES: { type: 'integer', minimum: 0, maximum: LIMITS.replyContentMaxBytes, default: LIMITS.streamedTextMaxBytes },
     STREAMED_TEXT_MAX_BYTES_PER_AGENT: { type: 'integer', minimum: 0, maximum: 2 ** 32, default: LIMITS.streamedTextPerAgentMaxBytes },
+    MAX_SESSIONS_PER_APP: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.sessionsPerAppMax },
+    MAX_CONNECTIONS: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.connectionsMax },
+    MAX_CONNECTIONS_PER_ADDRESS: { type: 'integer', minimum: 0, maximum: 10_000_000, default: LIMITS.connectionsPerAddressMax },
+    MAX_CONNECTIONS_PER_APP: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.connectionsPerAppMax },
   },
 } as const;
 
@@ -127,5 +137,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxEventsInFlightPerAgent: raw.MAX_EVENTS_IN_FLIGHT_PER_AGENT,
     streamedTextMaxBytes: raw.STREAMED_TEXT_MAX_BYTES,
     streamedTextPerAgentMaxBytes: raw.STREAMED_TEXT_MAX_BYTES_PER_AGENT,
+    maxSessionsPerApp: raw.MAX_SESSIONS_PER_APP,
+    maxConnections: raw.MAX_CONNECTIONS,
+    maxConnectionsPerAddress: raw.MAX_CONNECTIONS_PER_ADDRESS,
+    maxConnectionsPerApp: raw.MAX_CONNECTIONS_PER_APP,
   };
 }

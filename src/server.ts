@@ -16,7 +16,7 @@ import { every } from './core/repeat.js';
 import { LocalRouter } from './core/router.js';
 import { SessionTable } from './core/sessions.js';
 import { httpApp } from './http/app.js';
-import { watchAccepts, type AcceptFailures } from './ops/accept-failures.js';
+import { connectionCap, watchAccepts, webSocketCap, type AcceptFailures } from './ops/accept-failures.js';
 import { makeMetrics } from './ops/metrics.js';
 import { openDatabase, sqliteFile } from './store/database.js';
 import { lockDatabase, type DatabaseLock } from './store/database-lock.js';
@@ -83,14 +83,21 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
   const store = new RegistryStore(db);
   await store.load(directory);
   const reader = new EventLogReader(db);
-  const sessions = new SessionTable();
+  const sessions = new SessionTable(config.maxSessionsPerApp);
   await reader.deleteExpiredSessions(clock.now()); // those that expired while the bridge was stopped
-  sessions.load(await reader.liveSessions(clock.now()));
+  const overBound = sessions.load(await reader.liveSessions(clock.now()));
   const writer = new WriteBehind(db, config.eventLogFlushMs, log);
+  if (overBound.length) {
+    // MAX_SESSIONS_PER_APP was lowered since they were stored (L17).
+    log.info({ evicted: overBound.length, maxPerApp: config.maxSessionsPerApp }, 'sessions evicted at start: over the per-app bound');
+    writer.deleteSessions(overBound.map((s) => s.session_key));
+  }
 
   const router = new LocalRouter();
+  const cap = connectionCap();
+  const maxWebSockets = webSocketCap(config.maxConnections, cap);
   let bridgeRef: Bridge | undefined;
-  const metrics = makeMetrics(() => bridgeRef!, () => writer.pending);
+  const metrics = makeMetrics(() => bridgeRef!, () => writer.pending, () => sessions.size);
   const bridge = makeBridge({
     directory,
     router,
@@ -103,6 +110,7 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
     maxEventsInFlightPerAgent: config.maxEventsInFlightPerAgent,
     streamedTextMaxBytes: config.streamedTextMaxBytes,
     streamedTextPerAgentMaxBytes: config.streamedTextPerAgentMaxBytes,
+    connectionLimits: { total: maxWebSockets, perAddress: config.maxConnectionsPerAddress, perApp: config.maxConnectionsPerApp },
     observer: fanOut(eventRecorder(writer), metrics.observer),
     ...(options.agentReconnectGraceMs !== undefined ? { agentReconnectGraceMs: options.agentReconnectGraceMs } : {}),
   });
@@ -161,17 +169,17 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
   });
 
   const server: Server = createServer(app.callback());
-  const sockets = attachWebSockets(server, { bridge, directory, clock, log, sendBufferMaxBytes: config.sendBufferMaxBytes });
+  const sockets = attachWebSockets(server, { bridge, log, sendBufferMaxBytes: config.sendBufferMaxBytes });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
   });
-  accepts = watchAccepts(server, { clock, log, count: metrics.acceptFailed });
+  accepts = watchAccepts(server, { clock, log, count: metrics.acceptFailed, cap });
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   const maxConnections = server.maxConnections ?? null;
-  log.info({ url, database: config.databaseUrl.replace(/\/\/[^@]*@/, '//***@'), admin: Boolean(config.adminToken), maxConnections }, 'bridge listening');
+  log.info({ url, database: config.databaseUrl.replace(/\/\/[^@]*@/, '//***@'), admin: Boolean(config.adminToken), maxConnections, maxWebSockets }, 'bridge listening');
 
   let closing: Promise<void> | undefined;
   const shutdown = async () => {

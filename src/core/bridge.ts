@@ -25,7 +25,10 @@ import { agentSessionKey, storedSessionKey } from './session-keys.js';
 import { silentLogger, type Logger } from './logger.js';
 import { noObserver, type BridgeObserver, type EventEnd, type EventStart } from './observer.js';
 import { RateLimiter } from './rate-limit.js';
-import { SessionTable } from './sessions.js';
+import { SessionTable, type SessionRecord } from './sessions.js';
+import { BurstLog, LOG_WINDOW_MS } from './burst-log.js';
+import { ConnectionBounds, DEFAULT_CONNECTION_LIMITS, type ConnectionBound, type ConnectionLimits } from './connection-bounds.js';
+import { identify, type HandshakeFacts, type HandshakeRefusalCode } from './handshake.js';
 import { ByteBudget, StreamedText, type NotKept } from './streamed-text.js';
 
 export interface BridgeOptions {
@@ -53,6 +56,8 @@ export interface BridgeOptions {
   streamedTextMaxBytes?: number;
   /** Memory the kept texts of one agent's events may hold together (default LIMITS.streamedTextPerAgentMaxBytes). */
   streamedTextPerAgentMaxBytes?: number;
+  /** Bounds on live connections (L18; default from LIMITS). */
+  connectionLimits?: ConnectionLimits;
 }
 
 /** What the bounds of L13-L16 have done since start, for metrics (read when scraped, like tokensForwarded). */
@@ -63,14 +68,20 @@ export interface LimitCounters {
   textDiscarded: Record<NotKept | 'app_gone', number>;
   /** Agent replies refused with REPLY_TOO_LARGE (L14, L16). */
   repliesRefused: Record<ReplyRefusal, number>;
+  /** Handshakes refused, by code (W1, L18). */
+  handshakesRefused: Record<HandshakeRefusalCode, number>;
+  /** Handshakes refused with TOO_MANY_CONNECTIONS, by the bound that refused them (L18). */
+  connectionsRefused: Record<ConnectionBound, number>;
 }
 
 /** too_large: the text or the whole frame is over its limit; text_not_kept: empty content after a discarded stream. */
 export type ReplyRefusal = 'too_large' | 'text_not_kept';
 
 export interface Bridge {
-  /** A connection whose handshake authenticated `principal`. */
-  open(conn: Connection, principal: Principal): void;
+  /** A connection whose WebSocket handshake has just completed: it is identified, then opened or refused. */
+  connect(conn: Connection, facts: HandshakeFacts): void;
+  /** A connection whose handshake authenticated `principal`: opened, or refused when over a bound (L18). */
+  open(conn: Connection, principal: Principal, address?: string): void;
   /** A frame from an open connection. */
   receive(conn: Connection, data: string, isBinary: boolean): void;
   /** The connection is gone, for whatever reason. */
@@ -104,6 +115,7 @@ export type RevokeCause = 'deactivated' | 'deleted with its organization';
 interface Client {
   conn: Connection;
   principal: Principal;
+  address: string | undefined;
   lastSeen: number;
   idle: Timer;
 }
@@ -166,7 +178,21 @@ export function makeBridge(options: BridgeOptions): Bridge {
     eventsRefused: { app: 0, agent: 0 },
     textDiscarded: { event_limit: 0, agent_limit: 0, app_gone: 0 },
     repliesRefused: { too_large: 0, text_not_kept: 0 },
+    handshakesRefused: { UNAUTHORIZED: 0, TOKEN_REVOKED: 0, FORBIDDEN: 0, TOO_MANY_CONNECTIONS: 0 },
+    connectionsRefused: { total: 0, address: 0, app: 0 },
   };
+  const bounds = new ConnectionBounds(options.connectionLimits ?? DEFAULT_CONNECTION_LIMITS);
+  // A client can make these happen as often as it likes: logged a burst at a time, each one counted.
+  const refusedLog = new BurstLog<HandshakeRefusalCode>({
+    clock,
+    windowMs: LOG_WINDOW_MS,
+    report: (counts, refused) => log.info({ refused, codes: Object.fromEntries(counts) }, `handshakes refused: ${refused}`),
+  });
+  const evictedLog = new BurstLog<string>({
+    clock,
+    windowMs: LOG_WINDOW_MS,
+    report: (byApp, evicted) => log.info({ evicted, apps: Object.fromEntries(byApp) }, `sessions evicted (apps over their session bound): ${evicted}`),
+  });
 
   const clients = new Map<Connection, Client>();
   const events = new Map<string, InFlight>();
@@ -177,7 +203,6 @@ export function makeBridge(options: BridgeOptions): Bridge {
   /** Per agent with events in flight, the memory its events' kept texts share (L14). */
   const textBudgets = new Map<string, ByteBudget>();
   const offlineGrace = new Map<string, Timer>();
-  const appConnections = new Map<string, number>();
 
   // ---- connections -------------------------------------------------------------------------------------
 
@@ -193,14 +218,32 @@ export function makeBridge(options: BridgeOptions): Bridge {
     });
   }
 
-  function open(conn: Connection, principal: Principal): void {
-    const client: Client = { conn, principal, lastSeen: clock.now(), idle: { cancel() {} } };
+  function connect(conn: Connection, facts: HandshakeFacts): void {
+    const who = identify(directory, facts, clock.now());
+    if (!who.ok) return refuseHandshake(conn, facts.endpoint, who.code, who.error);
+    open(conn, who.principal, facts.address);
+  }
+
+  /** A handshake refused before the connection is a client: its error frame is of the endpoint it came to. */
+  function refuseHandshake(conn: Connection, endpoint: ClientKind, code: HandshakeRefusalCode, error: string): void {
+    counters.handshakesRefused[code]++;
+    refusedLog.record(code);
+    conn.send(endpoint === 'agent' ? frames.agentError(code, error) : frames.appError(code, error));
+    conn.close(ERRORS[code].closeCode, code);
+  }
+
+  function open(conn: Connection, principal: Principal, address?: string): void {
+    const over = bounds.check(principal, address);
+    if (over) {
+      counters.connectionsRefused[over.bound]++;
+      return refuseHandshake(conn, principal.kind, 'TOO_MANY_CONNECTIONS', over.error);
+    }
+    bounds.add(principal, address);
+    const client: Client = { conn, principal, address, lastSeen: clock.now(), idle: { cancel() {} } };
     clients.set(conn, client);
     client.idle = watchIdle(client, idleCloseMs);
-    if (principal.kind === 'app') {
-      appConnections.set(principal.app.app_id, (appConnections.get(principal.app.app_id) ?? 0) + 1);
-      return;
-    }
+    log.debug({ conn: conn.id, endpoint: principal.kind }, 'connection open');
+    if (principal.kind === 'app') return;
     const agentId = principal.agent.agent_id;
     const replaced = router.attachAgent(agentId, conn);
     offlineGrace.get(agentId)?.cancel();
@@ -216,11 +259,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
     if (!client) return;
     clients.delete(conn);
     client.idle.cancel();
+    bounds.remove(client.principal, client.address);
     if (client.principal.kind === 'app') {
-      const appId = client.principal.app.app_id;
-      const left = (appConnections.get(appId) ?? 1) - 1;
-      if (left > 0) appConnections.set(appId, left);
-      else appConnections.delete(appId);
       // Nobody can receive these events' text any more (L15); they go on until their agent answers.
       for (const ev of eventsByConn.get(conn) ?? []) discardText(ev, 'app_gone');
       eventsByConn.delete(conn);
@@ -362,8 +402,15 @@ export function makeBridge(options: BridgeOptions): Bridge {
       ),
     );
     const opened = sessions.open(sessionKey, agentId, app.app_id, threadId, agent.ttl_days * DAY_MS, receivedAt);
+    if (opened.evicted) evicted(opened.evicted);
     if (opened.change !== 'reused') observer.sessionOpened(opened.session, opened.change);
     observer.eventAccepted({ ...start, event_id: eventId, session_key: sessionKey });
+  }
+
+  /** Told before the session that took its place, so a store applies the two in order. */
+  function evicted(session: SessionRecord): void {
+    evictedLog.record(session.app_id);
+    observer.sessionEvicted(session);
   }
 
   /** The bound of L13 that refuses one more event, the app's first; none when both have room. */
@@ -571,6 +618,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
       client.conn.close(CLOSE_CODES.GOING_AWAY, 'SHUTTING_DOWN');
     }
     clients.clear();
+    refusedLog.stop();
+    evictedLog.stop();
   }
 
   function stats() {
@@ -579,7 +628,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     return { apps, agents: clients.size - apps, eventsInFlight: events.size };
   }
 
-  const isAppOnline = (appId: string) => appConnections.has(appId);
+  const isAppOnline = (appId: string) => bounds.hasApp(appId);
 
   function streamedTextBytes(): number {
     let bytes = 0;
@@ -588,6 +637,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
   }
 
   return {
+    connect,
     open,
     receive,
     closed,

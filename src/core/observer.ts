@@ -32,6 +32,8 @@ export interface BridgeObserver {
   eventAccepted(event: EventStart): void;
   eventEnded(event: EventEnd): void;
   sessionOpened(session: SessionRecord, change: SessionChange): void;
+  /** A session removed before its expiry to keep its app within sessionsPerAppMax (L17). */
+  sessionEvicted(session: SessionRecord): void;
 }
 
 const nothing = () => {};
@@ -40,6 +42,7 @@ export const noObserver: BridgeObserver = {
   eventAccepted: nothing,
   eventEnded: nothing,
   sessionOpened: nothing,
+  sessionEvicted: nothing,
 };
 
 /** One observer that tells several, in order. */
@@ -49,5 +52,6 @@ export function fanOut(...observers: BridgeObserver[]): BridgeObserver {
     eventAccepted: (e) => observers.forEach((o) => o.eventAccepted(e)),
     eventEnded: (e) => observers.forEach((o) => o.eventEnded(e)),
     sessionOpened: (s, change) => observers.forEach((o) => o.sessionOpened(s, change)),
+    sessionEvicted: (s) => observers.forEach((o) => o.sessionEvicted(s)),
   };
 }

@@ -1,26 +1,50 @@
 // Sessions (§2.5, §3; H4): one per stored session key, created by its first event, reused until its agent's TTL
 // has passed since its creation, then replaced by a new one on the next event. In memory for the per-event path;
-// the store persists the changes it is told about.
-import type { Session } from '../../generated/index.js';
+// the store persists the changes it is told about. Each app keeps at most `maxPerApp` of them (L17): one more
+// evicts the app's least recently used session, so an app inventing thread_ids costs only its own oldest records.
+import { LIMITS, type Session } from '../../generated/index.js';
 
 export type SessionRecord = Omit<Session, 'created_at' | 'expires_at'> & { created_at: number; expires_at: number };
 
 export type SessionChange = 'created' | 'recreated' | 'reused';
 
+export interface OpenedSession {
+  session: SessionRecord;
+  change: SessionChange;
+  /** The app's least recently used session, removed to stay within maxPerApp (L17). */
+  evicted?: SessionRecord;
+}
+
 export class SessionTable {
   private readonly byKey = new Map<string, SessionRecord>();
+  /** Per app, its sessions from least to most recently used (a Map keeps insertion order; use re-inserts). */
+  private readonly byApp = new Map<string, Map<string, SessionRecord>>();
 
-  load(records: Iterable<SessionRecord>): void {
-    for (const r of records) this.byKey.set(r.session_key, r);
+  constructor(private readonly maxPerApp: number = LIMITS.sessionsPerAppMax) {}
+
+  /**
+   * Sessions read back at start, oldest first; those over an app's bound (lowered since they were stored) are
+   * evicted and returned, for the caller to delete.
+   */
+  load(records: Iterable<SessionRecord>): SessionRecord[] {
+    const evicted: SessionRecord[] = [];
+    for (const r of [...records].sort((a, b) => a.created_at - b.created_at)) {
+      const over = this.put(r);
+      if (over) evicted.push(over);
+    }
+    return evicted;
   }
 
   /** The live session of `key` at `now`, made when there is none or the old one has expired. */
-  open(key: string, agentId: string, appId: string, threadId: string, ttlMs: number, now: number): { session: SessionRecord; change: SessionChange } {
+  open(key: string, agentId: string, appId: string, threadId: string, ttlMs: number, now: number): OpenedSession {
     const current = this.byKey.get(key);
-    if (current && current.expires_at > now) return { session: current, change: 'reused' };
+    if (current && current.expires_at > now) {
+      this.touch(current);
+      return { session: current, change: 'reused' };
+    }
     const session: SessionRecord = { session_key: key, agent_id: agentId, app_id: appId, thread_id: threadId, created_at: now, expires_at: now + ttlMs };
-    this.byKey.set(key, session);
-    return { session, change: current ? 'recreated' : 'created' };
+    const evicted = this.put(session);
+    return { session, change: current ? 'recreated' : 'created', ...(evicted ? { evicted } : {}) };
   }
 
   /** Removes and returns every session expired at `now`. */
@@ -32,7 +56,7 @@ export class SessionTable {
   remove(match: (session: SessionRecord) => boolean): SessionRecord[] {
     const removed: SessionRecord[] = [];
     for (const s of this.byKey.values()) if (match(s)) removed.push(s);
-    for (const s of removed) this.byKey.delete(s.session_key);
+    for (const s of removed) this.delete(s);
     return removed;
   }
 
@@ -56,5 +80,32 @@ export class SessionTable {
 
   get size(): number {
     return this.byKey.size;
+  }
+
+  /** Adds or replaces a session as its app's most recent; returns the app's oldest when that is now one too many. */
+  private put(session: SessionRecord): SessionRecord | undefined {
+    const previous = this.byKey.get(session.session_key);
+    if (previous) this.delete(previous);
+    this.byKey.set(session.session_key, session);
+    let ofApp = this.byApp.get(session.app_id);
+    if (!ofApp) this.byApp.set(session.app_id, (ofApp = new Map()));
+    ofApp.set(session.session_key, session);
+    if (ofApp.size <= this.maxPerApp) return undefined;
+    const oldest = ofApp.values().next().value!;
+    this.delete(oldest);
+    return oldest;
+  }
+
+  private touch(session: SessionRecord): void {
+    const ofApp = this.byApp.get(session.app_id)!;
+    ofApp.delete(session.session_key);
+    ofApp.set(session.session_key, session);
+  }
+
+  private delete(session: SessionRecord): void {
+    this.byKey.delete(session.session_key);
+    const ofApp = this.byApp.get(session.app_id);
+    ofApp?.delete(session.session_key);
+    if (ofApp?.size === 0) this.byApp.delete(session.app_id);
   }
 }

@@ -9,13 +9,16 @@
 // same way; before, the second one was an unhandled 'error' event that ended the process.
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:net';
-import type { Clock, Timer } from '../core/clock.js';
+import { BurstLog, LOG_WINDOW_MS, countTotal, type Counts } from '../core/burst-log.js';
+import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 
 /** Failures are logged at most once per window, and /readyz answers 503 until a window passes without one. */
-export const ACCEPT_FAILURE_WINDOW_MS = 10_000;
+export const ACCEPT_FAILURE_WINDOW_MS = LOG_WINDOW_MS;
 /** Descriptors kept beyond those open at start, for SQLite's journals and temporary files and the dashboard's files. */
 export const FD_RESERVE = 64;
+/** TCP connections kept for HTTP (probes, scrapes, the admin API) and handshakes under way beyond the WebSocket cap. */
+export const HTTP_RESERVE = 100;
 /** Every `reason` label of bridge_accept_failures_total: a fixed set, whatever errno arrives. */
 export const ACCEPT_FAILURE_REASONS = ['MAX_CONNECTIONS', 'EMFILE', 'ENFILE', 'ENOBUFS', 'ENOMEM', 'OTHER'] as const;
 export type AcceptFailureReason = (typeof ACCEPT_FAILURE_REASONS)[number];
@@ -63,10 +66,6 @@ function explain(reason: AcceptFailureReason, cap: ConnectionCap | undefined): s
   }
 }
 
-type Counts = Map<AcceptFailureReason, number>;
-
-const total = (counts: Counts) => [...counts.values()].reduce((a, b) => a + b, 0);
-
 export interface AcceptFailureDeps {
   clock: Clock;
   log: Logger;
@@ -77,61 +76,55 @@ export interface AcceptFailureDeps {
 
 /** Counts accept failures, logs them once per window with their count, and tells /readyz about a recent one. */
 export class AcceptFailures {
-  private unlogged: Counts = new Map();
-  private timer: Timer | undefined;
-  private burst: { since: number; last: number; counts: Counts } | undefined;
+  private readonly burst: BurstLog<AcceptFailureReason>;
 
-  constructor(private readonly deps: AcceptFailureDeps) {}
+  constructor(private readonly deps: AcceptFailureDeps) {
+    this.burst = new BurstLog({
+      clock: deps.clock,
+      windowMs: ACCEPT_FAILURE_WINDOW_MS,
+      report: (counts, failures) => deps.log.error({ failures, reasons: Object.fromEntries(counts) }, `accept failed ${failures} time(s): ${this.describe(counts)}`),
+      quiet: () => deps.log.info({ windowMs: ACCEPT_FAILURE_WINDOW_MS }, 'accept failures stopped: none in the last window'),
+    });
+  }
 
   record(reason: AcceptFailureReason): void {
-    const now = this.deps.clock.now();
-    if (!this.burst || now - this.burst.last >= ACCEPT_FAILURE_WINDOW_MS) this.burst = { since: now, last: now, counts: new Map() };
-    this.burst.last = now;
-    this.burst.counts.set(reason, (this.burst.counts.get(reason) ?? 0) + 1);
-    this.unlogged.set(reason, (this.unlogged.get(reason) ?? 0) + 1);
     this.deps.count(reason);
-    if (!this.timer) this.logWindow(); // the first failure of a burst is logged at once
+    this.burst.record(reason);
   }
 
   /** Why new connections fail right now (a failure within the window), or undefined when none did. */
   recent(): string | undefined {
-    const { burst } = this;
-    if (!burst || this.deps.clock.now() - burst.last >= ACCEPT_FAILURE_WINDOW_MS) return undefined;
+    const burst = this.burst.recent();
+    if (!burst) return undefined;
     const since = new Date(burst.since).toISOString();
-    return `The bridge could not accept ${total(burst.counts)} connection(s) since ${since}: ${this.describe(burst.counts)}. It takes no new clients until ${ACCEPT_FAILURE_WINDOW_MS / 1000} s pass without a failure.`;
+    return `The bridge could not accept ${countTotal(burst.counts)} connection(s) since ${since}: ${this.describe(burst.counts)}. It takes no new clients until ${ACCEPT_FAILURE_WINDOW_MS / 1000} s pass without a failure.`;
   }
 
   stop(): void {
-    this.timer?.cancel();
+    this.burst.stop();
   }
 
-  private describe(counts: Counts): string {
+  private describe(counts: Counts<AcceptFailureReason>): string {
     return [...counts].map(([reason, n]) => `${reason} x${n} (${explain(reason, this.deps.cap)})`).join(', ');
   }
+}
 
-  /** Logs what failed since the last line, then waits a window; a window with no failure ends the burst. */
-  private logWindow(): void {
-    const failures = total(this.unlogged);
-    if (failures === 0) {
-      this.timer = undefined;
-      this.deps.log.info({ windowMs: ACCEPT_FAILURE_WINDOW_MS }, 'accept failures stopped: none in the last window');
-      return;
-    }
-    const reasons = Object.fromEntries(this.unlogged);
-    this.deps.log.error({ failures, reasons }, `accept failed ${failures} time(s): ${this.describe(this.unlogged)}`);
-    this.unlogged = new Map();
-    this.timer = this.deps.clock.setTimer(ACCEPT_FAILURE_WINDOW_MS, () => this.logWindow());
-  }
+/**
+ * WebSocket connections the bridge takes (L18): MAX_CONNECTIONS, and below the TCP cap by HTTP_RESERVE so that a
+ * client over it gets TOO_MANY_CONNECTIONS in its handshake, and /metrics, /readyz and the admin API still answer.
+ */
+export function webSocketCap(configured: number, cap: ConnectionCap | undefined): number {
+  return cap ? Math.max(1, Math.min(configured, cap.maxConnections - HTTP_RESERVE)) : configured;
 }
 
 /**
  * Caps the server's connections below the open-files limit and counts what it cannot accept: the connections
  * Node drops over the cap, and accept errors. Call once the server listens (a listen error is the caller's).
  */
-export function watchAccepts(server: Server, deps: Omit<AcceptFailureDeps, 'cap'>): AcceptFailures {
-  const cap = connectionCap();
+export function watchAccepts(server: Server, deps: AcceptFailureDeps): AcceptFailures {
+  const { cap } = deps;
   if (cap) server.maxConnections = cap.maxConnections;
-  const failures = new AcceptFailures({ ...deps, cap });
+  const failures = new AcceptFailures(deps);
   server.on('drop', () => failures.record('MAX_CONNECTIONS'));
   server.on('error', (err: NodeJS.ErrnoException) => {
     if (err.syscall === 'accept') failures.record(reasonOf(err));

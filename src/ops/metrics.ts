@@ -12,7 +12,7 @@ export interface Metrics {
   acceptFailed(reason: AcceptFailureReason): void;
 }
 
-export function makeMetrics(bridge: () => Bridge, pendingRows: () => number): Metrics {
+export function makeMetrics(bridge: () => Bridge, pendingRows: () => number, sessionCount: () => number): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   new Gauge({
@@ -49,6 +49,16 @@ export function makeMetrics(bridge: () => Bridge, pendingRows: () => number): Me
   countedByLabel(registry, 'bridge_events_refused_total', 'Events refused with TOO_MANY_EVENTS, by the bound on events in flight that refused them.', 'limit', () => bridge().limitCounters().eventsRefused);
   countedByLabel(registry, 'bridge_streamed_text_discarded_total', 'Events whose kept streamed text was discarded: over the per-event or per-agent bound, or their app gone.', 'reason', () => bridge().limitCounters().textDiscarded);
   countedByLabel(registry, 'bridge_replies_refused_total', 'Agent replies refused with REPLY_TOO_LARGE: too large for one frame, or empty content after a discarded stream.', 'reason', () => bridge().limitCounters().repliesRefused);
+  countedByLabel(registry, 'bridge_handshakes_refused_total', 'WebSocket handshakes refused, by code: UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN (W1), TOO_MANY_CONNECTIONS (L18).', 'code', () => bridge().limitCounters().handshakesRefused);
+  countedByLabel(registry, 'bridge_connections_refused_total', 'Handshakes refused with TOO_MANY_CONNECTIONS, by the bound: total, address, app (L18).', 'limit', () => bridge().limitCounters().connectionsRefused);
+  new Gauge({
+    name: 'bridge_sessions',
+    help: 'Sessions the bridge keeps (live, or expired and not yet swept).',
+    registers: [registry],
+    collect() {
+      this.set(sessionCount());
+    },
+  });
   new Gauge({
     name: 'bridge_streamed_text_bytes',
     help: 'Bytes held for the streamed text of events in flight (kept for empty-content replies).',
@@ -90,6 +100,11 @@ export function makeMetrics(bridge: () => Bridge, pendingRows: () => number): Me
     labelNames: ['code'],
     registers: [registry],
   });
+  const evicted = new Counter({
+    name: 'bridge_sessions_evicted_total',
+    help: 'Sessions removed before their expiry to keep their app within its session bound (L17).',
+    registers: [registry],
+  });
   const nothing = () => {};
   return {
     registry,
@@ -105,6 +120,7 @@ export function makeMetrics(bridge: () => Bridge, pendingRows: () => number): Me
         if (e.outcome === 'replied') latency.observe(e.latency_ms / 1000);
       },
       sessionOpened: nothing,
+      sessionEvicted: () => evicted.inc(),
     },
   };
 }

@@ -1,5 +1,5 @@
 // The event log's writer side: every start and end of an app event the rate limit let through, and every session
-// opened, queued for the next group commit. Never the payload.
+// opened or evicted, queued for the next group commit. Never the payload.
 import type { BridgeObserver } from '../core/observer.js';
 import type { WriteBehind } from './write-behind.js';
 
@@ -18,6 +18,9 @@ export function eventRecorder(writer: WriteBehind): BridgeObserver {
     },
     sessionOpened(session) {
       writer.upsertSession(session);
+    },
+    sessionEvicted(session) {
+      writer.deleteSessions([session.session_key]);
     },
   };
 }

@@ -1,12 +1,12 @@
-// The two WebSocket endpoints on the HTTP server. The handshake is always completed, even for a bad token, so
-// that every client (browsers included) learns why: one `error`, then a 4xxx close whose reason is the code.
+// The two WebSocket endpoints on the HTTP server: pure I/O. The handshake is always completed, even for a bad
+// token, so that every client (browsers included) learns why from the core: one `error`, then a 4xxx close whose
+// reason is the code.
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import { LIMITS } from '../../generated/index.js';
 import type { Bridge } from '../core/bridge.js';
-import type { Clock } from '../core/clock.js';
-import type { ClientKind, Directory } from '../core/directory.js';
+import type { ClientKind } from '../core/directory.js';
 import type { Logger } from '../core/logger.js';
 import type { Connection } from '../core/router.js';
 import { writeBatcher } from './write-batch.js';
@@ -28,15 +28,13 @@ export interface WebSocketEndpoints {
 
 export interface EndpointDeps {
   bridge: Bridge;
-  directory: Directory;
-  clock: Clock;
   log: Logger;
   /** Unread bytes a connection may have queued before it is closed with SLOW_CONSUMER (W17). */
   sendBufferMaxBytes: number;
 }
 
 export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketEndpoints {
-  const { bridge, directory, clock, log, sendBufferMaxBytes } = deps;
+  const { bridge, log, sendBufferMaxBytes } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.frameMaxBytes, perMessageDeflate: false });
   const batch = writeBatcher();
   let nextId = 1;
@@ -63,18 +61,6 @@ export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketE
     };
     ws.on('error', (err) => log.warn({ conn: conn.id, err: err.message }, 'websocket error'));
     ws.on('close', () => bridge.closed(conn));
-    const token = tokenOf(req, url);
-    const auth = token ? directory.authenticate(token, clock.now()) : undefined;
-    if (!auth || !auth.ok) {
-      const code = auth?.code ?? 'UNAUTHORIZED';
-      log.info({ conn: conn.id, endpoint: kind, code }, 'handshake refused');
-      const why = !token ? `No token: send Authorization: Bearer <TOKEN> or ?token=<TOKEN>.` : code === 'TOKEN_REVOKED' ? 'This token\'s app or agent was deactivated.' : 'The token is wrong, expired or rotated out.';
-      return bridge.refuse(conn, code, why);
-    }
-    if (auth.principal.kind !== kind) {
-      log.info({ conn: conn.id, endpoint: kind }, 'handshake refused: wrong endpoint');
-      return bridge.refuse(conn, 'FORBIDDEN', `This endpoint takes ${kind === 'app' ? 'app tokens (rlk_)' : 'agent tokens (rla_)'}; use /v1/ws/${auth.principal.kind}.`);
-    }
     ws.on('message', (data: RawData, isBinary: boolean) => {
       try {
         bridge.receive(conn, isBinary ? '' : data.toString(), isBinary);
@@ -84,8 +70,7 @@ export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketE
         bridge.refuse(conn, 'INTERNAL_ERROR', 'The bridge failed to handle a message; reconnect and retry.');
       }
     });
-    bridge.open(conn, auth.principal);
-    log.debug({ conn: conn.id, endpoint: kind }, 'connection open');
+    bridge.connect(conn, { endpoint: kind, token: tokenOf(req, url), address: req.socket.remoteAddress });
   }
 
   function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {

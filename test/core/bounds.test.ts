@@ -43,7 +43,7 @@ function setup(options: Partial<BridgeOptions> = {}) {
   const ended: EventEnd[] = [];
   const logged: [object, string][] = [];
   const log = { info: (o: object, m: string) => logged.push([o, m]), warn() {}, error() {}, debug() {} } as unknown as Logger;
-  const observer = { eventRejected: (e: EventStart, code: string) => rejected.push([e, code]), eventAccepted() {}, eventEnded: (e: EventEnd) => ended.push(e), sessionOpened() {} };
+  const observer = { eventRejected: (e: EventStart, code: string) => rejected.push([e, code]), eventAccepted() {}, eventEnded: (e: EventEnd) => ended.push(e), sessionOpened() {}, sessionEvicted() {} };
   const bridge = makeBridge({ directory, clock, log, observer, ...options });
   let ids = 0;
   const peer = (validate: Validator<unknown>): Peer => {

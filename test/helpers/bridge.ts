@@ -2,8 +2,8 @@
 // helpers to provision organizations, apps and agents and to connect clients.
 import { LIMITS, validators, type AgentCreated, type AppCreated, type Organization } from '../../generated/index.js';
 import { AdjustableClock } from '../../src/core/clock.js';
-import type { Config } from '../../src/config.js';
-import { startServer, type RunningBridge } from '../../src/server.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { startServer, type RunningBridge, type StartOptions } from '../../src/server.js';
 import { httpJson } from './http.js';
 import { TestClient, type AgentClient, type AppClient, type Carrier } from './ws-client.js';
 
@@ -35,23 +35,15 @@ const clients: TestClient<any>[] = [];
 /** The configuration tests run with: port 0, in-memory SQLite, an admin token, quiet logs, no rate limit. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
+    ...loadConfig({}), // every other setting at its default, as `npm start` has it
     port: 0,
     host: '127.0.0.1',
     databaseUrl: 'sqlite::memory:',
     adminToken: ADMIN_TOKEN,
-    agentTimeoutMs: 300_000,
     logLevel: 'silent',
-    testClock: false,
     rateLimitPerSecond: 0, // tests send bursts on a frozen clock; the rate-limit tests turn it on
     rateLimitBurst: 0,
-    eventLogRetentionDays: 30,
-    eventLogFlushMs: 20,
     shutdownTimeoutMs: 5_000,
-    sendBufferMaxBytes: LIMITS.sendBufferMaxBytes,
-    maxEventsInFlightPerApp: LIMITS.eventsInFlightPerAppMax,
-    maxEventsInFlightPerAgent: LIMITS.eventsInFlightPerAgentMax,
-    streamedTextMaxBytes: LIMITS.streamedTextMaxBytes,
-    streamedTextPerAgentMaxBytes: LIMITS.streamedTextPerAgentMaxBytes,
     ...overrides,
   };
 }
@@ -68,7 +60,7 @@ export async function disconnect(bridge: RunningBridge, ...clients: TestClient<a
   throw new Error(`the bridge still holds connections: ${JSON.stringify(bridge.bridge.stats())}`);
 }
 
-export async function startTestBridge(overrides: Partial<Config> = {}, options: { agentReconnectGraceMs?: number } = {}): Promise<TestBridge> {
+export async function startTestBridge(overrides: Partial<Config> = {}, options: Pick<StartOptions, 'agentReconnectGraceMs' | 'log'> = {}): Promise<TestBridge> {
   const clock = new AdjustableClock({ frozen: true, start: Date.parse('2026-11-22T12:00:00.000Z') });
   const config = testConfig(overrides);
   const running = await startServer(config, { clock, ...options });

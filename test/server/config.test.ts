@@ -23,6 +23,10 @@ describe('configuration from the environment', function () {
       maxEventsInFlightPerAgent: LIMITS.eventsInFlightPerAgentMax,
       streamedTextMaxBytes: LIMITS.streamedTextMaxBytes,
       streamedTextPerAgentMaxBytes: LIMITS.streamedTextPerAgentMaxBytes,
+      maxSessionsPerApp: LIMITS.sessionsPerAppMax,
+      maxConnections: LIMITS.connectionsMax,
+      maxConnectionsPerAddress: LIMITS.connectionsPerAddressMax,
+      maxConnectionsPerApp: LIMITS.connectionsPerAppMax,
     });
   });
 
@@ -45,6 +49,10 @@ describe('configuration from the environment', function () {
       MAX_EVENTS_IN_FLIGHT_PER_AGENT: '60',
       STREAMED_TEXT_MAX_BYTES: '70000',
       STREAMED_TEXT_MAX_BYTES_PER_AGENT: '8000000',
+      MAX_SESSIONS_PER_APP: '500',
+      MAX_CONNECTIONS: '3000',
+      MAX_CONNECTIONS_PER_ADDRESS: '0',
+      MAX_CONNECTIONS_PER_APP: '20',
     });
     expect(config).to.deep.equal({
       port: 9000,
@@ -64,6 +72,10 @@ describe('configuration from the environment', function () {
       maxEventsInFlightPerAgent: 60,
       streamedTextMaxBytes: 70000,
       streamedTextPerAgentMaxBytes: 8000000,
+      maxSessionsPerApp: 500,
+      maxConnections: 3000,
+      maxConnectionsPerAddress: 0,
+      maxConnectionsPerApp: 20,
     });
   });
 

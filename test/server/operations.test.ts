@@ -289,7 +289,7 @@ describe('operations: /metrics, /readyz and logs', function () {
       // The logger saw the session (so an empty log cannot pass), and nothing secret is in it.
       expect(lines.length, 'log lines').to.be.greaterThan(5);
       const all = lines.join('\n');
-      expect(all).to.include('handshake refused').and.include('connection open').and.include('bridge listening');
+      expect(all).to.include('handshakes refused').and.include('connection open').and.include('bridge listening');
       const forbidden: [string, string][] = [
         ['admin token', adminToken],
         ['wrong admin token', wrongAdmin],

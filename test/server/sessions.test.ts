@@ -10,6 +10,7 @@ import { LIMITS, type AcceptedMessage } from '../../generated/index.js';
 import { AdjustableClock } from '../../src/core/clock.js';
 import { startServer, SWEEP_INTERVAL_MS, type RunningBridge } from '../../src/server.js';
 import { ADMIN_TOKEN, startTestBridge, stopAll, type TestBridge, disconnect, testConfig } from '../helpers/bridge.js';
+import { sample, scrape } from '../helpers/metrics.js';
 import type { AgentClient, AppClient, TestClient } from '../helpers/ws-client.js';
 
 const DAY_MS = 86_400_000;
@@ -266,6 +267,44 @@ describe('sessions', function () {
       await second.close();
     }
     expect(await readTable('sessions')).to.deep.equal([]);
+  });
+
+  it('keeps at most MAX_SESSIONS_PER_APP per app: a new thread evicts the app\'s least recently used session, from the database too; other apps keep theirs (L17)', async function () {
+    const bridge = await startTestBridge({ databaseUrl: databaseUrl(), maxSessionsPerApp: 3 });
+    const { org, agent, appClient, agentClient } = await bridge.pair();
+    const other = await bridge.app(org.org_id, 'Other');
+    const otherClient = await bridge.connectApp(other.token);
+    await exchange(otherClient, agentClient, agent.agent_id, 'kept');
+    for (const thread of ['a', 'b', 'c']) await exchange(appClient, agentClient, agent.agent_id, thread);
+    await exchange(appClient, agentClient, agent.agent_id, 'a'); // used again: now b is the least recent
+    const d = await exchange(appClient, agentClient, agent.agent_id, 'd');
+    await exchange(appClient, agentClient, agent.agent_id, 'e');
+
+    const threads = (list: any[]) => list.map((s) => `${s.app_id === other.app_id ? 'other' : 'app'}:${s.thread_id}`).sort();
+    expect(threads(await sessions(bridge))).to.deep.equal(['app:a', 'app:d', 'app:e', 'other:kept']);
+    await bridge.writer.flush();
+    expect(threads(await readTable('sessions'))).to.deep.equal(['app:a', 'app:d', 'app:e', 'other:kept']);
+    expect(sample(await scrape(bridge.url), 'bridge_sessions_evicted_total')).to.equal(2);
+    expect(sample(await scrape(bridge.url), 'bridge_sessions')).to.equal(4);
+    // The conversation goes on: the evicted thread's next event has the same keys, in a new session record.
+    const b = await exchange(appClient, agentClient, agent.agent_id, 'b');
+    expect(b.session_key).to.equal(d.session_key.replace(/:d$/, ':b'));
+    expect(threads(await sessions(bridge))).to.deep.equal(['app:b', 'app:d', 'app:e', 'other:kept']);
+  });
+
+  it('evicts at start, oldest first, the sessions over a MAX_SESSIONS_PER_APP lowered since they were stored', async function () {
+    const first = await startTestBridge({ databaseUrl: databaseUrl() });
+    const { agent, appClient, agentClient } = await first.pair();
+    for (const thread of ['one', 'two', 'three']) {
+      first.clock.advance(1_000);
+      await exchange(appClient, agentClient, agent.agent_id, thread);
+    }
+    await first.close();
+
+    const second = await startTestBridge({ databaseUrl: databaseUrl(), maxSessionsPerApp: 2 });
+    expect((await sessions(second)).map((s: any) => s.thread_id).sort()).to.deep.equal(['three', 'two']);
+    await second.writer.flush();
+    expect((await readTable('sessions')).map((s) => s.thread_id).sort()).to.deep.equal(['three', 'two']);
   });
 
   it('keeps sessions across a restart: same creation time, and the thread\'s next event reuses it', async function () {

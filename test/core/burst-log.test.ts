@@ -1,0 +1,28 @@
+// Burst logging: what a client can make happen at will is logged at most once per window, with its counts.
+import { expect } from 'chai';
+import { BurstLog } from '../../src/core/burst-log.js';
+import { AdjustableClock } from '../../src/core/clock.js';
+
+describe('the burst log', function () {
+  it('logs the first at once, the rest once per window with counts by kind, and ends a burst after a quiet window', function () {
+    const clock = new AdjustableClock({ frozen: true, start: 0 });
+    const lines: string[] = [];
+    const log = new BurstLog<string>({
+      clock,
+      windowMs: 1_000,
+      report: (counts, total) => lines.push(`${total} ${JSON.stringify(Object.fromEntries(counts))}`),
+      quiet: () => lines.push('quiet'),
+    });
+    for (let i = 0; i < 1_000; i++) log.record(i % 4 ? 'a' : 'b');
+    expect(lines).to.deep.equal(['1 {"b":1}']);
+    expect(log.recent()?.counts.get('a')).to.equal(750);
+    clock.advance(1_000);
+    expect(lines).to.deep.equal(['1 {"b":1}', '999 {"a":750,"b":249}']);
+    expect(log.recent()).to.equal(undefined);
+    clock.advance(1_000);
+    expect(lines.at(-1)).to.equal('quiet');
+    log.record('a');
+    expect(lines.at(-1)).to.equal('1 {"a":1}');
+    log.stop();
+  });
+});
