@@ -293,6 +293,19 @@ describe('agent connector against a real bridge', function () {
       }
       expect(s.notes.filter((n) => n.type === 'event-error')).to.deep.equal([]);
     });
+    it('a reply whose text is over replyContentMaxBytes ends the event with AGENT_ERROR saying so; one at the limit is delivered (L16)', async function () {
+      const s = await setup((event, ctx) => ctx.reply('r'.repeat(event.payload.bytes as number)));
+      const atLimit = await s.send({ bytes: LIMITS.replyContentMaxBytes });
+      const reply = await s.appClient.expect('reply');
+      expect(reply.event_id).to.equal(atLimit);
+      expect(reply.reply).to.have.length(LIMITS.replyContentMaxBytes);
+      const over = await s.send({ bytes: LIMITS.replyContentMaxBytes + 1 });
+      const error = await s.appClient.expect('error');
+      expect(error).to.include({ event_id: over, code: 'AGENT_ERROR' });
+      expect(error.error).to.include(`${LIMITS.replyContentMaxBytes + 1} bytes`).and.include(String(LIMITS.replyContentMaxBytes));
+      await s.appClient.expectNothingBeforePong(); // no tokens were streamed for it, and the connection stays up
+      expect(s.connector.isConnected(s.agent.agent_id)).to.equal(true);
+    });
   });
 
   it('surfaces INVALID_EVENT_ID from the bridge as event-error, stops that event, and keeps serving', async function () {

@@ -334,12 +334,14 @@ class EventRun {
     if (!validateAgentReplyMessage(frame)) {
       return this.end('AGENT_ERROR', `The agent produced an invalid reply: ${describeErrors(validateAgentReplyMessage.errors)}`);
     }
+    // A reply reaches the app in one frame, so its text has a limit (L16): over it the bridge would answer
+    // REPLY_TOO_LARGE (or, over the frame limit, close the connection), so the event ends here with the reason.
+    const textBytes = Buffer.byteLength(JSON.stringify(content)) - 2;
+    if (textBytes > LIMITS.replyContentMaxBytes) {
+      return this.end('AGENT_ERROR', `The agent's reply is ${textBytes} bytes; one reply carries at most ${LIMITS.replyContentMaxBytes}.`);
+    }
     if (Buffer.byteLength(JSON.stringify(frame)) > LIMITS.frameMaxBytes) {
-      // One frame cannot carry it (the bridge would close the connection). With nothing streamed yet, stream the
-      // content and reply empty (the bridge joins the tokens, W10); otherwise the reply cannot be delivered.
-      if (this.tokens > 0) return this.end('AGENT_ERROR', `The agent's reply is over ${LIMITS.frameMaxBytes} bytes and could not be sent.`);
-      this.sendTokens(content);
-      frame.content = '';
+      return this.end('AGENT_ERROR', `The agent's reply frame is over ${LIMITS.frameMaxBytes} bytes (its metadata is too large) and could not be sent.`);
     }
     this.runner.send(frame);
     this.finish();
