@@ -60,9 +60,9 @@ export function openFilesLimit(): number {
 
 /**
  * `node bin/bridge.js serve` with a file SQLite database in `dir`, the rate limit off and warnings only.
- * `profileDir`: the bridge writes a V8 CPU profile there when it stops (--cpu-prof).
+ * `profileDir`: the bridge writes a V8 CPU profile there when it stops (--cpu-prof); `env`: more settings on top.
  */
-export async function startBridge(dir: string, profileDir?: string): Promise<Server & { admin: AdminClient }> {
+export async function startBridge(dir: string, profileDir?: string, env: Record<string, string> = {}): Promise<Server & { admin: AdminClient }> {
   const port = await freePort();
   const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
   const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/bridge.js'), 'serve'], {
@@ -75,6 +75,7 @@ export async function startBridge(dir: string, profileDir?: string): Promise<Ser
       ADMIN_TOKEN,
       RATE_LIMIT_EVENTS_PER_SECOND: '0',
       LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
