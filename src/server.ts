@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import { pino } from 'pino';
+import { LIMITS } from '../generated/index.js';
 import { Registry } from './admin/registry.js';
 import type { Config } from './config.js';
 import { makeBridge, type Bridge } from './core/bridge.js';
@@ -22,6 +23,7 @@ import { openDatabase, sqliteFile } from './store/database.js';
 import { lockDatabase, type DatabaseLock } from './store/database-lock.js';
 import { EventLogReader } from './store/event-log.js';
 import { eventRecorder } from './store/event-recorder.js';
+import { lostAfterMs, markLostAtStart, markLostOutcomes } from './store/lost-outcomes.js';
 import { RegistryStore } from './store/registry.js';
 import { WriteBehind } from './store/write-behind.js';
 import { attachWebSockets } from './ws/upgrade.js';
@@ -122,8 +124,12 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
     timers.push(clock.setTimer(token.expires_at - clock.now(), () => bridge.expireToken(token.hash)));
   };
   for (const owner of [...directory.apps.keys(), ...directory.agents.keys()]) directory.tokensOf(owner).forEach(scheduleExpiry);
+  // Rows a crash left pending are marked lost once no event can still be in flight for them (O9).
+  const lostAfter = lostAfterMs(config.agentTimeoutMs, options.agentReconnectGraceMs ?? LIMITS.agentReconnectGraceMs);
+  timers.push(await markLostAtStart(reader, clock, lostAfter, log));
   timers.push(
     every(clock, SWEEP_INTERVAL_MS, () => {
+      markLostOutcomes(reader, clock, lostAfter, log).catch((err) => log.error({ err }, 'marking lost event outcomes failed'));
       const expired = sessions.sweep(clock.now());
       if (expired.length) writer.deleteSessions(expired.map((s) => s.session_key));
       reader.deleteExpiredSessions(clock.now()).catch((err) => log.error({ err }, 'session sweep failed'));

@@ -51,6 +51,11 @@ export class EventLogReader {
     return this.db('events').where('received_at', '<', cutoff).delete();
   }
 
+  /** Marks `lost` the rows still `pending` that were received before `cutoff` (O9); returns how many. */
+  markLost(cutoff: number): Promise<number> {
+    return this.db('events').where('outcome', 'pending').where('received_at', '<', cutoff).update({ outcome: 'lost' });
+  }
+
   /** Deletes the rows of sessions expired at `now`, including those that expired while the bridge was stopped. */
   deleteExpiredSessions(now: number): Promise<number> {
     return this.db('sessions').where('expires_at', '<=', now).delete();

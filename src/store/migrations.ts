@@ -91,6 +91,18 @@ const MIGRATIONS: Migration[] = [
       await knex.schema.dropTable('sessions');
     },
   },
+  {
+    name: '003_events_pending',
+    // The rows still `pending`, by age, for marking those a crash left behind `lost` (O9) without scanning the
+    // whole log every hour. Partial: a row leaves it when its outcome is written, so it holds about the events
+    // in flight. Valid SQLite and PostgreSQL.
+    async up(knex) {
+      await knex.raw(`CREATE INDEX "events_pending_received_at" ON "events" ("received_at") WHERE "outcome" = 'pending'`);
+    },
+    async down(knex) {
+      await knex.raw('DROP INDEX "events_pending_received_at"');
+    },
+  },
 ];
 
 export const migrationSource: Knex.MigrationSource<Migration> = {
