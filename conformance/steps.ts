@@ -47,11 +47,13 @@ const judges = (env: StepEnv) => (id: string) => {
  */
 function judge(env: StepEnv, pattern: unknown, actual: unknown, what: string): void {
   const captured: Bindings = new Map();
+  // The whole frame goes with the mismatch: "expected pong, got error" alone hides the error's code and text.
+  const received = ` (received ${JSON.stringify(actual)?.slice(0, 300)})`;
   const protocolOnly = mismatch(pattern, actual, env.bindings, captured, '', { marks: env.marks });
-  if (protocolOnly) throw new StepFailure(`${what}: ${protocolOnly}`);
+  if (protocolOnly) throw new StepFailure(`${what}: ${protocolOnly}${received}`);
   const failedOurs: MatchOptions['failedOurs'] = {};
   const ours = mismatch(pattern, actual, env.bindings, new Map(), '', { marks: env.marks, judgesOurs: judges(env), failedOurs });
-  if (ours) throw new StepFailure(`${what}: ${ours}`, failedOurs.requirement);
+  if (ours) throw new StepFailure(`${what}: ${ours}${received}`, failedOurs.requirement);
   for (const [k, v] of captured) env.bindings.set(k, v);
 }
 

@@ -16,7 +16,7 @@ export interface EventStart {
 
 export interface EventEnd {
   event_id: string;
-  outcome: Exclude<EventOutcome, 'pending' | 'rejected'>;
+  outcome: Exclude<EventOutcome, 'pending' | 'rejected' | 'lost'>;
   code: ErrorCode | null;
   tokens_used: number | null;
   completed_at: number;
