@@ -3,11 +3,13 @@
 // `RESULT {json}`.
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { runAbuse, type AbuseConfig } from './load/abuse.js';
+import { runCanary, type CanaryConfig } from './load/canary.js';
 import { runEvents, type EventsConfig } from './load/events.js';
 import { runIdle, type IdleConfig } from './load/idle.js';
 import { runStreaming, type StreamingConfig } from './load/streaming.js';
 
-export type LoadConfig = StreamingConfig | EventsConfig | IdleConfig;
+export type LoadConfig = StreamingConfig | EventsConfig | IdleConfig | AbuseConfig | CanaryConfig;
 
 async function run(cfg: LoadConfig): Promise<unknown> {
   switch (cfg.scenario) {
@@ -17,6 +19,10 @@ async function run(cfg: LoadConfig): Promise<unknown> {
       return runEvents(cfg);
     case 'idle':
       return runIdle(cfg);
+    case 'abuse':
+      return runAbuse(cfg);
+    case 'canary':
+      return runCanary(cfg);
   }
 }
 

@@ -18,6 +18,8 @@ export interface Server {
   url: string;
   pid: number;
   logs(): string;
+  /** Bytes the process has written to stdout and stderr since it started (what a log collector would store). */
+  logBytes(): number;
 }
 
 function freePort(): Promise<number> {
@@ -31,16 +33,18 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Keeps the last lines a child wrote, for the error message when it dies. */
-function tail(child: ChildProcess, name: string): () => string {
+/** Keeps the last lines a child wrote, for the error message when it dies, and counts every byte it wrote. */
+function tail(child: ChildProcess, name: string): { logs: () => string; logBytes: () => number } {
   const lines: string[] = [];
+  let bytes = 0;
   const keep = (chunk: Buffer) => {
+    bytes += chunk.length;
     for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(`[${name}] ${line}`);
     if (lines.length > 40) lines.splice(0, lines.length - 40);
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  return () => lines.join('\n');
+  return { logs: () => lines.join('\n'), logBytes: () => bytes };
 }
 
 export async function stop(child: ChildProcess): Promise<void> {
@@ -79,7 +83,7 @@ export async function startBridge(dir: string, profileDir?: string, env: Record<
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const logs = tail(child, 'bridge');
+  const { logs, logBytes } = tail(child, 'bridge');
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the bridge exited with ${child.exitCode}:\n${logs()}`);
@@ -93,7 +97,7 @@ export async function startBridge(dir: string, profileDir?: string, env: Record<
     await sleep(100);
   }
   const admin = new AdminClient(`http://127.0.0.1:${port}`, ADMIN_TOKEN);
-  return { child, port, url: `ws://127.0.0.1:${port}`, pid: child.pid!, logs, admin };
+  return { child, port, url: `ws://127.0.0.1:${port}`, pid: child.pid!, logs, logBytes, admin };
 }
 
 /** bench/relay.ts; `batch`: with the bridge's write batching (--batch). */
@@ -102,7 +106,7 @@ export async function startRelay(batch = false): Promise<Server> {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const logs = tail(child, 'relay');
+  const { logs, logBytes } = tail(child, 'relay');
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`the relay did not start in 20 s:\n${logs()}`)), 20_000);
@@ -116,7 +120,7 @@ export async function startRelay(batch = false): Promise<Server> {
     });
     child.once('exit', (code) => reject(new Error(`the relay exited with ${code}:\n${logs()}`)));
   });
-  return { child, port, url: `ws://127.0.0.1:${port}`, pid: child.pid!, logs };
+  return { child, port, url: `ws://127.0.0.1:${port}`, pid: child.pid!, logs, logBytes };
 }
 
 export interface Credentials {
@@ -140,7 +144,16 @@ export async function provision(admin: AdminClient, agents: number, apps: number
 }
 
 /** Runs bench/load.ts with `config`; `onLine` sees each stdout line as it comes. Resolves with its RESULT. */
-export async function runGenerator<R>(config: LoadConfig, onLine?: (line: string) => void): Promise<R> {
+export function runGenerator<R>(config: LoadConfig, onLine?: (line: string) => void): Promise<R> {
+  return startGenerator<R>(config, onLine).result;
+}
+
+/**
+ * bench/load.ts with `config`, not awaited: `stop()` sends it SIGTERM, which a generator that runs until told
+ * (the abuse scenario's canary) answers by printing its RESULT and exiting; `go()` sends SIGUSR2, which one that
+ * was started ahead of its time (the abuse scenario's offender) waits for.
+ */
+export function startGenerator<R>(config: LoadConfig, onLine?: (line: string) => void): { result: Promise<R>; stop(): void; go(): void } {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/load.ts')], {
     cwd: ROOT,
     env: { ...process.env, BENCH_LOAD_CONFIG: JSON.stringify(config) },
@@ -157,10 +170,14 @@ export async function runGenerator<R>(config: LoadConfig, onLine?: (line: string
     for (const line of lines) onLine?.(line);
   });
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-  const line = out.split('\n').find((l) => l.startsWith('RESULT '));
-  if (code !== 0 || !line) throw new Error(`the load generator failed (exit ${code}):\n${err.slice(-4000)}${out.slice(-2000)}`);
-  return JSON.parse(line.slice('RESULT '.length)) as R;
+  const result = (async () => {
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    const line = out.split('\n').find((l) => l.startsWith('RESULT '));
+    if (code !== 0 || !line) throw new Error(`the load generator failed (exit ${code}):\n${err.slice(-4000)}${out.slice(-2000)}`);
+    return JSON.parse(line.slice('RESULT '.length)) as R;
+  })();
+  const signal = (name: NodeJS.Signals) => void (child.exitCode === null && child.kill(name));
+  return { result, stop: () => signal('SIGTERM'), go: () => signal('SIGUSR2') };
 }
 
 /** Stops the server (if it started), prints what it logged, and removes its temporary folder. */

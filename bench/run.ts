@@ -1,7 +1,7 @@
 // Benchmark harness: the bridge as in production against a bare WebSocket relay, the same load generator for
 // both, each in its own process. Prints a table per scenario and the targets; writes bench/results/<time>.json.
 //
-//   npm run bench -- [--quick] [--scenarios 1,2,3,4] [--only bridge|relay] [--profile]
+//   npm run bench -- [--quick] [--scenarios 1,2,3,4,abuse] [--only bridge|relay] [--profile] [--attacks in-flight,...]
 //                    [--duration S] [--warmup S] [--m 4] [--n 4] [--window 16] [--payload-bytes 1000]
 //                    [--rates 1000,10000,30000] [--event-rate 2000] [--event-window 32] [--event-apps 8]
 //                    [--idle-connections 20000] [--soak 600] [--soak-events 20]
@@ -10,6 +10,8 @@
 //   2  token streaming, open loop at fixed rates: the latency the bridge adds over the relay
 //   3  event acceptance with the event log on: accepted/s and latency (baseline: the relay's /echo)
 //   4  idle connections: server RSS per connection, then a soak of light traffic (growth is a leak)
+//   abuse  the worst single hostile clients, one per fresh bridge: peak memory, a canary's replies, codes (not in the
+//          default set: run it with --scenarios abuse; --attacks picks some of bench/scenarios/abuse-specs.ts's)
 // --quick shrinks everything (a smoke run under a minute); --profile writes the bridge's V8 CPU profiles
 // (.cpuprofile, open in Chrome DevTools or speedscope) to bench/results/profiles/<time>/.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT } from './processes.js';
 import { machine, printTable, printTargets, type Table, type Target } from './report.js';
+import { abuse, ATTACKS } from './scenarios/abuse.js';
 import { eventAcceptance } from './scenarios/events.js';
 import { idleConnections } from './scenarios/idle.js';
 import type { Settings } from './scenarios/settings.js';
@@ -41,6 +44,7 @@ const { values } = parseArgs({
     'idle-connections': { type: 'string' },
     soak: { type: 'string' },
     'soak-events': { type: 'string', default: '20' },
+    attacks: { type: 'string' },
   },
 });
 
@@ -60,7 +64,9 @@ const startedAt = new Date();
 const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
 if (values.only && values.only !== 'bridge' && values.only !== 'relay') throw new Error('--only takes bridge or relay');
 const scenarios = values.scenarios!.split(',').map((x) => x.trim());
-for (const x of scenarios) if (!['1', '2', '3', '4'].includes(x)) throw new Error(`--scenarios: ${x} is not one of 1, 2, 3, 4`);
+for (const x of scenarios) if (!['1', '2', '3', '4', 'abuse'].includes(x)) throw new Error(`--scenarios: ${x} is not one of 1, 2, 3, 4, abuse`);
+const attacks = values.attacks?.split(',').map((x) => x.trim());
+for (const x of attacks ?? []) if (!(ATTACKS as string[]).includes(x)) throw new Error(`--attacks: ${x} is not one of ${ATTACKS.join(', ')}`);
 const settings: Settings = {
   quick,
   m: whole('m', values.m!),
@@ -77,10 +83,11 @@ const settings: Settings = {
   soakS: seconds('soak', values.soak ?? (quick ? '2' : '600'), 0),
   soakEventsPerS: whole('soak-events', values['soak-events']!),
   ...(values.only ? { only: values.only as 'bridge' | 'relay' } : {}),
+  ...(attacks ? { attacks: attacks as Settings['attacks'] } : {}),
   ...(values.profile ? { profileDir: join(ROOT, 'bench/results/profiles', stamp) } : {}),
 };
 
-const runners = { '1': ['token_streaming', closedLoop], '2': ['open_loop_latency', openLoop], '3': ['event_acceptance', eventAcceptance], '4': ['idle_connections', idleConnections] } as const;
+const runners = { '1': ['token_streaming', closedLoop], '2': ['open_loop_latency', openLoop], '3': ['event_acceptance', eventAcceptance], '4': ['idle_connections', idleConnections], abuse: ['abuse', abuse] } as const;
 const tables: Table[] = [];
 const targets: Target[] = [];
 const json: Record<string, unknown> = {};
@@ -89,7 +96,7 @@ for (const id of scenarios) {
   const [name, run] = runners[id as keyof typeof runners];
   const out = await run(settings);
   json[name] = out.json;
-  tables.push(out.table);
+  tables.push(...('tables' in out ? out.tables : [out.table]));
   targets.push(...out.targets);
   errors += out.errors;
 }

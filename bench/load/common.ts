@@ -2,7 +2,7 @@
 // time and memory from /proc (Linux).
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WebSocket } from 'ws';
+import { WebSocket, type ClientOptions } from 'ws';
 
 /** What every timed scenario of the generator is told. */
 export interface TimedConfig {
@@ -42,9 +42,10 @@ export interface Percentiles {
   samples: number;
 }
 
-export function open(url: string, headers: Record<string, string> = {}): Promise<WebSocket> {
+/** `options`: more of ws's client options, e.g. `localAddress` to connect from another loopback address. */
+export function open(url: string, headers: Record<string, string> = {}, options: ClientOptions = {}): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers, perMessageDeflate: false });
+    const ws = new WebSocket(url, { ...options, headers, perMessageDeflate: false });
     ws.once('open', () => resolve(ws));
     ws.once('error', reject);
     ws.once('close', (code, reason) => reject(new Error(`closed ${code} ${reason.toString()} before open: ${url}`)));

@@ -18,6 +18,8 @@ export interface Settings {
   soakS: number;
   soakEventsPerS: number;
   only?: 'bridge' | 'relay';
+  /** Scenario abuse: which attacks (all when absent). */
+  attacks?: import('../load/abuse.js').Attack[];
   /** Write a CPU profile of the bridge for each scenario into this folder. */
   profileDir?: string;
 }

@@ -1,0 +1,131 @@
+// The abuse scenario's canary: a well-behaved app and agent pair, in a process of its own (an offender that
+// saturates its own event loop must not slow the canary's clock), connected from another loopback address than the
+// offender (so a bound per address does not count it with the offender). The app sends small events at a fixed
+// rate, under the default rate limit; the agent replies at once. It runs until SIGTERM, then waits briefly for the
+// answers still due and prints its RESULT. A dropped socket is counted and reopened, so the figures say whether the
+// pair kept being served, not only whether its first connection survived.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WebSocket } from 'ws';
+import { Latencies, open, type Percentiles } from './common.js';
+
+export interface CanaryConfig {
+  scenario: 'canary';
+  url: string;
+  app: { app_id: string; token: string };
+  agent: { agent_id: string; token: string };
+  eventsPerS: number;
+  localAddress: string;
+}
+
+export interface CanaryResult {
+  sent: number;
+  replies: number;
+  /** Events whose reply or error had not come 3 s after the canary was told to stop (or whose socket dropped). */
+  unanswered: number;
+  latency_ms: Percentiles;
+  /** Error codes the canary's app and agent received, and the close codes of its sockets. */
+  codes: Record<string, number>;
+  reconnects: number;
+}
+
+const bump = (m: Record<string, number>, k: string) => void (m[k] = (m[k] ?? 0) + 1);
+
+export async function runCanary(cfg: CanaryConfig): Promise<CanaryResult> {
+  let latencies = new Latencies();
+  const codes: Record<string, number> = {};
+  const sentAt = new Map<string, number>(); // thread_id of the pending event -> when it was sent
+  let stopping = false;
+  let sent = 0;
+  let replies = 0;
+  let lost = 0;
+  let reconnects = 0;
+  const opts = { localAddress: cfg.localAddress };
+  const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+
+  // Each side reopens itself when dropped; what was pending on a dropped app socket is counted as lost.
+  let app: WebSocket | undefined;
+  let agent: WebSocket | undefined;
+  const keep = async (kind: 'app' | 'agent'): Promise<void> => {
+    for (;;) {
+      try {
+        const ws = await open(`${cfg.url}/v1/ws/${kind}`, auth(kind === 'app' ? cfg.app.token : cfg.agent.token), opts);
+        ws.on('error', () => {});
+        ws.on('message', (data) => (kind === 'app' ? onApp(data.toString()) : onAgent(ws, data.toString())));
+        ws.once('close', (code) => {
+          if (stopping) return;
+          bump(codes, `${kind} close ${code}`);
+          if (kind === 'app') {
+            app = undefined;
+            lost += sentAt.size;
+            sentAt.clear();
+          } else agent = undefined;
+          reconnects++;
+          setTimeout(() => void keep(kind), 500);
+        });
+        if (kind === 'app') app = ws;
+        else agent = ws;
+        return;
+      } catch (err) {
+        bump(codes, `${kind} connect failed: ${(err as Error).message.slice(0, 60)}`);
+        if (stopping) return;
+        await sleep(500);
+      }
+    }
+  };
+  const onAgent = (ws: WebSocket, text: string) => {
+    const msg = JSON.parse(text) as { type: string; event_id?: string; code?: string };
+    if (msg.type === 'event') ws.send(JSON.stringify({ type: 'reply', event_id: msg.event_id, content: 'ok', done: true }));
+    else if (msg.type === 'error') bump(codes, `agent ${msg.code}`);
+  };
+  const onApp = (text: string) => {
+    const msg = JSON.parse(text) as { type: string; thread_id?: string; code?: string; event_id?: string };
+    if (msg.type === 'accepted') return;
+    if (msg.type === 'reply') {
+      const t = sentAt.get(msg.thread_id!);
+      if (t !== undefined) {
+        latencies.add(performance.now() - t);
+        sentAt.delete(msg.thread_id!);
+        replies++;
+      }
+      return;
+    }
+    if (msg.type === 'error') {
+      bump(codes, `app ${msg.code}`);
+      // An error ends its event; which one is not named by thread here, so the oldest pending stands for it.
+      const oldest = sentAt.keys().next();
+      if (!oldest.done) sentAt.delete(oldest.value);
+    }
+  };
+
+  await Promise.all([keep('agent'), keep('app')]);
+  // Ready once one event went round: the attack starts against a canary that works.
+  const first = 'canary-ready';
+  for (let deadline = performance.now() + 10_000; replies === 0; ) {
+    if (!sentAt.has(first) && app) {
+      sentAt.set(first, performance.now());
+      app.send(JSON.stringify({ type: 'event', agent_id: cfg.agent.agent_id, thread_id: first, payload: { text: 'hello' } }));
+    }
+    if (performance.now() > deadline) throw new Error('the canary got no reply within 10 s');
+    await sleep(10);
+  }
+  replies = 0;
+  latencies = new Latencies();
+  console.log('READY');
+
+  const stopped = new Promise<void>((resolve) => process.once('SIGTERM', () => resolve()));
+  // Each event pending on a thread id of its own, so that its reply is matched without parsing anything else; 1000
+  // of them in turn keep the canary's sessions few (a collision would need a stall of 100 s at 10 events/s).
+  const timer = setInterval(() => {
+    if (!app) return;
+    const thread = `canary-${sent++ % 1000}`;
+    sentAt.set(thread, performance.now());
+    app.send(JSON.stringify({ type: 'event', agent_id: cfg.agent.agent_id, thread_id: thread, payload: { text: 'are you still there?' } }));
+  }, 1000 / cfg.eventsPerS);
+  await stopped;
+  clearInterval(timer);
+  for (let deadline = performance.now() + 3000; sentAt.size > 0 && performance.now() < deadline; ) await sleep(20);
+  stopping = true;
+  app?.close();
+  agent?.close();
+  return { sent, replies, unanswered: sentAt.size + lost, latency_ms: latencies.summary(), codes, reconnects };
+}
