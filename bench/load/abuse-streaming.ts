@@ -42,6 +42,7 @@ export async function runStreamingAbuse(cfg: AbuseConfig): Promise<AbuseResult> 
 
   let app: WebSocket | undefined;
   let appAnswers = 0;
+  let appRefusals = 0;
   let closingApp = false;
   const openApp = async () => {
     const ws = await open(`${cfg.url}/v1/ws/app`, auth(cfg.apps[0]!.token), opts);
@@ -57,6 +58,7 @@ export async function runStreamingAbuse(cfg: AbuseConfig): Promise<AbuseResult> 
       } else if (type === 'error') {
         bump(codes, `app ${frameCode(text)}`);
         appAnswers++;
+        if (frameCode(text) === 'REPLY_TOO_LARGE') appRefusals++;
       }
     });
     ws.on('close', (code) => !stopping && ws === app && !closingApp && bump(codes, `app close ${code}`));
@@ -71,6 +73,7 @@ export async function runStreamingAbuse(cfg: AbuseConfig): Promise<AbuseResult> 
     }
     const n = Math.min(concurrency, cfg.count - counts.events!);
     appAnswers = 0;
+    appRefusals = 0;
     const answersBefore = counts.agent_answers!;
     for (let i = 0; i < n; i++) app.send(JSON.stringify({ type: 'event', agent_id: cfg.agent!.agent_id, thread_id: `stream-${batch}-${i}`, payload: { text: 'tell me everything' } }));
     counts.events! += n;
@@ -92,7 +95,8 @@ export async function runStreamingAbuse(cfg: AbuseConfig): Promise<AbuseResult> 
     }
     for (const s of streams) agent.send(`{"type":"reply","event_id":"${s.eventId}","content":"","done":true}`);
     // The app answers each event once (reply or error) unless it left; the agent hears only of refused replies.
-    if (!closingApp) await until(() => appAnswers >= n, 30_000);
+    // A refused reply reaches both; the agent's copy may come after the app's.
+    if (!closingApp) await until(() => appAnswers >= n && counts.agent_answers! - answersBefore >= appRefusals, 30_000);
     else await until(() => counts.agent_answers! - answersBefore >= n, 1000);
   }
   const durationS = (performance.now() - t0) / 1000;
