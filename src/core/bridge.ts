@@ -188,6 +188,12 @@ export function makeBridge(options: BridgeOptions): Bridge {
     windowMs: LOG_WINDOW_MS,
     report: (counts, refused) => log.info({ refused, codes: Object.fromEntries(counts) }, `handshakes refused: ${refused}`),
   });
+  // An app that goes with 1000 events in flight lets go of 1000 texts at once: one line, not 1000.
+  const discardedLog = new BurstLog<NotKept | 'app_gone'>({
+    clock,
+    windowMs: LOG_WINDOW_MS,
+    report: (reasons, events) => log.info({ events, reasons: Object.fromEntries(reasons) }, `streamed text no longer kept: ${events} event(s)`),
+  });
   const evictedLog = new BurstLog<string>({
     clock,
     windowMs: LOG_WINDOW_MS,
@@ -508,13 +514,13 @@ export function makeBridge(options: BridgeOptions): Bridge {
     if (notKept) discardText(ev, notKept);
   }
 
-  /** The event's kept text is let go for good: its reply then needs `content` (L14, L15). Logged once per event. */
+  /** The event's kept text is let go for good: its reply then needs `content` (L14, L15). Logged a burst at a time. */
   function discardText(ev: InFlight, reason: NotKept | 'app_gone'): void {
     if (!ev.text) return;
     ev.text.release();
     ev.text = null;
     counters.textDiscarded[reason]++;
-    log.info({ event_id: ev.eventId, agent_id: ev.agentId, reason }, 'streamed text of the event no longer kept');
+    discardedLog.record(reason);
   }
 
   /**
@@ -620,6 +626,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     clients.clear();
     refusedLog.stop();
     evictedLog.stop();
+    discardedLog.stop();
   }
 
   function stats() {
