@@ -7,7 +7,7 @@ import { html } from './report/html.js';
 import { junit } from './report/junit.js';
 import { judge, type RunResult, type ScenarioResult } from './results.js';
 import { runScenario, type RunContext } from './run.js';
-import { runClientScenario } from './client/run.js';
+import { NO_TOKEN_IN_FRAMES, ONE_AGENT_CONNECTION, VALID_FRAMES, runClientScenario } from './client/run.js';
 import { CLIENT_SCENARIOS } from './client/scenarios.js';
 import { checkProvisioner, checkUrl, PreflightError, probeEndpoint } from './preflight.js';
 import { AdminApiProvisioner } from './provision/admin-api.js';
@@ -96,7 +96,9 @@ function finish(result: RunResult, options: CommonOptions): number {
   if (options.reportJson) writeFileSync(options.reportJson, `${JSON.stringify(result, null, 2)}\n`);
   if (options.junit) writeFileSync(options.junit, junit(result));
   if (options.html) writeFileSync(options.html, html(result));
-  console.log(`requirements: ${c.passed} passed, ${c.failed} failed, ${c.skipped + c.errored + c.untested} skipped`);
+  // Inconclusive: a requirement neither passed nor failed because its scenario could not judge it (errored) or none
+  // ran (untested); a run with any is not a pass.
+  console.log(`requirements: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped, ${c.errored + c.untested} inconclusive (${c.errored} errored, ${c.untested} untested), ${c.waived} waived`);
   return result.overall.exitCode;
 }
 
@@ -195,7 +197,11 @@ interface ClientOptions extends CommonOptions {
  * the client sends. Same output, reports and exit code as `server`.
  */
 export async function client(options: ClientOptions): Promise<number> {
-  const scenarios = selected(CLIENT_SCENARIOS.filter((s) => s.role === options.role), options.grep);
+  const registry = loadRequirements();
+  // A scenario that checks only our decisions (beyond the rules of every frame) runs in the bridge profile alone.
+  const everyFrame = new Set([VALID_FRAMES, NO_TOKEN_IN_FRAMES, ONE_AGENT_CONNECTION]);
+  const judged = (s: { requirements: string[] }) => s.requirements.some((id) => !everyFrame.has(id) && inProfile(registry.get(id)!, options.profile));
+  const scenarios = selected(CLIENT_SCENARIOS.filter((s) => s.role === options.role && judged(s)), options.grep);
   if (options.list) {
     for (const s of scenarios) console.log(`${s.id.padEnd(40)} ${s.requirements.join(',').padEnd(30)} ${s.title}${s.optIn ? ' (slow: --slow)' : ''}`);
     return 0;
@@ -208,7 +214,7 @@ export async function client(options: ClientOptions): Promise<number> {
   for (const s of scenarios) {
     const outcome = s.optIn && !options.slow
       ? { status: 'skipped' as const, reason: 'slow scenario: pass --slow to run it', durationMs: 0, transcript: [] }
-      : await runClientScenario(s, { command: options.command, connectTimeoutMs: options.connectTimeoutMs });
+      : await runClientScenario(s, { command: options.command, connectTimeoutMs: options.connectTimeoutMs, profile: options.profile });
     results.push({ id: s.id, file: 'client/scenarios.ts', title: s.title, requirements: s.requirements, ...outcome });
     progress(results[results.length - 1]!);
   }

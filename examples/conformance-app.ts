@@ -1,7 +1,8 @@
 // The app client command for `bridge-conformance client --role app --command "npx tsx examples/conformance-app.ts"`:
 // connects with BRIDGE_URL and BRIDGE_TOKEN (connectApp: token in the header, heartbeat and backoff built in),
-// sends the contract's event, prints the reply's text and exits 0. In the slow app-heartbeat scenario it then
-// stays connected until it is stopped, so the suite can watch its pings.
+// sends the contract's event once, prints the reply's text (or the error's code), and stays connected until it is
+// stopped, so the suite can watch its heartbeat and reconnects. It never sends the event again.
+import { BridgeError } from '../src/sdk/app-errors.js';
 import { connectApp } from '../src/sdk/app-client.js';
 
 const url = process.env.BRIDGE_URL;
@@ -11,20 +12,22 @@ if (!url || !token) {
   process.exit(2);
 }
 
-// The SDK's reconnect timer does not hold the process open (it is unref'd), so while connectApp is still retrying
-// nothing else would: keep the event loop alive until we are done.
+// The SDK's reconnect timer does not hold the process open (it is unref'd): keep the event loop alive until stopped.
 const keepAlive = setInterval(() => {}, 60_000);
 
 try {
   const app = await connectApp({ url, token });
-  const text = await app.send({ agentId: 'echo-agent', threadId: 'conformance', payload: { text: 'hello' } }).text();
-  console.log(text);
-  if (process.env.BRIDGE_SCENARIO === 'app-heartbeat') {
-    process.once('SIGTERM', () => void app.close().then(() => process.exit(0)));
-  } else {
-    await app.close();
+  const stop = () => void app.close().then(() => {
     clearInterval(keepAlive);
     process.exit(0);
+  });
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  try {
+    console.log(await app.send({ agentId: 'echo-agent', threadId: 'conformance', payload: { text: 'hello' } }).text());
+  } catch (err) {
+    // An error about the event ends only the event: say so and stay.
+    console.log(`error ${err instanceof BridgeError ? err.code : String(err)}`);
   }
 } catch (err) {
   console.error(`conformance-app: ${err instanceof Error ? err.message : String(err)}`);

@@ -17,7 +17,7 @@ export interface Attempt {
   at: number;
   path: string;
   carrier: 'header' | 'query' | 'both' | 'none';
-  outcome: 'accepted' | 'refused-http' | 'unauthorized' | 'forbidden' | 'not-found';
+  outcome: 'accepted' | 'refused-http' | 'unauthorized' | 'token-revoked' | 'forbidden' | 'not-found';
 }
 
 /** One frame the client sent. */
@@ -37,12 +37,24 @@ export interface MockBridgeEvents {
   disconnect: [info: { connection: number; code: number; reason: string; at: number }];
 }
 
+type Refusal = 'UNAUTHORIZED' | 'TOKEN_REVOKED' | 'FORBIDDEN';
+const OUTCOMES: Record<Refusal, Attempt['outcome']> = { UNAUTHORIZED: 'unauthorized', TOKEN_REVOKED: 'token-revoked', FORBIDDEN: 'forbidden' };
+const REFUSALS: Record<Refusal, string> = {
+  UNAUTHORIZED: 'Missing or invalid token.',
+  TOKEN_REVOKED: "This token's app or agent was deactivated.",
+  FORBIDDEN: 'This token is not for {path}.',
+};
+
 export class MockBridge extends EventEmitter<MockBridgeEvents> {
   readonly attempts: Attempt[] = [];
   readonly frames: ReceivedFrame[] = [];
   readonly disconnects: { connection: number; code: number; reason: string; at: number }[] = [];
   /** The next this many handshakes are refused at the HTTP level (503) before any upgrade: the bridge looks down. */
   refuseNext = 0;
+  /** Every handshake is refused as if the token had been revoked: UNAUTHORIZED the first time, then TOKEN_REVOKED. */
+  refuseToken = false;
+  /** Pings on these connections get no pong: the bridge looks dead to the client. */
+  readonly silent = new Set<number>();
   private readonly started = performance.now();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   private readonly sockets = new Map<number, WebSocket>();
@@ -102,6 +114,22 @@ export class MockBridge extends EventEmitter<MockBridgeEvents> {
     ws?.close(code, reason);
   }
 
+  /** A line in the transcript from the suite. */
+  note(text: string): void {
+    this.transcript.add('mock', 'note', text);
+  }
+
+  /** Drops the TCP connection without a close frame, as a crashed bridge or a broken network does. */
+  dropConnection(id: number | undefined = this.current): void {
+    const ws = id === undefined ? undefined : this.sockets.get(id);
+    ws?.terminate();
+  }
+
+  /** How many authenticated connections are open now. */
+  get openConnections(): number {
+    return this.sockets.size;
+  }
+
   async stop(): Promise<void> {
     for (const ws of this.sockets.values()) ws.terminate();
     this.wss.close();
@@ -136,12 +164,13 @@ export class MockBridge extends EventEmitter<MockBridgeEvents> {
     }
     // The header wins when both are present (W12).
     const token = headerToken ?? queryToken;
-    const refusal: 'UNAUTHORIZED' | 'FORBIDDEN' | undefined = token !== this.token ? 'UNAUTHORIZED' : url.pathname !== `/v1/ws/${this.role}` ? 'FORBIDDEN' : undefined;
-    if (refusal) attempt.outcome = refusal === 'UNAUTHORIZED' ? 'unauthorized' : 'forbidden';
+    const revoked = this.refuseToken && token === this.token ? (this.attempts.some((a) => a.outcome === 'unauthorized') ? 'TOKEN_REVOKED' : 'UNAUTHORIZED') : undefined;
+    const refusal: Refusal | undefined = token !== this.token ? 'UNAUTHORIZED' : url.pathname !== `/v1/ws/${this.role}` ? 'FORBIDDEN' : revoked;
+    if (refusal) attempt.outcome = OUTCOMES[refusal];
     record();
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       if (refusal) {
-        const frame = { type: 'error', code: refusal, error: refusal === 'UNAUTHORIZED' ? 'Missing or invalid token.' : `This token is not for ${url.pathname}.` };
+        const frame = { type: 'error', code: refusal, error: REFUSALS[refusal].replace('{path}', url.pathname) };
         this.transcript.add('mock', 'sent', JSON.stringify(frame));
         ws.send(JSON.stringify(frame));
         ws.close(CLOSE_CODES[refusal], refusal);
@@ -172,7 +201,7 @@ export class MockBridge extends EventEmitter<MockBridgeEvents> {
       const received: ReceivedFrame = { at: this.now(), connection: id, text, frame, ...(invalid ? { invalid } : {}) };
       this.frames.push(received);
       this.emit('frame', received);
-      if (!invalid && frame?.type === 'ping') this.send({ type: 'pong' }, id);
+      if (!invalid && frame?.type === 'ping' && !this.silent.has(id)) this.send({ type: 'pong' }, id);
     });
     ws.on('close', (code, reason) => {
       this.sockets.delete(id);

@@ -1,16 +1,23 @@
 // Runs one client scenario: starts the mock bridge, spawns the third party's command (through the shell, in its
 // own process group) with BRIDGE_URL, BRIDGE_TOKEN and BRIDGE_SCENARIO, lets the scenario's script drive the mock
 // and judge what the client sends, then stops the command and the mock. The result is an Outcome like the server
-// role's, so `judge()` and the reports work unchanged. Every frame the client sends must be valid against the
-// schema of its direction: the first invalid one fails the scenario at once with CLI-001.
+// role's, so `judge()` and the reports work unchanged. Some rules hold for every frame and connection, whatever
+// the scenario: a frame valid against the schema of its direction (CLI-001), no token in any frame (CLI-021), and
+// for agents one connection at a time (CLI-017); the first break fails the scenario at once. A check whose
+// requirements are all outside the profile (our decisions, in the protocol profile) is noted, not failed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Transcript } from '../actor.js';
 import type { Outcome } from '../run.js';
+import { inProfile, loadRequirements, type Profile } from '../scenario.js';
 import { MockBridge, type ClientRole, type ReceivedFrame } from './mock-bridge.js';
 
-/** The requirement every frame is checked against. */
+/** The requirements every frame or connection is checked against. */
 export const VALID_FRAMES = 'CLI-001';
+export const NO_TOKEN_IN_FRAMES = 'CLI-021';
+export const ONE_AGENT_CONNECTION = 'CLI-017';
+/** A connection still open this long after a newer one opened is a second connection, not one being closed. */
+const OVERLAP_GRACE_MS = 2_000;
 
 export interface ClientScenario {
   id: string;
@@ -30,6 +37,8 @@ export interface ClientRunOptions {
   env?: NodeJS.ProcessEnv;
   /** How long to wait for the client's first connection (its start-up included). Default 30 s. */
   connectTimeoutMs?: number;
+  /** Which requirements are judged (default: protocol). */
+  profile?: Profile;
 }
 
 /** Thrown by a script: the scenario fails with `reason`, failing `requirements` only. */
@@ -58,6 +67,8 @@ export function tokenFor(role: ClientRole): string {
 export class ClientProcess {
   readonly stdout: string[] = [];
   readonly stderr: string[] = [];
+  /** Told of each line the command prints (a scenario may wait for one). */
+  onLine: () => void = () => {};
   exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   readonly exited: Promise<void>;
 
@@ -71,6 +82,7 @@ export class ClientProcess {
         if (into.length > 200) into.shift();
         transcript.add(name, 'note', line);
       }
+      this.onLine();
     };
     child.stdout?.on('data', lines(this.stdout, 'stdout'));
     child.stderr?.on('data', lines(this.stderr, 'stderr'));
@@ -120,17 +132,27 @@ export class ClientContext {
     readonly mock: MockBridge,
     readonly client: ClientProcess,
     readonly connectTimeoutMs: number,
+    readonly profile: Profile = 'protocol',
   ) {
+    const secret = mock.token.slice(mock.token.lastIndexOf('_') + 1);
     mock.on('frame', (f) => {
-      if (f.invalid && !this.invalid) {
-        this.invalid = new ClientFailure(`the client sent an invalid ${typeof f.frame?.type === 'string' ? f.frame.type : 'frame'}: ${f.invalid}: ${f.text.slice(0, 300)}`, [VALID_FRAMES]);
+      if (f.invalid) this.broken(`the client sent an invalid ${typeof f.frame?.type === 'string' ? f.frame.type : 'frame'}: ${f.invalid}: ${f.text.slice(0, 300)}`, VALID_FRAMES);
+      // The token's secret alone is enough to impersonate the client: it must stay in the handshake (§5).
+      if (f.text.includes(secret)) this.broken(`the client sent its token in a ${typeof f.frame?.type === 'string' ? f.frame.type : 'frame'} (tokens travel only in the handshake)`, NO_TOKEN_IN_FRAMES);
+      this.wake();
+    });
+    mock.on('connection', (id) => {
+      if (mock.role === 'agent') {
+        setTimeout(() => {
+          if (mock.isOpen(id) && mock.openConnections > 1) this.broken(`the agent had ${mock.openConnections} connections open at once for ${OVERLAP_GRACE_MS / 1000} s (one connection per agent)`, ONE_AGENT_CONNECTION);
+        }, OVERLAP_GRACE_MS).unref();
       }
       this.wake();
     });
-    mock.on('connection', () => this.wake());
     mock.on('attempt', () => this.wake());
     mock.on('disconnect', () => this.wake());
     void client.exited.then(() => this.wake());
+    client.onLine = () => this.wake();
   }
 
   /** Moves to the next step (named in the failure report). */
@@ -138,17 +160,41 @@ export class ClientContext {
     this.step++;
   }
 
-  fail(reason: string, requirements: string[]): never {
+  /** Whether a check of these requirements counts in this run's profile (decisions only with --profile bridge). */
+  judges(requirements: string[]): boolean {
+    const registry = loadRequirements();
+    return requirements.some((id) => { const r = registry.get(id); return r !== undefined && inProfile(r, this.profile); });
+  }
+
+  /**
+   * Fails the scenario on `requirements`. A check of decisions alone, in the protocol profile, is written in the
+   * transcript instead and the script goes on.
+   */
+  fail(reason: string, requirements: string[]): void {
+    if (!this.judges(requirements)) {
+      this.mock.note(`not judged in the ${this.profile} profile (${requirements.join(', ')}): ${reason}`);
+      return;
+    }
     throw new ClientFailure(reason, requirements);
   }
 
-  /** A failure already decided by the mock (an invalid frame), checked at every wait. */
+  /** A failure already decided by the mock (an invalid frame, a token, a second connection), checked at every wait. */
   pendingFailure(): ClientFailure | undefined {
     return this.invalid;
   }
 
+  /** A rule of every frame or connection broken: the scenario fails at its next wait (the first break only). */
+  private broken(reason: string, requirement: string): void {
+    if (this.invalid || !this.judges([requirement])) return;
+    this.invalid = new ClientFailure(reason, [requirement]);
+    this.wake();
+  }
+
+  /** Re-evaluates the waits once every listener of what just happened has run (a scenario's own included). */
   private wake(): void {
-    for (const w of [...this.waiters]) w();
+    queueMicrotask(() => {
+      for (const w of [...this.waiters]) w();
+    });
   }
 
   /**
@@ -176,7 +222,12 @@ export class ClientContext {
         }
         if (value !== undefined) {
           done();
-          resolve(value);
+          return resolve(value);
+        }
+        // A client that has exited will not do what is awaited: say so now, not after the timeout.
+        if (this.client.exit) {
+          done();
+          reject(new ClientFailure(`${what}${this.client.describeExit()}`, requirements));
         }
       };
       timer = setTimeout(() => {
@@ -214,7 +265,7 @@ export async function runClientScenario(scenario: ClientScenario, options: Clien
     env: { ...process.env, ...options.env, BRIDGE_URL: mock.url, BRIDGE_TOKEN: token, BRIDGE_SCENARIO: scenario.id },
   });
   const client = new ClientProcess(child, transcript);
-  const ctx = new ClientContext(scenario, mock, client, options.connectTimeoutMs ?? 30_000);
+  const ctx = new ClientContext(scenario, mock, client, options.connectTimeoutMs ?? 30_000, options.profile);
   let outcome: Omit<Outcome, 'durationMs' | 'transcript'>;
   try {
     await scenario.script(ctx);

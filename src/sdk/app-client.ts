@@ -10,13 +10,14 @@ import {
   describeErrors,
   LIMITS,
   validateErrorCode,
-  validateServiceToAppMessage,
+  validateOpenServiceToAppMessage,
   type AcceptedMessage,
   type AgentSummary,
   type AppToServiceMessage,
   type ErrorMessage,
   type Payload,
   type ReplyMessage,
+  type ServiceToAppMessage,
 } from '../../generated/index.js';
 import type { Clock } from '../core/clock.js';
 import { BridgeConnection, type Carrier, type ConnectionOptions, type ConnectionState, type ReconnectOptions } from './connection.js';
@@ -247,8 +248,9 @@ export class AppClient extends EventEmitter<AppClientEvents> {
   }
 
   private route(raw: Record<string, unknown>): void {
-    if (!validateServiceToAppMessage(raw)) return this.routeInvalid(raw);
-    const message = raw;
+    // The open schema: fields and message types of a later protocol version are ignored, not errors (C2).
+    if (!validateOpenServiceToAppMessage(raw as unknown)) return this.routeInvalid(raw);
+    const message = raw as unknown as ServiceToAppMessage;
     switch (message.type) {
       case 'accepted': {
         const event = this.awaitingAnswer.shift();
@@ -299,7 +301,7 @@ export class AppClient extends EventEmitter<AppClientEvents> {
     const raw: Record<string, unknown> = typeof frame === 'object' && frame !== null ? (frame as Record<string, unknown>) : {};
     const type = typeof raw.type === 'string' ? raw.type.slice(0, 32) : 'message';
     const eventId = typeof raw.event_id === 'string' ? raw.event_id : undefined;
-    const error = new BridgeError('PROTOCOL_ERROR', `The bridge sent an invalid ${type}: ${describeErrors(validateServiceToAppMessage.errors)}.`, { eventId });
+    const error = new BridgeError('PROTOCOL_ERROR', `The bridge sent an invalid ${type}: ${describeErrors(validateOpenServiceToAppMessage.errors)}.`, { eventId });
     const event = eventId === undefined ? undefined : this.inFlight.get(eventId);
     if (event) {
       this.inFlight.delete(eventId!);

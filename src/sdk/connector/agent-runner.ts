@@ -7,7 +7,7 @@ import {
   describeErrors,
   validateAgentErrorMessage,
   validateAgentReplyMessage,
-  validateEventToAgentMessage,
+  validateOpenEventToAgentMessage,
   type AgentErrorMessage,
   type AgentReplyMessage,
   type AgentReplyMetadata,
@@ -220,14 +220,15 @@ export class AgentRunner {
   }
 
   private onEvent(message: Record<string, unknown>): void {
-    if (!validateEventToAgentMessage(message)) {
-      const problem = `The agent connector could not read the event: ${describeErrors(validateEventToAgentMessage.errors)}`;
+    // The open schema: a field of a later protocol version is ignored, not a reason to refuse the event (C2).
+    if (!validateOpenEventToAgentMessage(message as unknown)) {
+      const problem = `The agent connector could not read the event: ${describeErrors(validateOpenEventToAgentMessage.errors)}`;
       const eventId = typeof message.event_id === 'string' ? message.event_id : undefined;
       if (eventId !== undefined) this.send({ type: 'error', event_id: eventId, code: 'AGENT_ERROR', error: capped(problem) });
       this.o.notify('event-error', { agentId: this.agentId, ...(eventId !== undefined ? { eventId } : {}), code: 'AGENT_ERROR', message: problem });
       return;
     }
-    const m: EventToAgentMessage = message;
+    const m = message as unknown as EventToAgentMessage;
     if (this.runs.has(m.event_id)) {
       this.o.logger.warn({ agent_id: this.agentId, event_id: m.event_id }, 'event already in flight: duplicate ignored');
       return;

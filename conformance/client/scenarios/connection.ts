@@ -1,0 +1,189 @@
+// Scenarios of the connection, for apps and agents alike: reconnect backoff, coming back after the bridge closes
+// or drops the connection, not hammering a bridge that refuses the token, and ignoring what a later protocol
+// version may add.
+import { CLOSE_CODES, LIMITS } from '../../../generated/index.js';
+import { answered, answerEvents, connected, judgeBackoff, printedReply, reconnected, sendEvent } from '../checks.js';
+import type { ClientRole } from '../mock-bridge.js';
+import type { ClientContext, ClientScenario } from '../run.js';
+
+const handshake = (role: ClientRole) => (role === 'app' ? 'CLI-002' : 'CLI-009');
+/** The mock plays a bridge for the app's event, so the app's contract (send, print) goes on as usual. */
+const serveApp = (ctx: ClientContext) => ctx.scenario.role === 'app' && answerEvents(ctx);
+
+function reconnectBackoff(role: ClientRole): ClientScenario {
+  return {
+    id: `${role}-reconnect-backoff`,
+    role,
+    title: `An ${role} whose handshakes fail retries after ≈1 s, 2 s, 4 s (exponential backoff, ±25 % for jitter)`,
+    requirements: [handshake(role), 'CLI-004'],
+    async script(ctx) {
+      serveApp(ctx);
+      await judgeBackoff(ctx, 3, { growth: ['CLI-004'] });
+      ctx.next();
+      await connected(ctx, [handshake(role)]);
+    },
+  };
+}
+
+/** A client must be back this soon after each close: the first delays of its backoff, doubling, and slack. */
+const BACK_WITHIN_MS = 10_000;
+
+function reconnectsAfterClose(role: ClientRole): ClientScenario {
+  return {
+    id: `${role}-reconnects-after-close`,
+    role,
+    title: `An ${role} comes back after the bridge closes its connection (1001 going away, 4500 internal error) or drops it${role === 'agent' ? ', and answers events on the new connection' : ''}`,
+    requirements: [handshake(role), 'CLI-011', ...(role === 'agent' ? ['CLI-014'] : [])],
+    async script(ctx) {
+      serveApp(ctx);
+      let connection = await connected(ctx, [handshake(role)]);
+      await ctx.pause(500);
+      ctx.next();
+      ctx.mock.closeConnection(CLOSE_CODES.GOING_AWAY, 'SHUTTING_DOWN', connection);
+      connection = await reconnected(ctx, connection, BACK_WITHIN_MS, 'the bridge closed its connection with 1001 (going away)', ['CLI-011']);
+      await ctx.pause(500);
+      ctx.next();
+      ctx.mock.send({ type: 'error', code: 'INTERNAL_ERROR', error: 'The mock bridge failed; reconnect and retry.' }, connection);
+      ctx.mock.closeConnection(CLOSE_CODES.INTERNAL_ERROR, 'INTERNAL_ERROR', connection);
+      connection = await reconnected(ctx, connection, BACK_WITHIN_MS, 'the bridge closed its connection with 4500 INTERNAL_ERROR', ['CLI-011']);
+      await ctx.pause(500);
+      ctx.next();
+      ctx.mock.dropConnection(connection);
+      connection = await reconnected(ctx, connection, BACK_WITHIN_MS, 'its TCP connection dropped without a close frame', ['CLI-011']);
+      if (role !== 'agent') return;
+      ctx.next();
+      const from = ctx.mock.frames.length;
+      const eventId = sendEvent(ctx, 'an event on the new connection');
+      await answered(ctx, eventId, from, { requirements: ['CLI-014'] });
+    },
+  };
+}
+
+/** A client refused for its token is watched this long; a backoff client makes at most 4 attempts in it (0, 1, 3, 7 s). */
+const REFUSED_WATCH_MS = 10_000;
+const REFUSED_MAX_ATTEMPTS = 5;
+
+function refusedForGood(role: ClientRole): ClientScenario {
+  return {
+    id: `${role}-refused-for-good`,
+    role,
+    title: `An ${role} whose token is refused (UNAUTHORIZED, then TOKEN_REVOKED) gives up or backs off; it does not hammer the bridge`,
+    requirements: ['CLI-012'],
+    async script(ctx) {
+      ctx.mock.refuseToken = true;
+      await ctx.waitFor(() => ctx.mock.attempts[0], ctx.connectTimeoutMs, 'the client made no connection attempt', ['CLI-012']);
+      ctx.next();
+      await ctx.pause(REFUSED_WATCH_MS);
+      const attempts = ctx.mock.attempts.length;
+      if (attempts > REFUSED_MAX_ATTEMPTS) ctx.fail(`the client made ${attempts} handshakes in ${REFUSED_WATCH_MS / 1000} s although its token was refused (a backoff from 1 s makes at most 4)`, ['CLI-012']);
+    },
+  };
+}
+
+function ignoresUnknown(role: ClientRole): ClientScenario {
+  return {
+    id: `${role}-ignores-unknown`,
+    role,
+    title: `An ${role} ignores a message type and fields it does not know (a later protocol version's) and goes on`,
+    requirements: [handshake(role), 'CLI-015'],
+    async script(ctx) {
+      if (role === 'app') answerEvents(ctx, { extra: { accepted: { queue_position: 1 }, token: { index: 0 }, reply: { trace_id: 'trace-1' } } });
+      const connection = await connected(ctx, [handshake(role)]);
+      ctx.next();
+      ctx.mock.send({ type: 'notice', text: 'A message type of a later protocol version.' }, connection);
+      if (role === 'app') {
+        await printedReply(ctx, ['CLI-015']);
+      } else {
+        const from = ctx.mock.frames.length;
+        const eventId = sendEvent(ctx, 'an event with a field of a later version', 'conformance', { priority: 'high' });
+        await answered(ctx, eventId, from, { requirements: ['CLI-015'] });
+      }
+      await ctx.pause(300);
+      if (!ctx.mock.isOpen(connection)) ctx.fail(`the client closed its connection after a message it did not know${ctx.client.describeExit()}`, ['CLI-015']);
+    },
+  };
+}
+
+// ---- slow: real heartbeat periods and the backoff's cap --------------------------------------------------------
+
+const PING_WINDOW = [LIMITS.heartbeatIntervalMs - 5_000, LIMITS.heartbeatIntervalMs + 5_000] as const;
+const BAND_HIGH = 1.25;
+
+/** The client's first ping on `connection` in the heartbeat window after it opened. */
+async function pingInWindow(ctx: ClientContext, connection: number, requirements: string[]) {
+  const openedAt = ctx.mock.now();
+  return ctx.waitFor(
+    () => ctx.mock.frames.find((f) => f.connection === connection && f.frame?.type === 'ping' && f.at - openedAt >= PING_WINDOW[0] && f.at - openedAt <= PING_WINDOW[1]),
+    PING_WINDOW[1] + 1_000,
+    `the client sent no ping between ${PING_WINDOW[0] / 1000} and ${PING_WINDOW[1] / 1000} s after it connected${ctx.mock.isOpen(connection) ? '' : ' (it closed its connection)'}`,
+    requirements,
+  );
+}
+
+function heartbeat(role: ClientRole): ClientScenario {
+  return {
+    id: `${role}-heartbeat`,
+    role,
+    title: `An ${role} pings every 30 s on a quiet connection, and after a connection whose ping was answered its backoff starts again at 1 s (slow: about 45 s)`,
+    requirements: [handshake(role), 'CLI-005', 'CLI-011', 'CLI-013'],
+    optIn: true,
+    async script(ctx) {
+      serveApp(ctx);
+      ctx.mock.refuseNext = 3; // the backoff grows to 4 s before the connection that resets it
+      const connection = await ctx.waitFor(() => ctx.mock.connection, ctx.connectTimeoutMs + 10_000, 'the client did not connect after three refused handshakes', [handshake(role)]);
+      ctx.next();
+      await pingInWindow(ctx, connection, ['CLI-005']);
+      await ctx.pause(500); // the pong has reached it
+      ctx.next();
+      const closedAt = ctx.mock.now();
+      ctx.mock.closeConnection(CLOSE_CODES.GOING_AWAY, 'SHUTTING_DOWN', connection);
+      const base = LIMITS.reconnectBaseDelayMs;
+      const next = await ctx.waitFor(() => ctx.mock.attempts.find((a) => a.at > closedAt), 8 * base * BAND_HIGH, 'the client did not connect again after the bridge closed its connection', ['CLI-011', 'CLI-013']);
+      const delay = next.at - closedAt;
+      if (delay > base * BAND_HIGH) ctx.fail(`the client came back ${delay} ms after a connection whose ping was answered; its backoff should start again at ${base} ms (±25 %)`, ['CLI-013']);
+    },
+  };
+}
+
+function deadConnection(role: ClientRole): ClientScenario {
+  return {
+    id: `${role}-dead-connection`,
+    role,
+    title: `An ${role} that gets no pong within 5 s treats the connection as dead and reconnects (slow: about 37 s)`,
+    requirements: [handshake(role), 'CLI-005', 'CLI-010'],
+    optIn: true,
+    async script(ctx) {
+      serveApp(ctx);
+      const connection = await connected(ctx, [handshake(role)]);
+      ctx.mock.silent.add(connection);
+      ctx.next();
+      const ping = await pingInWindow(ctx, connection, ['CLI-005']);
+      ctx.next();
+      const limit = LIMITS.heartbeatTimeoutMs + LIMITS.reconnectBaseDelayMs * BAND_HIGH + 1_000;
+      const next = await ctx.waitFor(() => ctx.mock.attempts.find((a) => a.at > ping.at), limit, `the client did not reconnect after its ping got no pong (expected within ${LIMITS.heartbeatTimeoutMs / 1000} s of the ping, plus its first backoff delay)`, ['CLI-010']);
+      if (ctx.mock.isOpen(connection)) ctx.mock.note(`the client reconnected ${next.at - ping.at} ms after the ping without closing the dead connection`);
+    },
+  };
+}
+
+function backoffCap(role: ClientRole): ClientScenario {
+  return {
+    id: `${role}-backoff-cap`,
+    role,
+    title: `An ${role} whose handshakes keep failing backs off 1, 2, 4 … 32 s, then no longer than 60 s (slow: about 3 min)`,
+    requirements: [handshake(role), 'CLI-004', 'CLI-022'],
+    optIn: true,
+    async script(ctx) {
+      serveApp(ctx);
+      // 1 + 2 + … + 32 s, then two delays at the cap: an uncapped client's 128 s is caught at 75 s.
+      await judgeBackoff(ctx, 8, { growth: ['CLI-004'], cap: ['CLI-022'] });
+      ctx.next();
+      await connected(ctx, [handshake(role)]);
+    },
+  };
+}
+
+const ROLES: ClientRole[] = ['app', 'agent'];
+
+export const CONNECTION_SCENARIOS = ROLES.flatMap((role) => [reconnectBackoff(role), reconnectsAfterClose(role), refusedForGood(role), ignoresUnknown(role)]);
+export const SLOW_SCENARIOS = ROLES.flatMap((role) => [heartbeat(role), deadConnection(role), backoffCap(role)]);
