@@ -1,0 +1,176 @@
+// The client role against a client that shares no code with our SDKs: broken-clients/minimal-client.ts, written
+// from the protocol with `ws` alone. Unbroken, it passes every scenario of both roles in both profiles (with
+// symmetric ±20 % jitter on its backoff, so jitter either way is shown to pass); with --break RULE it breaks exactly
+// one rule and must fail exactly the scenarios, and the requirements, that judge that rule. Each broken variant runs
+// only the scenarios its rule concerns plus one that must still pass, and the variants run a few at a time, to keep
+// the run short. Slow rules (heartbeat periods, the 60 s cap) run only with CONFORMANCE_SLOW=1.
+import { expect } from 'chai';
+import { runClientScenario, type ClientScenario } from '../../conformance/client/run.js';
+import { CLIENT_SCENARIOS } from '../../conformance/client/scenarios.js';
+import { judge, type ScenarioResult } from '../../conformance/results.js';
+import { inProfile, loadRequirements, type Profile } from '../../conformance/scenario.js';
+
+const CLIENT = 'npx tsx test/conformance/broken-clients/minimal-client.ts';
+const SLOW = process.env.CONFORMANCE_SLOW === '1';
+type Role = 'app' | 'agent';
+
+function scenariosById(ids: string[]): ClientScenario[] {
+  const found = ids.map((id) => CLIENT_SCENARIOS.find((s) => s.id === id));
+  const missing = ids.filter((_, i) => !found[i]);
+  if (missing.length) throw new Error(`no client scenario ${missing.join(', ')}`);
+  return found as ClientScenario[];
+}
+
+/** Runs the scenarios against the minimal client (`--role`, optional `--break`), `lanes` of them at once. */
+async function run(scenarios: ClientScenario[], o: { rule?: string; profile: Profile; lanes?: number }): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = new Array(scenarios.length);
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < scenarios.length; i = next++) {
+      const s = scenarios[i]!;
+      const command = `${CLIENT} --role ${s.role}${o.rule ? ` --break ${o.rule}` : ''}`;
+      const outcome = await runClientScenario(s, { command, profile: o.profile });
+      results[i] = { id: s.id, file: 'client/scenarios.ts', title: s.title, requirements: s.requirements, ...outcome };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(o.lanes ?? scenarios.length, scenarios.length) }, lane));
+  return results;
+}
+
+/** The verdicts of the CLI requirements of the profile that the scenarios run check. */
+function verdicts(results: ScenarioResult[], profile: Profile) {
+  const requirements = [...loadRequirements().values()].filter((r) => r.id.startsWith('CLI-') && inProfile(r, profile) && results.some((s) => s.requirements.includes(r.id)));
+  return judge(requirements, results, new Set());
+}
+const failedRequirements = (results: ScenarioResult[], profile: Profile) =>
+  verdicts(results, profile).requirements.filter((r) => r.verdict === 'failed').map((r) => r.id).sort();
+const statuses = (results: ScenarioResult[]) => Object.fromEntries(results.map((r) => [r.id, r.status]));
+const explain = (results: ScenarioResult[]) => results.map((r) => `${r.id}: ${r.status} in ${r.durationMs} ms${r.reason ? ` — ${r.reason}` : ''}${r.failedRequirements ? ` [${r.failedRequirements.join(', ')}]` : ''}`).join('\n');
+
+/** One broken variant: the scenarios it must fail (with the requirements each names), and one it must still pass. */
+interface Variant {
+  rule: string;
+  /** By profile: a rule of our decisions fails only in the bridge profile. */
+  fails: Partial<Record<Profile, Record<string, string[]>>>;
+  passes: string[];
+  slow?: boolean;
+  /** What the first failure's reason must say. */
+  reason?: RegExp;
+}
+
+const VARIANTS: Variant[] = [
+  { rule: 'no-backoff', fails: { bridge: { 'agent-reconnect-backoff': ['CLI-004'] } }, passes: ['agent-reconnects-after-close'], reason: /measured reconnect delays \d+ ms; expected 750–1250 ms/ },
+  { rule: 'hammer-refused', fails: { bridge: { 'app-refused-for-good': ['CLI-012'] } }, passes: ['app-reconnect-backoff'], reason: /made \d+ handshakes in 10 s although its token was refused/ },
+  { rule: 'no-reconnect', fails: { bridge: { 'app-reconnects-after-close': ['CLI-011'], 'agent-reconnects-after-close': ['CLI-011'] } }, passes: ['app-reconnect-backoff'], reason: /did not connect again after the bridge closed its connection with 1001/ },
+  // CLI-015 is our decision: in the protocol profile the same client passes.
+  { rule: 'strict-types', fails: { bridge: { 'agent-ignores-unknown': ['CLI-015'], 'app-ignores-unknown': ['CLI-015'] }, protocol: {} }, passes: ['agent-streams-and-replies'] },
+  { rule: 'token-in-payload', fails: { bridge: { 'app-sends-valid-event': ['CLI-021'], 'agent-streams-and-replies': ['CLI-021'] } }, passes: ['agent-connection-replaced'], reason: /sent its token in a/ },
+  { rule: 'crash-on-error', fails: { bridge: { 'app-error-agent-offline': ['CLI-018'], 'app-error-rate-limit-exceeded': ['CLI-018'] } }, passes: ['app-sends-valid-event'], reason: /the app stopped after AGENT_OFFLINE .*exited with code 1/ },
+  // CLI-019 (not within 1 s) is our decision; CLI-020 (retry_after_seconds) is the protocol's.
+  {
+    rule: 'resend-at-once',
+    fails: { bridge: { 'app-error-agent-offline': ['CLI-019'], 'app-error-rate-limit-exceeded': ['CLI-020'] }, protocol: { 'app-error-rate-limit-exceeded': ['CLI-020'] } },
+    passes: ['app-sends-valid-event'],
+  },
+  { rule: 'fight-replacement', fails: { bridge: { 'agent-connection-replaced': ['CLI-016'] }, protocol: {} }, passes: ['agent-reconnects-after-close'], reason: /connected again 1 time\(s\) within 5 s of CONNECTION_REPLACED/ },
+  // Its second connection stays open with the first from the start to the end of each scenario.
+  { rule: 'two-connections', fails: { bridge: { 'agent-answers-every-event': ['CLI-017'], 'agent-streams-and-replies': ['CLI-017'] } }, passes: ['agent-refused-for-good'], reason: /connections open at once/ },
+  { rule: 'forget-after-reconnect', fails: { bridge: { 'agent-reconnects-after-close': ['CLI-014'] } }, passes: ['agent-answers-every-event'], reason: /sent no reply or error for event/ },
+  { rule: 'big-fragment', fails: { bridge: { 'agent-streams-and-replies': ['CLI-006'] } }, passes: ['agent-answers-every-event'], reason: /UTF-8 bytes, over the limit of 4096/ },
+  // Slow: real 30 s heartbeats and the 60 s cap.
+  { rule: 'no-ping', slow: true, fails: { bridge: { 'agent-heartbeat': ['CLI-005'], 'app-dead-connection': ['CLI-005'] } }, passes: ['agent-answers-every-event'], reason: /sent no ping between 25 and 35 s/ },
+  { rule: 'ignore-dead', slow: true, fails: { bridge: { 'app-dead-connection': ['CLI-010'] } }, passes: ['app-heartbeat'], reason: /did not reconnect after its ping got no pong/ },
+  { rule: 'no-cap', slow: true, fails: { bridge: { 'agent-backoff-cap': ['CLI-022'] } }, passes: ['agent-reconnect-backoff'] },
+  // CLI-013 is our decision: in the protocol profile the same client passes.
+  { rule: 'no-reset', slow: true, fails: { bridge: { 'agent-heartbeat': ['CLI-013'] }, protocol: {} }, passes: ['agent-dead-connection'], reason: /backoff should start again at 1000 ms/ },
+];
+
+describe('conformance client role: an independent minimal client (broken-clients/minimal-client.ts)', function () {
+  this.timeout(900_000);
+
+  it('passes every scenario of both roles that is not slow, in both profiles', async () => {
+    const started = performance.now();
+    const lanes = (['protocol', 'bridge'] as const).flatMap((profile) =>
+      (['app', 'agent'] as Role[]).map(async (role) => ({ profile, results: await run(CLIENT_SCENARIOS.filter((s) => s.role === role && !s.optIn), { profile, lanes: 1 }) })),
+    );
+    for (const { profile, results } of await Promise.all(lanes)) {
+      expect(results.every((r) => r.status === 'passed'), `${profile} profile:\n${explain(results)}`).to.equal(true);
+      const judged = verdicts(results, profile);
+      expect(judged.requirements.filter((r) => r.verdict !== 'passed').map((r) => `${r.id} ${r.verdict}`), profile).to.deep.equal([]);
+    }
+    const all = (await Promise.all(lanes)).map((l) => l.results);
+    // The scenarios of the design (CLI-004 … CLI-022) are there: a rename or a lost scenario is noticed here.
+    const ids = all.flat().map((r) => r.id);
+    for (const id of ['app-reconnects-after-close', 'agent-reconnects-after-close', 'app-refused-for-good', 'agent-ignores-unknown', 'agent-connection-replaced', 'app-error-rate-limit-exceeded']) expect(ids).to.include(id);
+    console.log(`      ${ids.length / 2} scenarios × 2 profiles passed in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  });
+
+  it('passes the slow scenarios of both roles (CONFORMANCE_SLOW=1)', async function () {
+    if (!SLOW) this.skip();
+    const results = await run(CLIENT_SCENARIOS.filter((s) => s.optIn), { profile: 'bridge' });
+    expect(results.map((r) => r.id)).to.have.members(['app-heartbeat', 'app-dead-connection', 'app-backoff-cap', 'agent-heartbeat', 'agent-dead-connection', 'agent-backoff-cap']);
+    expect(results.every((r) => r.status === 'passed'), explain(results)).to.equal(true);
+    expect(failedRequirements(results, 'bridge')).to.deep.equal([]);
+  });
+
+  for (const role of ['app', 'agent'] as Role[]) {
+    it(`--break exit-at-once (${role}) fails its first scenario within seconds, naming the exit code and stderr`, async () => {
+      const first = CLIENT_SCENARIOS.find((s) => s.role === role && !s.optIn)!;
+      const [result] = await run([first], { rule: 'exit-at-once', profile: 'bridge' });
+      expect(result!.status, explain([result!])).to.equal('failed');
+      expect(result!.durationMs, 'not the 30 s connect timeout').to.be.below(10_000);
+      expect(result!.reason).to.match(/exited with code 3/).and.to.match(/minimal-client: giving up on purpose/);
+      expect(result!.failedRequirements).to.deep.equal([role === 'app' ? 'CLI-002' : 'CLI-009']);
+    });
+  }
+
+  describe('each --break RULE fails exactly the scenarios and requirements of its rule', function () {
+    // The variants run three at a time in the background; each test waits for its own.
+    const pending = new Map<string, Promise<Map<Profile, ScenarioResult[]>>>();
+    let slots = 3;
+    const queue: (() => void)[] = [];
+    const limited = async <T>(task: () => Promise<T>): Promise<T> => {
+      if (slots === 0) await new Promise<void>((resolve) => queue.push(resolve));
+      else slots--;
+      try {
+        return await task();
+      } finally {
+        const wake = queue.shift();
+        if (wake) wake();
+        else slots++;
+      }
+    };
+
+    before(() => {
+      for (const v of VARIANTS.filter((x) => !x.slow || SLOW)) {
+        const work = limited(async () => {
+          const byProfile = new Map<Profile, ScenarioResult[]>();
+          for (const [profile, fails] of Object.entries(v.fails) as [Profile, Record<string, string[]>][]) {
+            const ids = [...new Set([...Object.keys(v.fails.bridge ?? {}), ...Object.keys(fails), ...v.passes])];
+            byProfile.set(profile, await run(scenariosById(ids), { rule: v.rule, profile }));
+          }
+          return byProfile;
+        });
+        work.catch(() => {}); // reported by its test
+        pending.set(v.rule, work);
+      }
+    });
+
+    for (const v of VARIANTS) {
+      const what = Object.entries(v.fails).map(([profile, fails]) => `${profile}: ${Object.entries(fails).map(([id, reqs]) => `${id} on ${reqs.join(',')}`).join('; ') || 'nothing'}`).join(' | ');
+      it(`--break ${v.rule}${v.slow ? ' (slow)' : ''} fails ${what}; passes ${v.passes.join(', ')}`, async function () {
+        if (v.slow && !SLOW) this.skip();
+        const byProfile = await pending.get(v.rule)!;
+        for (const [profile, results] of byProfile) {
+          const fails = v.fails[profile]!;
+          const want = Object.fromEntries(results.map((r) => [r.id, r.id in fails ? 'failed' : 'passed']));
+          expect(statuses(results), `${profile} profile:\n${explain(results)}`).to.deep.equal(want);
+          for (const r of results.filter((x) => x.id in fails)) expect(r.failedRequirements, `${profile}, ${r.id}: ${r.reason}`).to.deep.equal(fails[r.id]);
+          expect(failedRequirements(results, profile)).to.deep.equal([...new Set(Object.values(fails).flat())].sort());
+          const first = results.find((r) => r.id in fails);
+          if (v.reason && first) expect(first.reason).to.match(v.reason);
+        }
+      });
+    }
+  });
+});
