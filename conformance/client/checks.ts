@@ -24,9 +24,9 @@ export async function connected(ctx: ClientContext, requirements: string[]): Pro
   return ctx.waitFor(() => ctx.mock.connection, ctx.connectTimeoutMs, `the client did not open an authenticated connection to ${ctx.mock.url}/ws/${ctx.scenario.role} (attempts: ${ctx.mock.attempts.map((a) => a.outcome).join(', ') || 'none'})`, requirements);
 }
 
-/** A connection newer than `previous`, within `timeoutMs`. */
-export async function reconnected(ctx: ClientContext, previous: number, timeoutMs: number, why: string, requirements: string[]): Promise<number> {
-  return ctx.waitFor(() => { const c = ctx.mock.connection; return c !== undefined && c > previous ? c : undefined; }, timeoutMs, `the client did not connect again after ${why}`, requirements);
+/** A connection opened after `since` (ms on the mock's clock), within `timeoutMs`: a spare one opened before does not count. */
+export async function reconnected(ctx: ClientContext, since: number, timeoutMs: number, why: string, requirements: string[]): Promise<number> {
+  return ctx.waitFor(() => { const c = ctx.mock.connection; return c !== undefined && ctx.mock.openedAt.get(c)! >= since ? c : undefined; }, timeoutMs, `the client did not connect again after ${why}`, requirements);
 }
 
 let eventCounter = 0;

@@ -55,6 +55,8 @@ export class MockBridge extends EventEmitter<MockBridgeEvents> {
   refuseToken = false;
   /** Pings on these connections get no pong: the bridge looks dead to the client. */
   readonly silent = new Set<number>();
+  /** When each authenticated connection opened (ms since the mock started). */
+  readonly openedAt = new Map<number, number>();
   private readonly started = performance.now();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   private readonly sockets = new Map<number, WebSocket>();
@@ -138,6 +140,8 @@ export class MockBridge extends EventEmitter<MockBridgeEvents> {
   }
 
   private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    // A client that resets the connection while it is refused must not crash the run (ECONNRESET on the socket).
+    socket.on('error', () => {});
     const url = new URL(req.url ?? '/', 'http://mock');
     const header = req.headers.authorization;
     const headerToken = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
@@ -183,6 +187,7 @@ export class MockBridge extends EventEmitter<MockBridgeEvents> {
   private accept(ws: WebSocket): void {
     const id = ++this.nextId;
     this.sockets.set(id, ws);
+    this.openedAt.set(id, this.now());
     this.current = id;
     this.transcript.add('client', 'note', `connection ${id} open`);
     const validate = this.role === 'app' ? validateAppToServiceMessage : validateAgentToServiceMessage;

@@ -41,6 +41,12 @@ export interface ClientRunOptions {
   profile?: Profile;
 }
 
+/**
+ * A wait for our decisions alone, in the protocol profile, that did not see what it waited for: the scenario ends
+ * there, passed for what it checked before (scripts put such checks last).
+ */
+export class NotJudged extends Error {}
+
 /** Thrown by a script: the scenario fails with `reason`, failing `requirements` only. */
 export class ClientFailure extends Error {
   constructor(
@@ -183,6 +189,24 @@ export class ClientContext {
     return this.invalid;
   }
 
+  /** A wait that was not met: a failure of its requirements, or, when none is judged in this profile, the end. */
+  private unmet(reason: string, requirements: string[]): Error {
+    if (this.judges(requirements)) return new ClientFailure(reason, requirements);
+    this.mock.note(`not judged in the ${this.profile} profile (${requirements.join(', ')}): ${reason}; the scenario ends here`);
+    return new NotJudged(reason);
+  }
+
+  /**
+   * Judges what is still open when the script ends: an agent's second connection opened less than the grace ago is
+   * watched until the grace has passed, so a short scenario cannot miss it.
+   */
+  async settle(): Promise<void> {
+    if (this.mock.role !== 'agent' || this.mock.openConnections < 2) return;
+    const newest = Math.max(...[...this.mock.openedAt.entries()].filter(([id]) => this.mock.isOpen(id)).map(([, at]) => at));
+    await new Promise((r) => setTimeout(r, Math.max(0, newest + OVERLAP_GRACE_MS - this.mock.now()) + 50));
+    if (this.mock.openConnections > 1) this.broken(`the agent had ${this.mock.openConnections} connections open at once for ${OVERLAP_GRACE_MS / 1000} s (one connection per agent)`, ONE_AGENT_CONNECTION);
+  }
+
   /** A rule of every frame or connection broken: the scenario fails at its next wait (the first break only). */
   private broken(reason: string, requirement: string): void {
     if (this.invalid || !this.judges([requirement])) return;
@@ -227,12 +251,12 @@ export class ClientContext {
         // A client that has exited will not do what is awaited: say so now, not after the timeout.
         if (this.client.exit) {
           done();
-          reject(new ClientFailure(`${what}${this.client.describeExit()}`, requirements));
+          reject(this.unmet(`${what}${this.client.describeExit()}`, requirements));
         }
       };
       timer = setTimeout(() => {
         done();
-        reject(new ClientFailure(`${what} within ${(timeoutMs / 1000).toFixed(1)} s${this.client.describeExit()}`, requirements));
+        reject(this.unmet(`${what} within ${(timeoutMs / 1000).toFixed(1)} s${this.client.describeExit()}`, requirements));
       }, timeoutMs);
       this.waiters.add(evaluate);
       evaluate();
@@ -268,7 +292,12 @@ export async function runClientScenario(scenario: ClientScenario, options: Clien
   const ctx = new ClientContext(scenario, mock, client, options.connectTimeoutMs ?? 30_000, options.profile);
   let outcome: Omit<Outcome, 'durationMs' | 'transcript'>;
   try {
-    await scenario.script(ctx);
+    try {
+      await scenario.script(ctx);
+    } catch (err) {
+      if (!(err instanceof NotJudged)) throw err;
+    }
+    await ctx.settle();
     const late = ctx.pendingFailure();
     if (late) throw late;
     outcome = { status: 'passed' };

@@ -74,6 +74,9 @@ export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketE
   }
 
   function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    // Once 'upgrade' fires the socket is ours: a client that resets it while it is refused (404, 503) would
+    // otherwise be an unhandled 'error' that ends the process.
+    socket.on('error', (err) => log.debug({ err: err.message }, 'upgrade socket error'));
     const url = new URL(req.url ?? '/', 'http://bridge');
     const kind = ENDPOINTS[url.pathname];
     if (!accepting) {
