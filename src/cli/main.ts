@@ -18,12 +18,27 @@ program
     const running = await startServer(config);
     console.error(`bridge listening on ${running.url} (WebSockets: ${running.url.replace(/^http/, 'ws')}/v1/ws/app and /v1/ws/agent)`);
     if (!config.adminToken) console.error('admin API off: set ADMIN_TOKEN (16+ characters) to provision apps and agents');
+    // A signal may come twice: a terminal's Ctrl-C reaches npm and the bridge alike, and npm forwards it once more
+    // (`npm start` execs the bridge). The second must not end the process in the middle of the shutdown: the
+    // listeners stay, and SHUTDOWN_TIMEOUT_MS bounds the wait.
+    let stopping = false;
     const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
       console.error(`${signal}: shutting down`);
-      running.close().then(() => process.exit(0), () => process.exit(1));
+      running.close().then(
+        () => {
+          console.error('bridge stopped');
+          process.exit(0);
+        },
+        (err: unknown) => {
+          console.error(`bridge: the shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
+          process.exit(1);
+        },
+      );
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
   });
 
 function client(cmd: Command): AdminClient {

@@ -1,7 +1,8 @@
 // The real `bridge serve` command (`node bin/bridge.js serve`) as a child process for a test: a free port picked
 // first (PORT=0 would not tell us the port), /healthz polled until it answers, stdout/stderr kept for failure
-// messages, and every process a test started killed (SIGKILL) by `stopBridgeProcesses()` in its afterEach.
-import { spawn, type ChildProcess } from 'node:child_process';
+// messages, and every process a test started killed (SIGKILL) by `stopBridgeProcesses()` in its afterEach, with the
+// processes below it (`npm start` runs the bridge as its child).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { httpJson } from './http.js';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +26,8 @@ export interface BridgeProcess {
   url: string;
   /** Resolves when the process has exited, with its code or signal. */
   exited: Promise<Exit>;
+  /** The processes below the child once it answered (with `npm start`: the bridge itself), killed with it. */
+  below: number[];
   readonly running: boolean;
   stdout(): string;
   stderr(): string;
@@ -54,17 +57,29 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function startBridgeProcess(
   env: Record<string, string>,
-  options: { adminToken?: string; readyTimeoutMs?: number; /** `ulimit -n` of the process (through sh) */ openFilesLimit?: number } = {},
+  options: {
+    adminToken?: string;
+    readyTimeoutMs?: number;
+    /** `ulimit -n` of the process (through sh) */
+    openFilesLimit?: number;
+    /** Start it as a user does, `npm start` (the child is then npm, the bridge below it). */
+    npmStart?: boolean;
+    /** In a process group of its own (led by the child), so a test can signal the group as a terminal's Ctrl-C does. */
+    processGroup?: boolean;
+  } = {},
 ): Promise<BridgeProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const [command, args] = options.openFilesLimit
-    ? ['/bin/sh', ['-c', `ulimit -n ${options.openFilesLimit} && exec "$0" bin/bridge.js serve`, process.execPath]]
-    : [process.execPath, ['bin/bridge.js', 'serve']];
+  const [command, args] = options.npmStart
+    ? ['npm', ['start']]
+    : options.openFilesLimit
+      ? ['/bin/sh', ['-c', `ulimit -n ${options.openFilesLimit} && exec "$0" bin/bridge.js serve`, process.execPath]]
+      : [process.execPath, ['bin/bridge.js', 'serve']];
   const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, ...BLANK_CONFIG, HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.processGroup ?? false,
   });
   let out = '';
   let err = '';
@@ -80,6 +95,7 @@ export async function startBridgeProcess(
     port,
     url,
     exited,
+    below: [],
     get running() {
       return child.exitCode === null && child.signalCode === null;
     },
@@ -98,7 +114,10 @@ export async function startBridgeProcess(
     try {
       const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
       await res.arrayBuffer();
-      if (res.status === 200) return proc;
+      if (res.status === 200) {
+        proc.below = descendants(child.pid!);
+        return proc;
+      }
     } catch {
       // not listening yet
     }
@@ -115,8 +134,33 @@ export async function stopBridgeProcesses(): Promise<void> {
     all.map(async (proc) => {
       if (proc.running) proc.child.kill('SIGKILL');
       await proc.exited;
+      for (const pid of proc.below.filter(alive)) process.kill(pid, 'SIGKILL'); // an orphan a failed test left
     }),
   );
+}
+
+/** Every process below `pid` (children, their children, ...), from `ps`, at this moment. */
+export function descendants(pid: number): number[] {
+  const table = execFileSync('ps', ['-A', '-o', 'pid=,ppid='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number) as [number, number]);
+  const found: number[] = [];
+  for (let parents = [pid]; parents.length; ) {
+    parents = table.filter(([, ppid]) => parents.includes(ppid)).map(([child]) => child);
+    found.push(...parents);
+  }
+  return found;
+}
+
+/** Whether a process with this pid exists (a zombie counts: nobody has collected it). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** An organization with one app and one agent, provisioned through the admin API of a running process. */
