@@ -2,7 +2,8 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig, ConfigError } from '../config.js';
 import { startServer } from '../server.js';
-import { DatabaseUrlError } from '../store/database.js';
+import { isListenError, listenFailure } from '../listen-error.js';
+import { DatabaseOpenError, DatabaseUrlError } from '../store/database.js';
 import { DatabaseInUseError } from '../store/database-lock.js';
 import { AdminApiError, AdminClient } from './admin-client.js';
 
@@ -15,7 +16,10 @@ program
   .description('run the bridge (configuration from the environment: PORT, HOST, DATABASE_URL, ADMIN_TOKEN, ...)')
   .action(async () => {
     const config = loadConfig();
-    const running = await startServer(config);
+    const running = await startServer(config).catch((err: unknown) => {
+      if (!isListenError(err)) throw err;
+      throw new StartupError(listenFailure(err, config.host, config.port, 'PORT, HOST'));
+    });
     console.error(`bridge listening on ${running.url} (WebSockets: ${running.url.replace(/^http/, 'ws')}/v1/ws/app and /v1/ws/agent)`);
     if (!config.adminToken) console.error('admin API off: set ADMIN_TOKEN (16+ characters) to provision apps and agents');
     // A signal may come twice: a terminal's Ctrl-C reaches npm and the bridge alike, and npm forwards it once more
@@ -40,6 +44,9 @@ program
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
   });
+
+/** A start-up failure already put in one line. */
+class StartupError extends Error {}
 
 function client(cmd: Command): AdminClient {
   const { url, adminToken } = cmd.optsWithGlobals<{ url: string; adminToken?: string }>();
@@ -142,11 +149,19 @@ allowlist
   .description('remove the allowlist: every app of the organization may use the agent')
   .action(async (agentId, _o, cmd) => print(await client(cmd).setAllowlist(agentId, null)));
 
+const OURS = [AdminApiError, ConfigError, DatabaseUrlError, DatabaseOpenError, DatabaseInUseError, StartupError];
+
+// Every failure is one line on stderr and exit 1, as a service manager shows it. Errors we did not foresee keep
+// their stack for whoever asked for detail (LOG_LEVEL=debug or trace).
+const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ');
 program.parseAsync().catch((err: unknown) => {
-  if (err instanceof AdminApiError || err instanceof ConfigError || err instanceof DatabaseUrlError || err instanceof DatabaseInUseError) {
-    console.error(`bridge: ${err.message}`);
-  } else {
+  if (OURS.some((kind) => err instanceof kind)) {
+    console.error(`bridge: ${oneLine((err as Error).message)}`);
+  } else if (['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '')) {
     console.error(err);
+  } else {
+    const code = (err as { code?: unknown }).code;
+    console.error(`bridge: ${oneLine(err instanceof Error ? err.message : String(err))}${typeof code === 'string' ? ` (${code})` : ''}`);
   }
   process.exit(1);
 });

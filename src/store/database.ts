@@ -7,6 +7,9 @@ import { migrationSource } from './migrations.js';
 
 export class DatabaseUrlError extends Error {}
 
+/** The database named by a usable DATABASE_URL could not be opened (a folder in its place, not SQLite, no access). */
+export class DatabaseOpenError extends Error {}
+
 /** One name per file, whatever path reached it (relative, through a symlink), so that its lock is one file too. */
 function canonical(file: string): string {
   try {
@@ -25,7 +28,11 @@ export function sqliteFile(url: string): string | undefined {
   const path = url.slice('sqlite:'.length);
   if (!path) throw new DatabaseUrlError('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/bridge.sqlite');
   if (path === ':memory:') return undefined;
-  mkdirSync(dirname(resolve(path)), { recursive: true });
+  try {
+    mkdirSync(dirname(resolve(path)), { recursive: true });
+  } catch (err) {
+    throw new DatabaseOpenError(`cannot create the folder of the database ${resolve(path)}: ${(err as Error).message}`);
+  }
   return canonical(resolve(path));
 }
 
@@ -42,6 +49,8 @@ function knexConfig(url: string): Knex.Config {
     client: 'sqlite3',
     connection: { filename },
     useNullAsDefault: true,
+    // knex prints a failed connection with its stack before it rejects; the rejection alone says it (openDatabase).
+    log: { warn: (message: string) => void (message.startsWith('Acquire connection error') || console.warn(message)) },
     // One connection: SQLite serialises writes anyway, and :memory: is per connection.
     pool: {
       min: 1,
@@ -55,8 +64,14 @@ function knexConfig(url: string): Knex.Config {
   };
 }
 
+/** Opens and migrates; a database that cannot be used throws DatabaseOpenError naming it, the pool closed again. */
 export async function openDatabase(url: string): Promise<Knex> {
   const knex = knexFactory(knexConfig(url));
-  await knex.migrate.latest({ migrationSource });
+  try {
+    await knex.migrate.latest({ migrationSource });
+  } catch (err) {
+    await knex.destroy().catch(() => {});
+    throw new DatabaseOpenError(`cannot open the database ${url}: ${(err as Error).message}`);
+  }
   return knex;
 }

@@ -1,6 +1,9 @@
 // The `bridge` command, run for real (`node bin/bridge.js …`) against a test bridge.
 import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { ADMIN_TOKEN, startTestBridge, type TestBridge } from '../helpers/bridge.js';
@@ -125,5 +128,39 @@ describe('the bridge CLI', function () {
     expect(run.code).to.equal(1);
     expect(run.stderr).to.match(/^bridge: /).and.include('PORT');
     expect(run.stderr).not.to.include('listening');
+  });
+
+  it('ends every start-up failure with one line that says what to fix, and exit 1 (port taken, address not here, database unusable)', async function () {
+    const dir = await mkdtemp(join(tmpdir(), 'bridge-cli-start-'));
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = taken.address() as { port: number };
+      await mkdir(join(dir, 'a-folder.sqlite'));
+      await writeFile(join(dir, 'not-sqlite.sqlite'), 'these bytes are not an SQLite database, not even its header\n');
+      const blank = Object.fromEntries(['ADMIN_TOKEN', 'AGENT_TIMEOUT_MS', 'BRIDGE_TEST_CLOCK', 'LOG_LEVEL'].map((k) => [k, '']));
+      // A documentation address (RFC 5737) that this machine does not have (a test network may use one of them).
+      const mine = Object.values(networkInterfaces()).flat().map((a) => a?.address);
+      const notHere = ['192.0.2.1', '198.51.100.1', '203.0.113.1'].find((a) => !mine.includes(a))!;
+      const serve = (env: Record<string, string>) => bridgeCommand(['serve'], { ...blank, HOST: '127.0.0.1', PORT: '0', DATABASE_URL: 'sqlite::memory:', ...env });
+      const cases: [Record<string, string>, RegExp][] = [
+        [{ PORT: String(port) }, new RegExp(`^bridge: cannot listen on 127\\.0\\.0\\.1:${port} \\(PORT, HOST\\): the port is already in use .*EADDRINUSE`)],
+        [{ HOST: notHere }, new RegExp(`^bridge: cannot listen on ${notHere.replaceAll('.', '\\.')}:0 \\(PORT, HOST\\): that address is not one of this machine .*EADDRNOTAVAIL`)],
+        [{ DATABASE_URL: `sqlite:${join(dir, 'a-folder.sqlite')}` }, /^bridge: cannot open the database sqlite:.*a-folder\.sqlite: SQLITE_CANTOPEN/],
+        [{ DATABASE_URL: `sqlite:${join(dir, 'not-sqlite.sqlite')}` }, /^bridge: cannot open the database sqlite:.*not-sqlite\.sqlite: SQLITE_NOTADB/],
+        [{ DATABASE_URL: `sqlite:${join(dir, 'not-sqlite.sqlite', 'x', 'b.sqlite')}` }, /^bridge: cannot create the folder of the database .*ENOTDIR/],
+      ];
+      const runs = await Promise.all(cases.map(([env]) => serve(env)));
+      for (const [i, run] of runs.entries()) {
+        const what = JSON.stringify(cases[i]![0]);
+        expect(run.code, `${what}: ${run.stderr}`).to.equal(1);
+        expect(run.stderr, what).to.match(cases[i]![1]);
+        expect(run.stderr.trimEnd().split('\n'), `${what}: one line on stderr`).to.have.length(1);
+        expect(run.stdout, `${what}: no stack on stdout`).not.to.match(/^\s+at /m);
+      }
+    } finally {
+      taken.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
