@@ -65,7 +65,6 @@ async function setup(handler: AgentHandler, options: SetupOptions = {}): Promise
     handler,
     clock,
     logger,
-    healthHost: '127.0.0.1',
     ...connectorOptions,
     connection: {
       random: () => 0, // no jitter: delays are exactly 1 s, 2 s, ...

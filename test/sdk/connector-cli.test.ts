@@ -3,7 +3,8 @@
 // start-up errors that name what is wrong.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -101,6 +102,50 @@ describe('the bridge-connector command', function () {
     expect(lines[1]).to.include({ agentId: agent.agent_id, eventId: event_id, sessionKey: `svc:${app.app_id}:cli` });
     expect(lines[2]).to.include({ agentId: agent.agent_id, eventId: event_id, tokenCount: 4 });
     for (const line of lines) expect(Date.parse(line.time)).to.be.a('number').and.not.NaN;
+  });
+
+  it('serves its health endpoint on 127.0.0.1 only unless told otherwise, and logs the address it listens on', async function () {
+    const bridge = await startTestBridge();
+    const org = await bridge.org();
+    const agent = await bridge.agent(org.org_id);
+    const config = join(dir, 'connector.yaml');
+    await writeFile(config, `connection: {url: "${bridge.url.replace(/^http/, 'ws')}/v1/ws/agent"}\nagents: [{agent_id: ${agent.agent_id}, token: "\${T}"}]\nhealth: {port: 0}\n`);
+    const run = connectorCommand(['--config', config, '--handler', 'examples/echo-agent.ts'], { T: agent.token, LOG_LEVEL: 'info' });
+    const running = () => run.stderr().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'connector running');
+    await until(() => running() !== undefined, 'connector running', run);
+    const url = new URL(running().health);
+    expect(url.hostname).to.equal('127.0.0.1');
+    expect((await fetch(url)).status).to.equal(200);
+    // Every other address of this machine is refused (a machine with loopback only has none to try).
+    const others = Object.values(networkInterfaces()).flat().filter((a) => a && !a.internal && a.family === 'IPv4').map((a) => a!.address);
+    const reachable = async (address: string, port: string) => fetch(`http://${address}:${port}/health`).then((r) => r.status === 200, () => false);
+    for (const address of others) expect(await reachable(address, url.port), `reachable on ${address}`).to.equal(false);
+    run.child.kill('SIGTERM');
+    expect(await run.exited, run.stderr()).to.equal(0);
+
+    const everywhere = connectorCommand(['--config', config, '--handler', 'examples/echo-agent.ts', '--health-host', '0.0.0.0'], { T: agent.token, LOG_LEVEL: 'info' });
+    const runningEverywhere = () => everywhere.stderr().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'connector running');
+    await until(() => runningEverywhere() !== undefined, 'connector running on 0.0.0.0', everywhere);
+    const everywhereUrl = new URL(runningEverywhere().health);
+    expect(everywhereUrl.hostname).to.equal('0.0.0.0');
+    for (const address of others) expect(await reachable(address, everywhereUrl.port), `reachable on ${address}`).to.equal(true);
+  });
+
+  it('fails at start-up, exit 1, with one line naming the health endpoint when its port is taken', async function () {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = taken.address() as AddressInfo;
+      const config = join(dir, 'connector.yaml');
+      await writeFile(config, `connection: {url: "ws://127.0.0.1:1/v1/ws/agent"}\nagents: [{agent_id: tutor-7k2m, token: rla_tutor-7k2m_Zx8kQ2mV7pL4nR9sT1wY6bC3dF5gH0jK2aE4iO8uQ1z}]\nhealth: {port: ${port}}\n`);
+      const run = connectorCommand(['--config', config, '--handler', 'examples/echo-agent.ts'], {});
+      expect(await run.exited).to.equal(1);
+      expect(run.stderr().trimEnd().split('\n')).to.deep.equal([
+        `bridge-connector: the health endpoint cannot listen on 127.0.0.1:${port} (health.port, health.host): the port is already in use by another process (EADDRINUSE); stop it or choose another port`,
+      ]);
+    } finally {
+      taken.close();
+    }
   });
 
   it('fails at start-up, exit 1, naming a missing variable and the config path', async function () {

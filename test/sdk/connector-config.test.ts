@@ -121,7 +121,7 @@ describe('connector configuration', function () {
     expect(config).to.deep.equal({
       connection: { url: URL, reconnect: { enabled: true, maxRetries: 5, baseDelayMs: 1000, maxDelayMs: 60000 } },
       agents: [{ agent_id: 'tutor-7k2m', token: TOKEN, ttl_days: 14, context: {} }],
-      health: { port: 0, path: '/health' },
+      health: { port: 0, path: '/health', host: '127.0.0.1' },
     });
     expect(config.connection.reconnect.maxRetries).to.equal(LIMITS.connectorReconnectMaxAttempts);
     expect(config.agents[0]!.ttl_days).to.equal(LIMITS.sessionTtlDefaultDays);
@@ -132,7 +132,9 @@ describe('connector configuration', function () {
     );
     expect(given.connection.reconnect).to.deep.equal({ enabled: false, maxRetries: 2, baseDelayMs: 10, maxDelayMs: 20 });
     expect(given.agents[0]!.ttl_days).to.equal(30);
-    expect(given.health).to.deep.equal({ port: 8787, path: '/hz' });
+    expect(given.health).to.deep.equal({ port: 8787, path: '/hz', host: '127.0.0.1' });
+    const everywhere = resolveConnectorConfig({ connection: { url: URL }, agents: [{ agent_id: 'tutor-7k2m', token: TOKEN }], health: { port: 8787, host: '0.0.0.0' } }, { env: {} });
+    expect(everywhere.health).to.deep.equal({ port: 8787, path: '/health', host: '0.0.0.0' });
   });
 
   it('reports an unreadable or unparsable file clearly', async function () {

@@ -34,7 +34,7 @@ const program = new Command('bridge-connector')
   .requiredOption('-H, --handler <module>', 'module (path from the working directory, .ts or .js) whose default export or `handle` handles each event')
   .option('--handler-timeout <ms>', 'end an unanswered event with AGENT_TIMEOUT after this long (default: the bridge timeout minus 5 s)', positiveInt)
   .option('--words-per-token <n>', 'words per fragment of ctx.stream() (default 3)', positiveInt)
-  .option('--health-host <host>', 'interface of the health endpoint (default: all)')
+  .option('--health-host <host>', 'interface of the health endpoint, over health.host of the configuration (default 127.0.0.1; 0.0.0.0 for all)')
   .showHelpAfterError()
   .action(async (o: Options) => {
     const logger = pino({ name: 'bridge-connector', level: process.env.LOG_LEVEL || 'info' }, pino.destination({ dest: 2, sync: true }));
@@ -80,8 +80,9 @@ const program = new Command('bridge-connector')
         },
       );
     };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+    // on, not once: a second signal (Ctrl-C twice, or one a parent such as npm forwards as well) must not kill mid-close.
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
 
     try {
       await connector.start();

@@ -37,11 +37,12 @@ export interface ResolvedConnectorAgent {
 export interface ResolvedConnectorConfig {
   connection: { url: string; reconnect: ResolvedReconnect };
   agents: ResolvedConnectorAgent[];
-  health?: { port: number; path: string };
+  health?: { port: number; path: string; host: string };
 }
 
-/** The schema's default for `health.path` (ConnectorHealthEndpoint). */
+/** The schema's defaults for `health.path` and `health.host` (ConnectorHealthEndpoint). */
 export const DEFAULT_HEALTH_PATH = '/health';
+export const DEFAULT_HEALTH_HOST = '127.0.0.1';
 
 const REFERENCE = /\$\$|\$\{([^}]*)\}|\$\{/g;
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -101,7 +102,9 @@ function withDefaults(config: ConnectorConfig): ResolvedConnectorConfig {
       },
     },
     agents: config.agents.map(agent),
-    ...(config.health ? { health: { port: config.health.port, path: config.health.path ?? DEFAULT_HEALTH_PATH } } : {}),
+    ...(config.health
+      ? { health: { port: config.health.port, path: config.health.path ?? DEFAULT_HEALTH_PATH, host: config.health.host ?? DEFAULT_HEALTH_HOST } }
+      : {}),
   };
 }
 

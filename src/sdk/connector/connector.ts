@@ -36,7 +36,7 @@ export interface ConnectorOptions {
   clock?: Clock;
   logger?: Logger;
   connection?: ConnectionTuning;
-  /** Interface the health endpoint listens on (default: all). */
+  /** Interface the health endpoint listens on, over the configuration's `health.host` (default 127.0.0.1). */
   healthHost?: string;
 }
 

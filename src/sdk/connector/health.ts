@@ -4,6 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ConnectorAgentHealth, ConnectorHealth, ConnectorStatus } from '../../../generated/index.js';
+import { isListenError, listenFailure } from '../../listen-error.js';
 
 /** ok: every agent connected; degraded: some; down: none. */
 export function connectorStatus(agents: Record<string, ConnectorAgentHealth>): ConnectorStatus {
@@ -19,8 +20,9 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
+/** Listens on `options.host` (the configuration's default is 127.0.0.1: this machine only). */
 export async function startHealthServer(
-  options: { port: number; path: string; host?: string },
+  options: { port: number; path: string; host: string },
   report: () => ConnectorHealth,
 ): Promise<HealthServer> {
   const server: Server = createServer((req, res) => {
@@ -41,16 +43,18 @@ export async function startHealthServer(
     send(health.status === 'down' ? 503 : 200, health);
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err) =>
+      reject(isListenError(err) ? new Error(`the health endpoint ${listenFailure(err, options.host, options.port, 'health.port, health.host')}`) : err),
+    );
     server.listen(options.port, options.host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       resolve();
     });
   });
-  const { port, address, family } = server.address() as AddressInfo;
-  const host = options.host ?? (family === 'IPv6' ? 'localhost' : address === '0.0.0.0' ? '127.0.0.1' : address);
+  // The address actually bound (0.0.0.0 stays 0.0.0.0), so the log says who can reach the endpoint.
+  const { port, address } = server.address() as AddressInfo;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}${options.path}`,
+    url: `http://${address.includes(':') ? `[${address}]` : address}:${port}${options.path}`,
     port,
     close: () =>
       new Promise<void>((resolve) => {
