@@ -188,19 +188,24 @@ describe('agent connector against a real bridge', function () {
   });
 
   describe('handler outcomes (never silent, §7)', function () {
-    it('a handler that throws, or rejects, sends AGENT_ERROR with its message', async function () {
+    it('a handler that throws, or rejects, sends AGENT_ERROR with a generic text; the exception goes to the log only (C6)', async function () {
       const s = await setup((event) => {
-        if (event.payload.mode === 'throw') throw new Error('boom');
-        return Promise.reject(new TypeError('async boom'));
+        if (event.payload.mode === 'throw') throw new Error('model crashed: secret stack detail');
+        return Promise.reject(new TypeError('async boom: key sk-0123'));
       });
+      const generic = 'The agent failed while handling the event.';
       const first = await s.send({ mode: 'throw' });
-      expect(await s.appClient.expect('error')).to.deep.include({ event_id: first, code: 'AGENT_ERROR', error: 'boom' });
+      const firstError = await s.appClient.expect('error');
+      expect(firstError).to.deep.include({ event_id: first, code: 'AGENT_ERROR', error: generic });
       const second = await s.send({ mode: 'reject' });
-      expect(await s.appClient.expect('error')).to.deep.include({ event_id: second, code: 'AGENT_ERROR', error: 'async boom' });
+      const secondError = await s.appClient.expect('error');
+      expect(secondError).to.deep.include({ event_id: second, code: 'AGENT_ERROR', error: generic });
+      expect(JSON.stringify([firstError, secondError])).not.to.match(/secret|sk-0123/);
       expect(s.notes.filter((n) => n.type === 'event-error')).to.deep.equal([
-        { type: 'event-error', agentId: s.agent.agent_id, eventId: first, code: 'AGENT_ERROR', message: 'boom' },
-        { type: 'event-error', agentId: s.agent.agent_id, eventId: second, code: 'AGENT_ERROR', message: 'async boom' },
+        { type: 'event-error', agentId: s.agent.agent_id, eventId: first, code: 'AGENT_ERROR', message: generic },
+        { type: 'event-error', agentId: s.agent.agent_id, eventId: second, code: 'AGENT_ERROR', message: generic },
       ]);
+      expect(s.logs).to.include('handler failed: model crashed: secret stack detail').and.include('handler failed: async boom: key sk-0123');
     });
 
     it('ctx.fail passes the code to the bridge (AGENT_TIMEOUT stays AGENT_TIMEOUT, W9); an invalid code is sent as AGENT_ERROR', async function () {

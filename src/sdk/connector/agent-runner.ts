@@ -52,6 +52,12 @@ type AgentFrame = AgentTokenMessage | AgentReplyMessage | AgentErrorMessage;
 
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err)) || 'handler failed';
 
+/**
+ * What the app reads when the handler throws (C6). An exception's text can carry anything (a stack detail, a key, a
+ * customer's data), so it goes to the connector's log only; a text meant for the app goes through ctx.fail().
+ */
+const HANDLER_FAILED = 'The agent failed while handling the event.';
+
 /** An error text cut to at most one token fragment's size, so a huge exception message cannot make a huge frame. */
 const capped = (text: string): string => splitByBytes(text, LIMITS.tokenFragmentMaxBytes)[0] ?? '';
 
@@ -380,8 +386,8 @@ class EventRun {
       this.o.logger.warn({ agent_id: this.runner.agentId, event_id: this.eventId, err }, 'handler failed after the event ended');
       return;
     }
-    this.o.logger.warn({ agent_id: this.runner.agentId, event_id: this.eventId, err }, 'handler failed');
-    this.end('AGENT_ERROR', errorText(err));
+    this.o.logger.error({ agent_id: this.runner.agentId, event_id: this.eventId, err }, `handler failed: ${errorText(err)}`);
+    this.end('AGENT_ERROR', HANDLER_FAILED);
   }
 
   private finish(): void {
