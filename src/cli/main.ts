@@ -1,5 +1,5 @@
 // `bridge`: run the server (`bridge serve`) or provision it through the admin API from a terminal.
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, ConfigError } from '../config.js';
 import { startServer } from '../server.js';
 import { isListenError, listenFailure } from '../listen-error.js';
@@ -63,9 +63,11 @@ function positiveInt(value: string): number {
   return n;
 }
 
+// Read from the environment by commander at parse time, never given as a default: a default is printed by --help,
+// and the admin token's would be the secret itself.
 program
-  .option('--url <url>', 'the bridge\'s HTTP base (env BRIDGE_URL)', process.env.BRIDGE_URL ?? 'http://127.0.0.1:8080')
-  .option('--admin-token <token>', 'the server\'s ADMIN_TOKEN (env ADMIN_TOKEN)', process.env.ADMIN_TOKEN);
+  .addOption(new Option('--url <url>', 'the bridge\'s HTTP base').env('BRIDGE_URL').default('http://127.0.0.1:8080'))
+  .addOption(new Option('--admin-token <token>', 'the server\'s ADMIN_TOKEN').env('ADMIN_TOKEN'));
 
 const orgs = program.command('orgs').description('organizations');
 orgs.command('list').action(async (_o, cmd) => print(await client(cmd).organizations()));

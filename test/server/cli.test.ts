@@ -121,6 +121,16 @@ describe('the bridge CLI', function () {
     expect(unreachable.stderr).to.include(`127.0.0.1:${port}`);
   });
 
+  it('takes the admin token and URL from ADMIN_TOKEN and BRIDGE_URL, and never prints the token in --help', async function () {
+    const bridge = await startTestBridge();
+    const env = { ADMIN_TOKEN, BRIDGE_URL: bridge.url };
+    const [help, orgsHelp, listed] = await Promise.all([bridgeCommand(['--help'], env), bridgeCommand(['orgs', 'create', '--help'], env), bridgeCommand(['orgs', 'list'], env)]);
+    expect(help.code).to.equal(0);
+    expect(help.stdout).to.include('--admin-token').and.include('ADMIN_TOKEN');
+    for (const run of [help, orgsHelp]) expect(run.stdout + run.stderr).not.to.include(ADMIN_TOKEN);
+    expect(json(listed)).to.have.property('organizations');
+  });
+
   it('refuses to serve with an invalid configuration, naming the variable', async function () {
     // Every other configuration variable blanked (empty means unset), so only PORT can be at fault.
     const blank = Object.fromEntries(['HOST', 'ADMIN_TOKEN', 'AGENT_TIMEOUT_MS', 'BRIDGE_TEST_CLOCK'].map((k) => [k, '']));
