@@ -1,14 +1,13 @@
 #!/usr/bin/env node
-// The `bridge-conformance` command: the conformance suite's runner (TypeScript through tsx, no build step).
-import { register } from 'tsx/esm/api';
+// The `bridge-conformance` command: the conformance suite's runner.
+import { load } from './run.js';
 
-register();
 // `bridge-conformance server --list | head`: a reader that stops early is not an error.
 process.stdout.on('error', (err) => {
   if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   throw err;
 });
-const { program } = await import('../conformance/cli.ts');
+const { program } = await load('conformance/cli');
 program()
   .parseAsync()
   .catch((err) => {

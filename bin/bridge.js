@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// The `bridge` command. The project runs its TypeScript through tsx, so there is no build step to forget.
-import { register } from 'tsx/esm/api';
+// The `bridge` command.
+import { load } from './run.js';
 
-register();
-await import('../src/cli/main.ts');
+await load('src/cli/main');

@@ -18,7 +18,7 @@ import { actionsNeeded, clockTotalMs, inProfile, loadRequirements, loadScenarios
 import { loadSettings, settingsNumber, type Settings } from './settings.js';
 import { Target } from './target.js';
 
-interface CommonOptions {
+export interface CommonOptions {
   grep?: string;
   list: boolean;
   profile: Profile;
@@ -28,7 +28,7 @@ interface CommonOptions {
   expectedFailures?: string;
 }
 
-interface ServerOptions extends CommonOptions {
+export interface ServerOptions extends CommonOptions {
   url: string;
   adminUrl?: string;
   adminToken?: string;
@@ -184,7 +184,7 @@ export async function server(options: ServerOptions): Promise<number> {
   }
 }
 
-interface ClientOptions extends CommonOptions {
+export interface ClientOptions extends CommonOptions {
   role: 'app' | 'agent';
   command: string;
   slow: boolean;
