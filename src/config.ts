@@ -36,6 +36,14 @@ export interface Config {
   maxConnections: number;
   maxConnectionsPerAddress: number;
   maxConnectionsPerApp: number;
+  /** PEM files of the certificate (chain) and its key: both set, the bridge serves https and wss (O12). */
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  /** Reverse proxies in front of the bridge whose X-Forwarded-* headers are believed; 0 believes none (O12). */
+  trustProxy: number;
+  /** Set: /metrics is served there (plain HTTP, on metricsHost) and no longer on the main port (O12). */
+  metricsPort: number | undefined;
+  metricsHost: string;
 }
 
 /**
@@ -47,6 +55,8 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 const MAX_RATE = 1_000_000;
 const MAX_RETENTION_DAYS = 3650;
 const MAX_SEND_BUFFER_BYTES = 2 ** 30;
+/** More proxies in a row than anyone runs: a larger count is a typo. */
+const MAX_PROXY_HOPS = 10;
 
 const SCHEMA = {
   type: 'object',
@@ -72,6 +82,11 @@ const SCHEMA = {
     MAX_CONNECTIONS: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.connectionsMax },
     MAX_CONNECTIONS_PER_ADDRESS: { type: 'integer', minimum: 0, maximum: 10_000_000, default: LIMITS.connectionsPerAddressMax },
     MAX_CONNECTIONS_PER_APP: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.connectionsPerAppMax },
+    TLS_CERT_FILE: { type: 'string', minLength: 1 },
+    TLS_KEY_FILE: { type: 'string', minLength: 1 },
+    TRUST_PROXY: { type: 'integer', minimum: 0, maximum: MAX_PROXY_HOPS, default: 0 },
+    METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535 },
+    METRICS_HOST: { type: 'string', minLength: 1, default: '127.0.0.1' },
   },
 } as const;
 
@@ -92,6 +107,9 @@ function allowed(p: Property): string {
   return `${kind} from ${p.minimum ?? 0} to ${p.maximum}`;
 }
 
+/** What a value means, where its range alone would leave a reader guessing (`TRUST_PROXY=true`). */
+const MEANING: Record<string, string> = { TRUST_PROXY: 'the number of reverse proxies in front of the bridge, 0 for none' };
+
 /**
  * One clause per wrong variable, naming it and its allowed values; a number is echoed back (a string could be a
  * secret such as ADMIN_TOKEN, so it is not).
@@ -105,7 +123,7 @@ function explain(err: EnvError, given: Record<string, unknown>): string {
     .map((name) => {
       const p = properties[name]!;
       const got = p.type === 'integer' || p.type === 'number' ? `, got ${String(given[name])}` : '';
-      return `${name} must be ${allowed(p)}${got}`;
+      return `${name} must be ${allowed(p)}${got}${MEANING[name] ? ` (${MEANING[name]})` : ''}`;
     })
     .join('; ');
 }
@@ -118,6 +136,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     raw = envSchema({ schema: structuredClone(SCHEMA) as any, data: given, env: false });
   } catch (err) {
     throw new ConfigError(`Invalid configuration: ${explain(err as EnvError, given)}. See the README's Configuration table.`);
+  }
+  // One of the two alone would serve plain http while the operator believes it serves https.
+  if (Boolean(raw.TLS_CERT_FILE) !== Boolean(raw.TLS_KEY_FILE)) {
+    const [set, unset] = raw.TLS_CERT_FILE ? ['TLS_CERT_FILE', 'TLS_KEY_FILE'] : ['TLS_KEY_FILE', 'TLS_CERT_FILE'];
+    throw new ConfigError(`Invalid configuration: ${set} is set but ${unset} is not; set both (https) or neither (http). See the README's Configuration table.`);
   }
   return {
     port: raw.PORT,
@@ -141,5 +164,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnections: raw.MAX_CONNECTIONS,
     maxConnectionsPerAddress: raw.MAX_CONNECTIONS_PER_ADDRESS,
     maxConnectionsPerApp: raw.MAX_CONNECTIONS_PER_APP,
+    tlsCertFile: raw.TLS_CERT_FILE,
+    tlsKeyFile: raw.TLS_KEY_FILE,
+    trustProxy: raw.TRUST_PROXY,
+    metricsPort: raw.METRICS_PORT,
+    metricsHost: raw.METRICS_HOST,
   };
 }

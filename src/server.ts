@@ -1,6 +1,7 @@
 // Wires the bridge together: database -> directory and sessions -> core -> HTTP and WebSocket adapters, with the
 // event log, metrics, sweeps and token expiries around it.
 import { createServer, type Server } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import { pino } from 'pino';
@@ -17,8 +18,11 @@ import { every } from './core/repeat.js';
 import { LocalRouter } from './core/router.js';
 import { SessionTable } from './core/sessions.js';
 import { httpApp } from './http/app.js';
+import { clientAddress } from './http/proxy.js';
+import { isListenError, ListenFailure, listenFailure } from './listen-error.js';
 import { connectionCap, watchAccepts, webSocketCap, type AcceptFailures } from './ops/accept-failures.js';
 import { makeMetrics } from './ops/metrics.js';
+import { metricsApp } from './ops/metrics-server.js';
 import { openDatabase, sqliteFile } from './store/database.js';
 import { lockDatabase, type DatabaseLock } from './store/database-lock.js';
 import { EventLogReader } from './store/event-log.js';
@@ -26,6 +30,7 @@ import { eventRecorder } from './store/event-recorder.js';
 import { lostAfterMs, markLostAtStart, markLostOutcomes } from './store/lost-outcomes.js';
 import { RegistryStore } from './store/registry.js';
 import { WriteBehind } from './store/write-behind.js';
+import { readTlsFiles, type TlsFiles } from './tls.js';
 import { attachWebSockets } from './ws/upgrade.js';
 
 /** Sessions and event-log retention are swept this often, on the bridge's clock. */
@@ -33,16 +38,21 @@ export const SWEEP_INTERVAL_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 
 export interface RunningBridge {
-  /** `http://host:port`: the HTTP base (admin API, directory); WebSockets are under `ws://host:port/v1/ws/…`. */
+  /**
+   * `http://host:port`, `https://…` with TLS_CERT_FILE: the HTTP base (admin API, directory); WebSockets are under
+   * `ws://host:port/v1/ws/…` (`wss://`).
+   */
   url: string;
   port: number;
+  /** `http://host:port/metrics` when METRICS_PORT serves it apart (O12); undefined: `${url}/metrics`. */
+  metricsUrl: string | undefined;
   clock: Clock;
   bridge: Bridge;
   directory: Directory;
   registry: Registry;
   sessions: SessionTable;
   writer: WriteBehind;
-  /** The HTTP server (tests inject its accept errors and drops). */
+  /** The HTTP or HTTPS server (tests inject its accept errors and drops). */
   server: Server;
   /** Graceful shutdown: stop accepting, end events in flight, close sockets (1001), flush the event log. */
   close(): Promise<void>;
@@ -62,13 +72,15 @@ export function makeLogger(level: Config['logLevel']): Logger {
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningBridge> {
   const log = options.log ?? makeLogger(config.logLevel);
+  // Before the database: a wrong certificate is the operator's to fix, and no lock or file need be touched for it.
+  const tls = config.tlsCertFile && config.tlsKeyFile ? readTlsFiles(config.tlsCertFile, config.tlsKeyFile) : undefined;
   // One process per SQLite file (O7), checked before anything reads it; :memory: is this process's alone.
   const file = sqliteFile(config.databaseUrl);
   const lock = file ? await lockDatabase(file, log) : undefined;
   let db: Knex | undefined;
   try {
     db = await openDatabase(config.databaseUrl);
-    return await startOnDatabase(config, options, log, db, lock);
+    return await startOnDatabase(config, options, log, db, lock, tls);
   } catch (err) {
     // A bridge that failed to start (a port in use, an unreadable file) keeps neither its database nor the lock.
     await db?.destroy();
@@ -77,7 +89,29 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
 }
 
-async function startOnDatabase(config: Config, options: StartOptions, log: Logger, db: Knex, lock: DatabaseLock | undefined): Promise<RunningBridge> {
+/** Listens, or rejects with the failure in one line naming the settings to change (O11). */
+async function listen(server: Server, port: number, host: string, settings: string): Promise<number> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    throw isListenError(err) ? new ListenFailure(listenFailure(err, host, port, settings)) : err;
+  }
+  return (server.address() as AddressInfo).port;
+}
+
+/** A URL for `host` as a client on this machine can use it: 0.0.0.0 is every interface, reached on 127.0.0.1. */
+function baseUrl(scheme: string, host: string, port: number): string {
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return `${scheme}://${shown === '0.0.0.0' ? '127.0.0.1' : shown}:${port}`;
+}
+
+async function startOnDatabase(config: Config, options: StartOptions, log: Logger, db: Knex, lock: DatabaseLock | undefined, tls: TlsFiles | undefined): Promise<RunningBridge> {
   const clock = options.clock ?? (config.testClock ? new AdjustableClock({ frozen: false }) : systemClock);
   if (config.testClock) log.warn({}, 'BRIDGE_TEST_CLOCK is on: POST /admin/v1/test/clock moves time. Never use this in production.');
 
@@ -165,7 +199,9 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
     events: reader,
     writer,
     sessions,
-    metrics: metrics.registry,
+    // Served on its own port instead when METRICS_PORT is set (O12).
+    metrics: config.metricsPort === undefined ? metrics.registry : undefined,
+    trustProxy: config.trustProxy,
     ready: async () => {
       if (shuttingDown) return { code: 'SHUTTING_DOWN', why: 'The bridge is shutting down.' };
       await db.raw('select 1');
@@ -174,18 +210,42 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
     },
   });
 
-  const server: Server = createServer(app.callback());
-  const sockets = attachWebSockets(server, { bridge, log, sendBufferMaxBytes: config.sendBufferMaxBytes });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
+  // The same Koa app and WebSocket upgrades either way: https.Server emits 'request' and 'upgrade' like http.Server.
+  const server: Server = tls ? createTlsServer({ cert: tls.cert, key: tls.key }, app.callback()) : createServer(app.callback());
+  const sockets = attachWebSockets(server, {
+    bridge,
+    log,
+    sendBufferMaxBytes: config.sendBufferMaxBytes,
+    addressOf: (req) => clientAddress(app, req),
   });
+  const metricsServer = config.metricsPort === undefined ? undefined : createServer(metricsApp(metrics.registry, log).callback());
+  let port: number;
+  let metricsUrl: string | undefined;
+  try {
+    if (metricsServer) metricsUrl = `${baseUrl('http', config.metricsHost, await listen(metricsServer, config.metricsPort!, config.metricsHost, 'METRICS_PORT, METRICS_HOST'))}/metrics`;
+    port = await listen(server, config.port, config.host, 'PORT, HOST');
+  } catch (err) {
+    metricsServer?.close();
+    for (const t of timers) t.cancel();
+    throw err;
+  }
   accepts = watchAccepts(server, { clock, log, count: metrics.acceptFailed, cap });
-  const { port } = server.address() as AddressInfo;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  const url = baseUrl(tls ? 'https' : 'http', config.host, port);
   const maxConnections = server.maxConnections ?? null;
-  log.info({ url, database: config.databaseUrl.replace(/\/\/[^@]*@/, '//***@'), admin: Boolean(config.adminToken), maxConnections, maxWebSockets }, 'bridge listening');
+  log.info(
+    {
+      url,
+      database: config.databaseUrl.replace(/\/\/[^@]*@/, '//***@'),
+      admin: Boolean(config.adminToken),
+      maxConnections,
+      maxWebSockets,
+      ...(tls ? { certificateValidTo: tls.validTo.toISOString() } : {}),
+      trustProxy: config.trustProxy,
+      metrics: metricsUrl ?? `${url}/metrics`,
+    },
+    'bridge listening',
+  );
+  if (tls && tls.validTo.getTime() < Date.now()) log.warn({ certificateValidTo: tls.validTo.toISOString() }, 'the TLS certificate has expired: clients will refuse it');
 
   let closing: Promise<void> | undefined;
   const shutdown = async () => {
@@ -198,6 +258,8 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
     await writer.close();
     sockets.close();
     server.closeAllConnections();
+    metricsServer?.close();
+    metricsServer?.closeAllConnections();
     try {
       await db.destroy();
     } finally {
@@ -207,6 +269,7 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
   return {
     url,
     port,
+    metricsUrl,
     clock,
     bridge,
     directory,

@@ -2,9 +2,10 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, ConfigError } from '../config.js';
 import { startServer } from '../server.js';
-import { isListenError, listenFailure } from '../listen-error.js';
+import { ListenFailure } from '../listen-error.js';
 import { DatabaseOpenError, DatabaseUrlError } from '../store/database.js';
 import { DatabaseInUseError } from '../store/database-lock.js';
+import { TlsError } from '../tls.js';
 import { AdminApiError, AdminClient } from './admin-client.js';
 
 const program = new Command('bridge')
@@ -16,11 +17,9 @@ program
   .description('run the bridge (configuration from the environment: PORT, HOST, DATABASE_URL, ADMIN_TOKEN, ...)')
   .action(async () => {
     const config = loadConfig();
-    const running = await startServer(config).catch((err: unknown) => {
-      if (!isListenError(err)) throw err;
-      throw new StartupError(listenFailure(err, config.host, config.port, 'PORT, HOST'));
-    });
+    const running = await startServer(config);
     console.error(`bridge listening on ${running.url} (WebSockets: ${running.url.replace(/^http/, 'ws')}/v1/ws/app and /v1/ws/agent)`);
+    if (running.metricsUrl) console.error(`metrics on ${running.metricsUrl} only (METRICS_PORT)`);
     if (!config.adminToken) console.error('admin API off: set ADMIN_TOKEN (16+ characters) to provision apps and agents');
     // A signal may come twice: a terminal's Ctrl-C reaches npm and the bridge alike, and npm forwards it once more
     // (`npm start` execs the bridge). The second must not end the process in the middle of the shutdown: the
@@ -44,9 +43,6 @@ program
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
   });
-
-/** A start-up failure already put in one line. */
-class StartupError extends Error {}
 
 function client(cmd: Command): AdminClient {
   const { url, adminToken } = cmd.optsWithGlobals<{ url: string; adminToken?: string }>();
@@ -151,7 +147,7 @@ allowlist
   .description('remove the allowlist: every app of the organization may use the agent')
   .action(async (agentId, _o, cmd) => print(await client(cmd).setAllowlist(agentId, null)));
 
-const OURS = [AdminApiError, ConfigError, DatabaseUrlError, DatabaseOpenError, DatabaseInUseError, StartupError];
+const OURS = [AdminApiError, ConfigError, DatabaseUrlError, DatabaseOpenError, DatabaseInUseError, ListenFailure, TlsError];
 
 // Every failure is one line on stderr and exit 1, as a service manager shows it. Errors we did not foresee keep
 // their stack for whoever asked for detail (LOG_LEVEL=debug or trace).

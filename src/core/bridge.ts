@@ -248,7 +248,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     const client: Client = { conn, principal, address, lastSeen: clock.now(), idle: { cancel() {} } };
     clients.set(conn, client);
     client.idle = watchIdle(client, idleCloseMs);
-    log.debug({ conn: conn.id, endpoint: principal.kind }, 'connection open');
+    log.debug({ conn: conn.id, endpoint: principal.kind, address }, 'connection open');
     if (principal.kind === 'app') return;
     const agentId = principal.agent.agent_id;
     const replaced = router.attachAgent(agentId, conn);

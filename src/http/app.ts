@@ -7,10 +7,17 @@ import { dashboardHeaders, dashboardRoutes, isDashboardPath } from '../dashboard
 import { AdminSessions } from '../dashboard/sessions.js';
 import { adminOnly } from './auth.js';
 import { errorBodies } from './errors.js';
+import { proxyOptions } from './proxy.js';
 import { routes, type RouteDeps } from './routes.js';
 
-export function httpApp(deps: RouteDeps & { log: Logger }): Koa {
-  const app = new Koa();
+export interface AppDeps extends RouteDeps {
+  log: Logger;
+  /** Reverse proxies whose X-Forwarded-* headers are believed (TRUST_PROXY): ctx.secure, ctx.ip (O12). */
+  trustProxy: number;
+}
+
+export function httpApp(deps: AppDeps): Koa {
+  const app = new Koa(proxyOptions(deps.trustProxy));
   app.silent = true; // errors become {code, error} bodies in errorBodies and are logged there
   const sessions = new AdminSessions(deps.clock);
   const router = routes(deps);

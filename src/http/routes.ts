@@ -37,7 +37,8 @@ export interface RouteDeps {
   events: EventLogReader;
   writer: WriteBehind;
   sessions: SessionTable;
-  metrics: PromRegistry;
+  /** Undefined when /metrics is served on its own port instead (METRICS_PORT, O12). */
+  metrics: PromRegistry | undefined;
   /** Why the bridge takes no new traffic now (undefined: it does); throws when the database does not answer. */
   ready(): Promise<{ code: 'SHUTTING_DOWN' | 'OVERLOADED'; why: string } | undefined>;
   directory: Directory;
@@ -45,6 +46,14 @@ export interface RouteDeps {
   adminToken: string | undefined;
   /** Present only in test-clock mode (BRIDGE_TEST_CLOCK=1). */
   testClock: AdjustableClock | undefined;
+}
+
+/** GET /metrics: the Prometheus text exposition. */
+export function metricsHandler(metrics: PromRegistry) {
+  return async (ctx: Context) => {
+    ctx.type = metrics.contentType;
+    ctx.body = await metrics.metrics();
+  };
 }
 
 function created(ctx: Context, value: unknown): void {
@@ -71,10 +80,7 @@ export function routes(deps: RouteDeps): Router {
     ctx.body = { status: 'ready' } satisfies Readiness;
   });
 
-  router.get('/metrics', async (ctx) => {
-    ctx.type = deps.metrics.contentType;
-    ctx.body = await deps.metrics.metrics();
-  });
+  if (deps.metrics) router.get('/metrics', metricsHandler(deps.metrics));
 
   router.get('/v1/organizations/:org_id/agents', (ctx) => {
     ctx.body = registry.directoryFor(appFromBearer(ctx, directory, clock), ctx.params.org_id!);

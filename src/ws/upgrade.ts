@@ -31,10 +31,12 @@ export interface EndpointDeps {
   log: Logger;
   /** Unread bytes a connection may have queued before it is closed with SLOW_CONSUMER (W17). */
   sendBufferMaxBytes: number;
+  /** The client's address for the per-address bound (L18) and logs: the forwarded one behind trusted proxies (O12). */
+  addressOf(req: IncomingMessage): string | undefined;
 }
 
 export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketEndpoints {
-  const { bridge, log, sendBufferMaxBytes } = deps;
+  const { bridge, log, sendBufferMaxBytes, addressOf } = deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.frameMaxBytes, perMessageDeflate: false });
   const batch = writeBatcher();
   let nextId = 1;
@@ -42,6 +44,7 @@ export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketE
 
   function connect(ws: WebSocket, req: IncomingMessage, socket: Duplex, kind: ClientKind, url: URL): void {
     let overflowed = false;
+    const address = addressOf(req);
     const conn: Connection = {
       id: nextId++,
       send: (frame) => {
@@ -59,7 +62,7 @@ export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketE
       },
       close: (code, reason) => ws.close(code, reason),
     };
-    ws.on('error', (err) => log.warn({ conn: conn.id, err: err.message }, 'websocket error'));
+    ws.on('error', (err) => log.warn({ conn: conn.id, address, err: err.message }, 'websocket error'));
     ws.on('close', () => bridge.closed(conn));
     ws.on('message', (data: RawData, isBinary: boolean) => {
       try {
@@ -70,7 +73,7 @@ export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketE
         bridge.refuse(conn, 'INTERNAL_ERROR', 'The bridge failed to handle a message; reconnect and retry.');
       }
     });
-    bridge.connect(conn, { endpoint: kind, token: tokenOf(req, url), address: req.socket.remoteAddress });
+    bridge.connect(conn, { endpoint: kind, token: tokenOf(req, url), address });
   }
 
   function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {

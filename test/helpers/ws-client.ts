@@ -42,11 +42,14 @@ export class TestClient<Incoming extends { type: string }> {
     token: string | undefined,
     carrier: Carrier = 'header',
     headerToken = token,
+    /** More of ws's options: `ca` for a bridge with a test certificate, headers a proxy would add. */
+    options: WebSocket.ClientOptions = {},
   ): Promise<TestClient<K extends 'app' ? ServiceToAppMessage : ServiceToAgentMessage>> {
     const url = new URL(`/v1/ws/${kind}`, baseUrl.replace(/^http/, 'ws'));
     if (token && (carrier === 'query' || carrier === 'both')) url.searchParams.set('token', token);
-    const headers = headerToken && (carrier === 'header' || carrier === 'both') ? { authorization: `Bearer ${headerToken}` } : undefined;
-    const ws = new WebSocket(url, headers ? { headers } : {});
+    const headers: Record<string, string> = { ...options.headers };
+    if (headerToken && (carrier === 'header' || carrier === 'both')) headers.authorization = `Bearer ${headerToken}`;
+    const ws = new WebSocket(url, Object.keys(headers).length ? { ...options, headers } : options);
     const validate = (kind === 'app' ? validateServiceToAppMessage : validateServiceToAgentMessage) as Validator<any>;
     const client = new TestClient(ws, validate);
     await new Promise<void>((resolve, reject) => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { ADMIN_TOKEN, startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { selfSignedCertificate } from '../helpers/tls.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -167,6 +168,39 @@ describe('the bridge CLI', function () {
         expect(run.stderr, what).to.match(cases[i]![1]);
         expect(run.stderr.trimEnd().split('\n'), `${what}: one line on stderr`).to.have.length(1);
         expect(run.stdout, `${what}: no stack on stdout`).not.to.match(/^\s+at /m);
+      }
+    } finally {
+      taken.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+  it('ends a start-up failure of TLS or of the metrics port with one line naming the variable, and exit 1', async function () {
+    const dir = await mkdtemp(join(tmpdir(), 'bridge-cli-tls-'));
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = taken.address() as { port: number };
+      const [mine, other] = [await selfSignedCertificate(dir, 'mine'), await selfSignedCertificate(dir, 'other')];
+      const blank = Object.fromEntries(['ADMIN_TOKEN', 'AGENT_TIMEOUT_MS', 'BRIDGE_TEST_CLOCK', 'LOG_LEVEL', 'TRUST_PROXY', 'METRICS_HOST'].map((k) => [k, '']));
+      const serve = (env: Record<string, string>) =>
+        bridgeCommand(['serve'], { ...blank, HOST: '127.0.0.1', PORT: '0', DATABASE_URL: 'sqlite::memory:', TLS_CERT_FILE: '', TLS_KEY_FILE: '', METRICS_PORT: '', ...env });
+      const missing = join(dir, 'missing.pem');
+      const cases: [Record<string, string>, RegExp][] = [
+        [{ TLS_CERT_FILE: missing, TLS_KEY_FILE: mine.keyFile }, /^bridge: cannot read TLS_CERT_FILE .*missing\.pem: no such file \(ENOENT\)$/],
+        [{ TLS_CERT_FILE: mine.certFile, TLS_KEY_FILE: dir }, /^bridge: cannot read TLS_KEY_FILE .*: it is a folder, not a file \(EISDIR\)$/],
+        [{ TLS_CERT_FILE: mine.keyFile, TLS_KEY_FILE: mine.keyFile }, /^bridge: TLS_CERT_FILE .*mine\.key\.pem: it is not a PEM certificate/],
+        [{ TLS_CERT_FILE: mine.certFile, TLS_KEY_FILE: mine.certFile }, /^bridge: TLS_KEY_FILE .*mine\.cert\.pem: it is not a PEM private key/],
+        [{ TLS_CERT_FILE: mine.certFile, TLS_KEY_FILE: other.keyFile }, /^bridge: TLS_KEY_FILE .*other\.key\.pem is not the key of the certificate in TLS_CERT_FILE .*mine\.cert\.pem/],
+        [{ TLS_CERT_FILE: mine.certFile }, /^bridge: Invalid configuration: TLS_CERT_FILE is set but TLS_KEY_FILE is not/],
+        [{ METRICS_PORT: String(port) }, new RegExp(`^bridge: cannot listen on 127\\.0\\.0\\.1:${port} \\(METRICS_PORT, METRICS_HOST\\): the port is already in use .*EADDRINUSE`)],
+      ];
+      const runs = await Promise.all(cases.map(([env]) => serve(env)));
+      for (const [i, run] of runs.entries()) {
+        const what = JSON.stringify(cases[i]![0]);
+        expect(run.code, `${what}: ${run.stderr}`).to.equal(1);
+        expect(run.stderr.trimEnd().split('\n'), `${what}: one line on stderr`).to.have.length(1);
+        expect(run.stderr.trimEnd(), what).to.match(cases[i]![1]);
+        expect(run.stdout, `${what}: nothing listened`).not.to.include('bridge listening');
       }
     } finally {
       taken.close();

@@ -27,6 +27,11 @@ describe('configuration from the environment', function () {
       maxConnections: LIMITS.connectionsMax,
       maxConnectionsPerAddress: LIMITS.connectionsPerAddressMax,
       maxConnectionsPerApp: LIMITS.connectionsPerAppMax,
+      tlsCertFile: undefined,
+      tlsKeyFile: undefined,
+      trustProxy: 0,
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
     });
   });
 
@@ -53,6 +58,11 @@ describe('configuration from the environment', function () {
       MAX_CONNECTIONS: '3000',
       MAX_CONNECTIONS_PER_ADDRESS: '0',
       MAX_CONNECTIONS_PER_APP: '20',
+      TLS_CERT_FILE: '/etc/bridge/fullchain.pem',
+      TLS_KEY_FILE: '/etc/bridge/privkey.pem',
+      TRUST_PROXY: '2',
+      METRICS_PORT: '9100',
+      METRICS_HOST: '0.0.0.0',
     });
     expect(config).to.deep.equal({
       port: 9000,
@@ -76,7 +86,29 @@ describe('configuration from the environment', function () {
       maxConnections: 3000,
       maxConnectionsPerAddress: 0,
       maxConnectionsPerApp: 20,
+      tlsCertFile: '/etc/bridge/fullchain.pem',
+      tlsKeyFile: '/etc/bridge/privkey.pem',
+      trustProxy: 2,
+      metricsPort: 9100,
+      metricsHost: '0.0.0.0',
     });
+  });
+
+  it('takes TLS_CERT_FILE and TLS_KEY_FILE together or not at all, naming the one missing', function () {
+    expect(() => loadConfig({ TLS_CERT_FILE: '/etc/bridge/fullchain.pem' })).to.throw(
+      ConfigError,
+      "Invalid configuration: TLS_CERT_FILE is set but TLS_KEY_FILE is not; set both (https) or neither (http). See the README's Configuration table.",
+    );
+    expect(() => loadConfig({ TLS_KEY_FILE: '/etc/bridge/privkey.pem', TLS_CERT_FILE: '' })).to.throw(ConfigError, 'TLS_KEY_FILE is set but TLS_CERT_FILE is not');
+  });
+
+  it('says what TRUST_PROXY counts when it is not a number of proxies (true is refused: it would believe any client)', function () {
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).to.throw(
+      ConfigError,
+      "Invalid configuration: TRUST_PROXY must be an integer from 0 to 10, got true (the number of reverse proxies in front of the bridge, 0 for none). See the README's Configuration table.",
+    );
+    expect(loadConfig({ TRUST_PROXY: '10' })).to.have.property('trustProxy', 10);
+    expect(() => loadConfig({ TRUST_PROXY: '11' })).to.throw(ConfigError, 'TRUST_PROXY must be an integer from 0 to 10, got 11');
   });
 
   it('treats an empty variable as unset', function () {
@@ -95,6 +127,8 @@ describe('configuration from the environment', function () {
     ['EVENT_LOG_FLUSH_MS', '500'],
     ['EVENT_LOG_RETENTION_DAYS', 'forever'],
     ['SEND_BUFFER_MAX_BYTES', '1000'],
+    ['TRUST_PROXY', 'true'],
+    ['METRICS_PORT', '-1'],
   ] as const) {
     it(`refuses ${name}=${value} with a message that names ${name}`, function () {
       expect(() => loadConfig({ [name]: value })).to.throw(ConfigError, name);
@@ -137,6 +171,7 @@ describe('configuration from the environment', function () {
       ['MAX_EVENTS_IN_FLIGHT_PER_AGENT', 'maxEventsInFlightPerAgent', 1, 1_000_000, 1],
       ['STREAMED_TEXT_MAX_BYTES', 'streamedTextMaxBytes', 0, LIMITS.replyContentMaxBytes, 1],
       ['STREAMED_TEXT_MAX_BYTES_PER_AGENT', 'streamedTextPerAgentMaxBytes', 0, 2 ** 32, 1],
+      ['METRICS_PORT', 'metricsPort', 0, 65535, 1],
     ];
     for (const [name, key, low, high, step] of RANGES) {
       const rule = `${step === 1 ? 'an integer' : 'a number'} from ${low} to ${high}`;

@@ -1,0 +1,19 @@
+// /metrics on a port of its own (METRICS_PORT, O12): the scraper reaches it on the internal network while the main
+// port, the one a proxy or the internet reaches, no longer answers it. Plain HTTP: it carries no secret.
+import { Router } from '@koa/router';
+import Koa from 'koa';
+import type { Registry as PromRegistry } from 'prom-client';
+import type { Logger } from '../core/logger.js';
+import { errorBodies } from '../http/errors.js';
+import { metricsHandler } from '../http/routes.js';
+
+export function metricsApp(metrics: PromRegistry, log: Logger): Koa {
+  const app = new Koa();
+  app.silent = true;
+  const router = new Router();
+  router.get('/metrics', metricsHandler(metrics));
+  app.use(errorBodies(log));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}
