@@ -4,15 +4,24 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { ADMIN_TOKEN, type TestBridge } from '../helpers/bridge.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+/** CHROMIUM_PATH, else where Debian, Ubuntu, Fedora and Homebrew put Chromium or Chrome. */
+const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable', '/snap/bin/chromium', '/Applications/Chromium.app/Contents/MacOS/Chromium', '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome'];
 export const SCREENSHOTS = new URL('../../test-output/screenshots/', import.meta.url);
 
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: the dashboard's browser tests need Debian's package (apt-get install chromium; .ci/run installs it).`);
+function findChromium(): string {
+  const given = process.env.CHROMIUM_PATH;
+  if (given) {
+    if (!existsSync(given)) throw new Error(`CHROMIUM_PATH=${given}: no such file.`);
+    return given;
   }
+  const found = CANDIDATES.find((path) => existsSync(path));
+  if (!found) throw new Error(`No Chromium found (looked at ${CANDIDATES.join(', ')}): the dashboard's browser tests need one; set CHROMIUM_PATH, or apt-get install chromium (.ci/run installs it).`);
+  return found;
+}
+
+export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: findChromium(),
     headless: true,
     // This machine has no network: without these, Chromium keeps trying to reach Google's hosts.
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

@@ -11,7 +11,7 @@ import { expect } from 'chai';
 
 const REPO = join(import.meta.dirname, '../..');
 const ADMIN_TOKEN = 'outside-admin-token-0123456789';
-const quiet = { stdio: ['ignore', 'pipe', 'pipe'] as const, encoding: 'utf8' as const, maxBuffer: 64 * 1024 * 1024 };
+const quiet = { stdio: 'pipe' as const, encoding: 'utf8' as const, maxBuffer: 64 * 1024 * 1024 };
 
 describe('the installed package, outside this repository', function () {
   this.timeout(900_000);
