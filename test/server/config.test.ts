@@ -1,4 +1,5 @@
 // The environment is checked at start: defaults that run out of the box, and errors that name the variable.
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { CONFIG_VARIABLES, ConfigError, MAX_TIMER_MS, loadConfig } from '../../src/config.js';
 import { LIMITS } from '../../generated/index.js';
@@ -109,6 +110,13 @@ describe('configuration from the environment', function () {
     );
     expect(loadConfig({ TRUST_PROXY: '10' })).to.have.property('trustProxy', 10);
     expect(() => loadConfig({ TRUST_PROXY: '11' })).to.throw(ConfigError, 'TRUST_PROXY must be an integer from 0 to 10, got 11');
+  });
+
+  it('has every variable it reads in the README\'s Configuration table, and no other', function () {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const table = readme.split('\n## Configuration\n')[1]!.split('\n## ')[0]!;
+    const documented = [...table.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]);
+    expect(documented).to.have.members([...CONFIG_VARIABLES]);
   });
 
   it('treats an empty variable as unset', function () {
