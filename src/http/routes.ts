@@ -61,9 +61,29 @@ function created(ctx: Context, value: unknown): void {
   ctx.body = value;
 }
 
+const HOME = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Agent messaging bridge</title></head>
+<body>
+<h1>Agent messaging bridge</h1>
+<p>A WebSocket service between applications and AI agents. Apps connect to <code>/v1/ws/app</code>, agents to
+<code>/v1/ws/agent</code>, each with its token.</p>
+<ul>
+<li><a href="/dashboard">Dashboard</a>: organizations, apps, agents, the event log (sign in with the admin token)</li>
+<li><a href="/healthz">/healthz</a> and <a href="/readyz">/readyz</a>: probes</li>
+</ul>
+<p>The protocol and the admin API are described in the project's <code>spec/</code> folder (AsyncAPI and OpenAPI).</p>
+</body></html>
+`;
+
 export function routes(deps: RouteDeps): Router {
   const { registry, directory, clock } = deps;
   const router = new Router();
+
+  // Someone who opens the bridge's address in a browser gets pointers, not a 404.
+  router.get('/', (ctx) => {
+    ctx.type = 'text/html';
+    ctx.body = HOME;
+  });
 
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' } satisfies Health;
