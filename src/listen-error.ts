@@ -7,8 +7,15 @@ const REASONS: Record<string, [why: string, fix: string]> = {
   EADDRNOTAVAIL: ['that address is not one of this machine', 'choose one of its addresses, 127.0.0.1 or 0.0.0.0 for all'],
 };
 
-/** A listen failure already put in one line by `listenFailure`, for a caller that only prints it. */
-export class ListenFailure extends Error {}
+/** A listen failure put in one line by `listenFailure`; its errno `code` stays readable for callers in code. */
+export class ListenFailure extends Error {
+  readonly code: string | undefined;
+
+  constructor(message: string, cause: NodeJS.ErrnoException) {
+    super(message, { cause });
+    this.code = cause.code;
+  }
+}
 
 /** Whether `err` is what `server.listen()` rejects with. */
 export function isListenError(err: unknown): err is NodeJS.ErrnoException {

@@ -100,7 +100,7 @@ async function listen(server: Server, port: number, host: string, settings: stri
       });
     });
   } catch (err) {
-    throw isListenError(err) ? new ListenFailure(listenFailure(err, host, port, settings)) : err;
+    throw isListenError(err) ? new ListenFailure(listenFailure(err, host, port, settings), err) : err;
   }
   return (server.address() as AddressInfo).port;
 }
