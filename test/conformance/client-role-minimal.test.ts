@@ -105,7 +105,7 @@ describe('conformance client role: an independent minimal client (broken-clients
     console.log(`      ${ids.length / 2} scenarios × 2 profiles passed in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   });
 
-  it('passes the slow scenarios of both roles (CONFORMANCE_SLOW=1)', async function () {
+  it('passes the slow scenarios of both roles (slow: runs with CONFORMANCE_SLOW=1)', async function () {
     if (!SLOW) this.skip();
     const results = await run(CLIENT_SCENARIOS.filter((s) => s.optIn), { profile: 'bridge' });
     expect(results.map((r) => r.id)).to.have.members(['app-heartbeat', 'app-dead-connection', 'app-backoff-cap', 'agent-heartbeat', 'agent-dead-connection', 'agent-backoff-cap']);
@@ -158,7 +158,7 @@ describe('conformance client role: an independent minimal client (broken-clients
 
     for (const v of VARIANTS) {
       const what = Object.entries(v.fails).map(([profile, fails]) => `${profile}: ${Object.entries(fails).map(([id, reqs]) => `${id} on ${reqs.join(',')}`).join('; ') || 'nothing'}`).join(' | ');
-      it(`--break ${v.rule}${v.slow ? ' (slow)' : ''} fails ${what}; passes ${v.passes.join(', ')}`, async function () {
+      it(`--break ${v.rule}${v.slow ? ' (slow: runs with CONFORMANCE_SLOW=1)' : ''} fails ${what}; passes ${v.passes.join(', ')}`, async function () {
         if (v.slow && !SLOW) this.skip();
         const byProfile = await pending.get(v.rule)!;
         for (const [profile, results] of byProfile) {
