@@ -41,7 +41,9 @@ async function runTarget(target: 'bridge' | 'relay', s: Settings, count: number)
     let apps: IdleConfig['apps'];
     let soak: IdleConfig['soak'];
     if (target === 'bridge') {
-      const bridge = await startBridge(dir, s.profileDir);
+      // Every idle connection comes from this machine's one address and one app's tokens: the per-address and
+      // per-app bounds of L18 would refuse all but 1000 of them, and the total bound is the open-files cap's here.
+      const bridge = await startBridge(dir, s.profileDir, { MAX_CONNECTIONS: '10000000', MAX_CONNECTIONS_PER_ADDRESS: '0', MAX_CONNECTIONS_PER_APP: '10000000' });
       server = bridge;
       const creds = await provision(bridge.admin, 1, 10);
       apps = creds.apps;
