@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Transcript } from '../actor.js';
 import type { Outcome } from '../run.js';
-import { inProfile, loadRequirements, type Profile } from '../scenario.js';
+import { inProfile, loadRequirements, type Profile, type Requirement } from '../scenario.js';
 import { MockBridge, type ClientRole, type ReceivedFrame } from './mock-bridge.js';
 
 /** The requirements every frame or connection is checked against. */
@@ -132,6 +132,7 @@ export class ClientContext {
   step = 0;
   private invalid: ClientFailure | undefined;
   private readonly waiters = new Set<() => void>();
+  private registry: Map<string, Requirement> | undefined;
 
   constructor(
     readonly scenario: ClientScenario,
@@ -149,9 +150,7 @@ export class ClientContext {
     });
     mock.on('connection', (id) => {
       if (mock.role === 'agent') {
-        setTimeout(() => {
-          if (mock.isOpen(id) && mock.openConnections > 1) this.broken(`the agent had ${mock.openConnections} connections open at once for ${OVERLAP_GRACE_MS / 1000} s (one connection per agent)`, ONE_AGENT_CONNECTION);
-        }, OVERLAP_GRACE_MS).unref();
+        setTimeout(() => mock.isOpen(id) && this.judgeOverlap(), OVERLAP_GRACE_MS).unref();
       }
       this.wake();
     });
@@ -168,7 +167,7 @@ export class ClientContext {
 
   /** Whether a check of these requirements counts in this run's profile (decisions only with --profile bridge). */
   judges(requirements: string[]): boolean {
-    const registry = loadRequirements();
+    const registry = (this.registry ??= loadRequirements());
     return requirements.some((id) => { const r = registry.get(id); return r !== undefined && inProfile(r, this.profile); });
   }
 
@@ -204,7 +203,13 @@ export class ClientContext {
     if (this.mock.role !== 'agent' || this.mock.openConnections < 2) return;
     const newest = Math.max(...[...this.mock.openedAt.entries()].filter(([id]) => this.mock.isOpen(id)).map(([, at]) => at));
     await new Promise((r) => setTimeout(r, Math.max(0, newest + OVERLAP_GRACE_MS - this.mock.now()) + 50));
-    if (this.mock.openConnections > 1) this.broken(`the agent had ${this.mock.openConnections} connections open at once for ${OVERLAP_GRACE_MS / 1000} s (one connection per agent)`, ONE_AGENT_CONNECTION);
+    this.judgeOverlap();
+  }
+
+  /** CLI-017: an agent with more than one connection open once the grace has passed. */
+  private judgeOverlap(): void {
+    const open = this.mock.openConnections;
+    if (open > 1) this.broken(`the agent had ${open} connections open at once for ${OVERLAP_GRACE_MS / 1000} s (one connection per agent)`, ONE_AGENT_CONNECTION);
   }
 
   /** A rule of every frame or connection broken: the scenario fails at its next wait (the first break only). */

@@ -2,7 +2,7 @@
 // or drops the connection, not hammering a bridge that refuses the token, and ignoring what a later protocol
 // version may add.
 import { CLOSE_CODES, LIMITS } from '../../../generated/index.js';
-import { answered, answerEvents, connected, judgeBackoff, printedReply, reconnected, sendEvent } from '../checks.js';
+import { answered, answerEvents, BAND, connected, judgeBackoff, printedReply, reconnected, sendEvent } from '../checks.js';
 import type { ClientRole } from '../mock-bridge.js';
 import type { ClientContext, ClientScenario } from '../run.js';
 
@@ -110,7 +110,6 @@ function ignoresUnknown(role: ClientRole): ClientScenario {
 // ---- slow: real heartbeat periods and the backoff's cap --------------------------------------------------------
 
 const PING_WINDOW = [LIMITS.heartbeatIntervalMs - 5_000, LIMITS.heartbeatIntervalMs + 5_000] as const;
-const BAND_HIGH = 1.25;
 
 /** The client's first ping on `connection` in the heartbeat window after it opened. */
 async function pingInWindow(ctx: ClientContext, connection: number, requirements: string[]) {
@@ -141,9 +140,9 @@ function heartbeat(role: ClientRole): ClientScenario {
       const closedAt = ctx.mock.now();
       ctx.mock.closeConnection(CLOSE_CODES.GOING_AWAY, 'SHUTTING_DOWN', connection);
       const base = LIMITS.reconnectBaseDelayMs;
-      const next = await ctx.waitFor(() => ctx.mock.attempts.find((a) => a.at > closedAt), 8 * base * BAND_HIGH, 'the client did not connect again after the bridge closed its connection', ['CLI-011', 'CLI-013']);
+      const next = await ctx.waitFor(() => ctx.mock.attempts.find((a) => a.at > closedAt), 8 * base * BAND[1], 'the client did not connect again after the bridge closed its connection', ['CLI-011', 'CLI-013']);
       const delay = next.at - closedAt;
-      if (delay > base * BAND_HIGH) ctx.fail(`the client came back ${delay} ms after a connection whose ping was answered; its backoff should start again at ${base} ms (±25 %)`, ['CLI-013']);
+      if (delay > base * BAND[1]) ctx.fail(`the client came back ${delay} ms after a connection whose ping was answered; its backoff should start again at ${base} ms (±25 %)`, ['CLI-013']);
     },
   };
 }
@@ -162,7 +161,7 @@ function deadConnection(role: ClientRole): ClientScenario {
       ctx.next();
       const ping = await pingInWindow(ctx, connection, ['CLI-005']);
       ctx.next();
-      const limit = LIMITS.heartbeatTimeoutMs + LIMITS.reconnectBaseDelayMs * BAND_HIGH + 1_000;
+      const limit = LIMITS.heartbeatTimeoutMs + LIMITS.reconnectBaseDelayMs * BAND[1] + 1_000;
       const next = await ctx.waitFor(() => ctx.mock.attempts.find((a) => a.at > ping.at), limit, `the client did not reconnect after its ping got no pong (expected within ${LIMITS.heartbeatTimeoutMs / 1000} s of the ping, plus its first backoff delay)`, ['CLI-010']);
       if (ctx.mock.isOpen(connection)) ctx.mock.note(`the client reconnected ${next.at - ping.at} ms after the ping without closing the dead connection`);
     },
