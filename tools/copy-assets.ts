@@ -11,6 +11,7 @@ const ASSETS = [
   'conformance/fixtures-layout.yaml',
   'conformance/scenarios',
   'conformance/examples',
+  'docs', // the protocol's HTML documentation, served at /docs
 ];
 
 for (const path of ASSETS) cpSync(join(ROOT, path), join(ROOT, 'dist', path), { recursive: true });

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { loadSpecs } from './gen/load.js';
 import { generate } from './gen/generate.js';
 import { differences, writeFiles } from './gen/emit.js';
+import { docsStaleness } from './docs-digest.js';
 
 const OUT_DIR = resolve(import.meta.dirname, '../generated');
 
@@ -18,6 +19,9 @@ async function main(): Promise<number> {
     return 0;
   }
   const stale = differences(OUT_DIR, files);
+  const docs = docsStaleness();
+  if (docs) console.error(`${docs}; run \`npm run docs\` and commit.`);
+  if (stale.length === 0 && docs) return 1;
   if (stale.length === 0) {
     console.log(`generated/ matches spec/ (${files.size} files, ${seconds} s)`);
     return 0;

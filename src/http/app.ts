@@ -6,6 +6,7 @@ import type { Logger } from '../core/logger.js';
 import { dashboardHeaders, dashboardRoutes, isDashboardPath } from '../dashboard/routes.js';
 import { AdminSessions } from '../dashboard/sessions.js';
 import { adminOnly } from './auth.js';
+import { docsPages } from './docs.js';
 import { errorBodies } from './errors.js';
 import { proxyOptions } from './proxy.js';
 import { routes, type RouteDeps } from './routes.js';
@@ -28,6 +29,7 @@ export function httpApp(deps: AppDeps): Koa {
   const requireAdmin = adminOnly(deps.adminToken, sessions);
   app.use((ctx, next) => (ctx.path === '/admin' || ctx.path.startsWith('/admin/') ? requireAdmin(ctx, next) : next()));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: LIMITS.frameMaxBytes }));
+  app.use(docsPages());
   app.use(router.routes());
   app.use(router.allowedMethods());
   app.use(dashboard.routes());

@@ -71,7 +71,8 @@ const HOME = `<!doctype html>
 <li><a href="/dashboard">Dashboard</a>: organizations, apps, agents, the event log (sign in with the admin token)</li>
 <li><a href="/healthz">/healthz</a> and <a href="/readyz">/readyz</a>: probes</li>
 </ul>
-<p>The protocol and the admin API are described in the project's <code>spec/</code> folder (AsyncAPI and OpenAPI).</p>
+<p>The protocol: <a href="/docs/">/docs</a> (rendered from the AsyncAPI document in the project's <code>spec/</code>
+folder, which also holds the OpenAPI document of the admin API).</p>
 </body></html>
 `;
 

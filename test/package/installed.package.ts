@@ -105,6 +105,12 @@ describe('the installed package, outside this repository', function () {
     expect(errors).to.match(/bad\.ts.*error TS2322/);
   });
 
+  it('serves the protocol documentation at /docs/ from the installed bridge, with the files the page loads', async function () {
+    const page = await (await fetch(`${base}/docs/`)).text();
+    expect(page).to.include('Agent Messaging Bridge');
+    expect((await fetch(`${base}/docs/js/app.js`)).status).to.equal(200);
+  });
+
   it('runs bridge-connector with a YAML configuration and a JavaScript handler, and an app gets the reply through the installed bridge', async function () {
     const org = await admin('/organizations', { name: 'Outside' });
     const app = await admin(`/organizations/${org.org_id}/apps`, { name: 'Outside App' });

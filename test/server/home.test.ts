@@ -11,6 +11,6 @@ describe('the home page', function () {
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/^text\/html/);
     const page = await res.text();
-    for (const link of ['href="/dashboard"', 'href="/healthz"', 'href="/readyz"']) expect(page).to.include(link);
+    for (const link of ['href="/dashboard"', 'href="/docs/"', 'href="/healthz"', 'href="/readyz"']) expect(page).to.include(link);
   });
 });

@@ -1,0 +1,45 @@
+// GET /docs/: the protocol's HTML documentation, rendered from spec/asyncapi.yaml by `npm run docs` into docs/ (at
+// the repository's root, or dist/docs in the installed package). Only the files found there at start are served,
+// so no request path reaches the file system.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import type { Context, Next } from 'koa';
+import { Problem } from '../admin/problem.js';
+
+const DIR = new URL('../../docs/', import.meta.url);
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+// The page is generated from our own spec, but it is still no one's business to frame or sniff it.
+const HEADERS = { 'X-Content-Type-Options': 'nosniff', 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' };
+
+function docFiles(): Map<string, { type: string; path: URL }> {
+  const files = new Map<string, { type: string; path: URL }>();
+  if (!existsSync(DIR)) return files;
+  for (const name of readdirSync(DIR, { recursive: true, encoding: 'utf8' })) {
+    const type = TYPES[extname(name)];
+    if (type) files.set(name.replaceAll('\\', '/'), { type, path: new URL(name, DIR) });
+  }
+  return files;
+}
+
+/** Answers GET and HEAD under /docs; everything else goes on to the next middleware. */
+export function docsPages() {
+  const files = docFiles();
+  return async function docs(ctx: Context, next: Next): Promise<void> {
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !(ctx.path === '/docs' || ctx.path.startsWith('/docs/'))) return next();
+    // The page loads js/ and css/ by relative address, which resolves under /docs/ only with the slash.
+    if (ctx.path === '/docs') return ctx.redirect('/docs/');
+    const name = ctx.path.slice('/docs/'.length) || 'index.html';
+    const file = files.get(name);
+    if (!file) {
+      const why = files.size === 0 ? ' The documentation was not built: run `npm run docs`.' : '';
+      throw new Problem('NOT_FOUND', `No documentation file ${name}.${why}`);
+    }
+    ctx.set(HEADERS);
+    ctx.type = file.type;
+    ctx.body = readFileSync(file.path);
+  };
+}
