@@ -147,6 +147,7 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
     streamedTextMaxBytes: config.streamedTextMaxBytes,
     streamedTextPerAgentMaxBytes: config.streamedTextPerAgentMaxBytes,
     connectionLimits: { total: maxWebSockets, perAddress: config.maxConnectionsPerAddress, perApp: config.maxConnectionsPerApp },
+    sendBufferMaxBytes: config.sendBufferMaxBytes,
     observer: fanOut(eventRecorder(writer), metrics.observer),
     ...(options.agentReconnectGraceMs !== undefined ? { agentReconnectGraceMs: options.agentReconnectGraceMs } : {}),
   });
@@ -215,7 +216,6 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
   const sockets = attachWebSockets(server, {
     bridge,
     log,
-    sendBufferMaxBytes: config.sendBufferMaxBytes,
     addressOf: (req) => clientAddress(app, req),
   });
   const metricsServer = config.metricsPort === undefined ? undefined : createServer(metricsApp(metrics.registry, log).callback());

@@ -1420,6 +1420,16 @@
     },
     "schemas": {
       "AgentId": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
+      "ClientKind": {
+        "title": "ClientKind",
+        "type": "string",
+        "enum": [
+          "app",
+          "agent"
+        ],
+        "description": "The kinds of client, one per channel (`app` on `/ws/app`, `agent` on `/ws/agent`); the generator refuses\nan enum that differs from the channels' names.\n",
+        "x-parser-schema-id": "ClientKind"
+      },
       "AppId": "$ref:$.channels.agent.messages.event.payload.properties.app_id",
       "ThreadId": "$ref:$.channels.app.messages.event.payload.properties.thread_id",
       "EventId": "$ref:$.channels.app.messages.accepted.payload.properties.event_id",

@@ -9,6 +9,7 @@ import type {
   App,
   AppCreate,
   AppCreated,
+  ClientKind,
   Organization,
   OrganizationCreate,
   OrganizationDeleted,
@@ -16,7 +17,7 @@ import type {
 import { LIMITS } from '../../generated/index.js';
 import type { RevokeCause } from '../core/bridge.js';
 import type { Clock } from '../core/clock.js';
-import { hashToken, type AgentRecord, type AppRecord, type ClientKind, type Directory, type OrgRecord, type TokenRecord } from '../core/directory.js';
+import { hashToken, type AgentRecord, type AppRecord, type Directory, type OrgRecord, type TokenRecord } from '../core/directory.js';
 import { registrationId, tokenSecret } from '../core/ids.js';
 import type { RegistryStore } from '../store/registry.js';
 import { Problem } from './problem.js';

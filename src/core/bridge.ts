@@ -1,5 +1,5 @@
-// The bridge core: connections, the per-event flow, limits and timers. No sockets and no database here: the
-// adapters hand it authenticated connections and text frames; it answers through Connection.send/close.
+// The bridge core: connections, the per-event flow, limits and timers. No sockets and no database here: a
+// transport hands it a Socket and the handshake's raw facts, gets back the connection's handlers, and does I/O.
 import {
   CLOSE_CODES,
   ERRORS,
@@ -11,11 +11,12 @@ import {
   type AgentErrorMessage,
   type AgentReplyMessage,
   type AgentTokenMessage,
+  type ClientKind,
   type ErrorCode,
   type EventMessage,
 } from '../../generated/index.js';
 import { systemClock, type Clock, type Timer } from './clock.js';
-import type { AgentRecord, AppRecord, ClientKind, Directory, Principal } from './directory.js';
+import type { AgentRecord, AppRecord, Directory, Principal } from './directory.js';
 import * as frames from './frames.js';
 import { compactJson } from './compact-json.js';
 import { eventIdFactory } from './ids.js';
@@ -28,7 +29,8 @@ import { RateLimiter } from './rate-limit.js';
 import { SessionTable, type SessionRecord } from './sessions.js';
 import { BurstLog, LOG_WINDOW_MS } from './burst-log.js';
 import { ConnectionBounds, DEFAULT_CONNECTION_LIMITS, type ConnectionBound, type ConnectionLimits } from './connection-bounds.js';
-import { identify, type HandshakeFacts, type HandshakeRefusalCode } from './handshake.js';
+import { endpointOf, identify, type ConnectionFacts, type HandshakeRefusalCode } from './handshake.js';
+import type { ConnectionHandlers, Socket } from './transport.js';
 import { ByteBudget, StreamedText, type NotKept } from './streamed-text.js';
 
 export interface BridgeOptions {
@@ -58,6 +60,8 @@ export interface BridgeOptions {
   streamedTextPerAgentMaxBytes?: number;
   /** Bounds on live connections (L18; default from LIMITS). */
   connectionLimits?: ConnectionLimits;
+  /** Unread bytes a connection may have queued before it is closed with SLOW_CONSUMER (W17; default LIMITS). */
+  sendBufferMaxBytes?: number;
 }
 
 /** What the bounds of L13-L16 have done since start, for metrics (read when scraped, like tokensForwarded). */
@@ -78,16 +82,13 @@ export interface LimitCounters {
 export type ReplyRefusal = 'too_large' | 'text_not_kept';
 
 export interface Bridge {
-  /** A connection whose WebSocket handshake has just completed: it is identified, then opened or refused. */
-  connect(conn: Connection, facts: HandshakeFacts): void;
-  /** A connection whose handshake authenticated `principal`: opened, or refused when over a bound (L18). */
-  open(conn: Connection, principal: Principal, address?: string): void;
-  /** A frame from an open connection. */
-  receive(conn: Connection, data: string, isBinary: boolean): void;
-  /** The connection is gone, for whatever reason. */
-  closed(conn: Connection): void;
-  /** Refuses or ends a connection with a connection error: one `error`, then the code's close code. */
-  refuse(conn: Connection, code: ErrorCode, error: string): void;
+  /**
+   * A socket whose WebSocket handshake on an endpoint (see `endpointOf`) has just completed: identified from the
+   * raw facts, then opened or refused (one `error`, then the close). The transport calls the handlers returned.
+   */
+  connect(socket: Socket, facts: ConnectionFacts): ConnectionHandlers;
+  /** A socket already known to be `principal`: opened, or refused when over a bound (L18). */
+  open(socket: Socket, principal: Principal, address?: string): ConnectionHandlers;
   /** Closes the connections opened with this token (its rotation grace has ended): UNAUTHORIZED. */
   expireToken(hash: Buffer): void;
   /**
@@ -173,6 +174,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
   const maxPerAgent = options.maxEventsInFlightPerAgent ?? LIMITS.eventsInFlightPerAgentMax;
   const textMaxBytes = options.streamedTextMaxBytes ?? LIMITS.streamedTextMaxBytes;
   const textPerAgentMaxBytes = options.streamedTextPerAgentMaxBytes ?? LIMITS.streamedTextPerAgentMaxBytes;
+  const sendBufferMaxBytes = options.sendBufferMaxBytes ?? LIMITS.sendBufferMaxBytes;
   let tokensForwarded = 0;
   const counters: LimitCounters = {
     eventsRefused: { app: 0, agent: 0 },
@@ -224,33 +226,68 @@ export function makeBridge(options: BridgeOptions): Bridge {
     });
   }
 
-  function connect(conn: Connection, facts: HandshakeFacts): void {
-    const who = identify(directory, facts, clock.now());
-    if (!who.ok) return refuseHandshake(conn, facts.endpoint, who.code, who.error);
-    open(conn, who.principal, facts.address);
+  const NO_HANDLERS: ConnectionHandlers = { message() {}, closed() {} };
+
+  function connect(socket: Socket, facts: ConnectionFacts): ConnectionHandlers {
+    const kind = endpointOf(facts.path);
+    if (!kind) throw new Error(`not a WebSocket endpoint: ${facts.path}`); // the transport answers 404 before upgrading
+    const who = identify(directory, kind, facts, clock.now());
+    if (!who.ok) {
+      refuseHandshake(socket, kind, who.code, who.error);
+      return NO_HANDLERS;
+    }
+    return open(socket, who.principal, facts.address);
   }
 
   /** A handshake refused before the connection is a client: its error frame is of the endpoint it came to. */
-  function refuseHandshake(conn: Connection, endpoint: ClientKind, code: HandshakeRefusalCode, error: string): void {
+  function refuseHandshake(socket: Socket, endpoint: ClientKind, code: HandshakeRefusalCode, error: string): void {
     counters.handshakesRefused[code]++;
     refusedLog.record(code);
-    conn.send(endpoint === 'agent' ? frames.agentError(code, error) : frames.appError(code, error));
-    conn.close(ERRORS[code].closeCode, code);
+    socket.send(endpoint === 'agent' ? frames.agentError(code, error) : frames.appError(code, error));
+    socket.close(ERRORS[code].closeCode, code);
   }
 
-  function open(conn: Connection, principal: Principal, address?: string): void {
+  /**
+   * The Connection the rest of the core writes to: the socket, closed as a slow consumer (W17) when a frame would
+   * take its unread bytes over the bound. The frame that would cross it is not queued; the error that follows
+   * it is, once, and the close after it.
+   */
+  function guarded(socket: Socket): Connection {
+    let overflowed = false;
+    const conn: Connection = {
+      id: socket.id,
+      send(frame) {
+        if (!overflowed && socket.bufferedBytes() + frame.length > sendBufferMaxBytes) {
+          overflowed = true;
+          log.warn({ conn: socket.id, buffered: socket.bufferedBytes() }, 'slow consumer closed');
+          refuse(conn, 'SLOW_CONSUMER', `More than ${sendBufferMaxBytes} bytes were waiting for this connection to read them; read faster or open fewer streams.`);
+          return;
+        }
+        socket.send(frame);
+      },
+      close: (code, reason) => socket.close(code, reason),
+    };
+    return conn;
+  }
+
+  function open(socket: Socket, principal: Principal, address?: string): ConnectionHandlers {
     const over = bounds.check(principal, address);
     if (over) {
       counters.connectionsRefused[over.bound]++;
-      return refuseHandshake(conn, principal.kind, 'TOO_MANY_CONNECTIONS', over.error);
+      refuseHandshake(socket, principal.kind, 'TOO_MANY_CONNECTIONS', over.error);
+      return NO_HANDLERS;
     }
     bounds.add(principal, address);
+    const conn = guarded(socket);
     const client: Client = { conn, principal, address, lastSeen: clock.now(), idle: { cancel() {} } };
     clients.set(conn, client);
     client.idle = watchIdle(client, idleCloseMs);
     log.debug({ conn: conn.id, endpoint: principal.kind, address }, 'connection open');
-    if (principal.kind === 'app') return;
-    const agentId = principal.agent.agent_id;
+    if (principal.kind === 'agent') attachAgent(conn, principal.agent.agent_id);
+    return { message: (data, isBinary) => receive(client, data, isBinary), closed: () => drop(client) };
+  }
+
+  function attachAgent(conn: Connection, agentId: string): void {
     const replaced = router.attachAgent(agentId, conn);
     offlineGrace.get(agentId)?.cancel();
     offlineGrace.delete(agentId);
@@ -260,9 +297,10 @@ export function makeBridge(options: BridgeOptions): Bridge {
     }
   }
 
-  function closed(conn: Connection): void {
-    const client = clients.get(conn);
-    if (!client) return;
+  /** The one way a client stops being one, whoever ended it (its socket, a refusal, a revocation): once. */
+  function drop(client: Client): void {
+    const { conn } = client;
+    if (clients.get(conn) !== client) return;
     clients.delete(conn);
     client.idle.cancel();
     bounds.remove(client.principal, client.address);
@@ -287,21 +325,27 @@ export function makeBridge(options: BridgeOptions): Bridge {
     );
   }
 
+  /** Ends a client's connection with a connection error: one `error`, then the code's close code. */
   function refuse(conn: Connection, code: ErrorCode, error: string): void {
     const client = clients.get(conn);
     const toAgent = client?.principal.kind === 'agent';
     conn.send(toAgent ? frames.agentError(code, error) : frames.appError(code, error));
     const closeCode = (ERRORS[code] as { closeCode?: number }).closeCode ?? CLOSE_CODES.INTERNAL_ERROR;
     conn.close(closeCode, code);
-    closed(conn);
+    if (client) drop(client);
   }
 
-  function receive(conn: Connection, data: string, isBinary: boolean): void {
-    const client = clients.get(conn);
-    if (!client) return;
+  function receive(client: Client, data: string, isBinary: boolean): void {
+    if (clients.get(client.conn) !== client) return; // refused or replaced: its socket's last frames are not heard
     client.lastSeen = clock.now();
-    if (client.principal.kind === 'app') fromApp(conn, client.principal.app, data, isBinary);
-    else fromAgent(conn, client.principal.agent, data, isBinary);
+    try {
+      if (client.principal.kind === 'app') fromApp(client.conn, client.principal.app, data, isBinary);
+      else fromAgent(client.conn, client.principal.agent, data, isBinary);
+    } catch (err) {
+      // A bug must cost at most this connection, never the process or another client's data.
+      log.error({ conn: client.conn.id, err }, 'frame handling failed');
+      refuse(client.conn, 'INTERNAL_ERROR', 'The bridge failed to handle a message; reconnect and retry.');
+    }
   }
 
   // ---- app side ----------------------------------------------------------------------------------------
@@ -646,9 +690,6 @@ export function makeBridge(options: BridgeOptions): Bridge {
   return {
     connect,
     open,
-    receive,
-    closed,
-    refuse,
     expireToken,
     revoke,
     shutdown,

@@ -1,13 +1,12 @@
 // The registered organizations, apps, agents and token hashes, held in memory so the per-event path never waits
 // on the database. The store loads it at start and writes through it; the core only reads it.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Agent, App, Organization } from '../../generated/index.js';
+import type { Agent, App, ClientKind, Organization } from '../../generated/index.js';
 import { validateAgentToken, validateAppToken } from '../../generated/index.js';
 
 export type OrgRecord = Omit<Organization, 'created_at'> & { created_at: number };
 export type AppRecord = Omit<App, 'created_at' | 'online'> & { created_at: number };
 export type AgentRecord = Omit<Agent, 'created_at' | 'online'> & { created_at: number };
-export type ClientKind = 'app' | 'agent';
 
 export interface TokenRecord {
   hash: Buffer;

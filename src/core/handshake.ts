@@ -1,32 +1,76 @@
-// Who a WebSocket handshake is, from the raw facts an adapter has (the endpoint, the token it carried, the remote
-// address), or the connection error that refuses it (W1) with the sentence the client reads.
-import type { ErrorCode } from '../../generated/index.js';
-import type { ClientKind, Directory, Principal } from './directory.js';
+// Who a handshake is, decided from the raw facts a transport has: the path it asked for, its Authorization header,
+// its query string and the remote address. Both the WebSocket endpoints (W1) and the HTTP directory ask here, so
+// the token carriers, their precedence and the sentences a refused client reads exist once.
+import { ENDPOINT_PATHS, type ClientKind, type ErrorCode } from '../../generated/index.js';
+import type { Directory, Principal } from './directory.js';
 
-export interface HandshakeFacts {
-  /** The endpoint the client upgraded on. */
-  endpoint: ClientKind;
-  /** From `Authorization: Bearer` or `?token=`; undefined when neither was sent. */
-  token: string | undefined;
-  /** The remote IP address, for the per-address bound (L18); undefined when unknown. */
+/** What a transport knows of a connection attempt before the core decides anything. */
+export interface ConnectionFacts {
+  /** The request's path, without the query string. */
+  path: string;
+  /** The Authorization header as sent, if any. */
+  authorization: string | undefined;
+  /** The query string's parameters (`?token=`). */
+  query: URLSearchParams;
+  /** The remote IP address, for the per-address bound (L18) and logs; undefined when unknown. */
   address: string | undefined;
 }
 
 export type HandshakeRefusalCode = Extract<ErrorCode, 'UNAUTHORIZED' | 'TOKEN_REVOKED' | 'FORBIDDEN' | 'TOO_MANY_CONNECTIONS'>;
 
-export type Identified = { ok: true; principal: Principal } | { ok: false; code: HandshakeRefusalCode; error: string };
+export type PrincipalOf<K extends ClientKind> = Extract<Principal, { kind: K }>;
 
-export function identify(directory: Directory, facts: HandshakeFacts, now: number): Identified {
-  if (!facts.token) return { ok: false, code: 'UNAUTHORIZED', error: 'No token: send Authorization: Bearer <TOKEN> or ?token=<TOKEN>.' };
-  const auth = directory.authenticate(facts.token, now);
+export type Identified<K extends ClientKind = ClientKind> =
+  | { ok: true; principal: PrincipalOf<K> }
+  | { ok: false; code: HandshakeRefusalCode; error: string };
+
+const KIND_OF_PATH = new Map<string, ClientKind>(Object.entries(ENDPOINT_PATHS).map(([kind, path]) => [path, kind as ClientKind]));
+
+/** The kind of client a WebSocket path is for, or undefined when it is not an endpoint (HTTP 404). */
+export function endpointOf(path: string): ClientKind | undefined {
+  return KIND_OF_PATH.get(path);
+}
+
+/** The token of `Authorization: Bearer`, or undefined when the header is absent or not a Bearer. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+}
+
+const TOKEN_PREFIX: Record<ClientKind, string> = { app: 'rlk_', agent: 'rla_' };
+
+/** The place that takes one kind of token, as a refused client reads it. */
+export interface Taker<K extends ClientKind = ClientKind> {
+  kind: K;
+  /** "This endpoint", "The directory". */
+  name: string;
+  /** Where a token of the other kind belongs, when the place can say (the WebSocket endpoints can). */
+  elsewhere?(kind: ClientKind): string;
+  /** Whether `?token=` is a carrier here too. */
+  query?: boolean;
+}
+
+/** The principal `token` authenticates as at `taker`, or the refusal with the sentence the client reads. */
+export function authenticate<K extends ClientKind>(directory: Directory, token: string | undefined, taker: Taker<K>, now: number): Identified<K> {
+  const { kind } = taker;
+  if (!token) return { ok: false, code: 'UNAUTHORIZED', error: `No token: send Authorization: Bearer ${TOKEN_PREFIX[kind]}…${taker.query ? ' or ?token=' : ''}.` };
+  const auth = directory.authenticate(token, now);
   if (!auth.ok) {
-    const error = auth.code === 'TOKEN_REVOKED' ? "This token's app or agent was deactivated." : 'The token is wrong, expired or rotated out.';
+    const error = auth.code === 'TOKEN_REVOKED' ? `This token's ${kind} was deactivated.` : 'The token is wrong, expired or rotated out.';
     return { ok: false, code: auth.code, error };
   }
-  const { kind } = auth.principal;
-  if (kind !== facts.endpoint) {
-    const takes = facts.endpoint === 'app' ? 'app tokens (rlk_)' : 'agent tokens (rla_)';
-    return { ok: false, code: 'FORBIDDEN', error: `This endpoint takes ${takes}; use /v1/ws/${kind}.` };
+  const actual = auth.principal.kind;
+  if (actual !== kind) {
+    const hint = taker.elsewhere ? ` ${taker.elsewhere(actual)}` : '';
+    return { ok: false, code: 'FORBIDDEN', error: `${taker.name} takes ${kind} tokens (${TOKEN_PREFIX[kind]}), not ${actual} tokens.${hint}` };
   }
-  return auth;
+  return { ok: true, principal: auth.principal as PrincipalOf<K> }; // its kind was just checked
+}
+
+const websocketTaker = (kind: ClientKind): Taker => ({ kind, name: 'This endpoint', query: true, elsewhere: (k) => `Use ${ENDPOINT_PATHS[k]}.` });
+const WEBSOCKET_TAKERS: Record<ClientKind, Taker> = { app: websocketTaker('app'), agent: websocketTaker('agent') };
+
+/** A WebSocket handshake on the endpoint of `kind`: the header carrier first (it stays out of access logs), then `?token=`. */
+export function identify(directory: Directory, kind: ClientKind, facts: ConnectionFacts, now: number): Identified {
+  const token = bearerToken(facts.authorization) ?? facts.query.get('token') ?? undefined;
+  return authenticate(directory, token, WEBSOCKET_TAKERS[kind], now);
 }

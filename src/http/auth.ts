@@ -3,15 +3,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { hashToken, type AppRecord, type Directory } from '../core/directory.js';
+import { authenticate, bearerToken } from '../core/handshake.js';
 import type { Clock } from '../core/clock.js';
 import { Problem } from '../admin/problem.js';
 import { requireCsrf, sessionOf } from '../dashboard/cookie.js';
 import type { AdminSessions } from '../dashboard/sessions.js';
 
-export function bearer(ctx: Context): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
-  return match?.[1];
-}
+export const bearer = (ctx: Context): string | undefined => bearerToken(ctx.get('authorization'));
 
 /** Whether a token is the server's ADMIN_TOKEN (constant time); undefined while the admin API is off. */
 export function adminTokenCheck(adminToken: string | undefined): ((given: string) => boolean) | undefined {
@@ -46,10 +44,7 @@ export function adminOnly(adminToken: string | undefined, sessions: AdminSession
 
 /** The calling app, from its `rlk_` token. */
 export function appFromBearer(ctx: Context, directory: Directory, clock: Clock): AppRecord {
-  const token = bearer(ctx);
-  if (!token) throw new Problem('UNAUTHORIZED', 'Send the app token as Authorization: Bearer rlk_….');
-  const result = directory.authenticate(token, clock.now());
-  if (!result.ok) throw new Problem(result.code, result.code === 'TOKEN_REVOKED' ? 'This app was deactivated.' : 'The token is wrong, expired or rotated out.');
-  if (result.principal.kind !== 'app') throw new Problem('FORBIDDEN', 'The directory takes an app token (rlk_), not an agent token.');
-  return result.principal.app;
+  const who = authenticate(directory, bearer(ctx), { kind: 'app', name: 'The directory' }, clock.now());
+  if (!who.ok) throw new Problem(who.code, who.error);
+  return who.principal.app;
 }

@@ -2,6 +2,7 @@
 // in-memory Directory at start.
 import type { Knex } from 'knex';
 import type { AgentRecord, AppRecord, Directory, OrgRecord, TokenRecord } from '../core/directory.js';
+import type { ClientKind } from '../../generated/index.js';
 
 const bool = (v: unknown) => v === true || v === 1 || v === '1';
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -70,7 +71,7 @@ export class RegistryStore {
     });
   }
 
-  async deactivate(kind: 'app' | 'agent', id: string): Promise<void> {
+  async deactivate(kind: ClientKind, id: string): Promise<void> {
     await this.db(kind === 'app' ? 'apps' : 'agents').where(kind === 'app' ? { app_id: id } : { agent_id: id }).update({ active: false });
   }
 

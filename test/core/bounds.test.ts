@@ -16,11 +16,13 @@ import { AdjustableClock } from '../../src/core/clock.js';
 import { Directory, hashToken, type AgentRecord, type AppRecord } from '../../src/core/directory.js';
 import type { Logger } from '../../src/core/logger.js';
 import type { EventEnd, EventStart } from '../../src/core/observer.js';
-import type { Connection } from '../../src/core/router.js';
+import type { ConnectionHandlers, Socket } from '../../src/core/transport.js';
 
 type Frame = Record<string, any>;
 
-interface Peer extends Connection {
+interface Peer extends Socket {
+  /** What the core returned when the peer connected: how its frames and its end reach the core. */
+  handlers?: ConnectionHandlers;
   frames: Frame[];
   /** The raw text of every frame, to measure sizes. */
   texts: string[];
@@ -61,24 +63,25 @@ function setup(options: Partial<BridgeOptions> = {}) {
       close(code, reason) {
         conn.closedWith = [code, reason];
       },
+      bufferedBytes: () => 0,
     };
     return conn;
   };
   const token = (kind: 'app' | 'agent', owner_id: string) => ({ hash: hashToken(owner_id), kind, owner_id, created_at: 0, expires_at: null });
   const app = (id: string) => {
     const conn = peer(validateServiceToAppMessage);
-    bridge.open(conn, { kind: 'app', app: apps[id]!, token: token('app', id) });
+    conn.handlers = bridge.open(conn, { kind: 'app', app: apps[id]!, token: token('app', id) });
     return conn;
   };
   const agent = (id: string) => {
     const conn = peer(validateServiceToAgentMessage);
-    bridge.open(conn, { kind: 'agent', agent: agents[id]!, token: token('agent', id) });
+    conn.handlers = bridge.open(conn, { kind: 'agent', agent: agents[id]!, token: token('agent', id) });
     return conn;
   };
   const x = agent('x');
   const y = agent('y');
   agent('only-a2');
-  const send = (conn: Connection, message: unknown) => bridge.receive(conn, JSON.stringify(message), false);
+  const send = (conn: Peer, message: unknown) => conn.handlers!.message(JSON.stringify(message), false);
   /** Sends an event and returns the app's answer to it (`accepted` or `error`). */
   const event = (from: Peer, agentId: string, payload: object = {}): Frame => {
     const before = from.frames.length;
@@ -132,7 +135,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       const second = app('a1');
       const ids = [accepted(first, 'x'), accepted(first, 'x'), accepted(second, 'x')];
       expect(codeOf(event(second, 'x'))).to.equal('TOO_MANY_EVENTS');
-      bridge.closed(first);
+      first.handlers!.closed();
       const third = app('a1');
       expect(codeOf(event(third, 'x'))).to.equal('TOO_MANY_EVENTS');
       send(x, { type: 'reply', event_id: ids[0], content: 'unheard', done: true });
@@ -151,7 +154,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       expect(bridge.stats().eventsInFlight).to.equal(0);
       accepted(a1, 'x');
       accepted(a1, 'y');
-      bridge.closed(x);
+      x.handlers!.closed();
       clock.advance(500); // x's event ends with AGENT_OFFLINE
       expect(codeOf(event(a1, 'y'))).to.equal('accepted');
     });
@@ -277,7 +280,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       const framesBefore = a1.frames.length;
       const forwardedBefore = t.bridge.tokensForwarded();
 
-      t.bridge.closed(a1); // closed, or ended as a slow consumer: refuse() ends up here too
+      a1.handlers!.closed();
       expect(t.bridge.streamedTextBytes()).to.equal(0);
       for (let i = 0; i < 100; i++) t.send(t.x, { type: 'token', event_id: first, token: 'nobody reads this ' });
       expect(t.bridge.streamedTextBytes()).to.equal(0);
@@ -339,18 +342,18 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       directory.addAgent(agent);
       const bridge = makeBridge({ directory, clock: new AdjustableClock({ frozen: true, start: 0 }) });
       const sent: string[] = [];
-      const conn = (id: number): Connection => ({ id, send: (text) => sent.push(text), close() {} });
+      const conn = (id: number): Socket => ({ id, send: (text) => sent.push(text), close() {}, bufferedBytes: () => 0 });
       const appConn = conn(1);
       const agentConn = conn(2);
-      bridge.open(appConn, { kind: 'app', app, token: { hash: hashToken('a'), kind: 'app', owner_id: app.app_id, created_at: 0, expires_at: null } });
-      bridge.open(agentConn, { kind: 'agent', agent, token: { hash: hashToken('b'), kind: 'agent', owner_id: agent.agent_id, created_at: 0, expires_at: null } });
+      const fromApp = bridge.open(appConn, { kind: 'app', app, token: { hash: hashToken('a'), kind: 'app', owner_id: app.app_id, created_at: 0, expires_at: null } });
+      const fromAgent = bridge.open(agentConn, { kind: 'agent', agent, token: { hash: hashToken('b'), kind: 'agent', owner_id: agent.agent_id, created_at: 0, expires_at: null } });
       const threadId = `${'"\\😀'.repeat((LIMITS.threadIdMaxChars - 1) / 3)}"`; // 121 points, each 2 escaped or 4 UTF-8 bytes
-      bridge.receive(appConn, JSON.stringify({ type: 'event', agent_id: agent.agent_id, thread_id: threadId, payload: maxPayload() }), false);
+      fromApp.message(JSON.stringify({ type: 'event', agent_id: agent.agent_id, thread_id: threadId, payload: maxPayload() }), false);
       const answer = JSON.parse(sent[0]!);
       expect(answer.type).to.equal('accepted');
       const eventId = answer.event_id;
       const reply = { type: 'reply', event_id: eventId, content: 'c'.repeat(LIMITS.replyContentMaxBytes), done: true, metadata: { tokens_used: Number.MAX_SAFE_INTEGER, model: 'm'.repeat(7500) } };
-      bridge.receive(agentConn, JSON.stringify(reply), false);
+      fromAgent.message(JSON.stringify(reply), false);
       const frame = sent.at(-1)!;
       expect(JSON.parse(frame).type).to.equal('reply');
       expect(Buffer.byteLength(frame)).to.be.within(LIMITS.frameMaxBytes - 100, LIMITS.frameMaxBytes);
@@ -370,7 +373,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       const t = setup();
       const a1 = t.app('a1');
       const eventId = t.accepted(a1, 'x');
-      t.bridge.closed(a1);
+      a1.handlers!.closed();
       t.send(t.x, { type: 'reply', event_id: eventId, content: 'c'.repeat(LIMITS.replyContentMaxBytes + 1), done: true });
       expect(t.x.frames.at(-1)).to.include({ code: 'REPLY_TOO_LARGE', event_id: eventId });
     });

@@ -2,6 +2,9 @@
 // validators) into one shared log, so the order across connections is visible.
 import { expect } from 'chai';
 import {
+  CLOSE_CODES,
+  ENDPOINT_PATHS,
+  LIMITS,
   describeErrors,
   validateServiceToAgentMessage,
   validateServiceToAppMessage,
@@ -10,7 +13,9 @@ import {
 import { makeBridge } from '../../src/core/bridge.js';
 import { AdjustableClock } from '../../src/core/clock.js';
 import { Directory, hashToken, type Principal } from '../../src/core/directory.js';
-import type { Connection } from '../../src/core/router.js';
+import type { ConnectionHandlers, Socket } from '../../src/core/transport.js';
+
+type Peer = Socket & { closedWith?: [number, string]; handlers?: ConnectionHandlers };
 
 type Sent = { to: string; frame: any };
 
@@ -26,7 +31,7 @@ function setup() {
   const log: Sent[] = [];
   let ids = 0;
   const connect = (name: string, principal: Principal, validate: Validator<unknown>) => {
-    const conn: Connection & { closedWith?: [number, string] } = {
+    const conn: Peer = {
       id: ++ids,
       send(text) {
         const frame = JSON.parse(text);
@@ -36,14 +41,15 @@ function setup() {
       close(code, reason) {
         conn.closedWith = [code, reason];
       },
+      bufferedBytes: () => 0,
     };
-    bridge.open(conn, principal);
+    conn.handlers = bridge.open(conn, principal);
     return conn;
   };
   const token = (kind: 'app' | 'agent', owner_id: string) => ({ hash: hashToken(owner_id), kind, owner_id, created_at: 0, expires_at: null });
   const appConn = connect('app', { kind: 'app', app, token: token('app', 'classroom') }, validateServiceToAppMessage);
   const agentConn = connect('agent', { kind: 'agent', agent, token: token('agent', 'tutor') }, validateServiceToAgentMessage);
-  const send = (conn: Connection, message: unknown) => bridge.receive(conn, JSON.stringify(message), false);
+  const send = (conn: Peer, message: unknown) => conn.handlers!.message(JSON.stringify(message), false);
   return { bridge, clock, log, appConn, agentConn, connect, send, app, agent };
 }
 
@@ -56,14 +62,14 @@ describe('the bridge core (no sockets, no database)', function () {
   });
 
   it('forwards the payload byte for byte as the app sent it', function () {
-    const { bridge, appConn, agentConn } = setup();
+    const { appConn, agentConn } = setup();
     const sent: string[] = [];
     const original = agentConn.send;
     agentConn.send = (text) => {
       sent.push(text);
       original(text);
     };
-    bridge.receive(appConn, '{"type":"event","agent_id":"tutor","thread_id":"t","payload":{"b":[1,2.5,"\\u00e9"],"a":{}}}', false);
+    appConn.handlers!.message('{"type":"event","agent_id":"tutor","thread_id":"t","payload":{"b":[1,2.5,"\\u00e9"],"a":{}}}', false);
     expect(sent[0]).to.match(/"payload":\{"b":\[1,2\.5,"é"\],"a":\{\}\}\}$/);
   });
 
@@ -107,5 +113,51 @@ describe('the bridge core (no sockets, no database)', function () {
     expect(reply.type).to.equal('reply');
     expect(reply.reply).to.equal(fragments.join(''));
     expect(reply.metadata.tokens_used).to.equal(1000);
+  });
+
+  describe('what a transport sees', function () {
+    it('closes a socket whose unread bytes would pass the bound as a slow consumer: one error, the close, then nothing', function () {
+      const { bridge, log, appConn, agentConn, send } = setup();
+      let buffered = 0;
+      appConn.bufferedBytes = () => buffered;
+      send(appConn, { type: 'event', agent_id: 'tutor', thread_id: 't', payload: {} });
+      const eventId = log[0]!.frame.event_id;
+      buffered = LIMITS.sendBufferMaxBytes; // the app stopped reading
+      send(agentConn, { type: 'token', event_id: eventId, token: 'lost' });
+      send(agentConn, { type: 'token', event_id: eventId, token: 'also lost' });
+      const toApp = log.filter((s) => s.to === 'app').map((s) => s.frame);
+      expect(toApp.map((f) => f.type)).to.deep.equal(['accepted', 'error']);
+      expect(toApp[1]).to.include({ code: 'SLOW_CONSUMER' });
+      expect(appConn.closedWith).to.deep.equal([CLOSE_CODES.SLOW_CONSUMER, 'SLOW_CONSUMER']);
+      expect(bridge.stats().apps).to.equal(0);
+    });
+
+    it('ends only the connection whose frame made the core fail, with INTERNAL_ERROR, and hears nothing more from it', function () {
+      const { bridge, log, appConn, agentConn, send } = setup();
+      agentConn.send = () => {
+        throw new Error('a bug');
+      };
+      send(appConn, { type: 'event', agent_id: 'tutor', thread_id: 't', payload: {} });
+      expect(log.at(-1)!.frame).to.include({ type: 'error', code: 'INTERNAL_ERROR' });
+      expect(appConn.closedWith).to.deep.equal([CLOSE_CODES.INTERNAL_ERROR, 'INTERNAL_ERROR']);
+      const before = log.length;
+      send(appConn, { type: 'ping' });
+      appConn.handlers!.closed(); // the socket's own close event comes after: nothing happens twice
+      expect(log.length).to.equal(before);
+      expect(bridge.stats()).to.include({ apps: 0, agents: 1 });
+    });
+
+    it('identifies a handshake from its raw facts and refuses a bad one with one error and its close code', function () {
+      const { bridge, log } = setup();
+      const socket = (): Peer => {
+        const peer: Peer = { id: 99, send: (text) => log.push({ to: 'new', frame: JSON.parse(text) }), close: (code, reason) => void (peer.closedWith = [code, reason]), bufferedBytes: () => 0 };
+        return peer;
+      };
+      const refused = socket();
+      bridge.connect(refused, { path: ENDPOINT_PATHS.app, authorization: undefined, query: new URLSearchParams(), address: '10.0.0.1' }).message('{"type":"ping"}', false);
+      expect(log.map((s) => s.frame)).to.deep.equal([{ type: 'error', code: 'UNAUTHORIZED', error: 'No token: send Authorization: Bearer rlk_… or ?token=.' }]);
+      expect(refused.closedWith).to.deep.equal([CLOSE_CODES.UNAUTHORIZED, 'UNAUTHORIZED']);
+      expect(() => bridge.connect(socket(), { path: '/v1/ws/other', authorization: undefined, query: new URLSearchParams(), address: undefined })).to.throw(/not a WebSocket endpoint/);
+    });
   });
 });

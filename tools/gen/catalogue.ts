@@ -81,12 +81,24 @@ function doc(text: string, indent = ''): string {
   return `${indent}/** ${text.replace(/\*\//g, '*\\/').replace(/\s+/g, ' ').trim()} */`;
 }
 
+/** Each channel's full path (the server's pathname, then the channel's address), by channel name: the client kinds. */
+function endpointPaths(tree: Schema, defs: Definitions): Record<string, string> {
+  const servers = Object.values<{ pathname?: string }>(tree.servers ?? fail('servers is missing'));
+  const pathnames = new Set(servers.map((s) => s.pathname ?? ''));
+  if (pathnames.size !== 1) fail('every server needs the same pathname (the interface version)');
+  const [base] = pathnames;
+  const channels = Object.entries<{ address?: string }>(tree.channels ?? fail('channels is missing'));
+  const kinds: string[] = defs.all.get('ClientKind')?.enum ?? fail('components.schemas.ClientKind has no enum');
+  if (kinds.join() !== channels.map(([name]) => name).join()) fail(`ClientKind's enum (${kinds.join(', ')}) must name the channels (${channels.map(([n]) => n).join(', ')})`);
+  return Object.fromEntries(channels.map(([name, c]) => [name, `${base}${c.address ?? fail(`channels.${name} has no address`)}`]));
+}
+
 export function catalogueModule(tree: Schema, defs: Definitions): string {
   const catalogue = checkCatalogue(tree, defs);
   const limits = checkLimits(tree, defs);
   const extraCloses = (tree['x-close-codes'] ?? {}) as Record<string, { code: number; cause: string }>;
   const out: string[] = [];
-  out.push(`import type { ErrorCode } from './messages.js';`, '');
+  out.push(`import type { ClientKind, ErrorCode } from './messages.js';`, '');
   out.push(`/** Who receives an error: an app or agent connection, or an HTTP client. */`);
   out.push(`export type ErrorReceiver = 'app' | 'agent' | 'http';`, '');
   out.push(`/** event: ends one event; frame: refuses one frame; connection: error, then close; http: an HTTP error body. */`);
@@ -129,6 +141,8 @@ export function catalogueModule(tree: Schema, defs: Definitions): string {
     out.push(`  ${name}: ${l.value},`);
   }
   out.push(`} as const;`, '');
+  out.push(`/** The WebSocket endpoints: the path each kind of client connects to (servers' pathname + channel address). */`);
+  out.push(`export const ENDPOINT_PATHS = ${JSON.stringify(endpointPaths(tree, defs))} as const satisfies Record<ClientKind, string>;`, '');
   out.push(`/** Per direction and message type: the code to answer when a field fails its schema (otherwise INVALID_MESSAGE). */`);
   out.push(`export const FIELD_ERROR_CODES = {`);
   for (const [union, members] of defs.unions) {

@@ -41,16 +41,17 @@ export async function generate(specs: Specs): Promise<Files> {
       .map((m) => m.code)
       .join('\n');
 
+  // The HTTP and conformance documents $ref the protocol's schemas: their modules import those types.
+  const withMessageImports = (code: string): string => {
+    const used = [...models.keys()].filter((name) => defs.origin.get(name) === 'asyncapi' && new RegExp(`\\b${name}\\b`).test(withoutComments(code)));
+    return used.length ? `import type { ${used.join(', ')} } from './messages.js';\n\n${code}` : code;
+  };
   const messages = bodyOf('asyncapi');
-  let http = bodyOf('openapi');
-  const fromMessages = [...models.keys()].filter(
-    (name) => defs.origin.get(name) === 'asyncapi' && new RegExp(`\\b${name}\\b`).test(withoutComments(http)),
-  );
-  if (fromMessages.length) http = `import type { ${fromMessages.join(', ')} } from './messages.js';\n\n${http}`;
+  const http = withMessageImports(bodyOf('openapi'));
 
   const files: Files = new Map([
     ['catalogue.ts', catalogueModule(specs.asyncapi.tree, defs)],
-    ['conformance.ts', `${bodyOf('conformance')}\n${settingsDefaults(specs)}`],
+    ['conformance.ts', withMessageImports(`${bodyOf('conformance')}\n${settingsDefaults(specs)}`)],
     ['http.ts', http],
     ['index.ts', ['messages', 'http', 'conformance', 'catalogue', 'validators'].map((m) => `export * from './${m}.js';`).join('\n')],
     ['messages.ts', messages],
