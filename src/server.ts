@@ -17,7 +17,7 @@ import { RateLimiter } from './core/rate-limit.js';
 import { every } from './core/repeat.js';
 import { LocalRouter } from './core/router.js';
 import { SessionTable } from './core/sessions.js';
-import { httpApp } from './http/app.js';
+import { httpApp } from './web-app.js';
 import { clientAddress } from './http/proxy.js';
 import { isListenError, ListenFailure, listenFailure } from './listen-error.js';
 import { connectionCap, watchAccepts, webSocketCap, type AcceptFailures } from './ops/accept-failures.js';

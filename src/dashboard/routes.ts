@@ -7,8 +7,8 @@ import { Problem } from '../admin/problem.js';
 import { adminApiOff, adminTokenCheck } from '../http/auth.js';
 import { body } from '../http/input.js';
 import { loadAssets } from './assets.js';
-import { clearSessionCookie, requireCsrf, requireOwnOrigin, sessionOf, setSessionCookie } from './cookie.js';
-import type { AdminSession, AdminSessions } from './sessions.js';
+import type { AdminSession, AdminSessions } from '../http/admin-sessions.js';
+import { clearSessionCookie, requireCsrf, requireOwnOrigin, sessionOf, setSessionCookie } from '../http/session-cookie.js';
 
 const SECURITY_HEADERS = {
   'Content-Security-Policy':

@@ -6,8 +6,8 @@ import { hashToken, type AppRecord, type Directory } from '../core/directory.js'
 import { authenticate, bearerToken } from '../core/handshake.js';
 import type { Clock } from '../core/clock.js';
 import { Problem } from '../admin/problem.js';
-import { requireCsrf, sessionOf } from '../dashboard/cookie.js';
-import type { AdminSessions } from '../dashboard/sessions.js';
+import type { AdminSessions } from './admin-sessions.js';
+import { requireCsrf, sessionOf } from './session-cookie.js';
 
 export const bearer = (ctx: Context): string | undefined => bearerToken(ctx.get('authorization'));
 

@@ -5,7 +5,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { Problem } from '../admin/problem.js';
 import { hashToken } from '../core/directory.js';
-import { ADMIN_SESSION_TTL_MS, type AdminSession, type AdminSessions } from './sessions.js';
+import { ADMIN_SESSION_TTL_MS, type AdminSession, type AdminSessions } from './admin-sessions.js';
 
 export const SESSION_COOKIE = 'bridge_session';
 const READ_ONLY = new Set(['GET', 'HEAD']);

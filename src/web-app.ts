@@ -1,15 +1,16 @@
-// The Koa application: error bodies, JSON bodies, routes, and the dashboard.
+// The Koa application: error bodies, JSON bodies, the API routes, the documentation and the dashboard. It sits above
+// http/ and dashboard/ so that the dashboard can use http/'s pieces without http/ knowing the dashboard.
 import Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
-import { LIMITS } from '../../generated/index.js';
-import type { Logger } from '../core/logger.js';
-import { dashboardHeaders, dashboardRoutes, isDashboardPath } from '../dashboard/routes.js';
-import { AdminSessions } from '../dashboard/sessions.js';
-import { adminOnly } from './auth.js';
-import { docsPages } from './docs.js';
-import { errorBodies } from './errors.js';
-import { proxyOptions } from './proxy.js';
-import { routes, type RouteDeps } from './routes.js';
+import { LIMITS } from '../generated/index.js';
+import type { Logger } from './core/logger.js';
+import { dashboardHeaders, dashboardRoutes, isDashboardPath } from './dashboard/routes.js';
+import { AdminSessions } from './http/admin-sessions.js';
+import { adminOnly } from './http/auth.js';
+import { docsPages } from './http/docs.js';
+import { errorBodies } from './http/errors.js';
+import { proxyOptions } from './http/proxy.js';
+import { routes, type RouteDeps } from './http/routes.js';
 
 export interface AppDeps extends RouteDeps {
   log: Logger;
