@@ -3,7 +3,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { hashToken, type AppRecord, type Directory } from '../core/directory.js';
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../shared/clock.js';
 import { Problem } from '../admin/problem.js';
 import { requireCsrf, sessionOf } from '../dashboard/cookie.js';
 import type { AdminSessions } from '../dashboard/sessions.js';

@@ -19,7 +19,7 @@ import {
   type ReplyMessage,
   type ServiceToAppMessage,
 } from '../../generated/index.js';
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../shared/clock.js';
 import { BridgeConnection, type Carrier, type ConnectionOptions, type ConnectionState, type ReconnectOptions } from './connection.js';
 import { BridgeError, ConnectionLostError } from './app-errors.js';
 

@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { LIMITS } from '../../generated/index.js';
-import { systemClock, type Clock, type Timer } from '../core/clock.js';
+import { systemClock, type Clock, type Timer } from '../shared/clock.js';
 
 export type Carrier = 'header' | 'query';
 

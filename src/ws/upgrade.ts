@@ -7,7 +7,7 @@ import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import { LIMITS } from '../../generated/index.js';
 import type { Bridge } from '../core/bridge.js';
 import type { ClientKind } from '../core/directory.js';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../shared/logger.js';
 import type { Connection } from '../core/router.js';
 import { writeBatcher } from './write-batch.js';
 

@@ -15,7 +15,7 @@ import {
   type ServiceToAppMessage,
   type TokenMessage,
 } from '../../generated/index.js';
-import { AdjustableClock } from '../../src/core/clock.js';
+import { AdjustableClock } from '../../src/shared/clock.js';
 import { BridgeError, ConnectionLostError, connectApp, type AppClient, type AppClientEvents, type AppClientOptions } from '../../src/sdk/app-client.js';
 import { rejection } from '../helpers/rejection.js';
 

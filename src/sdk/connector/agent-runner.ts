@@ -16,8 +16,8 @@ import {
   type ErrorCode,
   type EventToAgentMessage,
 } from '../../../generated/index.js';
-import type { Clock, Timer } from '../../core/clock.js';
-import type { Logger } from '../../core/logger.js';
+import type { Clock, Timer } from '../../shared/clock.js';
+import type { Logger } from '../../shared/logger.js';
 import { BridgeConnection, type ConnectionOptions } from '../connection.js';
 import type { ResolvedConnectorAgent, ResolvedReconnect } from './config.js';
 import { splitByBytes, splitWords } from './fragments.js';
