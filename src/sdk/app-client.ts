@@ -16,7 +16,8 @@ import {
   type ServiceToAppMessage,
 } from '../../generated/index.js';
 import type { ConnectionOptions } from './connection-options.js';
-import { BridgeConnection, BridgeConnectionError, type CloseInfo, type ConnectionState, type Inbound } from './connection.js';
+import type { CloseInfo, ConnectionState, Inbound, InvalidFrame } from './connection-events.js';
+import { BridgeConnection, BridgeConnectionError } from './connection.js';
 import { BridgeError, ConnectionLostError } from './app-errors.js';
 import { deferred, type Deferred } from './deferred.js';
 import { PendingEvent, type EventHandle } from './pending-event.js';
@@ -65,7 +66,7 @@ export class AppClient extends EventEmitter<AppClientEvents> {
     connection.on('state', (state) => this.emit('state', state));
     connection.on('ready', () => this.emit('connected'));
     connection.on('message', (message) => this.route(message));
-    connection.on('invalid', (frame, problem) => this.routeInvalid(frame, problem));
+    connection.on('invalid', (frame) => this.routeInvalid(frame));
     connection.on('down', (info) => {
       this.failAll(this.lostError(info, this.closing ? 'The client was closed' : undefined));
       this.emit('disconnected', info);
@@ -172,10 +173,7 @@ export class AppClient extends EventEmitter<AppClientEvents> {
    * A frame that breaks the schema still answers something: dropping it would shift every later answer onto the
    * wrong send, so the call it answers fails with PROTOCOL_ERROR and the pairing stays in step.
    */
-  private routeInvalid(frame: unknown, problem: string): void {
-    const raw: Record<string, unknown> = typeof frame === 'object' && frame !== null ? (frame as Record<string, unknown>) : {};
-    const type = typeof raw.type === 'string' ? raw.type.slice(0, 32) : 'message';
-    const eventId = typeof raw.event_id === 'string' ? raw.event_id : undefined;
+  private routeInvalid({ type = 'message', eventId, problem }: InvalidFrame): void {
     const error = new BridgeError('PROTOCOL_ERROR', `The bridge sent an invalid ${type}: ${problem}.`, { eventId });
     const event = eventId === undefined ? undefined : this.inFlight.get(eventId);
     if (event) {

@@ -1,6 +1,7 @@
-// What a connection to the bridge can be told (endpoint, token, heartbeat, reconnect policy), and the backoff that
-// policy gives, apart from the state machine so that callers and tests can read them alone.
+// What a connection to the bridge is told (endpoint, token, heartbeat, reconnect policy, the protocol of its
+// endpoint) and the backoff that policy gives, apart from the state machine so that they can be read alone.
 import type WebSocket from 'ws';
+import type { Validator } from '../../generated/index.js';
 import type { Clock } from '../shared/clock.js';
 
 export type Carrier = 'header' | 'query';
@@ -40,4 +41,15 @@ export interface ConnectionOptions {
 export function backoffDelay(attempt: number, o: Pick<ReconnectOptions, 'baseDelayMs' | 'maxDelayMs' | 'jitter'>, random: () => number): number {
   const full = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(full * (1 - o.jitter * random()));
+}
+
+/** One endpoint's side of the protocol: what the bridge may send on it, and how often to retry it. */
+export interface Endpoint {
+  /**
+   * The generated open validator of the endpoint's union (the connection's `In`): fields of a later protocol version
+   * are not errors (C2); anything else it refuses is reported as `invalid`.
+   */
+  validate: Validator<unknown>;
+  /** Reconnect attempts when the options do not say. */
+  maxRetries: number;
 }

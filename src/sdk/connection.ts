@@ -6,60 +6,21 @@
 // heartbeat and the backoff without sleeping.
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
-import { ERRORS, LIMITS, describeErrors, type ErrorCode, type PingMessage, type PongMessage, type Validator } from '../../generated/index.js';
+import { LIMITS, describeErrors, type PingMessage } from '../../generated/index.js';
 import { systemClock, type Clock, type Timer } from '../shared/clock.js';
-import { backoffDelay, type ConnectionOptions, type ReconnectOptions } from './connection-options.js';
-
-export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
-
-/** A socket's close: its code, and its reason (or the code of the connection error that announced it). */
-export interface CloseInfo {
-  code: number;
-  reason: string;
-}
-
-/** The bridge's explanation of the close that follows: an `error` of connection scope, without event_id. */
-export interface ConnectionError {
-  code: ErrorCode;
-  error: string;
-}
-
-/** One endpoint's side of the protocol: what the bridge may send on it, and how often to retry it. */
-export interface Endpoint {
-  /**
-   * The generated open validator of the endpoint's union (the connection's `In`): fields of a later protocol version
-   * are not errors (C2); anything else it refuses is reported as `invalid`.
-   */
-  validate: Validator<unknown>;
-  /** Reconnect attempts when the options do not say. */
-  maxRetries: number;
-}
-
-/** What the owner of a connection receives: the endpoint's union without the pongs the connection answers itself. */
-export type Inbound<In> = Exclude<In, PongMessage>;
-
-export interface ConnectionEvents<In> {
-  state: [state: ConnectionState];
-  open: [];
-  /** The bridge answered the first ping on this socket, which it never does for a refused token: accepted. */
-  ready: [];
-  /** A frame of the endpoint's union, pongs aside. */
-  message: [message: Inbound<In>];
-  /** A frame that is JSON but breaks the endpoint's schema, and what is wrong with it. */
-  invalid: [frame: unknown, problem: string];
-  /** The connection went down (it may come back). */
-  down: [info: CloseInfo];
-  reconnecting: [info: { attempt: number; delayMs: number }];
-  /** Given up: closed by the owner, refused for good (UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN), or out of retries. */
-  closed: [info: CloseInfo];
-  pong: [at: number];
-}
+import {
+  connectionErrorIn,
+  invalidFrame,
+  type CloseInfo,
+  type ConnectionError,
+  type ConnectionEvents,
+  type ConnectionState,
+  type Inbound,
+} from './connection-events.js';
+import { backoffDelay, type ConnectionOptions, type Endpoint, type ReconnectOptions } from './connection-options.js';
 
 /** Close reasons after which reconnecting with the same token cannot help. */
 const FINAL_REASONS = new Set(['UNAUTHORIZED', 'TOKEN_REVOKED', 'FORBIDDEN', 'CONNECTION_REPLACED']);
-
-const isConnectionError = (m: { type: string; event_id?: unknown; code?: ErrorCode }): m is { type: 'error'; code: ErrorCode; error: string } =>
-  m.type === 'error' && m.event_id === undefined && m.code !== undefined && ERRORS[m.code].scope === 'connection';
 
 /** `In`: what the bridge sends on the endpoint (its generated union); `Out`: what the client sends there. */
 export class BridgeConnection<In extends { type: string }, Out> extends EventEmitter<ConnectionEvents<In>> {
@@ -176,12 +137,12 @@ export class BridgeConnection<In extends { type: string }, Out> extends EventEmi
         return;
       }
       if (!this.endpoint.validate(frame)) {
-        this.emit('invalid', frame, describeErrors(this.endpoint.validate.errors));
+        this.emit('invalid', invalidFrame(frame, describeErrors(this.endpoint.validate.errors)));
         return;
       }
       const message = frame as In;
       if (message.type === 'pong') return this.onPong();
-      if (isConnectionError(message)) this.closingError = { code: message.code, error: message.error };
+      this.closingError = connectionErrorIn(message) ?? this.closingError;
       this.emit('message', message as Inbound<In>);
     });
     ws.on('error', () => {}); // a 'close' always follows and carries what matters

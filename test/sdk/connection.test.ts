@@ -57,8 +57,9 @@ describe('client connection', function () {
     h.last().receive({ type: 'accepted', event_id: 'e3' });
     h.last().receive({ type: 'pong' });
     expect(h.seen.map(([name]) => name)).to.deep.equal(['ready', 'message', 'invalid', 'invalid']);
-    expect(h.seen[2]).to.deep.equal(['invalid', { type: 'event', event_id: 'e2' }, 'app_id: is required']);
-    expect(h.seen[3]![2]).to.match(/^type: "accepted" is not a message type of this endpoint/);
+    expect(h.seen[2]).to.deep.equal(['invalid', { type: 'event', eventId: 'e2', problem: 'app_id: is required' }]);
+    expect(h.seen[3]![1]).to.deep.include({ type: 'accepted', eventId: 'e3' });
+    expect((h.seen[3]![1] as { problem: string }).problem).to.match(/^type: "accepted" is not a message type of this endpoint/);
     h.connection.close();
   });
 

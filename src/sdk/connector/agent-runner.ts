@@ -10,7 +10,8 @@ import {
   type ServiceToAgentMessage,
 } from '../../../generated/index.js';
 import type { ConnectionOptions } from '../connection-options.js';
-import { BridgeConnection, BridgeConnectionError, type CloseInfo, type Inbound } from '../connection.js';
+import type { CloseInfo, Inbound, InvalidFrame } from '../connection-events.js';
+import { BridgeConnection, BridgeConnectionError } from '../connection.js';
 import type { ResolvedConnectorAgent, ResolvedReconnect } from './config.js';
 import { EventRun, type AgentFrame, type RunSettings } from './event-run.js';
 import { capped } from './fragments.js';
@@ -65,7 +66,7 @@ export class AgentRunner {
     this.connection.on('down', (info) => this.onDown(info));
     this.connection.on('reconnecting', (info) => this.o.notify('reconnecting', { agentId: this.agentId, ...info }));
     this.connection.on('closed', (info) => this.onClosed(info));
-    this.connection.on('invalid', (frame, problem) => this.guarded(() => this.onInvalid(frame, problem)));
+    this.connection.on('invalid', (frame) => this.guarded(() => this.onInvalid(frame)));
     this.connection.on('message', (message) => this.guarded(() => this.onMessage(message)));
   }
 
@@ -168,14 +169,12 @@ export class AgentRunner {
    * A frame off the schema: an event that cannot be read still gets its one `error` (agents never stay silent);
    * anything else, such as a message type of a later protocol version, is logged and ignored.
    */
-  private onInvalid(frame: unknown, problem: string): void {
-    const raw: Record<string, unknown> = typeof frame === 'object' && frame !== null ? (frame as Record<string, unknown>) : {};
-    if (raw.type !== 'event') {
-      this.o.logger.warn({ agent_id: this.agentId, type: raw.type }, `invalid frame from the bridge ignored: ${problem}`);
+  private onInvalid({ type, eventId, problem }: InvalidFrame): void {
+    if (type !== 'event') {
+      this.o.logger.warn({ agent_id: this.agentId, type }, `invalid frame from the bridge ignored: ${problem}`);
       return;
     }
     const text = `The agent connector could not read the event: ${problem}`;
-    const eventId = typeof raw.event_id === 'string' ? raw.event_id : undefined;
     if (eventId !== undefined) this.send({ type: 'error', event_id: eventId, code: 'AGENT_ERROR', error: capped(text) });
     this.o.notify('event-error', { agentId: this.agentId, ...(eventId !== undefined ? { eventId } : {}), code: 'AGENT_ERROR', message: text });
   }
