@@ -1,5 +1,6 @@
-// The app side of the bridge: one resilient connection to `{base_url}/ws/app` (heartbeat, backoff and state come
-// from BridgeConnection), events sent over it, and their answers paired back to the caller.
+// The app side of the bridge: one resilient connection to `{base_url}/ws/app` (acceptance, refusal, frame checks,
+// heartbeat, backoff and state come from BridgeConnection), events sent over it, and their answers paired back to
+// the caller.
 //
 // Pairing: the bridge answers every `event` frame with exactly one `accepted` or `error`, in the order the
 // frames were sent (W7), and the rejection carries a fresh event_id the client has never seen (W6). So the
