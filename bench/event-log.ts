@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
-import type { Logger } from '../src/core/logger.js';
+import type { Logger } from '../src/shared/logger.js';
 import { openDatabase } from '../src/store/database.js';
 import { WriteBehind, type EventRow } from '../src/store/write-behind.js';
 

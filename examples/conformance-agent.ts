@@ -2,8 +2,7 @@
 // a Connector configured in code from BRIDGE_URL (+ '/ws/agent') and BRIDGE_TOKEN, whose agent_id is read from the
 // token (`rla_{agent_id}_{secret}`). It echoes each event's text as streamed tokens, then replies; it runs until
 // it is stopped (SIGTERM or SIGINT), ending anything in flight with an error.
-import { Connector } from '../src/sdk/connector/connector.js';
-import { resolveConnectorConfig } from '../src/sdk/connector/config.js';
+import { Connector, resolveConnectorConfig } from '../src/sdk/index.js';
 
 const url = process.env.BRIDGE_URL;
 const token = process.env.BRIDGE_TOKEN;

@@ -2,8 +2,7 @@
 // connects with BRIDGE_URL and BRIDGE_TOKEN (connectApp: token in the header, heartbeat and backoff built in),
 // sends the contract's event once, prints the reply's text (or the error's code), and stays connected until it is
 // stopped, so the suite can watch its heartbeat and reconnects. It never sends the event again.
-import { BridgeError } from '../src/sdk/app-errors.js';
-import { connectApp } from '../src/sdk/app-client.js';
+import { BridgeError, connectApp } from '../src/sdk/index.js';
 
 const url = process.env.BRIDGE_URL;
 const token = process.env.BRIDGE_TOKEN;

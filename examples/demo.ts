@@ -8,10 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/server.js';
 import { AdminClient } from '../src/cli/admin-client.js';
-import { connectApp } from '../src/sdk/app-client.js';
-import { Connector } from '../src/sdk/connector/connector.js';
-import { resolveConnectorConfig } from '../src/sdk/connector/config.js';
-import type { AgentContext, AgentEvent } from '../src/sdk/connector/handler.js';
+import { connectApp, Connector, resolveConnectorConfig, type AgentContext, type AgentEvent } from '../src/sdk/index.js';
 
 /** An example agent: answers by streaming a short explanation a few words at a time. */
 async function tutor(event: AgentEvent, ctx: AgentContext): Promise<void> {

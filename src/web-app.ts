@@ -3,7 +3,7 @@
 import Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import { LIMITS } from '../generated/index.js';
-import type { Logger } from './core/logger.js';
+import type { Logger } from './shared/logger.js';
 import { dashboardHeaders, dashboardRoutes, isDashboardPath } from './dashboard/routes.js';
 import { AdminSessions } from './http/admin-sessions.js';
 import { adminOnly } from './http/auth.js';

@@ -16,7 +16,7 @@ import type {
 } from '../../generated/index.js';
 import { LIMITS } from '../../generated/index.js';
 import type { RevokeCause } from '../core/bridge.js';
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../shared/clock.js';
 import { hashToken, type AgentRecord, type AppRecord, type Directory, type OrgRecord, type TokenRecord } from '../core/directory.js';
 import { registrationId, tokenSecret } from '../core/ids.js';
 import type { RegistryStore } from '../store/registry.js';

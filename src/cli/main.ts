@@ -2,7 +2,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, ConfigError } from '../config.js';
 import { startServer } from '../server.js';
-import { ListenFailure } from '../listen-error.js';
+import { ListenFailure } from '../shared/listen-error.js';
 import { DatabaseOpenError, DatabaseUrlError } from '../store/database.js';
 import { DatabaseInUseError } from '../store/database-lock.js';
 import { TlsError } from '../tls.js';

@@ -15,7 +15,7 @@ import {
   type ErrorCode,
   type EventMessage,
 } from '../../generated/index.js';
-import { systemClock, type Clock, type Timer } from './clock.js';
+import { systemClock, type Clock, type Timer } from '../shared/clock.js';
 import type { AgentRecord, AppRecord, Directory, Principal } from './directory.js';
 import * as frames from './frames.js';
 import { compactJson } from './compact-json.js';
@@ -23,7 +23,7 @@ import { eventIdFactory } from './ids.js';
 import { parseInbound } from './inbound.js';
 import { LocalRouter, type Connection, type Router } from './router.js';
 import { agentSessionKey, storedSessionKey } from './session-keys.js';
-import { silentLogger, type Logger } from './logger.js';
+import { silentLogger, type Logger } from '../shared/logger.js';
 import { noObserver, type BridgeObserver, type EventEnd, type EventStart } from './observer.js';
 import { RateLimiter } from './rate-limit.js';
 import { SessionTable, type SessionRecord } from './sessions.js';

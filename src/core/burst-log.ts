@@ -2,7 +2,7 @@
 // failed accepts): one line per occurrence would let a single client fill the disk. So the first of a burst is
 // logged at once, the next ones at most once per window with their counts by kind, and a window without any
 // ends the burst. Each occurrence is still counted by the caller's metric.
-import type { Clock, Timer } from './clock.js';
+import type { Clock, Timer } from '../shared/clock.js';
 
 /** The window of the bridge's burst logs: at most one line per kind of thing per 10 s. */
 export const LOG_WINDOW_MS = 10_000;

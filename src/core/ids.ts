@@ -4,7 +4,7 @@ import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 import { customAlphabet } from 'nanoid';
 import { LIMITS } from '../../generated/index.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../shared/clock.js';
 
 const LOWER_ALNUM = '0123456789abcdefghijklmnopqrstuvwxyz';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

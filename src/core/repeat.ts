@@ -1,5 +1,5 @@
 // A repeating timer on the bridge's clock (sweeps, retention), so the test clock can fire it.
-import type { Clock, Timer } from './clock.js';
+import type { Clock, Timer } from '../shared/clock.js';
 
 export function every(clock: Clock, intervalMs: number, run: () => void): Timer {
   let timer: Timer;

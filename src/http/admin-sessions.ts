@@ -1,7 +1,7 @@
 // Dashboard sign-ins: kept in memory only, so a restart of the bridge signs everyone out (decision D1), and timed
 // on the bridge's clock so that tests move time instead of waiting.
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../shared/clock.js';
 
 export const ADMIN_SESSION_TTL_MS = 12 * 3_600_000;
 

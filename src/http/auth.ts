@@ -4,7 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { hashToken, type AppRecord, type Directory } from '../core/directory.js';
 import { authenticate, bearerToken } from '../core/handshake.js';
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../shared/clock.js';
 import { Problem } from '../admin/problem.js';
 import type { AdminSessions } from './admin-sessions.js';
 import { requireCsrf, sessionOf } from './session-cookie.js';

@@ -3,7 +3,7 @@
 import type { Context, Next } from 'koa';
 import type { HttpError } from '../../generated/index.js';
 import { Problem } from '../admin/problem.js';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../shared/logger.js';
 
 export function errorBodies(log: Logger) {
   return async function errorBody(ctx: Context, next: Next): Promise<void> {

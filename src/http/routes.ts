@@ -23,7 +23,7 @@ import {
 } from '../../generated/index.js';
 import type { Registry } from '../admin/registry.js';
 import { Problem } from '../admin/problem.js';
-import type { AdjustableClock, Clock } from '../core/clock.js';
+import type { AdjustableClock, Clock } from '../shared/clock.js';
 import type { Directory } from '../core/directory.js';
 import type { SessionTable } from '../core/sessions.js';
 import type { EventLogReader } from '../store/event-log.js';

@@ -10,8 +10,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:net';
 import { BurstLog, LOG_WINDOW_MS, countTotal, type Counts } from '../core/burst-log.js';
-import type { Clock } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/logger.js';
 
 /** Failures are logged at most once per window, and /readyz answers 503 until a window passes without one. */
 export const ACCEPT_FAILURE_WINDOW_MS = LOG_WINDOW_MS;

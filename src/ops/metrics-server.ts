@@ -3,7 +3,7 @@
 import { Router } from '@koa/router';
 import Koa from 'koa';
 import type { Registry as PromRegistry } from 'prom-client';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../shared/logger.js';
 import { errorBodies } from '../http/errors.js';
 import { metricsHandler } from '../http/routes.js';
 

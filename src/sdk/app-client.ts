@@ -1,5 +1,6 @@
-// The app side of the bridge: one resilient connection to `{base_url}/ws/app` (heartbeat, backoff and state come
-// from BridgeConnection), events sent over it, and their answers paired back to the caller.
+// The app side of the bridge: one resilient connection to `{base_url}/ws/app` (acceptance, refusal, frame checks,
+// heartbeat, backoff and state come from BridgeConnection), events sent over it, and their answers paired back to
+// the caller.
 //
 // Pairing: the bridge answers every `event` frame with exactly one `accepted` or `error`, in the order the
 // frames were sent (W7), and the rejection carries a fresh event_id the client has never seen (W6). So the
@@ -7,23 +8,23 @@
 // event_id, which routes its tokens, its reply or its error. `discover` is answered in order too.
 import { EventEmitter } from 'node:events';
 import {
-  describeErrors,
   LIMITS,
   validateErrorCode,
   validateOpenServiceToAppMessage,
-  type AcceptedMessage,
   type AgentSummary,
   type AppToServiceMessage,
-  type ErrorMessage,
   type Payload,
-  type ReplyMessage,
   type ServiceToAppMessage,
 } from '../../generated/index.js';
-import type { Clock } from '../core/clock.js';
-import { BridgeConnection, type Carrier, type ConnectionOptions, type ConnectionState, type ReconnectOptions } from './connection.js';
+import type { ConnectionOptions } from './connection-options.js';
+import type { CloseInfo, ConnectionState, Inbound, InvalidFrame } from './connection-events.js';
+import { BridgeConnection, BridgeConnectionError } from './connection.js';
 import { BridgeError, ConnectionLostError } from './app-errors.js';
+import { deferred, type Deferred } from './deferred.js';
+import { PendingEvent, type EventHandle } from './pending-event.js';
 
 export { BridgeError, ConnectionLostError, type BridgeErrorCode, type ClientErrorCode } from './app-errors.js';
+export type { Accepted, EventHandle } from './pending-event.js';
 
 /** The connection's options, with `url` the bridge's base URL ending in the version segment (`wss://host/v1`). */
 export interface AppClientOptions extends ConnectionOptions {
@@ -38,121 +39,17 @@ export interface SendInput {
   payload: Payload;
 }
 
-export type Accepted = Pick<AcceptedMessage, 'event_id' | 'session_key'>;
-
-/**
- * One event, from `send` to its reply. Every part fails with the same BridgeError when the event fails. None of
- * them needs to be awaited: an ignored failure is never an unhandled rejection.
- */
-export interface EventHandle {
-  /** The bridge took the event; rejects when it refused it (the error's `eventId` is the logged rejection). */
-  readonly accepted: Promise<Accepted>;
-  /**
-   * The token fragments as they arrive; ends after the last one once the reply is in, throws the event's error
-   * if it fails. Each iteration starts from the first fragment, so a late reader misses nothing.
-   */
-  readonly tokens: AsyncIterable<string>;
-  /** The final reply; rejects with the event's BridgeError (`code`, `eventId`, `retryAfterSeconds`, …). */
-  readonly reply: Promise<ReplyMessage>;
-  /** The reply's full text (the bridge joins the fragments when the agent's final content is empty). */
-  text(): Promise<string>;
-}
-
 export interface AppClientEvents {
   /** Every state change of the underlying connection. */
   state: [state: ConnectionState];
   /** The bridge accepted the token on a (re)opened connection: sends will be answered. */
   connected: [];
   /** The connection went down; events in flight have already failed with ConnectionLostError. */
-  disconnected: [info: { code: number; reason: string }];
+  disconnected: [info: CloseInfo];
   /** A reconnect is scheduled after `delayMs`. */
   reconnecting: [info: { attempt: number; delayMs: number }];
   /** Given up for good: closed by you, refused (UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN) or out of attempts. */
-  closed: [info: { code: number; reason: string }];
-}
-
-const noop = () => {};
-
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-  reject(error: Error): void;
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (error: Error) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-/** The client's half of one event; the AppClient feeds it the answers that belong to it. */
-class PendingEvent implements EventHandle {
-  private readonly acceptedD = deferred<Accepted>();
-  private readonly replyD = deferred<ReplyMessage>();
-  private readonly fragments: string[] = [];
-  private ending: { error?: BridgeError } | undefined;
-  private wakers: (() => void)[] = [];
-  readonly accepted = this.acceptedD.promise;
-  readonly reply = this.replyD.promise;
-  readonly tokens: AsyncIterable<string> = { [Symbol.asyncIterator]: () => this.iterate() };
-
-  constructor() {
-    // Marks the stored promises handled; callers that do await them still see the rejection.
-    this.accepted.catch(noop);
-    this.reply.catch(noop);
-  }
-
-  // An arrow so that `const { text } = handle` still works.
-  readonly text = (): Promise<string> => this.reply.then((r) => r.reply);
-
-  get ended(): boolean {
-    return this.ending !== undefined;
-  }
-
-  accept(message: AcceptedMessage): void {
-    this.acceptedD.resolve({ event_id: message.event_id, session_key: message.session_key });
-  }
-
-  token(fragment: string): void {
-    if (this.ending) return;
-    this.fragments.push(fragment);
-    this.wake();
-  }
-
-  finish(message: ReplyMessage): void {
-    if (this.ending) return;
-    this.ending = {};
-    this.replyD.resolve(message);
-    this.wake();
-  }
-
-  fail(error: BridgeError): void {
-    if (this.ending) return;
-    this.ending = { error };
-    this.acceptedD.reject(error); // no-op when already accepted
-    this.replyD.reject(error);
-    this.wake();
-  }
-
-  private wake(): void {
-    for (const w of this.wakers.splice(0)) w();
-  }
-
-  private async *iterate(): AsyncGenerator<string, void, undefined> {
-    for (let i = 0; ; ) {
-      if (i < this.fragments.length) {
-        yield this.fragments[i++]!;
-        continue;
-      }
-      if (this.ending?.error) throw this.ending.error;
-      if (this.ending) return;
-      await new Promise<void>((resolve) => this.wakers.push(resolve));
-    }
-  }
+  closed: [info: CloseInfo];
 }
 
 /** A connected app. Get one from `connectApp`. */
@@ -162,34 +59,21 @@ export class AppClient extends EventEmitter<AppClientEvents> {
   /** Accepted events, by event_id, until their reply or error. */
   private readonly inFlight = new Map<string, PendingEvent>();
   private readonly discovers: Deferred<AgentSummary[]>[] = [];
-  /** The last `error` without event_id: the bridge's explanation of the close that follows it. */
-  private connectionError: ErrorMessage | undefined;
-  private confirmed = false;
   private closing = false;
 
   /** @internal Use `connectApp`. */
-  constructor(private readonly connection: BridgeConnection) {
+  constructor(private readonly connection: BridgeConnection<ServiceToAppMessage, AppToServiceMessage>) {
     super();
     connection.on('state', (state) => this.emit('state', state));
-    connection.on('open', () => {
-      this.connectionError = undefined;
-      // A refused token is upgraded too (W1), so an open socket proves nothing; the pong to this ping does.
-      connection.send({ type: 'ping' } satisfies AppToServiceMessage);
-    });
-    connection.on('pong', () => {
-      if (this.confirmed) return;
-      this.confirmed = true;
-      this.emit('connected');
-    });
+    connection.on('ready', () => this.emit('connected'));
     connection.on('message', (message) => this.route(message));
+    connection.on('invalid', (frame) => this.routeInvalid(frame));
     connection.on('down', (info) => {
-      this.confirmed = false;
       this.failAll(this.lostError(info, this.closing ? 'The client was closed' : undefined));
       this.emit('disconnected', info);
     });
     connection.on('reconnecting', (info) => this.emit('reconnecting', info));
     connection.on('closed', (info) => {
-      this.confirmed = false;
       this.failAll(this.lostError(info, this.closing ? 'The client was closed' : undefined));
       this.emit('closed', info);
     });
@@ -238,19 +122,16 @@ export class AppClient extends EventEmitter<AppClientEvents> {
     return closed;
   }
 
-  /** @internal What a connection that closed before it was confirmed means to `connectApp`. */
-  refusal(info: { code: number; reason: string }): BridgeError {
-    const frame = this.connectionError;
+  /** @internal What a connection that closed before it was accepted means to `connectApp`. */
+  refusal(info: CloseInfo): BridgeError {
+    const frame = this.connection.connectionError;
     if (validateErrorCode(info.reason)) {
       return new BridgeError(info.reason, frame?.code === info.reason ? frame.error : `The bridge refused the connection: ${info.reason}.`, { closeCode: info.code });
     }
     return this.lostError(info, 'Could not connect to the bridge');
   }
 
-  private route(raw: Record<string, unknown>): void {
-    // The open schema: fields and message types of a later protocol version are ignored, not errors (C2).
-    if (!validateOpenServiceToAppMessage(raw as unknown)) return this.routeInvalid(raw);
-    const message = raw as unknown as ServiceToAppMessage;
+  private route(message: Inbound<ServiceToAppMessage>): void {
     switch (message.type) {
       case 'accepted': {
         const event = this.awaitingAnswer.shift();
@@ -260,11 +141,9 @@ export class AppClient extends EventEmitter<AppClientEvents> {
         return;
       }
       case 'error': {
-        // No event_id: a connection error announcing the close (or a frame error, which our frames never earn).
-        if (message.event_id === undefined) {
-          this.connectionError = message;
-          return;
-        }
+        // No event_id: a connection error announcing the close, which the connection keeps (or a frame error,
+        // which our frames never earn).
+        if (message.event_id === undefined) return;
         const error = BridgeError.fromMessage(message);
         const event = this.inFlight.get(message.event_id);
         if (event) {
@@ -288,8 +167,6 @@ export class AppClient extends EventEmitter<AppClientEvents> {
       case 'agents':
         this.discovers.shift()?.resolve(message.agents);
         return;
-      case 'pong':
-        return;
     }
   }
 
@@ -297,11 +174,8 @@ export class AppClient extends EventEmitter<AppClientEvents> {
    * A frame that breaks the schema still answers something: dropping it would shift every later answer onto the
    * wrong send, so the call it answers fails with PROTOCOL_ERROR and the pairing stays in step.
    */
-  private routeInvalid(frame: unknown): void {
-    const raw: Record<string, unknown> = typeof frame === 'object' && frame !== null ? (frame as Record<string, unknown>) : {};
-    const type = typeof raw.type === 'string' ? raw.type.slice(0, 32) : 'message';
-    const eventId = typeof raw.event_id === 'string' ? raw.event_id : undefined;
-    const error = new BridgeError('PROTOCOL_ERROR', `The bridge sent an invalid ${type}: ${describeErrors(validateOpenServiceToAppMessage.errors)}.`, { eventId });
+  private routeInvalid({ type = 'message', eventId, problem }: InvalidFrame): void {
+    const error = new BridgeError('PROTOCOL_ERROR', `The bridge sent an invalid ${type}: ${problem}.`, { eventId });
     const event = eventId === undefined ? undefined : this.inFlight.get(eventId);
     if (event) {
       this.inFlight.delete(eventId!);
@@ -320,8 +194,9 @@ export class AppClient extends EventEmitter<AppClientEvents> {
     for (const d of this.discovers.splice(0)) d.reject(error);
   }
 
-  private lostError(info: { code: number; reason: string }, what: string = 'The connection to the bridge was lost'): ConnectionLostError {
-    const why = this.connectionError ? `: ${this.connectionError.code}: ${this.connectionError.error}` : info.reason ? `: ${info.reason}` : '';
+  private lostError(info: CloseInfo, what: string = 'The connection to the bridge was lost'): ConnectionLostError {
+    const frame = this.connection.connectionError;
+    const why = frame ? `: ${frame.code}: ${frame.error}` : info.reason ? `: ${info.reason}` : '';
     return new ConnectionLostError(`${what} (close ${info.code}${why}); the outcome of any unanswered call is unknown.`, { closeCode: info.code, reason: info.reason });
   }
 
@@ -344,7 +219,7 @@ function appEndpoint(base: string): string {
  * ConnectionLostError only when that gives up (pass `reconnect: { enabled: false }` to fail on the first try).
  */
 export function connectApp(options: AppClientOptions): Promise<AppClient> {
-  const connection = new BridgeConnection(
+  const connection = new BridgeConnection<ServiceToAppMessage, AppToServiceMessage>(
     {
       url: appEndpoint(options.url),
       token: options.token,
@@ -356,21 +231,13 @@ export function connectApp(options: AppClientOptions): Promise<AppClient> {
       ...(options.random ? { random: options.random } : {}),
       ...(options.createSocket ? { createSocket: options.createSocket } : {}),
     },
-    LIMITS.appReconnectMaxAttempts,
+    { validate: validateOpenServiceToAppMessage, maxRetries: LIMITS.appReconnectMaxAttempts },
   );
   const client = new AppClient(connection);
-  return new Promise<AppClient>((resolve, reject) => {
-    const onConnected = () => {
-      client.off('closed', onClosed);
-      resolve(client);
-    };
-    const onClosed = (info: { code: number; reason: string }) => {
-      client.off('connected', onConnected);
-      reject(client.refusal(info));
-    };
-    client.once('connected', onConnected);
-    client.once('closed', onClosed);
-    // start() settles on the socket's open, which a refused token reaches too; the listeners above decide.
-    connection.start().catch(noop);
-  });
+  return connection.start().then(
+    () => client,
+    (err: BridgeConnectionError) => {
+      throw client.refusal({ code: err.closeCode, reason: err.reason });
+    },
+  );
 }

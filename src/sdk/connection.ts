@@ -1,70 +1,29 @@
-// One resilient WebSocket to the bridge, shared by the app client and the agent connector: authenticates in the
-// handshake, pings every heartbeat interval and declares the connection dead when no pong follows in time,
-// reconnects with exponential backoff and jitter, and tells its owner about every state change. All time goes
-// through an injectable clock, so tests run the heartbeat and the backoff without sleeping.
+// One resilient WebSocket to the bridge, the one state machine of both the app client and the agent connector:
+// authenticates in the handshake, calls it ready only when the first ping is answered (a refused token is upgraded
+// too, W1), keeps the bridge's explanation of a close, checks every frame against the endpoint's generated open
+// schema, pings every heartbeat interval and declares the connection dead when no pong follows in time, and
+// reconnects with exponential backoff and jitter. All time goes through an injectable clock, so tests run the
+// heartbeat and the backoff without sleeping.
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
-import { LIMITS } from '../../generated/index.js';
-import { systemClock, type Clock, type Timer } from '../core/clock.js';
-
-export type Carrier = 'header' | 'query';
-
-export interface ReconnectOptions {
-  enabled: boolean;
-  /** Attempts after a drop before giving up. */
-  maxRetries: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-  /** 0..1: each delay is reduced by up to this fraction at random, so many clients do not reconnect in step. */
-  jitter: number;
-}
-
-export interface ConnectionOptions {
-  /** `{base_url}/ws/app` or `{base_url}/ws/agent`. */
-  url: string;
-  /** The app (`rlk_…`) or agent (`rla_…`) token. Keep it in the environment, never in code. */
-  token: string;
-  /** How the token travels in the handshake: the Authorization header (default, stays out of access logs) or `?token=`. */
-  carrier?: Carrier;
-  /** Defaults: enabled, the owner's attempts, LIMITS.reconnectBaseDelayMs doubling to LIMITS.reconnectMaxDelayMs, 20 % jitter. */
-  reconnect?: Partial<ReconnectOptions>;
-  /** Default LIMITS.heartbeatIntervalMs. */
-  heartbeatIntervalMs?: number;
-  /** Default LIMITS.heartbeatTimeoutMs; without a pong in this time the connection is dropped and reopened. */
-  heartbeatTimeoutMs?: number;
-  /** Time source for the heartbeat and the backoff (tests pass an AdjustableClock). */
-  clock?: Clock;
-  /** Random numbers in [0, 1) for the jitter (tests pass a fixed one). */
-  random?: () => number;
-  /** Opens the socket (tests may substitute one). */
-  createSocket?: (url: string, headers: Record<string, string>) => WebSocket;
-}
-
-export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'closed';
-
-export interface ConnectionEvents {
-  state: [state: ConnectionState];
-  open: [];
-  /** A frame from the bridge, parsed. */
-  message: [message: Record<string, unknown>];
-  /** The connection went down (it may come back). */
-  down: [info: { code: number; reason: string }];
-  reconnecting: [info: { attempt: number; delayMs: number }];
-  /** Given up: closed by the owner, refused for good (UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN), or out of retries. */
-  closed: [info: { code: number; reason: string }];
-  pong: [at: number];
-}
+import { LIMITS, describeErrors, type PingMessage } from '../../generated/index.js';
+import { systemClock, type Clock, type Timer } from '../shared/clock.js';
+import {
+  connectionErrorIn,
+  invalidFrame,
+  type CloseInfo,
+  type ConnectionError,
+  type ConnectionEvents,
+  type ConnectionState,
+  type Inbound,
+} from './connection-events.js';
+import { backoffDelay, type ConnectionOptions, type Endpoint, type ReconnectOptions } from './connection-options.js';
 
 /** Close reasons after which reconnecting with the same token cannot help. */
 const FINAL_REASONS = new Set(['UNAUTHORIZED', 'TOKEN_REVOKED', 'FORBIDDEN', 'CONNECTION_REPLACED']);
 
-/** The delay before reconnect attempt `attempt` (1-based): base doubling up to the cap, minus up to `jitter`. */
-export function backoffDelay(attempt: number, o: Pick<ReconnectOptions, 'baseDelayMs' | 'maxDelayMs' | 'jitter'>, random: () => number): number {
-  const full = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** (attempt - 1));
-  return Math.round(full * (1 - o.jitter * random()));
-}
-
-export class BridgeConnection extends EventEmitter<ConnectionEvents> {
+/** `In`: what the bridge sends on the endpoint (its generated union); `Out`: what the client sends there. */
+export class BridgeConnection<In extends { type: string }, Out> extends EventEmitter<ConnectionEvents<In>> {
   private ws: WebSocket | undefined;
   private readonly clock: Clock;
   private readonly reconnect: ReconnectOptions;
@@ -73,8 +32,8 @@ export class BridgeConnection extends EventEmitter<ConnectionEvents> {
   private pongDeadline: Timer | undefined;
   private retryTimer: Timer | undefined;
   private attempt = 0;
-  /** Whether the bridge answered a ping on this connection: only then does the backoff start over. */
-  private confirmed = false;
+  private accepted = false;
+  private closingError: ConnectionError | undefined;
   /** Holds the process open while a reconnect is pending (the clock's timers do not). */
   private keepAlive: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -82,14 +41,14 @@ export class BridgeConnection extends EventEmitter<ConnectionEvents> {
 
   constructor(
     private readonly options: ConnectionOptions,
-    defaultMaxRetries: number,
+    private readonly endpoint: Endpoint,
   ) {
     super();
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.reconnect = {
       enabled: true,
-      maxRetries: defaultMaxRetries,
+      maxRetries: endpoint.maxRetries,
       baseDelayMs: LIMITS.reconnectBaseDelayMs,
       maxDelayMs: LIMITS.reconnectMaxDelayMs,
       jitter: 0.2,
@@ -98,27 +57,39 @@ export class BridgeConnection extends EventEmitter<ConnectionEvents> {
   }
 
   /**
-   * Connects; resolves on the first open. A bridge that cannot be reached yet is retried with the backoff, so this
-   * rejects only when it gives up: refused for good (UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN) or out of retries.
+   * Connects; resolves once the bridge has accepted the token (`ready`). A bridge that cannot be reached yet is
+   * retried with the backoff, so this rejects (BridgeConnectionError) only when it gives up: refused for good
+   * (UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN) or out of retries.
    */
   start(): Promise<void> {
     this.stopped = false;
     return new Promise((resolve, reject) => {
-      const onOpen = () => {
+      const onReady = () => {
         this.off('closed', onClosed);
         resolve();
       };
-      const onClosed = (info: { code: number; reason: string }) => {
-        this.off('open', onOpen);
-        reject(new BridgeConnectionError(info.reason || `connection failed (${info.code})`, info.code));
+      const onClosed = (info: CloseInfo) => {
+        this.off('ready', onReady);
+        reject(new BridgeConnectionError(info));
       };
-      this.once('open', onOpen);
+      this.once('ready', onReady);
       this.once('closed', onClosed);
       this.open();
     });
   }
 
-  send(message: unknown): boolean {
+  /** The bridge accepted this socket (its first pong came); false again once its close has been reported (`down`). */
+  get ready(): boolean {
+    return this.accepted;
+  }
+
+  /** The connection error the bridge sent on the current or last socket, if any: why it was refused or closed. */
+  get connectionError(): ConnectionError | undefined {
+    return this.closingError;
+  }
+
+  /** Sends now if the socket is open; false when it is not (nothing is queued here). */
+  send(message: Out | PingMessage): boolean {
     if (this.ws?.readyState !== WebSocket.OPEN) return false;
     this.ws.send(JSON.stringify(message));
     return true;
@@ -147,47 +118,56 @@ export class BridgeConnection extends EventEmitter<ConnectionEvents> {
     else headers.authorization = `Bearer ${this.options.token}`;
     const ws = (this.options.createSocket ?? ((u, h) => new WebSocket(u, { headers: h, perMessageDeflate: false })))(url.toString(), headers);
     this.ws = ws;
-    let refusal: string | undefined;
+    this.closingError = undefined;
     ws.on('open', () => {
-      // The upgrade completes even for a refused token (W1), so an open socket does not reset the backoff; the
-      // first pong does. A bridge that accepts and drops at once is retried ever more slowly, not every second.
-      this.confirmed = false;
+      // The upgrade completes even for a refused token (W1), so an open socket neither makes the connection ready nor
+      // resets the backoff; the pong to this first ping does (the bridge never answers a refused connection's
+      // frames). A bridge that accepts and drops at once is retried ever more slowly, not every second.
+      this.accepted = false;
       this.setState('open');
       this.startHeartbeat();
       this.emit('open');
+      this.send({ type: 'ping' });
     });
     ws.on('message', (data) => {
-      let message: Record<string, unknown>;
+      let frame: unknown;
       try {
-        message = JSON.parse(data.toString());
+        frame = JSON.parse(data.toString());
       } catch {
         return;
       }
-      if (message.type === 'pong') {
-        if (!this.confirmed) {
-          this.confirmed = true;
-          this.attempt = 0;
-        }
-        this.pongDeadline?.cancel();
-        this.pongDeadline = undefined;
-        this.emit('pong', this.clock.now());
+      if (!this.endpoint.validate(frame)) {
+        this.emit('invalid', invalidFrame(frame, describeErrors(this.endpoint.validate.errors)));
         return;
       }
-      // A connection error arrives as one error frame before the close: remember its code.
-      if (message.type === 'error' && message.event_id === undefined && typeof message.code === 'string' && FINAL_REASONS.has(message.code)) refusal = message.code;
-      this.emit('message', message);
+      const message = frame as In;
+      if (message.type === 'pong') return this.onPong();
+      this.closingError = connectionErrorIn(message) ?? this.closingError;
+      this.emit('message', message as Inbound<In>);
     });
     ws.on('error', () => {}); // a 'close' always follows and carries what matters
     ws.on('close', (code, reasonBuffer) => {
       if (this.ws !== ws) return;
       this.stopHeartbeat();
-      const reason = reasonBuffer.toString() || refusal || '';
-      this.emit('down', { code, reason });
-      this.afterClose({ code, reason });
+      const refusal = this.closingError && FINAL_REASONS.has(this.closingError.code) ? this.closingError.code : '';
+      const info = { code, reason: reasonBuffer.toString() || refusal };
+      this.emit('down', info);
+      this.accepted = false;
+      this.afterClose(info);
     });
   }
 
-  private afterClose(info: { code: number; reason: string }): void {
+  private onPong(): void {
+    this.pongDeadline?.cancel();
+    this.pongDeadline = undefined;
+    this.emit('pong', this.clock.now());
+    if (this.accepted) return;
+    this.accepted = true;
+    this.attempt = 0;
+    this.emit('ready');
+  }
+
+  private afterClose(info: CloseInfo): void {
     if (this.stopped || FINAL_REASONS.has(info.reason) || !this.reconnect.enabled || this.attempt >= this.reconnect.maxRetries) {
       return this.finish(info);
     }
@@ -207,7 +187,7 @@ export class BridgeConnection extends EventEmitter<ConnectionEvents> {
     this.keepAlive = undefined;
   }
 
-  private finish(info: { code: number; reason: string }): void {
+  private finish(info: CloseInfo): void {
     this.releaseKeepAlive();
     if (this.state === 'closed') return; // already finished (or never started)
     this.setState('closed');
@@ -237,11 +217,14 @@ export class BridgeConnection extends EventEmitter<ConnectionEvents> {
   }
 }
 
+/** Why `start()` gave up: the last close (its owner adds what it knows, such as the connection error). */
 export class BridgeConnectionError extends Error {
-  constructor(
-    message: string,
-    readonly closeCode: number,
-  ) {
-    super(message);
+  readonly closeCode: number;
+  readonly reason: string;
+
+  constructor(info: CloseInfo) {
+    super(info.reason || `connection closed (${info.code})`);
+    this.closeCode = info.code;
+    this.reason = info.reason;
   }
 }

@@ -10,7 +10,7 @@
 // name it; a clean shutdown writes 0 there, so a pid found at start belongs to a process that ended without one.
 import { readFileSync } from 'node:fs';
 import sqlite3 from 'sqlite3';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../shared/logger.js';
 
 export class DatabaseInUseError extends Error {}
 

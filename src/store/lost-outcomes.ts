@@ -2,8 +2,8 @@
 // in flight (nor of those answered within its last commit window), so their rows would stay `pending` forever.
 // A row is marked `lost` once it is older than any event can be in flight: that holds whichever process wrote it,
 // so it stays right when several bridges share one database (unlike "every row pending when I start").
-import type { Clock, Timer } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
+import type { Clock, Timer } from '../shared/clock.js';
+import type { Logger } from '../shared/logger.js';
 import type { EventLogReader } from './event-log.js';
 
 /** Beyond the agent timeout and the reconnect grace: the last commit of an outcome, and clocks a little apart. */

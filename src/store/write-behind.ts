@@ -8,7 +8,7 @@
 // itself). With 400-row statements in a transaction, commits at ~10k events/s took hundreds of ms and a crash lost
 // rows up to 0.7 s old; see bench/crash-loss.ts and O2.
 import type { Knex } from 'knex';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../shared/logger.js';
 
 export interface EventRow {
   event_id: string;

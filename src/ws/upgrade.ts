@@ -7,7 +7,7 @@ import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import { LIMITS } from '../../generated/index.js';
 import type { Bridge } from '../core/bridge.js';
 import { endpointOf, type ConnectionFacts } from '../core/handshake.js';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../shared/logger.js';
 import type { Socket } from '../core/transport.js';
 import { writeBatcher } from './write-batch.js';
 

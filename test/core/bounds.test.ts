@@ -12,9 +12,9 @@ import {
   type Validator,
 } from '../../generated/index.js';
 import { makeBridge, type BridgeOptions } from '../../src/core/bridge.js';
-import { AdjustableClock } from '../../src/core/clock.js';
+import { AdjustableClock } from '../../src/shared/clock.js';
 import { Directory, hashToken, type AgentRecord, type AppRecord } from '../../src/core/directory.js';
-import type { Logger } from '../../src/core/logger.js';
+import type { Logger } from '../../src/shared/logger.js';
 import type { EventEnd, EventStart } from '../../src/core/observer.js';
 import type { ConnectionHandlers, Socket } from '../../src/core/transport.js';
 

@@ -11,7 +11,7 @@ import {
   type Validator,
 } from '../../generated/index.js';
 import { makeBridge } from '../../src/core/bridge.js';
-import { AdjustableClock } from '../../src/core/clock.js';
+import { AdjustableClock } from '../../src/shared/clock.js';
 import { Directory, hashToken, type Principal } from '../../src/core/directory.js';
 import type { ConnectionHandlers, Socket } from '../../src/core/transport.js';
 

@@ -1,7 +1,7 @@
 // Burst logging: what a client can make happen at will is logged at most once per window, with its counts.
 import { expect } from 'chai';
 import { BurstLog } from '../../src/core/burst-log.js';
-import { AdjustableClock } from '../../src/core/clock.js';
+import { AdjustableClock } from '../../src/shared/clock.js';
 
 describe('the burst log', function () {
   it('logs the first at once, the rest once per window with counts by kind, and ends a burst after a quiet window', function () {

@@ -1,7 +1,7 @@
 // A real bridge on port 0 for a test: in-memory SQLite, a frozen clock the test moves, an admin token, and
 // helpers to provision organizations, apps and agents and to connect clients.
 import { LIMITS, validators, type AgentCreated, type AppCreated, type Organization } from '../../generated/index.js';
-import { AdjustableClock } from '../../src/core/clock.js';
+import { AdjustableClock } from '../../src/shared/clock.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type RunningBridge, type StartOptions } from '../../src/server.js';
 import { httpJson } from './http.js';

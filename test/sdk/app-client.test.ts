@@ -1,6 +1,5 @@
 // The app client without a network: a fake socket stands in for the bridge (through ConnectionOptions'
 // createSocket) and a frozen AdjustableClock drives the heartbeat and the backoff, so every step is explicit.
-import { EventEmitter } from 'node:events';
 import { expect } from 'chai';
 import WebSocket from 'ws';
 import {
@@ -15,60 +14,14 @@ import {
   type ServiceToAppMessage,
   type TokenMessage,
 } from '../../generated/index.js';
-import { AdjustableClock } from '../../src/core/clock.js';
+import { AdjustableClock } from '../../src/shared/clock.js';
 import { BridgeError, ConnectionLostError, connectApp, type AppClient, type AppClientEvents, type AppClientOptions } from '../../src/sdk/app-client.js';
+import { FakeSocket } from '../helpers/fake-socket.js';
 import { rejection } from '../helpers/rejection.js';
 
 const TOKEN = `rlk_app-one_${'a1B2'.repeat(8)}`;
 const AGENT = 'tutor';
 const APP = 'app-one';
-
-/** Stands in for a `ws` WebSocket: the test plays the bridge by calling open, receive and drop. */
-class FakeSocket extends EventEmitter {
-  readyState: number = WebSocket.CONNECTING;
-  readonly sent: Record<string, any>[] = [];
-
-  constructor(
-    readonly url: string,
-    readonly headers: Record<string, string>,
-  ) {
-    super();
-  }
-
-  // --- what BridgeConnection calls
-  send(text: string): void {
-    this.sent.push(JSON.parse(text));
-  }
-  close(code = 1000, reason = ''): void {
-    this.drop(code, reason);
-  }
-  terminate(): void {
-    this.drop(1006);
-  }
-
-  // --- what the test calls
-  open(): void {
-    this.readyState = WebSocket.OPEN;
-    this.emit('open');
-  }
-  receive(message: ServiceToAppMessage | Record<string, unknown>): void {
-    this.emit('message', Buffer.from(JSON.stringify(message)), false);
-  }
-  drop(code = 1006, reason = ''): void {
-    if (this.readyState === WebSocket.CLOSED) return;
-    this.readyState = WebSocket.CLOSED;
-    this.emit('close', code, Buffer.from(reason));
-  }
-  /** What a refused handshake looks like (W1): upgraded, one error without event_id, then the code's close. */
-  refuse(code: 'UNAUTHORIZED' | 'TOKEN_REVOKED' | 'FORBIDDEN', text: string): void {
-    this.open();
-    this.receive({ type: 'error', code, error: text });
-    this.drop(CLOSE_CODES[code], code);
-  }
-  sentOfType(type: string): Record<string, any>[] {
-    return this.sent.filter((m) => m.type === type);
-  }
-}
 
 // Frames typed by the generated types, checked by the generated validator so a fixture can never be off-spec.
 function frame<T extends ServiceToAppMessage>(message: T): T {

@@ -1,7 +1,7 @@
 // §2.5, H4, T4: a runtime session per `svc:{app_id}:{thread_id}`, created with a copy of the agent's context,
 // reused before the TTL and recreated after it; time from the frozen clock.
 import { expect } from 'chai';
-import { AdjustableClock } from '../../src/core/clock.js';
+import { AdjustableClock } from '../../src/shared/clock.js';
 import { SessionStore } from '../../src/sdk/connector/sessions.js';
 
 const DAY = 86_400_000;

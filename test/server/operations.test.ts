@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import { CLOSE_CODES, ERROR_CODES, validators, type AgentCreated, type AppCreated, type Organization } from '../../generated/index.js';
-import { AdjustableClock } from '../../src/core/clock.js';
+import { AdjustableClock } from '../../src/shared/clock.js';
 import { ACCEPT_FAILURE_REASONS, ACCEPT_FAILURE_WINDOW_MS, FD_RESERVE } from '../../src/ops/accept-failures.js';
 import { startServer, type RunningBridge } from '../../src/server.js';
 import { startTestBridge, testConfig } from '../helpers/bridge.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import knexFactory, { type Knex } from 'knex';
 import { LIMITS, type AcceptedMessage } from '../../generated/index.js';
-import { AdjustableClock } from '../../src/core/clock.js';
+import { AdjustableClock } from '../../src/shared/clock.js';
 import { startServer, SWEEP_INTERVAL_MS, type RunningBridge } from '../../src/server.js';
 import { ADMIN_TOKEN, startTestBridge, stopAll, type TestBridge, disconnect, testConfig } from '../helpers/bridge.js';
 import { sample, scrape } from '../helpers/metrics.js';

@@ -3,8 +3,8 @@
 // the limit, an optional health endpoint, and the local notifications as typed events.
 import { EventEmitter } from 'node:events';
 import { LIMITS, type ConnectorAgentHealth, type ConnectorHealth } from '../../../generated/index.js';
-import { systemClock, type Clock } from '../../core/clock.js';
-import { silentLogger, type Logger } from '../../core/logger.js';
+import { systemClock, type Clock } from '../../shared/clock.js';
+import { silentLogger, type Logger } from '../../shared/logger.js';
 import { AgentRunner, type ConnectionTuning } from './agent-runner.js';
 import type { ResolvedConnectorConfig } from './config.js';
 import type { AgentHandler } from './handler.js';

@@ -64,3 +64,6 @@ export function splitWords(text: string, wordsPerFragment = 1): string[] {
   for (let i = 0; i < words.length; i += wordsPerFragment) fragments.push(words.slice(i, i + wordsPerFragment).join(''));
   return fragments;
 }
+
+/** A text cut to at most one token fragment's size, so that a huge message (an exception's) cannot make a huge frame. */
+export const capped = (text: string): string => splitByBytes(text, LIMITS.tokenFragmentMaxBytes)[0] ?? '';

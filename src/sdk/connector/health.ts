@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ConnectorAgentHealth, ConnectorHealth, ConnectorStatus } from '../../../generated/index.js';
-import { isListenError, listenFailure } from '../../listen-error.js';
+import { isListenError, listenFailure } from '../../shared/listen-error.js';
 
 /** ok: every agent connected; degraded: some; down: none. */
 export function connectorStatus(agents: Record<string, ConnectorAgentHealth>): ConnectorStatus {

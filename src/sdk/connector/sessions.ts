@@ -2,7 +2,7 @@
 // session per key, created with a deep copy of the agent's `context`, reused while `now < createdAt + ttl_days`,
 // and replaced by a fresh one (empty `data`) at the first event after that. Time comes from the injectable clock.
 // Sessions live in memory: a restarted connector starts every conversation afresh.
-import type { Clock } from '../../core/clock.js';
+import type { Clock } from '../../shared/clock.js';
 
 const DAY_MS = 86_400_000;
 /** Expired sessions are swept at most this often (on the next lookup), so memory stays bounded without a timer. */

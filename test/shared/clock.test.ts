@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { AdjustableClock } from '../../src/core/clock.js';
+import { AdjustableClock } from '../../src/shared/clock.js';
 
 describe('the adjustable clock', function () {
   it('stands still when frozen and moves only by advance', function () {

@@ -1,5 +1,6 @@
-// All time in the bridge goes through a Clock, so heartbeats, timeouts and graces can be tested (and moved by
-// the conformance suite's test clock) without sleeping.
+// All time in the bridge and in its SDK goes through a Clock, so heartbeats, timeouts, graces and backoffs can be
+// tested (and moved by the conformance suite's test clock) without sleeping. Shared by both sides, so it imports
+// nothing of either.
 
 export interface Timer {
   cancel(): void;

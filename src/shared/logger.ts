@@ -1,4 +1,5 @@
-// The slice of a structured logger (pino's call shape) that the core uses, so tests need no logger at all.
+// The slice of a structured logger (pino's call shape) that the bridge and the connector use, so tests need no
+// logger at all and neither side depends on the other for it.
 export interface Logger {
   debug(fields: object, message: string): void;
   info(fields: object, message: string): void;

@@ -1,0 +1,89 @@
+// One event as the app sees it, from `send` to its reply: the handle the caller holds, fed by the AppClient with
+// the answers that belong to it.
+import type { AcceptedMessage, ReplyMessage } from '../../generated/index.js';
+import type { BridgeError } from './app-errors.js';
+import { deferred } from './deferred.js';
+
+export type Accepted = Pick<AcceptedMessage, 'event_id' | 'session_key'>;
+
+/**
+ * One event, from `send` to its reply. Every part fails with the same BridgeError when the event fails. None of
+ * them needs to be awaited: an ignored failure is never an unhandled rejection.
+ */
+export interface EventHandle {
+  /** The bridge took the event; rejects when it refused it (the error's `eventId` is the logged rejection). */
+  readonly accepted: Promise<Accepted>;
+  /**
+   * The token fragments as they arrive; ends after the last one once the reply is in, throws the event's error
+   * if it fails. Each iteration starts from the first fragment, so a late reader misses nothing.
+   */
+  readonly tokens: AsyncIterable<string>;
+  /** The final reply; rejects with the event's BridgeError (`code`, `eventId`, `retryAfterSeconds`, …). */
+  readonly reply: Promise<ReplyMessage>;
+  /** The reply's full text (the bridge joins the fragments when the agent's final content is empty). */
+  text(): Promise<string>;
+}
+
+const noop = () => {};
+
+/** The client's half of one event; the AppClient feeds it the answers that belong to it. */
+export class PendingEvent implements EventHandle {
+  private readonly acceptedD = deferred<Accepted>();
+  private readonly replyD = deferred<ReplyMessage>();
+  private readonly fragments: string[] = [];
+  private ending: { error?: BridgeError } | undefined;
+  private wakers: (() => void)[] = [];
+  readonly accepted = this.acceptedD.promise;
+  readonly reply = this.replyD.promise;
+  readonly tokens: AsyncIterable<string> = { [Symbol.asyncIterator]: () => this.iterate() };
+
+  constructor() {
+    // Marks the stored promises handled; callers that do await them still see the rejection.
+    this.accepted.catch(noop);
+    this.reply.catch(noop);
+  }
+
+  // An arrow so that `const { text } = handle` still works.
+  readonly text = (): Promise<string> => this.reply.then((r) => r.reply);
+
+  accept(message: AcceptedMessage): void {
+    this.acceptedD.resolve({ event_id: message.event_id, session_key: message.session_key });
+  }
+
+  token(fragment: string): void {
+    if (this.ending) return;
+    this.fragments.push(fragment);
+    this.wake();
+  }
+
+  finish(message: ReplyMessage): void {
+    if (this.ending) return;
+    this.ending = {};
+    this.replyD.resolve(message);
+    this.wake();
+  }
+
+  fail(error: BridgeError): void {
+    if (this.ending) return;
+    this.ending = { error };
+    this.acceptedD.reject(error); // no-op when already accepted
+    this.replyD.reject(error);
+    this.wake();
+  }
+
+  private wake(): void {
+    for (const w of this.wakers.splice(0)) w();
+  }
+
+  private async *iterate(): AsyncGenerator<string, void, undefined> {
+    for (let i = 0; ; ) {
+      if (i < this.fragments.length) {
+        yield this.fragments[i++]!;
+        continue;
+      }
+      if (this.ending?.error) throw this.ending.error;
+      if (this.ending) return;
+      await new Promise<void>((resolve) => this.wakers.push(resolve));
+    }
+  }
+}
