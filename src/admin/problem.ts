@@ -9,6 +9,6 @@ export class Problem extends Error {
     message: string,
   ) {
     super(message);
-    this.status = (ERRORS[code] as { httpStatus?: number }).httpStatus ?? 500;
+    this.status = ERRORS[code].httpStatus ?? 500;
   }
 }

@@ -330,7 +330,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     const client = clients.get(conn);
     const toAgent = client?.principal.kind === 'agent';
     conn.send(toAgent ? frames.agentError(code, error) : frames.appError(code, error));
-    const closeCode = (ERRORS[code] as { closeCode?: number }).closeCode ?? CLOSE_CODES.INTERNAL_ERROR;
+    const closeCode = ERRORS[code].closeCode ?? CLOSE_CODES.INTERNAL_ERROR;
     conn.close(closeCode, code);
     if (client) drop(client);
   }

@@ -31,7 +31,7 @@ export const FIELD_RULES = {
 } as const;
 
 function specModule(): string {
-  const eventCodes = ERROR_CODES.filter((code) => (ERRORS[code].receivers as readonly string[]).includes('app'));
+  const eventCodes = ERROR_CODES.filter((code) => ERRORS[code].receivers.includes('app'));
   return [
     '// Written by the bridge from generated/ (src/dashboard/assets.ts).',
     `export const FIELD_RULES = ${JSON.stringify({ ...FIELD_RULES, ttlDaysDefault: LIMITS.sessionTtlDefaultDays })};`,

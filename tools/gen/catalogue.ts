@@ -113,12 +113,14 @@ export function catalogueModule(tree: Schema, defs: Definitions): string {
   out.push(`/** The error catalogue: every code, who receives it, how it is reported. */`);
   out.push(`export const ERRORS = {`);
   for (const [code, e] of Object.entries(catalogue)) {
+    // Every entry has every key (undefined where the code has none) and receivers as a plain list, so that
+    // ERRORS[code] for any ErrorCode reads without a cast.
     const fields = [
-      `receivers: ${JSON.stringify(e.receivers)}`,
+      `receivers: ${JSON.stringify(e.receivers)} as readonly ErrorReceiver[]`,
       `scope: ${JSON.stringify(e.scope)}`,
       `cause: ${JSON.stringify(e.cause)}`,
-      ...(e.close_code ? [`closeCode: ${e.close_code}`] : []),
-      ...(e.http_status ? [`httpStatus: ${e.http_status}`] : []),
+      `closeCode: ${e.close_code ?? 'undefined'}`,
+      `httpStatus: ${e.http_status ?? 'undefined'}`,
     ];
     out.push(`  ${code}: { ${fields.join(', ')} },`);
   }
