@@ -10,7 +10,8 @@ import type { Bindings } from './match.js';
 import { NotSupported, type ProvisionAction, type Provisioner } from './provision/provisioner.js';
 import { actionsNeeded, clockTotalMs, inProfile, type Profile, type Requirement, type Scenario, type Step } from './scenario.js';
 import { nullSettings, settingsBindings, settingsNumber, type Settings } from './settings.js';
-import { runStep, StepFailure, type StepEnv } from './steps.js';
+import { runStep, StepFailure, type StepEnv } from './steps/index.js';
+import { unpack } from './steps/kinds.js';
 import type { Target } from './target.js';
 
 export interface RunContext {
@@ -77,7 +78,7 @@ async function provision(s: Scenario, ctx: RunContext, b: Bindings, kinds: Map<s
 
 /** A step's `checks` that this run judges; a step naming checks of which none is judged is not run at all. */
 function judgedChecks(step: Step, ctx: RunContext): { run: boolean; checks: string[] } {
-  const named = (Object.values(step)[0] as { checks?: string[] } | undefined)?.checks;
+  const named = unpack(step).args.checks;
   if (!named) return { run: true, checks: [] };
   const checks = named.filter((id) => ctx.requirements.has(id) && inProfile(ctx.requirements.get(id)!, ctx.profile));
   return { run: checks.length > 0, checks };
@@ -106,10 +107,10 @@ export async function runScenario(s: Scenario, ctx: RunContext): Promise<Outcome
       index++;
       const { run, checks } = judgedChecks(step, ctx);
       if (!run) {
-        transcript.add('suite', 'note', `step ${index} (${Object.keys(step)[0]}) not run: it checks only decisions outside the ${ctx.profile} profile`);
+        transcript.add('suite', 'note', `step ${index} (${unpack(step).kind}) not run: it checks only decisions outside the ${ctx.profile} profile`);
         continue;
       }
-      current = { kind: Object.keys(step)[0]!, checks };
+      current = { kind: unpack(step).kind, checks };
       await runStep(step, env);
     }
   };

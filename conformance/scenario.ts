@@ -3,8 +3,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { TARGET_SETTINGS_DEFAULTS } from '../generated/index.js';
+import type { ErrorObject } from 'ajv';
+import { describeErrors, errorField, SCENARIO_STEP_SCHEMAS, TARGET_SETTINGS_DEFAULTS, validateScenarioFile, validators, type ScenarioFixtures } from '../generated/index.js';
 import type { ProvisionAction } from './provision/provisioner.js';
+import { unpack, type Step, type StepKind } from './steps/kinds.js';
+
+export type { Step, StepKind } from './steps/kinds.js';
 
 const SETTING_KEYS = Object.keys(TARGET_SETTINGS_DEFAULTS);
 
@@ -34,22 +38,8 @@ export const inProfile = (r: Pick<Requirement, 'source'>, profile: Profile): boo
 /** Judged in every scenario of the server role: every frame received is checked against the schemas. */
 export const FRAME_REQUIREMENTS = { protocol: 'MSG-001', decision: 'MSG-002' } as const;
 
-export interface AgentFixture {
-  org: string;
-  name?: string;
-  description?: string;
-  ttl_days?: number;
-  /** App fixture names; absent or null: no allowlist. */
-  allowlist?: string[] | null;
-}
-
-export interface Fixtures {
-  orgs?: string[];
-  apps?: Record<string, string>;
-  agents?: Record<string, AgentFixture>;
-}
-
-export type Step = Record<string, any>;
+/** The scenario's fixtures as its file gives them (orgs, apps, agents; each part optional). */
+export type Fixtures = ScenarioFixtures;
 
 export interface Scenario {
   id: string;
@@ -63,24 +53,7 @@ export interface Scenario {
   steps: Step[];
 }
 
-export const STEP_KINDS = [
-  'connect',
-  'send',
-  'expect',
-  'collect',
-  'expectClose',
-  'expectSilence',
-  'close',
-  'advanceClock',
-  'http',
-  'rotateToken',
-  'deactivate',
-  'setAllowlist',
-  'listSessions',
-  'refused',
-  'expectOneClosed',
-  'repeat',
-] as const;
+export const STEP_KINDS = Object.keys(SCENARIO_STEP_SCHEMAS) as StepKind[];
 
 function fail(file: string, message: string): never {
   throw new Error(`${file}: ${message}`);
@@ -99,55 +72,84 @@ export function loadRequirements(file = join(CONFORMANCE_DIR, 'requirements.yaml
   return map;
 }
 
-function checkSteps(file: string, steps: unknown, where: string, requirementIds: Set<string>): Step[] {
-  if (!Array.isArray(steps) || steps.length === 0) fail(file, `${where} must be a non-empty list`);
+/** `step 3 (repeat), its step 1 (send)`: where a step is, 1-based as the report counts, with its kind. */
+const stepName = (where: string, i: number, kind: string) => `${where ? `${where}, its ` : ''}step ${i + 1} (${kind})`;
+
+/** A step validator's first error, worded for a scenario file: `send.frme: is not a field of send`. */
+function stepError(kind: string, errors: ErrorObject[] | null | undefined): string {
+  const error = errors?.[0];
+  if (error?.keyword === 'additionalProperties') return `${errorField(error)}: is not a field of ${kind} (see conformance/README.md)`;
+  return describeErrors(errors?.slice(0, 1));
+}
+
+/**
+ * Checks each step against its own kind's schema, nested steps first, so the error names the step (index and
+ * kind) and the bad field instead of the sixteen mismatches of the whole union; then, given the scenario's
+ * requirements, what a schema cannot know.
+ */
+function checkSteps(fail: (message: string) => never, steps: unknown[], where: string, requirementIds?: Set<string>): void {
   steps.forEach((step, i) => {
     const keys = step && typeof step === 'object' ? Object.keys(step) : [];
-    if (keys.length !== 1 || !(STEP_KINDS as readonly string[]).includes(keys[0]!)) {
-      fail(file, `${where}[${i}] must have exactly one of ${STEP_KINDS.join(', ')}; got ${JSON.stringify(step)}`);
+    const kind = keys[0] as StepKind;
+    if (keys.length !== 1 || !STEP_KINDS.includes(kind)) {
+      fail(`${stepName(where, i, keys.join(', ') || typeof step)} must have exactly one of ${STEP_KINDS.join(', ')}; got ${JSON.stringify(step)}`);
     }
-    if (keys[0] === 'repeat') checkSteps(file, (step as Step).repeat?.steps, `${where}[${i}].repeat.steps`, requirementIds);
-    const checks = (step as Step)[keys[0]!]?.checks;
-    if (checks !== undefined && !(Array.isArray(checks) && checks.every((c) => requirementIds.has(c)))) {
-      fail(file, `${where}[${i}].checks must list requirement IDs of this scenario's requirements; got ${JSON.stringify(checks)}`);
-    }
+    const here = stepName(where, i, kind);
+    const nested = (step as { repeat?: { steps?: unknown } }).repeat?.steps;
+    if (kind === 'repeat' && Array.isArray(nested)) checkSteps(fail, nested, here, requirementIds);
+    const validate = validators[SCENARIO_STEP_SCHEMAS[kind]];
+    if (!validate(step)) fail(`${here}: ${stepError(kind, validate.errors)}`);
+    const { args } = unpack(step as Step);
+    if (!requirementIds) return;
+    if (kind === 'send' && !('frame' in args) && !('raw' in args)) fail(`${here}: send needs frame or raw`);
+    const checks = args.checks ?? [];
+    if (!checks.every((c) => requirementIds.has(c))) fail(`${here}: checks must list requirement IDs of this scenario's requirements; got ${JSON.stringify(checks)}`);
     // collect matches each frame against several patterns and cannot say which decision a mismatch breaks.
-    if (keys[0] === 'collect' && oursIn((step as Step).collect).length) fail(file, `${where}[${i}]: collect does not judge $ours; check the decision in a step of its own`);
-    const others = keys[0] === 'repeat' ? [] : allChecks([step as Step]).filter((id) => !requirementIds.has(id));
-    if (others.length) fail(file, `${where}[${i}] checks ${others.join(', ')}, not among this scenario's requirements`);
+    if (kind === 'collect' && oursIn(args).length) fail(`${here}: collect does not judge $ours; check the decision in a step of its own`);
+    const others = kind === 'repeat' ? [] : allChecks([step as Step]).filter((id) => !requirementIds.has(id));
+    if (others.length) fail(`${here} checks ${others.join(', ')}, not among this scenario's requirements`);
   });
-  return steps as Step[];
+}
+
+/** One scenario file, checked against ScenarioFile (spec/conformance.yaml) and the registry. */
+function loadScenario(name: string, text: string, requirements: Map<string, Requirement>): Scenario {
+  const raw = parse(text) as unknown;
+  const title = (raw as { title?: unknown } | null)?.title;
+  const failHere = (message: string): never => fail(name, `scenario ${typeof title === 'string' ? JSON.stringify(title) : basename(name, '.yaml')}, ${message}`);
+  if (!validateScenarioFile(raw)) {
+    // A bad step is named by its own kind's schema; the file's validator would report every kind's mismatch.
+    const steps = (raw as { steps?: unknown } | null)?.steps;
+    if (Array.isArray(steps)) checkSteps(failHere, steps, '');
+    fail(name, describeErrors(validateScenarioFile.errors));
+  }
+  checkSteps(failHere, raw.steps, '', new Set(raw.requirements));
+  for (const id of raw.requirements) if (!requirements.has(id)) fail(name, `names unknown requirement ${id}`);
+  const checked = new Set(allChecks(raw.steps));
+  const unchecked = raw.requirements.filter((id) => !checked.has(id));
+  if (unchecked.length) fail(name, `names ${unchecked.join(', ')} but no step checks it (add it to a step's checks)`);
+  for (const key of raw.settings ?? []) if (!SETTING_KEYS.includes(key)) fail(name, `settings names ${key}, not one of ${SETTING_KEYS.join(', ')}`);
+  return {
+    id: basename(name, '.yaml'),
+    file: name,
+    title: raw.title,
+    requirements: [...raw.requirements, ...Object.values(FRAME_REQUIREMENTS).filter((id) => requirements.has(id))],
+    fixtures: raw.fixtures ?? {},
+    settings: raw.settings ?? [],
+    steps: raw.steps,
+  };
 }
 
 export function loadScenarios(requirements: Map<string, Requirement>, dir = join(CONFORMANCE_DIR, 'scenarios')): Scenario[] {
   const scenarios: Scenario[] = [];
   for (const name of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
-    const file = join(dir, name);
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = readFileSync(join(dir, name), 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed since the listing
       throw err;
     }
-    const raw = parse(text) as Partial<Scenario>;
-    if (!raw?.title) fail(name, 'needs a title');
-    if (!raw.requirements?.length) fail(name, 'needs requirements: [IDs]');
-    for (const id of raw.requirements) if (!requirements.has(id)) fail(name, `names unknown requirement ${id}`);
-    const steps = checkSteps(name, raw.steps, 'steps', new Set(raw.requirements));
-    const checked = new Set(allChecks(steps));
-    const unchecked = raw.requirements.filter((id) => !checked.has(id));
-    if (unchecked.length) fail(name, `names ${unchecked.join(', ')} but no step checks it (add it to a step's checks)`);
-    for (const key of raw.settings ?? []) if (!SETTING_KEYS.includes(key)) fail(name, `settings names ${key}, not one of ${SETTING_KEYS.join(', ')}`);
-    scenarios.push({
-      id: basename(name, '.yaml'),
-      file: name,
-      title: raw.title,
-      requirements: [...raw.requirements, ...Object.values(FRAME_REQUIREMENTS).filter((id) => requirements.has(id))],
-      fixtures: raw.fixtures ?? {},
-      settings: raw.settings ?? [],
-      steps,
-    });
+    scenarios.push(loadScenario(name, text, requirements));
   }
   return scenarios;
 }
@@ -155,9 +157,9 @@ export function loadScenarios(requirements: Map<string, Requirement>, dir = join
 /** Every requirement some step (at any depth) checks: its `checks`, a refusal's `form`, and `$ours` patterns. */
 export function allChecks(steps: Step[]): string[] {
   return steps.flatMap((step) => {
-    const [kind, args] = Object.entries(step)[0] as [string, Record<string, any>];
+    const { kind, args } = unpack(step);
     if (kind === 'repeat') return allChecks(args.steps);
-    return [...(args?.checks ?? []), ...(args?.form ? [args.form] : []), ...oursIn(args)];
+    return [...(args.checks ?? []), ...(kind === 'refused' && args.form ? [args.form] : []), ...oursIn(args)];
   });
 }
 
@@ -175,22 +177,25 @@ function oursIn(value: unknown): string[] {
 export function clockTotalMs(steps: Step[], resolve: (ms: unknown) => number = Number): number {
   let total = 0;
   for (const step of steps) {
-    if (step.advanceClock) total += resolve(step.advanceClock.ms);
-    if (step.repeat) total += resolve(step.repeat.times) * clockTotalMs(step.repeat.steps, resolve);
+    const { kind, args } = unpack(step);
+    if (kind === 'advanceClock') total += resolve(args.ms);
+    if (kind === 'repeat') total += resolve(args.times) * clockTotalMs(args.steps, resolve);
   }
   return total;
 }
 
-/** The provisioning actions a scenario's steps need beyond `create` (a fixtures file can do none of them). */
+/** The provisioning action each step kind needs beyond `create` (a fixtures file can do none of them). */
+const ACTION_OF: Partial<Record<StepKind, ProvisionAction>> = { rotateToken: 'rotate', deactivate: 'deactivate', setAllowlist: 'set_allowlist', listSessions: 'list_sessions' };
+
+/** The provisioning actions a scenario's steps need beyond `create`. */
 export function actionsNeeded(steps: Step[]): Set<ProvisionAction> {
   const actions = new Set<ProvisionAction>();
   const visit = (list: Step[]) => {
-    for (const s of list) {
-      if (s.rotateToken) actions.add('rotate');
-      if (s.deactivate) actions.add('deactivate');
-      if (s.setAllowlist) actions.add('set_allowlist');
-      if (s.listSessions) actions.add('list_sessions');
-      if (s.repeat) visit(s.repeat.steps);
+    for (const step of list) {
+      const { kind, args } = unpack(step);
+      const action = ACTION_OF[kind];
+      if (action) actions.add(action);
+      if (kind === 'repeat') visit(args.steps);
     }
   };
   visit(steps);

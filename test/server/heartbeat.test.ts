@@ -1,4 +1,4 @@
-// L7: ping/pong on both endpoints, and the idle close (HEARTBEAT_TIMEOUT) of a connection on which nothing arrives.
+// L7: the idle close (HEARTBEAT_TIMEOUT) of a connection on which nothing arrives.
 import { expect } from 'chai';
 import { CLOSE_CODES, LIMITS } from '../../generated/index.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
@@ -27,20 +27,8 @@ async function expectHeartbeatTimeout(client: TestClient<any>): Promise<void> {
 }
 
 describe('heartbeat', function () {
-  it('answers every ping with a pong on both endpoints, one at a time and pipelined', async function () {
-    const bridge = await startTestBridge();
-    const { appClient, agentClient } = await bridge.pair();
-    for (const client of [appClient, agentClient] as TestClient<any>[]) {
-      for (let i = 0; i < 5; i++) {
-        client.send({ type: 'ping' });
-        expect(await client.waitForMessage()).to.deep.equal({ type: 'pong' });
-      }
-      for (let i = 0; i < 5; i++) client.send({ type: 'ping' });
-      for (let i = 0; i < 5; i++) expect(await client.waitForMessage()).to.deep.equal({ type: 'pong' });
-      await client.expectNothingBeforePong();
-    }
-  });
-
+  // Ping/pong itself (one at a time and pipelined, both endpoints) is conformance/scenarios/hb-ping-pong.yaml, run in
+  // npm test by test/conformance/provision-command.test.ts.
   for (const kind of ['app', 'agent'] as const) {
     describe(`on the ${kind} endpoint`, function () {
       it('closes a silent connection after idleCloseMs with HEARTBEAT_TIMEOUT, not a millisecond earlier', async function () {

@@ -28,6 +28,21 @@ function settingsDefaults(specs: Specs): string {
   return `/** What the conformance suite assumes of a target whose --settings leave a key out. */\nexport const TARGET_SETTINGS_DEFAULTS: Required<TargetSettings> = ${JSON.stringify(defaults, null, 2)};\n`;
 }
 
+/**
+ * Each scenario step kind (the step's only key) with the schema of such a step, read from ScenarioStep's oneOf, so
+ * the loader validates a step against its own kind's schema (an error naming its field, not sixteen mismatches).
+ */
+function scenarioStepSchemas(specs: Specs): string {
+  const schemas = specs.conformance.tree.components.schemas;
+  const kinds = (schemas.ScenarioStep?.oneOf ?? []).map((member: Schema) => {
+    const name = String(member.$ref).split('/').pop()!;
+    const keys: string[] = schemas[name]?.required ?? [];
+    if (keys.length !== 1) throw new Error(`conformance.yaml: step schema ${name} must require exactly one key, its kind`);
+    return [keys[0], name];
+  });
+  return `/** Each scenario step kind (its only key) and the name of the schema (and validator) of such a step. */\nexport const SCENARIO_STEP_SCHEMAS = ${JSON.stringify(Object.fromEntries(kinds), null, 2)} as const;\n`;
+}
+
 export async function generate(specs: Specs): Promise<Files> {
   const defs = collectDefinitions(specs);
   const models = await generateModels(defs, [...defs.all.keys()]);
@@ -51,7 +66,9 @@ export async function generate(specs: Specs): Promise<Files> {
 
   const files: Files = new Map([
     ['catalogue.ts', catalogueModule(specs.asyncapi.tree, defs)],
-    ['conformance.ts', withMessageImports(`${bodyOf('conformance')}\n${settingsDefaults(specs)}`)],
+    ['conformance.ts', withMessageImports(`${bodyOf('conformance')}
+${settingsDefaults(specs)}
+${scenarioStepSchemas(specs)}`)],
     ['http.ts', http],
     ['index.ts', ['messages', 'http', 'conformance', 'catalogue', 'validators'].map((m) => `export * from './${m}.js';`).join('\n')],
     ['messages.ts', messages],

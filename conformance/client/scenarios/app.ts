@@ -1,7 +1,7 @@
 // App-only scenarios: the handshake, the contract's event and its answers, and every error the bridge may send
 // about an event (one scenario per code of the catalogue): the app keeps running and its connection, and does not
 // send again at once.
-import { ERRORS, type ErrorCode } from '../../../generated/index.js';
+import { ERRORS, ERROR_CODES, type ErrorCode } from '../../../generated/index.js';
 import { answerEvents, APP_EVENT, connected, printedReply } from '../checks.js';
 import type { ClientScenario } from '../run.js';
 
@@ -89,9 +89,6 @@ function appHandlesError(code: ErrorCode): ClientScenario {
 }
 
 /** Every code the catalogue lets the bridge send an app about one of its events. */
-const EVENT_ERRORS = (Object.keys(ERRORS) as ErrorCode[]).filter((code) => {
-  const e = ERRORS[code] as { receivers: readonly string[]; scope: string };
-  return e.receivers.includes('app') && e.scope === 'event';
-});
+const EVENT_ERRORS = ERROR_CODES.filter((code) => ERRORS[code].receivers.includes('app') && ERRORS[code].scope === 'event');
 
 export const APP_SCENARIOS = [appHandshake, appSendsValidEvent, ...EVENT_ERRORS.map(appHandlesError)];

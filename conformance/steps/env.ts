@@ -1,0 +1,59 @@
+// What every step handler shares: the run's state (StepEnv), how a step fails (StepFailure), and the helpers that
+// find an actor, expand a value, and judge a frame against a pattern in the run's profile.
+import type { Actor, Endpoint, Transcript } from '../actor.js';
+import { expand } from '../generate.js';
+import { interpolate, mismatch, type Bindings, type MatchOptions } from '../match.js';
+import type { RunContext } from '../run.js';
+import { inProfile } from '../scenario.js';
+import type { Step, StepArgsMap } from './kinds.js';
+
+export class StepFailure extends Error {
+  constructor(message: string, readonly requirement?: string) {
+    super(message);
+  }
+}
+
+export interface StepEnv {
+  ctx: RunContext;
+  bindings: Bindings;
+  kinds: Map<string, Endpoint>;
+  actors: Map<string, Actor>;
+  transcript: Transcript;
+  /** performance.now() of each `mark` a step set. */
+  marks: Map<string, number>;
+  runSteps(steps: Step[]): Promise<void>;
+}
+
+/** What one step kind does, given its fields and how long it may wait for the target. */
+export type StepHandler<K extends keyof StepArgsMap> = (args: StepArgsMap[K], env: StepEnv, timeoutMs: number) => Promise<void> | void;
+
+export function actorOf(env: StepEnv, name: string): Actor {
+  const actor = env.actors.get(name);
+  if (!actor) throw new StepFailure(`no connected actor ${name}`);
+  return actor;
+}
+
+/** A step's value with `${bindings}` filled in and the `$…` generators expanded. */
+export const value = (env: StepEnv, v: unknown) => expand(interpolate(v, env.bindings));
+
+/** Whether the run judges a requirement (known, and in its profile). */
+export const judges = (env: StepEnv) => (id: string) => {
+  const r = env.ctx.requirements.get(id);
+  return !!r && inProfile(r, env.ctx.profile);
+};
+
+/**
+ * Matches a frame or body: first what the protocol requires (every `$ours` left out), then, in a run that judges
+ * them, the `$ours` parts, whose mismatch fails only their own requirement.
+ */
+export function judge(env: StepEnv, pattern: unknown, actual: unknown, what: string): void {
+  const captured: Bindings = new Map();
+  // The whole frame goes with the mismatch: "expected pong, got error" alone hides the error's code and text.
+  const received = ` (received ${JSON.stringify(actual)?.slice(0, 300)})`;
+  const protocolOnly = mismatch(pattern, actual, env.bindings, captured, '', { marks: env.marks });
+  if (protocolOnly) throw new StepFailure(`${what}: ${protocolOnly}${received}`);
+  const failedOurs: MatchOptions['failedOurs'] = {};
+  const ours = mismatch(pattern, actual, env.bindings, new Map(), '', { marks: env.marks, judgesOurs: judges(env), failedOurs });
+  if (ours) throw new StepFailure(`${what}: ${ours}${received}`, failedOurs.requirement);
+  for (const [k, v] of captured) env.bindings.set(k, v);
+}

@@ -1,0 +1,37 @@
+// Steps about frames: sending one, and what the target must (or must not) send back.
+import { mismatch } from '../match.js';
+import { actorOf, judge, StepFailure, value, type StepHandler } from './env.js';
+
+export const send: StepHandler<'send'> = (args, env) => {
+  const actor = actorOf(env, args.actor);
+  if (args.mark) env.marks.set(args.mark, performance.now());
+  if (args.raw !== undefined) return actor.send(String(value(env, args.raw)));
+  return actor.send(value(env, args.frame));
+};
+
+export const expect: StepHandler<'expect'> = async (args, env, timeoutMs) => {
+  const frame = await actorOf(env, args.actor).next(timeoutMs);
+  judge(env, args.frame, frame, `${args.actor} expected ${JSON.stringify(args.frame)}`);
+};
+
+/** `count` frames, each matching one of `each`, and at least one matching `some` (rate limits, bursts). */
+export const collect: StepHandler<'collect'> = async (args, env, timeoutMs) => {
+  const actor = actorOf(env, args.actor);
+  const count = Number(value(env, args.count));
+  let someSeen = !args.some;
+  for (let i = 0; i < count; i++) {
+    const frame = await actor.next(timeoutMs);
+    const fits = args.each.some((p) => !mismatch(p, frame, env.bindings, new Map()));
+    if (!fits) throw new StepFailure(`${args.actor} frame ${i + 1} of ${count} fits none of ${JSON.stringify(args.each)}: ${JSON.stringify(frame)}`);
+    if (args.some && !mismatch(args.some, frame, env.bindings, new Map())) someSeen = true;
+  }
+  if (!someSeen) throw new StepFailure(`${args.actor}: none of ${count} frames matched ${JSON.stringify(args.some)}`);
+};
+
+/** Answers come in order, so if the next frame after a ping is its pong, nothing else was pending. */
+export const expectSilence: StepHandler<'expectSilence'> = async (args, env, timeoutMs) => {
+  const actor = actorOf(env, args.actor);
+  actor.send({ type: 'ping' });
+  const frame = await actor.next(timeoutMs);
+  if (frame.type !== 'pong') throw new StepFailure(`${args.actor} expected nothing before its pong, got ${JSON.stringify(frame)}`);
+};

@@ -1,0 +1,37 @@
+// Steps about time and repetition: moving the target's clock, and running steps again.
+import { value, type StepHandler } from './env.js';
+
+const HEARTBEAT_MS = 30_000;
+
+/**
+ * Moves the target's time. With `keepAlive` (the default) every open actor pings, as live clients do: every 30 s
+ * of target time when the target closes idle connections, once at the end when its settings say it never does
+ * (one clock call instead of thousands for a day).
+ */
+export const advanceClock: StepHandler<'advanceClock'> = async (args, env, timeoutMs) => {
+  const { ctx, transcript } = env;
+  const keepAlive = args.keepAlive !== false;
+  const period = keepAlive && ctx.settings.idle_close_ms !== null ? HEARTBEAT_MS : Infinity;
+  for (let left = Number(value(env, args.ms)); left > 0; ) {
+    const stepMs = Math.min(left, period);
+    if (ctx.hasClock) await ctx.provisioner.advanceClock(stepMs);
+    else await new Promise((resolve) => setTimeout(resolve, stepMs));
+    left -= stepMs;
+    transcript.add('clock', 'note', `advanced ${stepMs} ms`);
+    if (!keepAlive) continue;
+    for (const actor of env.actors.values()) {
+      if (!actor.isOpen) continue;
+      actor.send({ type: 'ping' });
+      await actor.take('pong', timeoutMs);
+    }
+  }
+};
+
+/** The steps `times` times, `${as}` (default `${i}`) counting from 0. */
+export const repeat: StepHandler<'repeat'> = async (args, env) => {
+  const times = Number(value(env, args.times));
+  for (let i = 0; i < times; i++) {
+    env.bindings.set(args.as ?? 'i', i);
+    await env.runSteps(args.steps);
+  }
+};
