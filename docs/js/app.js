@@ -1746,6 +1746,10 @@
         "app"
       ],
       "scope": "event",
+      "retry": false,
+      "messages": {
+        "unknown": "Agent {agent_id} does not exist in this organization."
+      },
       "cause": "The agent_id does not exist in the app's organization (an agent of another organization is reported the same way, never revealed)."
     },
     "AGENT_OFFLINE": {
@@ -1753,6 +1757,12 @@
         "app"
       ],
       "scope": "event",
+      "retry": true,
+      "messages": {
+        "not_connected": "Agent {agent_id} is not connected.",
+        "dropped": "Agent {agent_id} disconnected before answering and did not come back within {seconds} s.",
+        "revoked": "Agent {agent_id} was {cause} before answering."
+      },
       "cause": "The agent is not connected when the event arrives, or its connection dropped with the event in flight and it did not come back within agentReconnectGraceMs."
     },
     "AGENT_TIMEOUT": {
@@ -1760,6 +1770,10 @@
         "app"
       ],
       "scope": "event",
+      "retry": true,
+      "messages": {
+        "no_answer": "Agent {agent_id} did not answer within {seconds} s."
+      },
       "cause": "No reply within the agent timeout (agentTimeoutMs), or the agent itself reported AGENT_TIMEOUT."
     },
     "AGENT_ERROR": {
@@ -1767,6 +1781,7 @@
         "app"
       ],
       "scope": "event",
+      "retry": false,
       "cause": "The agent sent an error message for the event."
     },
     "PERMISSION_DENIED": {
@@ -1774,6 +1789,10 @@
         "app"
       ],
       "scope": "event",
+      "retry": false,
+      "messages": {
+        "not_allowed": "App {app_id} is not on the allowlist of agent {agent_id}."
+      },
       "cause": "The app is not on the agent's allowlist."
     },
     "INVALID_AGENT_ID": {
@@ -1781,6 +1800,10 @@
         "app"
       ],
       "scope": "event",
+      "retry": false,
+      "messages": {
+        "invalid": "Invalid {type}: {detail}."
+      },
       "cause": "The event's agent_id is missing, not a string, longer than 64 characters, or has characters other than lowercase letters, digits and hyphens."
     },
     "INVALID_THREAD_ID": {
@@ -1788,6 +1811,10 @@
         "app"
       ],
       "scope": "event",
+      "retry": false,
+      "messages": {
+        "invalid": "Invalid {type}: {detail}."
+      },
       "cause": "The event's thread_id is missing, not a string, empty, longer than 121 characters, or contains control characters or unpaired surrogates."
     },
     "PAYLOAD_TOO_LARGE": {
@@ -1795,6 +1822,10 @@
         "app"
       ],
       "scope": "event",
+      "retry": false,
+      "messages": {
+        "too_large": "Payload is {bytes} bytes of JSON; the limit is {limit}."
+      },
       "cause": "The event's payload is over payloadMaxBytes (64000) bytes of compact JSON; exactly 64000 is accepted."
     },
     "RATE_LIMIT_EXCEEDED": {
@@ -1802,6 +1833,10 @@
         "app"
       ],
       "scope": "event",
+      "retry": true,
+      "messages": {
+        "too_fast": "Too many events from app {app_id}; retry after {seconds} s."
+      },
       "cause": "The app sends events faster than its rate limit; metadata.retry_after_seconds says when to retry."
     },
     "TOO_MANY_EVENTS": {
@@ -1809,6 +1844,11 @@
         "app"
       ],
       "scope": "event",
+      "retry": true,
+      "messages": {
+        "app": "App {app_id} has {count} events in flight, the limit; send more once earlier events have ended.",
+        "agent": "Agent {agent_id} has {count} events in flight, the limit; send more once it has answered some."
+      },
       "cause": "The app already has eventsInFlightPerAppMax (1000) events in flight (accepted and not yet ended, all its connections together), or the agent has eventsInFlightPerAgentMax (1000). The event is refused instead of `accepted`; it is the last check (W7). Decision (L13); the app may send it again once earlier events have ended."
     },
     "REPLY_TOO_LARGE": {
@@ -1817,6 +1857,14 @@
         "agent"
       ],
       "scope": "event",
+      "retry": false,
+      "messages": {
+        "to_agent": "{why} The event has ended.",
+        "to_app": "The agent's reply could not be delivered whole: {why}",
+        "text_not_kept": "The streamed text was not kept (over {event_limit} bytes for the event, or {agent_limit} for the agent's events together), so an empty content cannot stand for it; send the text as content.",
+        "text_too_large": "The reply's text is {bytes} bytes; one reply carries at most {limit}.",
+        "frame_too_large": "The reply frame would be {bytes} bytes, over the frame limit of {limit}; shorten metadata.model."
+      },
       "cause": "The agent's reply cannot reach the app in one frame, so the event ends with this code for both. Its text (the content, or the streamed fragments joined when content is empty) is over replyContentMaxBytes (976000) bytes as a JSON string, or the whole reply frame would be over frameMaxBytes, or content is empty and the bridge stopped keeping the streamed text (over streamedTextMaxBytes for the event, or streamedTextPerAgentMaxBytes for the agent). Decision (L14, L16); the agent gets it with the event_id in answer to its reply, the app in place of the reply."
     },
     "INVALID_JSON": {
@@ -1825,6 +1873,12 @@
         "agent"
       ],
       "scope": "frame",
+      "retry": false,
+      "messages": {
+        "binary": "Binary frames are not accepted; send JSON text.",
+        "not_json": "Message is not valid JSON: {detail}",
+        "not_object": "Message must be a JSON object."
+      },
       "cause": "The frame is not valid JSON, or not a JSON object, or is a binary frame."
     },
     "INVALID_MESSAGE": {
@@ -1833,6 +1887,10 @@
         "agent"
       ],
       "scope": "frame",
+      "retry": false,
+      "messages": {
+        "invalid": "Invalid {type}: {detail}."
+      },
       "cause": "Valid JSON but not a message of this endpoint (unknown or missing type, a missing or mistyped field, an unknown field). Decision (W4); the protocol names no code for it. An invalid app `event` is still answered in order and carries a service-generated event_id."
     },
     "INVALID_EVENT_ID": {
@@ -1840,6 +1898,11 @@
         "agent"
       ],
       "scope": "frame",
+      "retry": false,
+      "messages": {
+        "unknown": "Event {event_id} is unknown or already finished.",
+        "invalid": "Invalid {type}: {detail}."
+      },
       "cause": "A token, reply or error names an event that is unknown, not this agent's, or already finished (replied, failed or timed out)."
     },
     "MESSAGE_TOO_LARGE": {
@@ -1847,6 +1910,10 @@
         "agent"
       ],
       "scope": "frame",
+      "retry": false,
+      "messages": {
+        "fragment": "Token fragment is {bytes} bytes; the limit is {limit}. The fragment was dropped."
+      },
       "cause": "A token fragment is over tokenFragmentMaxBytes (4096) UTF-8 bytes; the fragment is dropped and the event goes on."
     },
     "UNAUTHORIZED": {
@@ -1856,6 +1923,15 @@
         "http"
       ],
       "scope": "connection",
+      "retry": false,
+      "messages": {
+        "no_token": "No token: send Authorization: Bearer {prefix}….",
+        "no_token_websocket": "No token: send Authorization: Bearer {prefix}… or ?token=.",
+        "wrong_token": "The token is wrong, expired or rotated out.",
+        "grace_ended": "This token was rotated out and its grace period has ended.",
+        "admin_token": "Send the server's ADMIN_TOKEN as Authorization: Bearer <ADMIN_TOKEN>.",
+        "admin_token_or_session": "Send the server's ADMIN_TOKEN as Authorization: Bearer <ADMIN_TOKEN>, or sign in at /dashboard."
+      },
       "close_code": 4401,
       "http_status": 401,
       "cause": "No token, or the token is wrong, expired or rotated out (also when a rotated-out token's grace ends on a live connection)."
@@ -1867,6 +1943,11 @@
         "http"
       ],
       "scope": "connection",
+      "retry": false,
+      "messages": {
+        "deactivated": "This token's {kind} was deactivated.",
+        "live": "This {kind} was {cause}."
+      },
       "close_code": 4410,
       "http_status": 401,
       "cause": "The token's app or agent was deactivated (also sent to its live connections when that happens)."
@@ -1878,6 +1959,11 @@
         "http"
       ],
       "scope": "connection",
+      "retry": false,
+      "messages": {
+        "wrong_endpoint": "This endpoint takes {kind} tokens ({prefix}), not {actual} tokens. Use {path}.",
+        "wrong_kind": "{place} takes {kind} tokens ({prefix}), not {actual} tokens."
+      },
       "close_code": 4403,
       "http_status": 403,
       "cause": "Wrong endpoint for the client kind (an agent token on /ws/app or an app token on /ws/agent), or an app asking for another organization's directory; on HTTP also a dashboard write without the session's X-CSRF-Token or from another site's page (D3)."
@@ -1887,6 +1973,10 @@
         "agent"
       ],
       "scope": "connection",
+      "retry": false,
+      "messages": {
+        "replaced": "Another connection with this agent's token replaced this one."
+      },
       "close_code": 4409,
       "cause": "Another connection opened with the same agent's token; the newer connection wins (one connection per agent). Decision; events in flight stay with the agent."
     },
@@ -1896,6 +1986,10 @@
         "agent"
       ],
       "scope": "connection",
+      "retry": true,
+      "messages": {
+        "silent": "Nothing was received for {seconds} s; send ping every {interval} s."
+      },
       "close_code": 4408,
       "cause": "Nothing was received on the connection for idleCloseMs (three heartbeat periods). Decision."
     },
@@ -1905,6 +1999,12 @@
         "agent"
       ],
       "scope": "connection",
+      "retry": true,
+      "messages": {
+        "total": "The bridge has {count} connections, its limit; retry later.",
+        "address": "Address {address} has {count} connections, the limit per address; close some or retry later.",
+        "app": "App {app_id} has {count} connections, the limit per app; close some or retry later."
+      },
       "close_code": 4503,
       "cause": "The handshake would go over a bound on live connections, checked in this order - the bridge's (connectionsMax), the remote address's (connectionsPerAddressMax), the app's (connectionsPerAppMax); the error text names which. Decision (L18); the client may retry with backoff once connections have closed."
     },
@@ -1914,6 +2014,10 @@
         "agent"
       ],
       "scope": "connection",
+      "retry": true,
+      "messages": {
+        "unread": "More than {bytes} bytes were waiting for this connection to read them; read faster or open fewer streams."
+      },
       "close_code": 4429,
       "cause": "More than sendBufferMaxBytes were waiting for the client to read them (it reads slower than frames arrive for it). The frame that would cross the limit is not sent; this error and the close follow what was already queued. Decision (W17); events in flight go on, their frames for this connection are dropped."
     },
@@ -1924,6 +2028,11 @@
         "http"
       ],
       "scope": "connection",
+      "retry": true,
+      "messages": {
+        "frame": "The bridge failed to handle a message; reconnect and retry.",
+        "request": "The bridge failed to handle this request; it is safe to retry."
+      },
       "close_code": 4500,
       "http_status": 500,
       "cause": "A failure on the service side. The client may retry. When only one event is affected it ends that event instead (scope event) and the connection stays open."
@@ -1934,6 +2043,10 @@
         "http"
       ],
       "scope": "event",
+      "retry": true,
+      "messages": {
+        "in_flight": "The bridge is shutting down; reconnect and send the event again."
+      },
       "http_status": 503,
       "cause": "The service is shutting down; an event in flight ends with this code, then the connection closes with 1001 (going away). Decision; the client may reconnect and retry."
     },
@@ -1942,6 +2055,7 @@
         "http"
       ],
       "scope": "http",
+      "retry": false,
       "http_status": 400,
       "cause": "An HTTP request body or query parameter is missing, mistyped or out of range, or not acceptable in the resource's state (an allowlist naming an app of another organization, rotating a deactivated token)."
     },
@@ -1950,6 +2064,11 @@
         "http"
       ],
       "scope": "http",
+      "retry": false,
+      "messages": {
+        "route": "No route for {method} {path}.",
+        "method": "{method} is not supported on {path}."
+      },
       "http_status": 404,
       "cause": "The organization, app or agent named in an HTTP path does not exist."
     },
@@ -1958,6 +2077,10 @@
         "http"
       ],
       "scope": "http",
+      "retry": false,
+      "messages": {
+        "off": "The admin API is off: start the bridge with ADMIN_TOKEN set."
+      },
       "http_status": 404,
       "cause": "The admin API is off because the server has no ADMIN_TOKEN."
     },
@@ -1966,6 +2089,7 @@
         "http"
       ],
       "scope": "http",
+      "retry": true,
       "http_status": 503,
       "cause": "GET /readyz only. The bridge could not accept a connection in the last 10 s (over its connection cap below the open-files limit, or an accept error such as EMFILE or ENFILE); the error text gives the count and the reason. Decision (O8); load balancers send new clients elsewhere until it is ready again."
     }

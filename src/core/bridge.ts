@@ -16,6 +16,7 @@ import {
   type EventMessage,
 } from '../../generated/index.js';
 import { systemClock, type Clock, type Timer } from '../shared/clock.js';
+import { errorText } from '../shared/error-text.js';
 import type { AgentRecord, AppRecord, Directory, Principal } from './directory.js';
 import * as frames from './frames.js';
 import { compactJson } from './compact-json.js';
@@ -219,7 +220,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
       if (clients.get(client.conn) !== client) return;
       const silentFor = clock.now() - client.lastSeen;
       if (silentFor >= idleCloseMs) {
-        refuse(client.conn, 'HEARTBEAT_TIMEOUT', `Nothing was received for ${Math.round(silentFor / 1000)} s; send ping every ${LIMITS.heartbeatIntervalMs / 1000} s.`);
+        refuse(client.conn, 'HEARTBEAT_TIMEOUT', errorText('HEARTBEAT_TIMEOUT', 'silent', { seconds: Math.round(silentFor / 1000), interval: LIMITS.heartbeatIntervalMs / 1000 }));
       } else {
         client.idle = watchIdle(client, idleCloseMs - silentFor);
       }
@@ -260,7 +261,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
         if (!overflowed && socket.bufferedBytes() + frame.length > sendBufferMaxBytes) {
           overflowed = true;
           log.warn({ conn: socket.id, buffered: socket.bufferedBytes() }, 'slow consumer closed');
-          refuse(conn, 'SLOW_CONSUMER', `More than ${sendBufferMaxBytes} bytes were waiting for this connection to read them; read faster or open fewer streams.`);
+          refuse(conn, 'SLOW_CONSUMER', errorText('SLOW_CONSUMER', 'unread', { bytes: sendBufferMaxBytes }));
           return;
         }
         socket.send(frame);
@@ -293,7 +294,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     offlineGrace.delete(agentId);
     if (replaced) {
       log.info({ agent_id: agentId }, 'agent connection replaced by a newer one');
-      refuse(replaced, 'CONNECTION_REPLACED', 'Another connection with this agent\'s token replaced this one.');
+      refuse(replaced, 'CONNECTION_REPLACED', errorText('CONNECTION_REPLACED', 'replaced'));
     }
   }
 
@@ -319,7 +320,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
         if (router.isAgentOnline(agentId)) return;
         for (const eventId of [...(eventsByAgent.get(agentId) ?? [])]) {
           const ev = events.get(eventId);
-          if (ev) fail(ev, 'AGENT_OFFLINE', `Agent ${agentId} disconnected before answering and did not come back within ${graceMs / 1000} s.`, 'agent_offline');
+          if (ev) fail(ev, 'AGENT_OFFLINE', errorText('AGENT_OFFLINE', 'dropped', { agent_id: agentId, seconds: graceMs / 1000 }), 'agent_offline');
         }
       }),
     );
@@ -344,7 +345,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     } catch (err) {
       // A bug must cost at most this connection, never the process or another client's data.
       log.error({ conn: client.conn.id, err }, 'frame handling failed');
-      refuse(client.conn, 'INTERNAL_ERROR', 'The bridge failed to handle a message; reconnect and retry.');
+      refuse(client.conn, 'INTERNAL_ERROR', errorText('INTERNAL_ERROR', 'frame'));
     }
   }
 
@@ -403,20 +404,20 @@ export function makeBridge(options: BridgeOptions): Bridge {
     const size = utf8Length(payloadJson);
     const start = { app_id: app.app_id, agent_id: agentId, thread_id: threadId, session_key: null, payload_bytes: size, received_at: receivedAt };
     if (size > LIMITS.payloadMaxBytes) {
-      return rejectEvent(conn, 'PAYLOAD_TOO_LARGE', `Payload is ${size} bytes of JSON; the limit is ${LIMITS.payloadMaxBytes}.`, start);
+      return rejectEvent(conn, 'PAYLOAD_TOO_LARGE', errorText('PAYLOAD_TOO_LARGE', 'too_large', { bytes: size, limit: LIMITS.payloadMaxBytes }), start);
     }
     const wait = rateLimiter.take(app.app_id, receivedAt);
     if (wait > 0) {
       const retry = Math.ceil(wait * 1000) / 1000;
-      return rejectEvent(conn, 'RATE_LIMIT_EXCEEDED', `Too many events from app ${app.app_id}; retry after ${retry} s.`, start, { agentId, metadata: { retry_after_seconds: retry } });
+      return rejectEvent(conn, 'RATE_LIMIT_EXCEEDED', errorText('RATE_LIMIT_EXCEEDED', 'too_fast', { app_id: app.app_id, seconds: retry }), start, { agentId, metadata: { retry_after_seconds: retry } });
     }
     const agent = directory.agentFor(app, agentId);
     const admitted = { agentId, admitted: true };
-    if (!agent) return rejectEvent(conn, 'AGENT_NOT_FOUND', `Agent ${agentId} does not exist in this organization.`, start, admitted);
+    if (!agent) return rejectEvent(conn, 'AGENT_NOT_FOUND', errorText('AGENT_NOT_FOUND', 'unknown', { agent_id: agentId }), start, admitted);
     if (!directory.mayUse(app, agent)) {
-      return rejectEvent(conn, 'PERMISSION_DENIED', `App ${app.app_id} is not on the allowlist of agent ${agentId}.`, start, admitted);
+      return rejectEvent(conn, 'PERMISSION_DENIED', errorText('PERMISSION_DENIED', 'not_allowed', { app_id: app.app_id, agent_id: agentId }), start, admitted);
     }
-    if (!router.isAgentOnline(agentId)) return rejectEvent(conn, 'AGENT_OFFLINE', `Agent ${agentId} is not connected.`, start, admitted);
+    if (!router.isAgentOnline(agentId)) return rejectEvent(conn, 'AGENT_OFFLINE', errorText('AGENT_OFFLINE', 'not_connected', { agent_id: agentId }), start, admitted);
     const tooMany = overInFlightBound(app.app_id, agentId);
     if (tooMany) {
       counters.eventsRefused[tooMany.bound]++;
@@ -438,7 +439,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
       fragmentCount: 0,
       tokenPrefix: undefined,
       timeout: clock.setTimer(agentTimeoutMs, () => {
-        fail(ev, 'AGENT_TIMEOUT', `Agent ${agentId} did not answer within ${Math.round(agentTimeoutMs / 1000)} s.`, 'agent_timeout');
+        fail(ev, 'AGENT_TIMEOUT', errorText('AGENT_TIMEOUT', 'no_answer', { agent_id: agentId, seconds: Math.round(agentTimeoutMs / 1000) }), 'agent_timeout');
       }),
     };
     track(ev);
@@ -467,11 +468,11 @@ export function makeBridge(options: BridgeOptions): Bridge {
   function overInFlightBound(appId: string, agentId: string): { bound: 'app' | 'agent'; error: string } | undefined {
     const ofApp = inFlightByApp.get(appId) ?? 0;
     if (ofApp >= maxPerApp) {
-      return { bound: 'app', error: `App ${appId} has ${ofApp} events in flight, the limit; send more once earlier events have ended.` };
+      return { bound: 'app', error: errorText('TOO_MANY_EVENTS', 'app', { app_id: appId, count: ofApp }) };
     }
     const ofAgent = eventsByAgent.get(agentId)?.size ?? 0;
     if (ofAgent >= maxPerAgent) {
-      return { bound: 'agent', error: `Agent ${agentId} has ${ofAgent} events in flight, the limit; send more once it has answered some.` };
+      return { bound: 'agent', error: errorText('TOO_MANY_EVENTS', 'agent', { agent_id: agentId, count: ofAgent }) };
     }
     return undefined;
   }
@@ -520,7 +521,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     const ev = events.get(message.event_id);
     if (!ev || ev.agentId !== agent.agent_id) {
       return conn.send(
-        frames.agentError('INVALID_EVENT_ID', `Event ${message.event_id} is unknown or already finished.`, message.event_id),
+        frames.agentError('INVALID_EVENT_ID', errorText('INVALID_EVENT_ID', 'unknown', { event_id: message.event_id }), message.event_id),
       );
     }
     switch (message.type) {
@@ -539,7 +540,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
       return conn.send(
         frames.agentError(
           'MESSAGE_TOO_LARGE',
-          `Token fragment is ${size} bytes; the limit is ${LIMITS.tokenFragmentMaxBytes}. The fragment was dropped.`,
+          errorText('MESSAGE_TOO_LARGE', 'fragment', { bytes: size, limit: LIMITS.tokenFragmentMaxBytes }),
           ev.eventId,
         ),
       );
@@ -579,7 +580,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     }
     if (!clients.has(ev.appConn)) return endUnheard(ev, message);
     if (!ev.text) {
-      const why = `The streamed text was not kept (over ${textMaxBytes} bytes for the event, or ${textPerAgentMaxBytes} for the agent's events together), so an empty content cannot stand for it; send the text as content.`;
+      const why = errorText('REPLY_TOO_LARGE', 'text_not_kept', { event_limit: textMaxBytes, agent_limit: textPerAgentMaxBytes });
       return refuseReply(agentConn, ev, 'text_not_kept', why);
     }
     const replyJson = JSON.stringify(ev.text.text());
@@ -590,7 +591,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
   function fitsReplyText(agentConn: Connection, ev: InFlight, replyJson: string): boolean {
     if (fitsBytes(replyJson, LIMITS.replyContentMaxBytes + 2)) return true;
     const bytes = utf8Length(replyJson) - 2;
-    refuseReply(agentConn, ev, 'too_large', `The reply's text is ${bytes} bytes; one reply carries at most ${LIMITS.replyContentMaxBytes}.`);
+    refuseReply(agentConn, ev, 'too_large', errorText('REPLY_TOO_LARGE', 'text_too_large', { bytes, limit: LIMITS.replyContentMaxBytes }));
     return false;
   }
 
@@ -601,7 +602,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     const frame = frames.reply({ event_id: ev.eventId, agent_id: ev.agentId, thread_id: ev.threadId }, replyJson, ev.payload.toString(), metadata);
     // Within replyContentMaxBytes only an outsized metadata.model can still push the frame over (L16).
     if (!fitsBytes(frame, LIMITS.frameMaxBytes)) {
-      return refuseReply(agentConn, ev, 'too_large', `The reply frame would be ${utf8Length(frame)} bytes, over the frame limit of ${LIMITS.frameMaxBytes}; shorten metadata.model.`);
+      return refuseReply(agentConn, ev, 'too_large', errorText('REPLY_TOO_LARGE', 'frame_too_large', { bytes: utf8Length(frame), limit: LIMITS.frameMaxBytes }));
     }
     end(ev, { outcome: 'replied', code: null, tokens_used: tokensUsed, completed_at: now });
     ev.appConn.send(frame);
@@ -616,8 +617,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
   function refuseReply(agentConn: Connection, ev: InFlight, reason: ReplyRefusal, why: string): void {
     counters.repliesRefused[reason]++;
     log.info({ event_id: ev.eventId, agent_id: ev.agentId, reason }, 'reply refused: too large for one frame');
-    agentConn.send(frames.agentError('REPLY_TOO_LARGE', `${why} The event has ended.`, ev.eventId));
-    fail(ev, 'REPLY_TOO_LARGE', `The agent's reply could not be delivered whole: ${why}`, 'agent_error');
+    agentConn.send(frames.agentError('REPLY_TOO_LARGE', errorText('REPLY_TOO_LARGE', 'to_agent', { why }), ev.eventId));
+    fail(ev, 'REPLY_TOO_LARGE', errorText('REPLY_TOO_LARGE', 'to_app', { why }), 'agent_error');
   }
 
   function finishWithAgentError(ev: InFlight, message: AgentErrorMessage): void {
@@ -643,24 +644,24 @@ export function makeBridge(options: BridgeOptions): Bridge {
   }
 
   function expireToken(hash: Buffer): void {
-    closeWhere((c) => c.principal.token.hash.equals(hash), 'UNAUTHORIZED', 'This token was rotated out and its grace period has ended.');
+    closeWhere((c) => c.principal.token.hash.equals(hash), 'UNAUTHORIZED', errorText('UNAUTHORIZED', 'grace_ended'));
   }
 
   function revoke(kind: ClientKind, id: string, cause: RevokeCause = 'deactivated'): void {
     const owns = (c: Client) =>
       c.principal.kind === kind && (c.principal.kind === 'app' ? c.principal.app.app_id : c.principal.agent.agent_id) === id;
-    closeWhere(owns, 'TOKEN_REVOKED', `This ${kind} was ${cause}.`);
+    closeWhere(owns, 'TOKEN_REVOKED', errorText('TOKEN_REVOKED', 'live', { kind, cause }));
     if (kind !== 'agent') return;
     offlineGrace.get(id)?.cancel();
     offlineGrace.delete(id);
     for (const eventId of [...(eventsByAgent.get(id) ?? [])]) {
       const ev = events.get(eventId);
-      if (ev) fail(ev, 'AGENT_OFFLINE', `Agent ${id} was ${cause} before answering.`, 'agent_offline');
+      if (ev) fail(ev, 'AGENT_OFFLINE', errorText('AGENT_OFFLINE', 'revoked', { agent_id: id, cause }), 'agent_offline');
     }
   }
 
   function shutdown(): void {
-    for (const ev of [...events.values()]) fail(ev, 'SHUTTING_DOWN', 'The bridge is shutting down; reconnect and send the event again.', 'shutdown');
+    for (const ev of [...events.values()]) fail(ev, 'SHUTTING_DOWN', errorText('SHUTTING_DOWN', 'in_flight'), 'shutdown');
     for (const timer of offlineGrace.values()) timer.cancel();
     offlineGrace.clear();
     for (const client of [...clients.values()]) {

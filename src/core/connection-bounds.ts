@@ -2,6 +2,7 @@
 // holding sockets open cannot take every descriptor and every byte of heap from the others. An agent needs no
 // bound of its own: its token has one connection, a newer one replaces it (L8).
 import { LIMITS } from '../../generated/index.js';
+import { errorText } from '../shared/error-text.js';
 import type { Principal } from './directory.js';
 
 export interface ConnectionLimits {
@@ -44,13 +45,13 @@ export class ConnectionBounds {
   check(principal: Principal, address: string | undefined): Refusal | undefined {
     const { total, perAddress, perApp } = this.limits;
     if (this.total >= total) {
-      return { bound: 'total', error: `The bridge has ${this.total} connections, its limit; retry later.` };
+      return { bound: 'total', error: errorText('TOO_MANY_CONNECTIONS', 'total', { count: this.total }) };
     }
     if (perAddress > 0 && address !== undefined && (this.byAddress.get(address) ?? 0) >= perAddress) {
-      return { bound: 'address', error: `Address ${address} has ${perAddress} connections, the limit per address; close some or retry later.` };
+      return { bound: 'address', error: errorText('TOO_MANY_CONNECTIONS', 'address', { address, count: perAddress }) };
     }
     if (principal.kind === 'app' && (this.byApp.get(principal.app.app_id) ?? 0) >= perApp) {
-      return { bound: 'app', error: `App ${principal.app.app_id} has ${perApp} connections, the limit per app; close some or retry later.` };
+      return { bound: 'app', error: errorText('TOO_MANY_CONNECTIONS', 'app', { app_id: principal.app.app_id, count: perApp }) };
     }
     return undefined;
   }

@@ -2,6 +2,7 @@
 // its query string and the remote address. Both the WebSocket endpoints (W1) and the HTTP directory ask here, so
 // the token carriers, their precedence and the sentences a refused client reads exist once.
 import { ENDPOINT_PATHS, type ClientKind, type ErrorCode } from '../../generated/index.js';
+import { errorText } from '../shared/error-text.js';
 import type { Directory, Principal } from './directory.js';
 
 /** What a transport knows of a connection attempt before the core decides anything. */
@@ -41,36 +42,33 @@ const TOKEN_PREFIX: Record<ClientKind, string> = { app: 'rlk_', agent: 'rla_' };
 /** The place that takes one kind of token, as a refused client reads it. */
 export interface Taker<K extends ClientKind = ClientKind> {
   kind: K;
-  /** "This endpoint", "The directory". */
-  name: string;
-  /** Where a token of the other kind belongs, when the place can say (the WebSocket endpoints can). */
-  elsewhere?(kind: ClientKind): string;
-  /** Whether `?token=` is a carrier here too. */
-  query?: boolean;
+  /** A WebSocket endpoint (it also takes `?token=`, and can say where a token of the other kind belongs), or the
+   * name of an HTTP place ("The directory"). */
+  place: 'websocket' | string;
 }
 
-/** The principal `token` authenticates as at `taker`, or the refusal with the sentence the client reads. */
+/** The principal `token` authenticates as at `taker`, or the refusal with the catalogue's sentence for it. */
 export function authenticate<K extends ClientKind>(directory: Directory, token: string | undefined, taker: Taker<K>, now: number): Identified<K> {
-  const { kind } = taker;
-  if (!token) return { ok: false, code: 'UNAUTHORIZED', error: `No token: send Authorization: Bearer ${TOKEN_PREFIX[kind]}…${taker.query ? ' or ?token=' : ''}.` };
+  const { kind, place } = taker;
+  const prefix = TOKEN_PREFIX[kind];
+  if (!token) return { ok: false, code: 'UNAUTHORIZED', error: errorText('UNAUTHORIZED', place === 'websocket' ? 'no_token_websocket' : 'no_token', { prefix }) };
   const auth = directory.authenticate(token, now);
   if (!auth.ok) {
-    const error = auth.code === 'TOKEN_REVOKED' ? `This token's ${kind} was deactivated.` : 'The token is wrong, expired or rotated out.';
+    const error = auth.code === 'TOKEN_REVOKED' ? errorText('TOKEN_REVOKED', 'deactivated', { kind }) : errorText('UNAUTHORIZED', 'wrong_token');
     return { ok: false, code: auth.code, error };
   }
   const actual = auth.principal.kind;
   if (actual !== kind) {
-    const hint = taker.elsewhere ? ` ${taker.elsewhere(actual)}` : '';
-    return { ok: false, code: 'FORBIDDEN', error: `${taker.name} takes ${kind} tokens (${TOKEN_PREFIX[kind]}), not ${actual} tokens.${hint}` };
+    const error = place === 'websocket'
+      ? errorText('FORBIDDEN', 'wrong_endpoint', { kind, prefix, actual, path: ENDPOINT_PATHS[actual] })
+      : errorText('FORBIDDEN', 'wrong_kind', { place, kind, prefix, actual });
+    return { ok: false, code: 'FORBIDDEN', error };
   }
   return { ok: true, principal: auth.principal as PrincipalOf<K> }; // its kind was just checked
 }
 
-const websocketTaker = (kind: ClientKind): Taker => ({ kind, name: 'This endpoint', query: true, elsewhere: (k) => `Use ${ENDPOINT_PATHS[k]}.` });
-const WEBSOCKET_TAKERS: Record<ClientKind, Taker> = { app: websocketTaker('app'), agent: websocketTaker('agent') };
-
 /** A WebSocket handshake on the endpoint of `kind`: the header carrier first (it stays out of access logs), then `?token=`. */
 export function identify(directory: Directory, kind: ClientKind, facts: ConnectionFacts, now: number): Identified {
   const token = bearerToken(facts.authorization) ?? facts.query.get('token') ?? undefined;
-  return authenticate(directory, token, WEBSOCKET_TAKERS[kind], now);
+  return authenticate(directory, token, { kind, place: 'websocket' }, now);
 }

@@ -6,8 +6,13 @@ import {
   type ErrorCode,
   type Validator,
 } from '../../generated/index.js';
+import { errorText } from '../shared/error-text.js';
 
 export type Direction = keyof typeof FIELD_ERROR_CODES;
+
+type ValuesOf<T> = T[keyof T];
+/** The codes a schema failure can get: one named for the failing field, else INVALID_MESSAGE. */
+type SchemaFailureCode = ValuesOf<{ [D in Direction]: ValuesOf<{ [T in keyof (typeof FIELD_ERROR_CODES)[D]]: ValuesOf<(typeof FIELD_ERROR_CODES)[D][T]> }> }> | 'INVALID_MESSAGE';
 
 export type Inbound<T> =
   | { ok: true; message: T }
@@ -18,29 +23,30 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Own keys only: a frame may name its fields `__proto__` or `constructor`. */
-function fieldErrorCode(direction: Direction, type: string | undefined, field: string): ErrorCode {
-  const byType = FIELD_ERROR_CODES[direction] as Record<string, Record<string, ErrorCode>>;
+function fieldErrorCode(direction: Direction, type: string | undefined, field: string): SchemaFailureCode {
+  const byType = FIELD_ERROR_CODES[direction] as Record<string, Record<string, SchemaFailureCode>>;
   const byField = type !== undefined && Object.hasOwn(byType, type) ? byType[type]! : {};
   return Object.hasOwn(byField, field) ? byField[field]! : 'INVALID_MESSAGE';
 }
 
 export function parseInbound<T>(data: string, isBinary: boolean, validate: Validator<T>, direction: Direction): Inbound<T> {
-  if (isBinary) return { ok: false, code: 'INVALID_JSON', error: 'Binary frames are not accepted; send JSON text.', fields: {} };
+  if (isBinary) return { ok: false, code: 'INVALID_JSON', error: errorText('INVALID_JSON', 'binary'), fields: {} };
   let value: unknown;
   try {
     value = JSON.parse(data);
   } catch (err) {
-    return { ok: false, code: 'INVALID_JSON', error: `Message is not valid JSON: ${(err as Error).message}`, fields: {} };
+    return { ok: false, code: 'INVALID_JSON', error: errorText('INVALID_JSON', 'not_json', { detail: (err as Error).message }), fields: {} };
   }
-  if (!isObject(value)) return { ok: false, code: 'INVALID_JSON', error: 'Message must be a JSON object.', fields: {} };
+  if (!isObject(value)) return { ok: false, code: 'INVALID_JSON', error: errorText('INVALID_JSON', 'not_object'), fields: {} };
   if (validate(value)) return { ok: true, message: value };
   const first = validate.errors?.[0];
   const type = typeof value.type === 'string' ? value.type : undefined;
   const field = first ? errorField(first).split('.')[0]! : '';
+  const code = fieldErrorCode(direction, type, field);
   return {
     ok: false,
-    code: fieldErrorCode(direction, type, field),
-    error: `Invalid ${type !== undefined && type.length <= 32 ? type : 'message'}: ${describeErrors(validate.errors)}.`,
+    code,
+    error: errorText(code, 'invalid', { type: type !== undefined && type.length <= 32 ? type : 'message', detail: describeErrors(validate.errors) }),
     type,
     fields: value,
   };

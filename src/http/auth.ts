@@ -4,6 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { hashToken, type AppRecord, type Directory } from '../core/directory.js';
 import { authenticate, bearerToken } from '../core/handshake.js';
+import { errorText } from '../shared/error-text.js';
 import type { Clock } from '../shared/clock.js';
 import { Problem } from '../admin/problem.js';
 import type { AdminSessions } from './admin-sessions.js';
@@ -19,7 +20,7 @@ export function adminTokenCheck(adminToken: string | undefined): ((given: string
 }
 
 export function adminApiOff(): Problem {
-  return new Problem('ADMIN_API_DISABLED', 'The admin API is off: start the bridge with ADMIN_TOKEN set.');
+  return new Problem('ADMIN_API_DISABLED', errorText('ADMIN_API_DISABLED', 'off'));
 }
 
 /**
@@ -32,10 +33,10 @@ export function adminOnly(adminToken: string | undefined, sessions: AdminSession
     if (!isAdminToken) throw adminApiOff();
     if (ctx.get('authorization')) {
       const given = bearer(ctx);
-      if (!given || !isAdminToken(given)) throw new Problem('UNAUTHORIZED', 'Send the server\'s ADMIN_TOKEN as Authorization: Bearer <ADMIN_TOKEN>.');
+      if (!given || !isAdminToken(given)) throw new Problem('UNAUTHORIZED', errorText('UNAUTHORIZED', 'admin_token'));
     } else {
       const session = sessionOf(ctx, sessions);
-      if (!session) throw new Problem('UNAUTHORIZED', 'Send the server\'s ADMIN_TOKEN as Authorization: Bearer <ADMIN_TOKEN>, or sign in at /dashboard.');
+      if (!session) throw new Problem('UNAUTHORIZED', errorText('UNAUTHORIZED', 'admin_token_or_session'));
       requireCsrf(ctx, session);
     }
     await next();
@@ -44,7 +45,7 @@ export function adminOnly(adminToken: string | undefined, sessions: AdminSession
 
 /** The calling app, from its `rlk_` token. */
 export function appFromBearer(ctx: Context, directory: Directory, clock: Clock): AppRecord {
-  const who = authenticate(directory, bearer(ctx), { kind: 'app', name: 'The directory' }, clock.now());
+  const who = authenticate(directory, bearer(ctx), { kind: 'app', place: 'The directory' }, clock.now());
   if (!who.ok) throw new Problem(who.code, who.error);
   return who.principal.app;
 }

@@ -3,14 +3,15 @@
 import type { Context, Next } from 'koa';
 import type { HttpError } from '../../generated/index.js';
 import { Problem } from '../admin/problem.js';
+import { errorText } from '../shared/error-text.js';
 import type { Logger } from '../shared/logger.js';
 
 export function errorBodies(log: Logger) {
   return async function errorBody(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new Problem('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}.`);
-      if (ctx.status === 405) throw new Problem('NOT_FOUND', `${ctx.method} is not supported on ${ctx.path}.`);
+      if (ctx.status === 404 && ctx.body === undefined) throw new Problem('NOT_FOUND', errorText('NOT_FOUND', 'route', { method: ctx.method, path: ctx.path }));
+      if (ctx.status === 405) throw new Problem('NOT_FOUND', errorText('NOT_FOUND', 'method', { method: ctx.method, path: ctx.path }));
     } catch (err) {
       const problem = toProblem(err);
       if (problem.code === 'INTERNAL_ERROR') log.error({ err, path: ctx.path, method: ctx.method }, 'request failed');
@@ -25,5 +26,5 @@ function toProblem(err: unknown): Problem {
   const status = (err as { status?: number }).status;
   // Body parser rejections (malformed JSON, too large, wrong type) are the client's.
   if (status && status >= 400 && status < 500) return new Problem('INVALID_REQUEST', `Invalid request body: ${(err as Error).message}`);
-  return new Problem('INTERNAL_ERROR', 'The bridge failed to handle this request; it is safe to retry.');
+  return new Problem('INTERNAL_ERROR', errorText('INTERNAL_ERROR', 'request'));
 }

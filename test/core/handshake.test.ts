@@ -53,11 +53,11 @@ describe('the handshake rules of the core', function () {
 
   it('answers the HTTP directory with the same rules and its own name', function () {
     const d = directory();
-    expect(authenticate(d, AGENT_TOKEN, { kind: 'app', name: 'The directory' }, 0)).to.deep.equal({
+    expect(authenticate(d, AGENT_TOKEN, { kind: 'app', place: 'The directory' }, 0)).to.deep.equal({
       ok: false,
       code: 'FORBIDDEN',
       error: 'The directory takes app tokens (rlk_), not agent tokens.',
     });
-    expect(authenticate(d, undefined, { kind: 'app', name: 'The directory' }, 0)).to.deep.include({ code: 'UNAUTHORIZED', error: 'No token: send Authorization: Bearer rlk_….' });
+    expect(authenticate(d, undefined, { kind: 'app', place: 'The directory' }, 0)).to.deep.include({ code: 'UNAUTHORIZED', error: 'No token: send Authorization: Bearer rlk_….' });
   });
 });

@@ -7,6 +7,8 @@ import { memberTypes } from './schemas.js';
 interface CatalogueEntry {
   receivers: string[];
   scope: string;
+  retry: boolean;
+  messages?: Record<string, string>;
   cause: string;
   close_code?: number;
   http_status?: number;
@@ -32,6 +34,12 @@ function checkCatalogue(tree: Schema, defs: Definitions): Record<string, Catalog
     if (!entry.receivers?.length || entry.receivers.some((r) => !RECEIVERS.has(r))) fail(`${code}: receivers must be some of app, agent, http`);
     if (!SCOPES.has(entry.scope)) fail(`${code}: scope must be event, frame, connection or http`);
     if (!entry.cause) fail(`${code}: cause is missing`);
+    if (typeof entry.retry !== 'boolean') fail(`${code}: retry must be true or false`);
+    for (const [situation, text] of Object.entries(entry.messages ?? {})) {
+      if (!/^[a-z_]+$/.test(situation) || typeof text !== 'string' || !text) fail(`${code}: messages.${situation} must be a non-empty text named in snake_case`);
+      const stray = text.replace(/\{[a-z_]+\}/g, '').match(/[{}]/);
+      if (stray) fail(`${code}: messages.${situation} has a brace that is not a {placeholder}`);
+    }
     if (entry.scope === 'connection') {
       const close = entry.close_code;
       if (!close || close < 4000 || close > 4999) fail(`${code}: a connection error needs a close_code in 4000-4999`);
@@ -106,6 +114,8 @@ export function catalogueModule(tree: Schema, defs: Definitions): string {
   out.push(`export interface ErrorSpec {`);
   out.push(`  readonly receivers: readonly ErrorReceiver[];`);
   out.push(`  readonly scope: ErrorScope;`);
+  out.push(`  /** Whether the same request (or, for a connection error, a reconnect) can succeed later unchanged. */`);
+  out.push(`  readonly retry: boolean;`);
   out.push(`  readonly cause: string;`);
   out.push(`  readonly closeCode?: number;`);
   out.push(`  readonly httpStatus?: number;`);
@@ -118,6 +128,7 @@ export function catalogueModule(tree: Schema, defs: Definitions): string {
     const fields = [
       `receivers: ${JSON.stringify(e.receivers)} as readonly ErrorReceiver[]`,
       `scope: ${JSON.stringify(e.scope)}`,
+      `retry: ${e.retry}`,
       `cause: ${JSON.stringify(e.cause)}`,
       `closeCode: ${e.close_code ?? 'undefined'}`,
       `httpStatus: ${e.http_status ?? 'undefined'}`,
@@ -125,6 +136,10 @@ export function catalogueModule(tree: Schema, defs: Definitions): string {
     out.push(`  ${code}: { ${fields.join(', ')} },`);
   }
   out.push(`} as const satisfies Record<ErrorCode, ErrorSpec>;`, '');
+  out.push(`/** The texts this implementation writes for a code, by situation; \`{name}\` is a placeholder (see src/shared/error-text.ts). */`);
+  out.push(`export const ERROR_MESSAGES = {`);
+  for (const [code, e] of Object.entries(catalogue)) if (e.messages) out.push(`  ${code}: ${JSON.stringify(e.messages)},`);
+  out.push(`} as const satisfies Partial<Record<ErrorCode, Record<string, string>>>;`, '');
   out.push(`/** Every error code, in catalogue order. */`);
   out.push(`export const ERROR_CODES: readonly ErrorCode[] = ${JSON.stringify(Object.keys(catalogue))};`, '');
   out.push(`/** Every WebSocket close code the service uses, by name. */`);
@@ -152,7 +167,11 @@ export function catalogueModule(tree: Schema, defs: Definitions): string {
       .filter((m) => defs.fieldErrorCodes.has(m))
       .map((m) => {
         const fields = defs.fieldErrorCodes.get(m)!;
-        for (const code of Object.values(fields)) if (!(code in catalogue)) fail(`${m}: x-field-error-codes names unknown code ${code}`);
+        for (const code of Object.values(fields)) {
+          if (!(code in catalogue)) fail(`${m}: x-field-error-codes names unknown code ${code}`);
+          // The core words every schema failure with the `invalid` text of the code it answers with.
+          if (!catalogue[code]!.messages?.invalid) fail(`${code}: answers a field's schema failure, so it needs messages.invalid`);
+        }
         return `${JSON.stringify(defs.all.get(m)?.properties?.type?.const)}: ${JSON.stringify(fields)}`;
       });
     out.push(`  ${union}: { ${byType.join(', ')} },`);
