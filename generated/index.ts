@@ -5,3 +5,4 @@ export * from './http.js';
 export * from './conformance.js';
 export * from './catalogue.js';
 export * from './validators.js';
+export * from './runtime.js';

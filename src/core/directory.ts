@@ -3,10 +3,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Agent, App, ClientKind, Organization } from '../../generated/index.js';
 import { validateAgentToken, validateAppToken } from '../../generated/index.js';
+import type { EpochMs } from './records.js';
 
-export type OrgRecord = Omit<Organization, 'created_at'> & { created_at: number };
-export type AppRecord = Omit<App, 'created_at' | 'online'> & { created_at: number };
-export type AgentRecord = Omit<Agent, 'created_at' | 'online'> & { created_at: number };
+export type OrgRecord = EpochMs<Organization, 'created_at'>;
+/** Without `online`: that is the live connections' state, added when the registration is shown. */
+export type AppRecord = EpochMs<Omit<App, 'online'>, 'created_at'>;
+export type AgentRecord = EpochMs<Omit<Agent, 'online'>, 'created_at'>;
 
 export interface TokenRecord {
   hash: Buffer;

@@ -1,27 +1,24 @@
 // What the core tells the rest of the server about events and sessions (event log, metrics, persistence),
 // without knowing who listens. Every call is synchronous and must not do I/O on the caller's time.
-import type { ErrorCode, EventOutcome } from '../../generated/index.js';
+import type { ErrorCode, EventLogEntry } from '../../generated/index.js';
+import type { EpochMs } from './records.js';
 import type { SessionChange, SessionRecord } from './sessions.js';
 
-export interface EventStart {
-  event_id: string;
-  app_id: string;
-  /** As the app sent it (may be invalid for rejected events). */
-  agent_id: string;
-  thread_id: string | null;
-  session_key: string | null;
-  payload_bytes: number;
-  received_at: number;
-}
+/**
+ * An event as the event log records it: the wire's EventLogEntry with its times in epoch ms. The store writes it
+ * as the `events` row; the admin API reads it back as an EventLogEntry.
+ */
+export type EventRecord = EpochMs<EventLogEntry, 'received_at' | 'completed_at'>;
 
-export interface EventEnd {
-  event_id: string;
-  outcome: Exclude<EventOutcome, 'pending' | 'rejected' | 'lost'>;
-  code: ErrorCode | null;
-  tokens_used: number | null;
-  completed_at: number;
-  latency_ms: number;
-}
+/** What is known of an event when it is received: `agent_id` as the app sent it (may be invalid when rejected). */
+export type EventStart = Pick<EventRecord, 'event_id' | 'app_id' | 'agent_id' | 'thread_id' | 'session_key' | 'payload_bytes' | 'received_at'>;
+
+/** How an accepted event ended: a final outcome, so its completion time and latency are known. */
+export type EventEnd = Pick<EventRecord, 'event_id' | 'code' | 'tokens_used'> & {
+  outcome: Exclude<EventRecord['outcome'], 'pending' | 'rejected' | 'lost'>;
+  completed_at: NonNullable<EventRecord['completed_at']>;
+  latency_ms: NonNullable<EventRecord['latency_ms']>;
+};
 
 export interface BridgeObserver {
   /**

@@ -3,8 +3,10 @@
 // the store persists the changes it is told about. Each app keeps at most `maxPerApp` of them (L17): one more
 // evicts the app's least recently used session, so an app inventing thread_ids costs only its own oldest records.
 import { LIMITS, type Session } from '../../generated/index.js';
+import type { EpochMs } from './records.js';
 
-export type SessionRecord = Omit<Session, 'created_at' | 'expires_at'> & { created_at: number; expires_at: number };
+/** A session as the core holds it, and as the store's `sessions` row is: the wire's Session in epoch ms. */
+export type SessionRecord = EpochMs<Session, 'created_at' | 'expires_at'>;
 
 export type SessionChange = 'created' | 'recreated' | 'reused';
 

@@ -16,6 +16,7 @@ export interface EventQuery {
 const iso = (ms: number | string | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
+/** A row read back as the wire shows it; numbers are coerced because PostgreSQL returns bigint columns as text. */
 function entry(r: EventRow): EventLogEntry {
   return {
     event_id: r.event_id,
@@ -24,8 +25,8 @@ function entry(r: EventRow): EventLogEntry {
     thread_id: r.thread_id,
     session_key: r.session_key,
     status: r.status,
-    outcome: r.outcome as EventLogEntry['outcome'],
-    code: r.code as ErrorCode | null,
+    outcome: r.outcome,
+    code: r.code,
     payload_bytes: Number(r.payload_bytes),
     tokens_used: num(r.tokens_used),
     received_at: iso(r.received_at)!,

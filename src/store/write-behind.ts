@@ -8,32 +8,15 @@
 // itself). With 400-row statements in a transaction, commits at ~10k events/s took hundreds of ms and a crash lost
 // rows up to 0.7 s old; see bench/crash-loss.ts and O2.
 import type { Knex } from 'knex';
+import type { EventRecord } from '../core/observer.js';
+import type { SessionRecord } from '../core/sessions.js';
 import type { Logger } from '../shared/logger.js';
 
-export interface EventRow {
-  event_id: string;
-  app_id: string;
-  agent_id: string;
-  thread_id: string | null;
-  session_key: string | null;
-  status: 'delivered' | 'rejected';
-  outcome: string;
-  code: string | null;
-  payload_bytes: number;
-  tokens_used: number | null;
-  received_at: number;
-  completed_at: number | null;
-  latency_ms: number | null;
-}
+/** An `events` row: the core's record, column for column (timestamps in epoch ms, as the core holds them). */
+export type EventRow = EventRecord;
 
-export interface SessionRow {
-  session_key: string;
-  agent_id: string;
-  app_id: string;
-  thread_id: string;
-  created_at: number;
-  expires_at: number;
-}
+/** A `sessions` row: the core's record, column for column. */
+export type SessionRow = SessionRecord;
 
 type EventPatch = Partial<Omit<EventRow, 'event_id'>>;
 
@@ -43,8 +26,16 @@ type EventPatch = Partial<Omit<EventRow, 'event_id'>>;
  */
 const ROWS_PER_STATEMENT = 2_500;
 
-const EVENT_COLUMNS = ['event_id', 'app_id', 'agent_id', 'thread_id', 'session_key', 'status', 'outcome', 'code', 'payload_bytes', 'tokens_used', 'received_at', 'completed_at', 'latency_ms'] as const satisfies readonly (keyof EventRow)[];
-const SESSION_COLUMNS = ['session_key', 'agent_id', 'app_id', 'thread_id', 'created_at', 'expires_at'] as const satisfies readonly (keyof SessionRow)[];
+/**
+ * `columns` as they are, when they name every field of `R`: a field added to the spec (so to the record) fails to
+ * compile here until it has a column (and a migration), rather than being dropped silently on write.
+ */
+function everyColumn<R>() {
+  return <const C extends readonly (keyof R)[]>(...columns: C & ([Exclude<keyof R, C[number]>] extends [never] ? unknown : { missing: Exclude<keyof R, C[number]> }[])) => columns;
+}
+
+const EVENT_COLUMNS = everyColumn<EventRow>()('event_id', 'app_id', 'agent_id', 'thread_id', 'session_key', 'status', 'outcome', 'code', 'payload_bytes', 'tokens_used', 'received_at', 'completed_at', 'latency_ms');
+const SESSION_COLUMNS = everyColumn<SessionRow>()('session_key', 'agent_id', 'app_id', 'thread_id', 'created_at', 'expires_at');
 
 /**
  * A multi-row upsert as SQL text, made once per table and row count. Knex's query compiler took a tenth of the

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { LIMITS } from '../../generated/index.js';
+import { LIMITS, type EventOutcome } from '../../generated/index.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import type { Logger } from '../../src/shared/logger.js';
 import { startServer, SWEEP_INTERVAL_MS, type RunningBridge } from '../../src/server.js';
@@ -21,7 +21,7 @@ const START = Date.parse('2026-11-22T12:00:00.000Z');
 const AGENT_TIMEOUT_MS = 300_000;
 const LOST_AFTER_MS = lostAfterMs(AGENT_TIMEOUT_MS, LIMITS.agentReconnectGraceMs);
 
-function row(eventId: string, receivedAt: number, outcome = 'pending'): EventRow {
+function row(eventId: string, receivedAt: number, outcome: EventOutcome = 'pending'): EventRow {
   const done = outcome !== 'pending';
   return {
     event_id: eventId,

@@ -1,11 +1,15 @@
 // The whole pipeline from the loaded specs to the files of generated/, in memory. Pure apart from Modelina
 // and Ajv, so `gen` and `gen:check` produce byte-identical output from the same input.
+import { readFileSync } from 'node:fs';
 import type { Specs } from './load.js';
 import { collectDefinitions, type Origin, type Schema } from './schemas.js';
 import { generateModels } from './types.js';
 import { compileValidators, validatorWrapper } from './validators.js';
 import { catalogueModule } from './catalogue.js';
 import { withHeaders, type Files } from './emit.js';
+
+/** The helpers the generated modules use at run time: a real module in tools/gen/, copied verbatim. */
+const RUNTIME = readFileSync(new URL('./runtime.ts', import.meta.url), 'utf8');
 
 const MODULE_OF = { asyncapi: './messages.js', openapi: './http.js', conformance: './conformance.js' } as const;
 
@@ -70,8 +74,9 @@ export async function generate(specs: Specs): Promise<Files> {
 ${settingsDefaults(specs)}
 ${scenarioStepSchemas(specs)}`)],
     ['http.ts', http],
-    ['index.ts', ['messages', 'http', 'conformance', 'catalogue', 'validators'].map((m) => `export * from './${m}.js';`).join('\n')],
+    ['index.ts', ['messages', 'http', 'conformance', 'catalogue', 'validators', 'runtime'].map((m) => `export * from './${m}.js';`).join('\n')],
     ['messages.ts', messages],
+    ['runtime.ts', RUNTIME],
     ['validators.cjs', compileValidators(defs)],
     ['validators.ts', validatorWrapper(defs, typeModule)],
   ]);

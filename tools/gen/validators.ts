@@ -1,6 +1,6 @@
 // Precompiled Ajv validators (standalone code) for every named definition. The compiled module is CommonJS
 // because Ajv's standalone output still require()s its runtime helpers (ajv #1976, #2209); a small typed ESM
-// wrapper turns each function into a type guard.
+// wrapper turns each function into a type guard. The Validator type and describeErrors live in runtime.ts.
 import { createRequire } from 'node:module';
 import type { Definitions } from './schemas.js';
 
@@ -58,16 +58,10 @@ export function validatorWrapper(defs: Definitions, typeModule: (name: string) =
   }
   const lines: string[] = [];
   lines.push(`import { createRequire } from 'node:module';`);
-  lines.push(`import type { ErrorObject } from 'ajv';`);
+  lines.push(`import type { Validator } from './runtime.js';`);
   for (const [from, list] of [...imports].sort(([a], [b]) => a.localeCompare(b))) {
     lines.push(`import type { ${list.join(', ')} } from '${from}';`);
   }
-  lines.push('');
-  lines.push(`/** A precompiled validator: a type guard whose \`errors\` explain the last rejection. */`);
-  lines.push(`export interface Validator<T> {`);
-  lines.push(`  (data: unknown): data is T;`);
-  lines.push(`  errors?: ErrorObject[] | null;`);
-  lines.push(`}`);
   lines.push('');
   lines.push(`const compiled = createRequire(import.meta.url)('./validators.cjs') as Record<string, Validator<unknown>>;`);
   lines.push('');
@@ -80,54 +74,5 @@ export function validatorWrapper(defs: Definitions, typeModule: (name: string) =
   lines.push(`export const validators = {`);
   for (const name of names) lines.push(`  ${name}: validate${name},`);
   lines.push(`} as const;`);
-  lines.push('');
-  lines.push(DESCRIBE_ERRORS);
   return lines.join('\n');
 }
-
-const DESCRIBE_ERRORS = `/** One line a person can read, naming each offending field, from a validator's errors. */
-export function describeErrors(errors: readonly ErrorObject[] | null | undefined): string {
-  return (errors ?? []).map(describeError).join('; ');
-}
-
-/** The dotted path of the field an error is about (\`metadata.latency_ms\`), or \`message\` for the whole. */
-export function errorField(error: ErrorObject): string {
-  const p = error.params as Record<string, unknown>;
-  const child = error.keyword === 'required' ? p.missingProperty
-    : error.keyword === 'additionalProperties' ? p.additionalProperty
-    : error.keyword === 'discriminator' ? p.tag
-    : undefined;
-  const parts = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (child !== undefined) parts.push(String(child));
-  return parts.length ? parts.join('.') : 'message';
-}
-
-/** A value as the error shows it: JSON, cut short so that a huge input never makes a huge error. */
-function shown(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 64 ? \`\${text.slice(0, 61)}...\` : text;
-}
-
-function describeError(error: ErrorObject): string {
-  const p = error.params as Record<string, unknown>;
-  const field = errorField(error);
-  switch (error.keyword) {
-    case 'required':
-      return \`\${field}: is required\`;
-    case 'additionalProperties':
-      return \`\${field}: is not a field of this message\`;
-    case 'const':
-      return \`\${field}: must be \${JSON.stringify(p.allowedValue)}\`;
-    case 'enum':
-      return \`\${field}: must be one of \${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}\`;
-    case 'discriminator':
-      return p.error === 'mapping'
-        ? \`\${field}: \${shown(p.tagValue)} is not a message type of this endpoint\`
-        : \`\${field}: is required and must be a string\`;
-    case 'pattern':
-      return \`\${field}: has characters that are not allowed (must match \${String(p.pattern)})\`;
-    default:
-      return \`\${field}: \${error.message ?? error.keyword}\`;
-  }
-}
-`;
