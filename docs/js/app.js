@@ -1925,8 +1925,8 @@
       "scope": "connection",
       "retry": false,
       "messages": {
-        "no_token": "No token: send Authorization: Bearer {prefix}….",
-        "no_token_websocket": "No token: send Authorization: Bearer {prefix}… or ?token=.",
+        "no_token": "No token: send the {kind} token ({prefix}…) as Authorization: Bearer <token>.",
+        "no_token_websocket": "No token: send the {kind} token ({prefix}…) as Authorization: Bearer <token> or ?token=<token>.",
         "wrong_token": "The token is wrong, expired or rotated out.",
         "grace_ended": "This token was rotated out and its grace period has ended.",
         "admin_token": "Send the server's ADMIN_TOKEN as Authorization: Bearer <ADMIN_TOKEN>.",

@@ -51,7 +51,7 @@ export interface Taker<K extends ClientKind = ClientKind> {
 export function authenticate<K extends ClientKind>(directory: Directory, token: string | undefined, taker: Taker<K>, now: number): Identified<K> {
   const { kind, place } = taker;
   const prefix = TOKEN_PREFIX[kind];
-  if (!token) return { ok: false, code: 'UNAUTHORIZED', error: errorText('UNAUTHORIZED', place === 'websocket' ? 'no_token_websocket' : 'no_token', { prefix }) };
+  if (!token) return { ok: false, code: 'UNAUTHORIZED', error: errorText('UNAUTHORIZED', place === 'websocket' ? 'no_token_websocket' : 'no_token', { kind, prefix }) };
   const auth = directory.authenticate(token, now);
   if (!auth.ok) {
     const error = auth.code === 'TOKEN_REVOKED' ? errorText('TOKEN_REVOKED', 'deactivated', { kind }) : errorText('UNAUTHORIZED', 'wrong_token');

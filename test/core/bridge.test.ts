@@ -155,7 +155,7 @@ describe('the bridge core (no sockets, no database)', function () {
       };
       const refused = socket();
       bridge.connect(refused, { path: ENDPOINT_PATHS.app, authorization: undefined, query: new URLSearchParams(), address: '10.0.0.1' }).message('{"type":"ping"}', false);
-      expect(log.map((s) => s.frame)).to.deep.equal([{ type: 'error', code: 'UNAUTHORIZED', error: 'No token: send Authorization: Bearer rlk_… or ?token=.' }]);
+      expect(log.map((s) => s.frame)).to.deep.equal([{ type: 'error', code: 'UNAUTHORIZED', error: 'No token: send the app token (rlk_…) as Authorization: Bearer <token> or ?token=<token>.' }]);
       expect(refused.closedWith).to.deep.equal([CLOSE_CODES.UNAUTHORIZED, 'UNAUTHORIZED']);
       expect(() => bridge.connect(socket(), { path: '/v1/ws/other', authorization: undefined, query: new URLSearchParams(), address: undefined })).to.throw(/not a WebSocket endpoint/);
     });

@@ -42,7 +42,7 @@ describe('the handshake rules of the core', function () {
 
   it('says what was wrong: no token, a deactivated owner, the other kind\'s endpoint (naming the right one)', function () {
     const d = directory();
-    expect(identify(d, 'agent', facts(undefined), 0)).to.deep.equal({ ok: false, code: 'UNAUTHORIZED', error: 'No token: send Authorization: Bearer rla_… or ?token=.' });
+    expect(identify(d, 'agent', facts(undefined), 0)).to.deep.equal({ ok: false, code: 'UNAUTHORIZED', error: 'No token: send the agent token (rla_…) as Authorization: Bearer <token> or ?token=<token>.' });
     expect(identify(d, 'app', facts(`Bearer ${OTHER_APP_TOKEN}`), 0)).to.deep.equal({ ok: false, code: 'TOKEN_REVOKED', error: "This token's app was deactivated." });
     expect(identify(d, 'app', facts(`Bearer ${AGENT_TOKEN}`), 0)).to.deep.equal({
       ok: false,
@@ -58,6 +58,6 @@ describe('the handshake rules of the core', function () {
       code: 'FORBIDDEN',
       error: 'The directory takes app tokens (rlk_), not agent tokens.',
     });
-    expect(authenticate(d, undefined, { kind: 'app', place: 'The directory' }, 0)).to.deep.include({ code: 'UNAUTHORIZED', error: 'No token: send Authorization: Bearer rlk_….' });
+    expect(authenticate(d, undefined, { kind: 'app', place: 'The directory' }, 0)).to.deep.include({ code: 'UNAUTHORIZED', error: 'No token: send the app token (rlk_…) as Authorization: Bearer <token>.' });
   });
 });
