@@ -617,3 +617,109 @@ export interface SessionList {
    */
   'next_after': string | null;
 }
+
+/** Bounds of the admin API's query parameters (type-checked there, not by a generated validator), by operationId. */
+export const QUERY_PARAMETERS = {
+  "listEvents": {
+    "agent_id": {
+      "minLength": 1,
+      "maxLength": 64
+    },
+    "limit": {
+      "minimum": 1,
+      "maximum": 500,
+      "default": 100
+    }
+  },
+  "listSessions": {
+    "limit": {
+      "minimum": 1,
+      "maximum": 500,
+      "default": 100
+    }
+  }
+} as const;
+
+/** Bounds of the HTTP schemas' fields stated inline (lengths, ranges, patterns, defaults), by schema. */
+export const FIELD_BOUNDS = {
+  "DashboardSignIn": {
+    "admin_token": {
+      "minLength": 1,
+      "maxLength": 1024
+    }
+  },
+  "DashboardSession": {
+    "csrf_token": {
+      "pattern": "^[A-Za-z0-9_-]{43}$"
+    }
+  },
+  "OrganizationCreate": {
+    "name": {
+      "minLength": 1,
+      "maxLength": 128
+    }
+  },
+  "OrganizationDeleted": {
+    "apps": {
+      "minimum": 0
+    },
+    "agents": {
+      "minimum": 0
+    }
+  },
+  "AppCreate": {
+    "name": {
+      "minLength": 1,
+      "maxLength": 128
+    }
+  },
+  "AgentCreate": {
+    "name": {
+      "minLength": 1,
+      "maxLength": 128
+    },
+    "description": {
+      "maxLength": 1024,
+      "default": ""
+    },
+    "ttl_days": {
+      "minimum": 1,
+      "maximum": 3650,
+      "default": 14
+    }
+  },
+  "Agent": {
+    "ttl_days": {
+      "minimum": 1,
+      "maximum": 3650
+    }
+  },
+  "AgentCreated": {
+    "ttl_days": {
+      "minimum": 1,
+      "maximum": 3650
+    }
+  },
+  "EventLogEntry": {
+    "agent_id": {
+      "maxLength": 64
+    },
+    "thread_id": {
+      "maxLength": 121
+    },
+    "payload_bytes": {
+      "minimum": 0
+    },
+    "tokens_used": {
+      "minimum": 0
+    },
+    "latency_ms": {
+      "minimum": 0
+    }
+  },
+  "ClockAdvance": {
+    "advance_ms": {
+      "minimum": 0
+    }
+  }
+} as const;
