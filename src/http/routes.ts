@@ -22,6 +22,7 @@ import {
   type OrganizationList,
   ENDPOINT_PATHS,
   QUERY_PARAMETERS,
+  type ErrorCode,
 } from '../../generated/index.js';
 import type { Registry } from '../admin/registry.js';
 import { Problem } from '../admin/problem.js';
@@ -42,7 +43,7 @@ export interface RouteDeps {
   /** Undefined when /metrics is served on its own port instead (METRICS_PORT, O12). */
   metrics: PromRegistry | undefined;
   /** Why the bridge takes no new traffic now (undefined: it does); throws when the database does not answer. */
-  ready(): Promise<{ code: 'SHUTTING_DOWN' | 'OVERLOADED'; why: string } | undefined>;
+  ready(): Promise<{ code: Extract<ErrorCode, 'SHUTTING_DOWN' | 'OVERLOADED'>; why: string } | undefined>;
   directory: Directory;
   clock: Clock;
   adminToken: string | undefined;
