@@ -1856,6 +1856,7 @@
         "http"
       ],
       "scope": "connection",
+      "final": true,
       "close_code": 4401,
       "http_status": 401,
       "cause": "No token, or the token is wrong, expired or rotated out (also when a rotated-out token's grace ends on a live connection)."
@@ -1867,6 +1868,7 @@
         "http"
       ],
       "scope": "connection",
+      "final": true,
       "close_code": 4410,
       "http_status": 401,
       "cause": "The token's app or agent was deactivated (also sent to its live connections when that happens)."
@@ -1878,6 +1880,7 @@
         "http"
       ],
       "scope": "connection",
+      "final": true,
       "close_code": 4403,
       "http_status": 403,
       "cause": "Wrong endpoint for the client kind (an agent token on /ws/app or an app token on /ws/agent), or an app asking for another organization's directory; on HTTP also a dashboard write without the session's X-CSRF-Token or from another site's page (D3)."
@@ -1887,6 +1890,7 @@
         "agent"
       ],
       "scope": "connection",
+      "final": true,
       "close_code": 4409,
       "cause": "Another connection opened with the same agent's token; the newer connection wins (one connection per agent). Decision; events in flight stay with the agent."
     },

@@ -10,6 +10,7 @@ interface CatalogueEntry {
   cause: string;
   close_code?: number;
   http_status?: number;
+  final?: boolean;
 }
 
 const RECEIVERS = new Set(['app', 'agent', 'http']);
@@ -38,6 +39,7 @@ function checkCatalogue(tree: Schema, defs: Definitions): Record<string, Catalog
       if (closeCodes.has(close)) fail(`${code}: close_code ${close} is also ${closeCodes.get(close)}'s`);
       closeCodes.set(close, code);
     }
+    if (entry.final !== undefined && (entry.final !== true || entry.scope !== 'connection')) fail(`${code}: final: true is only for a connection error`);
     if (entry.receivers.includes('http') && !entry.http_status) fail(`${code}: an error HTTP clients receive needs http_status`);
   }
   return catalogue;
@@ -109,6 +111,8 @@ export function catalogueModule(tree: Schema, defs: Definitions): string {
   out.push(`  readonly cause: string;`);
   out.push(`  readonly closeCode?: number;`);
   out.push(`  readonly httpStatus?: number;`);
+  out.push(`  /** A client closed with this code does not reconnect. */`);
+  out.push(`  readonly final: boolean;`);
   out.push(`}`, '');
   out.push(`/** The error catalogue: every code, who receives it, how it is reported. */`);
   out.push(`export const ERRORS = {`);
@@ -121,6 +125,7 @@ export function catalogueModule(tree: Schema, defs: Definitions): string {
       `cause: ${JSON.stringify(e.cause)}`,
       `closeCode: ${e.close_code ?? 'undefined'}`,
       `httpStatus: ${e.http_status ?? 'undefined'}`,
+      `final: ${e.final === true}`,
     ];
     out.push(`  ${code}: { ${fields.join(', ')} },`);
   }
