@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { WebSocket } from 'ws';
-import { LIMITS } from '../generated/index.js';
+import { ENDPOINT_PATHS, LIMITS } from '../generated/index.js';
 import { frameEventId, frameType, open } from './load/common.js';
 import { provision, shutdown, startBridge, type Server } from './processes.js';
 
@@ -99,7 +99,7 @@ async function once(): Promise<Run> {
     const creds = await provision(first.admin, AGENTS, APPS);
     const sockets: WebSocket[] = [];
     for (const a of creds.agents) {
-      const ws = await open(`${first.url}/v1/ws/agent`, { authorization: `Bearer ${a.token}` });
+      const ws = await open(`${first.url}${ENDPOINT_PATHS.agent}`, { authorization: `Bearer ${a.token}` });
       ws.on('error', () => {}); // the kill resets the connection
       ws.on('message', (data) => {
         const text = data.toString();
@@ -112,7 +112,7 @@ async function once(): Promise<Run> {
     let loading = true;
     let sent = 0;
     for (const a of creds.apps) {
-      const ws = await open(`${first.url}/v1/ws/app`, { authorization: `Bearer ${a.token}` });
+      const ws = await open(`${first.url}${ENDPOINT_PATHS.app}`, { authorization: `Bearer ${a.token}` });
       ws.on('error', () => {});
       const send = () => {
         const k = sent++;

@@ -7,11 +7,11 @@ import {
   validateOpenServiceToAppMessage,
   validateServiceToAgentMessage,
   validateServiceToAppMessage,
+  type ClientKind,
   type Validator,
 } from '../generated/index.js';
 import { FRAME_REQUIREMENTS, type Profile } from './scenario.js';
 
-export type Endpoint = 'app' | 'agent';
 export type Carrier = 'header' | 'query' | 'both' | 'none';
 
 export interface TranscriptLine {
@@ -44,7 +44,7 @@ interface FrameCheck {
 }
 
 /** What every received frame is checked against: the open schemas (the protocol), then in the bridge profile ours. */
-function frameChecks(endpoint: Endpoint, profile: Profile): FrameCheck[] {
+function frameChecks(endpoint: ClientKind, profile: Profile): FrameCheck[] {
   const open = (endpoint === 'app' ? validateOpenServiceToAppMessage : validateOpenServiceToAgentMessage) as Validator<unknown>;
   const closed = (endpoint === 'app' ? validateServiceToAppMessage : validateServiceToAgentMessage) as Validator<unknown>;
   return [
@@ -62,7 +62,7 @@ export interface HttpRefusal {
 export interface ConnectOptions {
   name: string;
   wsBase: string;
-  endpoint: Endpoint;
+  endpoint: ClientKind;
   token: string | undefined;
   carrier: Carrier;
   /** With carrier `both`: the token for `?token=` (the header carries `token`). */
@@ -81,7 +81,7 @@ export class Actor {
 
   private constructor(
     readonly name: string,
-    readonly endpoint: Endpoint,
+    readonly endpoint: ClientKind,
     private readonly ws: WebSocket,
     private readonly transcript: Transcript,
     profile: Profile,

@@ -7,7 +7,7 @@ import { html } from './report/html.js';
 import { junit } from './report/junit.js';
 import { judge, type RunResult, type ScenarioResult } from './results.js';
 import { runScenario, type RunContext } from './run.js';
-import { NO_TOKEN_IN_FRAMES, ONE_AGENT_CONNECTION, VALID_FRAMES, runClientScenario } from './client/run.js';
+import { CONNECT_TIMEOUT_MS, NO_TOKEN_IN_FRAMES, ONE_AGENT_CONNECTION, VALID_FRAMES, runClientScenario } from './client/run.js';
 import { CLIENT_SCENARIOS } from './client/scenarios.js';
 import { checkProvisioner, checkUrl, PreflightError, probeEndpoint } from './preflight.js';
 import { AdminApiProvisioner } from './provision/admin-api.js';
@@ -17,6 +17,7 @@ import { hasClock, type Provisioner } from './provision/provisioner.js';
 import { actionsNeeded, clockTotalMs, inProfile, loadRequirements, loadScenarios, PROFILES, type Profile, type Requirement, type Scenario } from './scenario.js';
 import { loadSettings, settingsNumber, type Settings } from './settings.js';
 import { Target } from './target.js';
+import type { ClientKind } from '../generated/index.js';
 
 export interface CommonOptions {
   grep?: string;
@@ -185,7 +186,7 @@ export async function server(options: ServerOptions): Promise<number> {
 }
 
 export interface ClientOptions extends CommonOptions {
-  role: 'app' | 'agent';
+  role: ClientKind;
   command: string;
   slow: boolean;
   connectTimeoutMs: number;
@@ -268,7 +269,7 @@ export function program(): Command {
     })
     .requiredOption('--command <cmd>', 'the client to run (a shell command line); it gets BRIDGE_URL, BRIDGE_TOKEN and BRIDGE_SCENARIO')
     .option('--slow', 'also run the slow scenarios (app-heartbeat: about 35 s)', false)
-    .option('--connect-timeout-ms <ms>', 'how long the client may take to start and connect', int('--connect-timeout-ms'), 30_000);
+    .option('--connect-timeout-ms <ms>', 'how long the client may take to start and connect', int('--connect-timeout-ms'), CONNECT_TIMEOUT_MS);
   commonOptions(clientCmd).action(async (opts: ClientOptions) => {
     process.exitCode = await client(opts);
   });

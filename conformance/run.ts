@@ -4,8 +4,8 @@
 //   errored  - it could not get to its checks (provisioning refused, a setup step's surprise): nothing fails;
 //   skipped  - the run cannot do what it needs (no test clock, an action the provisioning means does not support,
 //              or — waived — a setting the user gave as null).
-import type { FixtureSet } from '../generated/index.js';
-import { Transcript, ProtocolViolation, type Actor, type Endpoint, type TranscriptLine } from './actor.js';
+import type { ClientKind, FixtureSet } from '../generated/index.js';
+import { Transcript, ProtocolViolation, type Actor, type TranscriptLine } from './actor.js';
 import type { Bindings } from './match.js';
 import { NotSupported, type ProvisionAction, type Provisioner } from './provision/provisioner.js';
 import { actionsNeeded, clockTotalMs, inProfile, type Profile, type Requirement, type Scenario, type Step } from './scenario.js';
@@ -60,7 +60,7 @@ function skipReason(s: Scenario, ctx: RunContext): Pick<Outcome, 'reason' | 'wai
 
 const fixtureSet = (s: Scenario): FixtureSet => ({ orgs: s.fixtures.orgs ?? [], apps: s.fixtures.apps ?? {}, agents: s.fixtures.agents ?? {} });
 
-async function provision(s: Scenario, ctx: RunContext, b: Bindings, kinds: Map<string, Endpoint>): Promise<void> {
+async function provision(s: Scenario, ctx: RunContext, b: Bindings, kinds: Map<string, ClientKind>): Promise<void> {
   const created = await ctx.provisioner.create(fixtureSet(s), s.id);
   for (const [name, org] of Object.entries(created.orgs)) {
     b.set(`${name}.org_id`, org.org_id);
@@ -97,7 +97,7 @@ export async function runScenario(s: Scenario, ctx: RunContext): Promise<Outcome
   if (skip) return done('skipped', skip);
 
   const bindings: Bindings = settingsBindings(ctx.settings);
-  const kinds = new Map<string, Endpoint>();
+  const kinds = new Map<string, ClientKind>();
   const actors = new Map<string, Actor>();
   let index = 0;
   let current: { kind: string; checks: string[] } = { kind: 'provisioning', checks: [] };

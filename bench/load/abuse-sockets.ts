@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WebSocket } from 'ws';
 import { auth, bump, frameCode, type AbuseConfig, type AbuseResult } from './abuse-common.js';
+import { ENDPOINT_PATHS } from '../../generated/index.js';
 
 const CONCURRENCY = 100;
 
@@ -50,7 +51,7 @@ export async function runHandshakes(cfg: AbuseConfig): Promise<AbuseResult> {
   await inWaves(cfg.count, async (i) => {
     const kind = i % 2 ? 'agent' : 'app';
     const token = `${kind === 'app' ? 'rlk' : 'rla'}_${randomBytes(24).toString('base64url')}`;
-    const url = `${cfg.url}/v1/ws/${kind}`;
+    const url = `${cfg.url}${ENDPOINT_PATHS[kind]}`;
     const ws = await attempt(url, auth(token), cfg.localAddresses[i % cfg.localAddresses.length]!, codes, () => false);
     if (ws && ws.readyState !== WebSocket.CLOSED) await new Promise<void>((resolve) => ws.once('close', () => resolve()));
     return undefined;
@@ -64,7 +65,7 @@ export async function runConnections(cfg: AbuseConfig): Promise<AbuseResult> {
   let holding = false;
   const t0 = performance.now();
   const opened = await inWaves(cfg.count, (i) =>
-    attempt(`${cfg.url}/v1/ws/app`, auth(cfg.apps[i % cfg.apps.length]!.token), cfg.localAddresses[i % cfg.localAddresses.length]!, codes, () => holding),
+    attempt(`${cfg.url}${ENDPOINT_PATHS.app}`, auth(cfg.apps[i % cfg.apps.length]!.token), cfg.localAddresses[i % cfg.localAddresses.length]!, codes, () => holding),
   );
   const connectS = (performance.now() - t0) / 1000;
   const holdMs = (cfg.holdS ?? 2) * 1000;

@@ -7,6 +7,7 @@
 import type { WebSocket } from 'ws';
 import { auth, bump, frameCode, room, until, type AbuseConfig, type AbuseResult } from './abuse-common.js';
 import { frameEventId, frameType, open } from './common.js';
+import { ENDPOINT_PATHS } from '../../generated/index.js';
 
 /** Under tokenFragmentMaxBytes (4096) with room to spare: the largest fragment the bridge forwards. */
 const FRAGMENT = 'y'.repeat(4000);
@@ -25,7 +26,7 @@ export async function runStreamingAbuse(cfg: AbuseConfig): Promise<AbuseResult> 
   const counts: Record<string, number> = { events: 0, tokens_sent: 0, tokens_received: 0, token_bytes_received: 0, replies: 0, agent_answers: 0 };
   let stopping = false;
   const waiting: Stream[] = []; // events delivered to the agent, not yet streamed
-  const agent = await open(`${cfg.url}/v1/ws/agent`, auth(cfg.agent!.token), opts);
+  const agent = await open(`${cfg.url}${ENDPOINT_PATHS.agent}`, auth(cfg.agent!.token), opts);
   agent.on('message', (data) => {
     const text = data.toString();
     const type = frameType(text);
@@ -45,7 +46,7 @@ export async function runStreamingAbuse(cfg: AbuseConfig): Promise<AbuseResult> 
   let appRefusals = 0;
   let closingApp = false;
   const openApp = async () => {
-    const ws = await open(`${cfg.url}/v1/ws/app`, auth(cfg.apps[0]!.token), opts);
+    const ws = await open(`${cfg.url}${ENDPOINT_PATHS.app}`, auth(cfg.apps[0]!.token), opts);
     ws.on('message', (data) => {
       const text = data.toString();
       const type = frameType(text);

@@ -12,6 +12,7 @@ import { auth, bump, frameCode, room, until, type AbuseConfig, type AbuseResult 
 import { runConnections, runHandshakes } from './abuse-sockets.js';
 import { runStreamingAbuse } from './abuse-streaming.js';
 import { frameEventId, frameType, open } from './common.js';
+import { ENDPOINT_PATHS } from '../../generated/index.js';
 
 export type { AbuseConfig, AbuseResult, Attack } from './abuse-common.js';
 
@@ -20,7 +21,7 @@ export type { AbuseConfig, AbuseResult, Attack } from './abuse-common.js';
 async function pair(cfg: AbuseConfig, codes: Record<string, number>, onEvent: (agent: WebSocket, text: string) => void, onApp: (text: string, type: string) => void) {
   const opts = { localAddress: cfg.localAddresses[0]! };
   let closing = false;
-  const agent = await open(`${cfg.url}/v1/ws/agent`, auth(cfg.agent!.token), opts);
+  const agent = await open(`${cfg.url}${ENDPOINT_PATHS.agent}`, auth(cfg.agent!.token), opts);
   agent.on('message', (data) => {
     const text = data.toString();
     const type = frameType(text);
@@ -28,7 +29,7 @@ async function pair(cfg: AbuseConfig, codes: Record<string, number>, onEvent: (a
     else if (type === 'error') bump(codes, `agent ${frameCode(text)}`);
   });
   agent.on('close', (code) => !closing && bump(codes, `agent close ${code}`));
-  const app = await open(`${cfg.url}/v1/ws/app`, auth(cfg.apps[0]!.token), opts);
+  const app = await open(`${cfg.url}${ENDPOINT_PATHS.app}`, auth(cfg.apps[0]!.token), opts);
   app.on('message', (data) => {
     const text = data.toString();
     const type = frameType(text);

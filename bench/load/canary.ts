@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
 import { Latencies, open, type Percentiles } from './common.js';
+import { ENDPOINT_PATHS, type ClientKind } from '../../generated/index.js';
 
 export interface CanaryConfig {
   scenario: 'canary';
@@ -45,10 +46,10 @@ export async function runCanary(cfg: CanaryConfig): Promise<CanaryResult> {
   // Each side reopens itself when dropped; what was pending on a dropped app socket is counted as lost.
   let app: WebSocket | undefined;
   let agent: WebSocket | undefined;
-  const keep = async (kind: 'app' | 'agent'): Promise<void> => {
+  const keep = async (kind: ClientKind): Promise<void> => {
     for (;;) {
       try {
-        const ws = await open(`${cfg.url}/v1/ws/${kind}`, auth(kind === 'app' ? cfg.app.token : cfg.agent.token), opts);
+        const ws = await open(`${cfg.url}${ENDPOINT_PATHS[kind]}`, auth(kind === 'app' ? cfg.app.token : cfg.agent.token), opts);
         ws.on('error', () => {});
         ws.on('message', (data) => (kind === 'app' ? onApp(data.toString()) : onAgent(ws, data.toString())));
         ws.once('close', (code) => {

@@ -6,6 +6,7 @@
 // Baseline: bench/relay.ts's /echo, a bare ws server answering every frame with a fixed one without reading it.
 import type { WebSocket } from 'ws';
 import { drain, Errors, frameEventId, frameType, Latencies, measure, open, pace, timedResult, type TimedConfig, type TimedResult } from './common.js';
+import { ENDPOINT_PATHS } from '../../generated/index.js';
 
 export interface EventsConfig extends TimedConfig {
   scenario: 'events';
@@ -61,7 +62,7 @@ export async function runEvents(cfg: EventsConfig): Promise<EventsResult> {
 
   if (cfg.target === 'bridge') {
     for (const [i, a] of (cfg.agents ?? []).entries()) {
-      const ws = await open(`${cfg.url}/v1/ws/agent`, { authorization: `Bearer ${a.token}` });
+      const ws = await open(`${cfg.url}${ENDPOINT_PATHS.agent}`, { authorization: `Bearer ${a.token}` });
       ws.on('message', (data) => {
         const text = data.toString();
         const type = frameType(text);
@@ -73,7 +74,7 @@ export async function runEvents(cfg: EventsConfig): Promise<EventsResult> {
   }
   const apps: AppSide[] = [];
   for (const [j, a] of cfg.apps.entries()) {
-    const ws = cfg.target === 'bridge' ? await open(`${cfg.url}/v1/ws/app`, { authorization: `Bearer ${a.token}` }) : await open(`${cfg.url}/echo`);
+    const ws = cfg.target === 'bridge' ? await open(`${cfg.url}${ENDPOINT_PATHS.app}`, { authorization: `Bearer ${a.token}` }) : await open(`${cfg.url}/echo`);
     const side: AppSide = { ws, pending: new Fifo(), sent: 0 };
     apps.push(side);
     ws.on('message', (data) => {

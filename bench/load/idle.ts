@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
 import { Errors, open } from './common.js';
+import { ENDPOINT_PATHS } from '../../generated/index.js';
 
 export interface IdleConfig {
   scenario: 'idle';
@@ -46,7 +47,7 @@ export async function runIdle(cfg: IdleConfig): Promise<IdleResult> {
   let replies = 0;
   let fragments = 0;
   const t0 = performance.now();
-  const url = (i: number) => (cfg.target === 'bridge' ? `${cfg.url}/v1/ws/app` : `${cfg.url}/app?key=idle-${process.pid}-${i}`);
+  const url = (i: number) => (cfg.target === 'bridge' ? `${cfg.url}${ENDPOINT_PATHS.app}` : `${cfg.url}/app?key=idle-${process.pid}-${i}`);
   const headers = (i: number): Record<string, string> =>
     cfg.target === 'bridge' ? { authorization: `Bearer ${cfg.apps![i % cfg.apps!.length]!.token}` } : {};
   for (let next = 0; next < cfg.count; ) {
@@ -85,7 +86,7 @@ export async function runIdle(cfg: IdleConfig): Promise<IdleResult> {
   let events = 0;
   let eventTimer: NodeJS.Timeout | undefined;
   if (cfg.soak && cfg.target === 'bridge') {
-    const agent = await open(`${cfg.url}/v1/ws/agent`, { authorization: `Bearer ${cfg.soak.agent.token}` });
+    const agent = await open(`${cfg.url}${ENDPOINT_PATHS.agent}`, { authorization: `Bearer ${cfg.soak.agent.token}` });
     agent.on('message', (data) => {
       const msg = JSON.parse(data.toString()) as { type: string; event_id?: string };
       if (msg.type !== 'event') return void (msg.type !== 'pong' && errors.add('agent', data.toString()));

@@ -10,6 +10,7 @@ import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
 import { drain, Errors, Latencies, measure, open, pace, timedResult, type TimedConfig, type TimedResult } from './common.js';
+import { ENDPOINT_PATHS } from '../../generated/index.js';
 
 export interface StreamingConfig extends TimedConfig {
   scenario: 'streaming';
@@ -141,8 +142,8 @@ async function bridgeStreams(cfg: StreamingConfig, startStream: (s: Stream) => v
   const agents = cfg.agents ?? [];
   const apps = cfg.apps ?? [];
   if (agents.length !== cfg.m || apps.length !== cfg.n) throw new Error('bridge target: need m agents and n apps');
-  const agentSockets = await Promise.all(agents.map((a) => open(`${cfg.url}/v1/ws/agent`, { authorization: `Bearer ${a.token}` })));
-  const appSockets = await Promise.all(apps.map((a) => open(`${cfg.url}/v1/ws/app`, { authorization: `Bearer ${a.token}` })));
+  const agentSockets = await Promise.all(agents.map((a) => open(`${cfg.url}${ENDPOINT_PATHS.agent}`, { authorization: `Bearer ${a.token}` })));
+  const appSockets = await Promise.all(apps.map((a) => open(`${cfg.url}${ENDPOINT_PATHS.app}`, { authorization: `Bearer ${a.token}` })));
   const streams: Stream[] = [];
   const byThread = new Map<string, Stream>();
   const byAppAgent = new Map<string, Stream>(); // `${appIdx}/${agent_id}`

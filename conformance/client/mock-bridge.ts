@@ -7,10 +7,9 @@ import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { CLOSE_CODES, describeErrors, validateAgentToServiceMessage, validateAppToServiceMessage } from '../../generated/index.js';
+import { CLOSE_CODES, ENDPOINT_PATHS, LIMITS, describeErrors, type ClientKind, type ErrorCode, validateAgentToServiceMessage, validateAppToServiceMessage } from '../../generated/index.js';
 import type { Transcript } from '../actor.js';
 
-export type ClientRole = 'app' | 'agent';
 
 /** One handshake the client attempted. */
 export interface Attempt {
@@ -37,7 +36,7 @@ export interface MockBridgeEvents {
   disconnect: [info: { connection: number; code: number; reason: string; at: number }];
 }
 
-type Refusal = 'UNAUTHORIZED' | 'TOKEN_REVOKED' | 'FORBIDDEN';
+type Refusal = Extract<ErrorCode, 'UNAUTHORIZED' | 'TOKEN_REVOKED' | 'FORBIDDEN'>;
 const OUTCOMES: Record<Refusal, Attempt['outcome']> = { UNAUTHORIZED: 'unauthorized', TOKEN_REVOKED: 'token-revoked', FORBIDDEN: 'forbidden' };
 const REFUSALS: Record<Refusal, string> = {
   UNAUTHORIZED: 'Missing or invalid token.',
@@ -58,14 +57,14 @@ export class MockBridge extends EventEmitter<MockBridgeEvents> {
   /** When each authenticated connection opened (ms since the mock started). */
   readonly openedAt = new Map<number, number>();
   private readonly started = performance.now();
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.frameMaxBytes });
   private readonly sockets = new Map<number, WebSocket>();
   private nextId = 0;
   private current: number | undefined;
 
   private constructor(
     private readonly server: Server,
-    readonly role: ClientRole,
+    readonly role: ClientKind,
     readonly token: string,
     private readonly transcript: Transcript,
   ) {
@@ -73,7 +72,7 @@ export class MockBridge extends EventEmitter<MockBridgeEvents> {
     server.on('upgrade', (req, socket, head) => this.onUpgrade(req, socket, head));
   }
 
-  static async start(options: { role: ClientRole; token: string; transcript: Transcript }): Promise<MockBridge> {
+  static async start(options: { role: ClientKind; token: string; transcript: Transcript }): Promise<MockBridge> {
     const server = createServer((_req, res) => res.writeHead(404).end());
     const mock = new MockBridge(server, options.role, options.token, options.transcript);
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', () => resolve()));
@@ -153,7 +152,7 @@ export class MockBridge extends EventEmitter<MockBridgeEvents> {
       this.transcript.add('client', 'note', `handshake ${attempt.path} (token in ${carrier}): ${attempt.outcome}`);
       this.emit('attempt', attempt);
     };
-    if (url.pathname !== '/v1/ws/app' && url.pathname !== '/v1/ws/agent') {
+    if (!Object.values<string>(ENDPOINT_PATHS).includes(url.pathname)) {
       attempt.outcome = 'not-found';
       record();
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
@@ -169,7 +168,7 @@ export class MockBridge extends EventEmitter<MockBridgeEvents> {
     // The header wins when both are present (W12).
     const token = headerToken ?? queryToken;
     const revoked = this.refuseToken && token === this.token ? (this.attempts.some((a) => a.outcome === 'unauthorized') ? 'TOKEN_REVOKED' : 'UNAUTHORIZED') : undefined;
-    const refusal: Refusal | undefined = token !== this.token ? 'UNAUTHORIZED' : url.pathname !== `/v1/ws/${this.role}` ? 'FORBIDDEN' : revoked;
+    const refusal: Refusal | undefined = token !== this.token ? 'UNAUTHORIZED' : url.pathname !== ENDPOINT_PATHS[this.role] ? 'FORBIDDEN' : revoked;
     if (refusal) attempt.outcome = OUTCOMES[refusal];
     record();
     this.wss.handleUpgrade(req, socket, head, (ws) => {

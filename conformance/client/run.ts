@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { Transcript } from '../actor.js';
 import type { Outcome } from '../run.js';
 import { inProfile, loadRequirements, type Profile, type Requirement } from '../scenario.js';
-import { MockBridge, type ClientRole, type ReceivedFrame } from './mock-bridge.js';
+import type { ClientKind } from '../../generated/index.js';
+import { MockBridge, type ReceivedFrame } from './mock-bridge.js';
 
 /** The requirements every frame or connection is checked against. */
 export const VALID_FRAMES = 'CLI-001';
@@ -21,7 +22,7 @@ const OVERLAP_GRACE_MS = 2_000;
 
 export interface ClientScenario {
   id: string;
-  role: ClientRole;
+  role: ClientKind;
   title: string;
   requirements: string[];
   /** Slow scenarios run only when asked for (`--slow`). */
@@ -66,7 +67,7 @@ const base62 = (n: number) => {
 export const MOCK_APP_ID = 'conformance-app';
 export const MOCK_AGENT_ID = 'conformance-agent';
 
-export function tokenFor(role: ClientRole): string {
+export function tokenFor(role: ClientKind): string {
   return role === 'app' ? `rlk_${MOCK_APP_ID}_${base62(40)}` : `rla_${MOCK_AGENT_ID}_${base62(40)}`;
 }
 
@@ -280,6 +281,9 @@ export class ClientContext {
   }
 }
 
+/** How long a client under test may take to start and connect, unless --connect-timeout-ms says otherwise. */
+export const CONNECT_TIMEOUT_MS = 30_000;
+
 export async function runClientScenario(scenario: ClientScenario, options: ClientRunOptions): Promise<Outcome> {
   const transcript = new Transcript();
   const started = performance.now();
@@ -294,7 +298,7 @@ export async function runClientScenario(scenario: ClientScenario, options: Clien
     env: { ...process.env, ...options.env, BRIDGE_URL: mock.url, BRIDGE_TOKEN: token, BRIDGE_SCENARIO: scenario.id },
   });
   const client = new ClientProcess(child, transcript);
-  const ctx = new ClientContext(scenario, mock, client, options.connectTimeoutMs ?? 30_000, options.profile);
+  const ctx = new ClientContext(scenario, mock, client, options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, options.profile);
   let outcome: Omit<Outcome, 'durationMs' | 'transcript'>;
   try {
     try {

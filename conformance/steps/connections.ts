@@ -1,12 +1,12 @@
 // Steps about connections: opening one (connect), a handshake that must be refused, closing, and closes the target
 // must make.
-import { ERRORS, validateErrorCode, type ConnectArgs, type RefusedArgs } from '../../generated/index.js';
-import { Actor, type Carrier, type Endpoint, type HttpRefusal } from '../actor.js';
+import { ERRORS, validateErrorCode, type ClientKind, type ConnectArgs, type RefusedArgs } from '../../generated/index.js';
+import { Actor, type Carrier, type HttpRefusal } from '../actor.js';
 import { actorOf, judges, StepFailure, value, type StepEnv, type StepHandler } from './env.js';
 
 function connectOptions(env: StepEnv, args: ConnectArgs | RefusedArgs, timeoutMs: number) {
   const as = args.as ?? args.actor;
-  const endpoint: Endpoint = args.endpoint ?? env.kinds.get(as) ?? (args.actor.startsWith('agent') ? 'agent' : 'app');
+  const endpoint: ClientKind = args.endpoint ?? env.kinds.get(as) ?? (args.actor.startsWith('agent') ? 'agent' : 'app');
   const token = args.token !== undefined ? (args.token === null ? undefined : String(value(env, args.token))) : (env.bindings.get(`${as}.token`) as string | undefined);
   const carrier: Carrier = args.carrier ?? (token ? 'header' : 'none');
   const queryToken = args.queryToken === undefined ? undefined : String(value(env, args.queryToken));

@@ -1,6 +1,7 @@
 // What every step handler shares: the run's state (StepEnv), how a step fails (StepFailure), and the helpers that
 // find an actor, expand a value, and judge a frame against a pattern in the run's profile.
-import type { Actor, Endpoint, Transcript } from '../actor.js';
+import type { ClientKind } from '../../generated/index.js';
+import type { Actor, Transcript } from '../actor.js';
 import { expand } from '../generate.js';
 import { interpolate, mismatch, type Bindings, type MatchOptions } from '../match.js';
 import type { RunContext } from '../run.js';
@@ -16,7 +17,7 @@ export class StepFailure extends Error {
 export interface StepEnv {
   ctx: RunContext;
   bindings: Bindings;
-  kinds: Map<string, Endpoint>;
+  kinds: Map<string, ClientKind>;
   actors: Map<string, Actor>;
   transcript: Transcript;
   /** performance.now() of each `mark` a step set. */

@@ -1,17 +1,16 @@
 // Steps about time and repetition: moving the target's clock, and running steps again.
+import { LIMITS } from '../../generated/index.js';
 import { value, type StepHandler } from './env.js';
 
-const HEARTBEAT_MS = 30_000;
-
 /**
- * Moves the target's time. With `keepAlive` (the default) every open actor pings, as live clients do: every 30 s
- * of target time when the target closes idle connections, once at the end when its settings say it never does
+ * Moves the target's time. With `keepAlive` (the default) every open actor pings, as live clients do: every heartbeat
+ * period (LIMITS.heartbeatIntervalMs) of target time when the target closes idle connections, once at the end when its settings say it never does
  * (one clock call instead of thousands for a day).
  */
 export const advanceClock: StepHandler<'advanceClock'> = async (args, env, timeoutMs) => {
   const { ctx, transcript } = env;
   const keepAlive = args.keepAlive !== false;
-  const period = keepAlive && ctx.settings.idle_close_ms !== null ? HEARTBEAT_MS : Infinity;
+  const period = keepAlive && ctx.settings.idle_close_ms !== null ? LIMITS.heartbeatIntervalMs : Infinity;
   for (let left = Number(value(env, args.ms)); left > 0; ) {
     const stepMs = Math.min(left, period);
     if (ctx.hasClock) await ctx.provisioner.advanceClock(stepMs);

@@ -6,6 +6,7 @@ import { ListenFailure } from '../shared/listen-error.js';
 import { DatabaseOpenError, DatabaseUrlError } from '../store/database.js';
 import { DatabaseInUseError } from '../store/database-lock.js';
 import { TlsError } from '../tls.js';
+import { ENDPOINT_PATHS, FIELD_BOUNDS, QUERY_PARAMETERS } from '../../generated/index.js';
 import { AdminApiError, AdminClient } from './admin-client.js';
 
 const program = new Command('bridge')
@@ -18,7 +19,7 @@ program
   .action(async () => {
     const config = loadConfig();
     const running = await startServer(config);
-    console.error(`bridge listening on ${running.url} (WebSockets: ${running.url.replace(/^http/, 'ws')}/v1/ws/app and /v1/ws/agent)`);
+    console.error(`bridge listening on ${running.url} (WebSockets: ${running.url.replace(/^http/, 'ws')}${ENDPOINT_PATHS.app} and ${ENDPOINT_PATHS.agent})`);
     if (running.metricsUrl) console.error(`metrics on ${running.metricsUrl} only (METRICS_PORT)`);
     if (!config.adminToken) console.error('admin API off: set ADMIN_TOKEN (16+ characters) to provision apps and agents');
     // A signal may come twice: a terminal's Ctrl-C reaches npm and the bridge alike, and npm forwards it once more
@@ -95,7 +96,7 @@ agents
   .command('create <org_id> <name>')
   .description('register an agent; its token is shown once')
   .option('--description <text>', 'what the agent does')
-  .option('--ttl-days <days>', 'session TTL in days (default 14)', positiveInt)
+  .option('--ttl-days <days>', `session TTL in days (default ${FIELD_BOUNDS.AgentCreate.ttl_days.default})`, positiveInt)
   .action(async (orgId, name, opts: { description?: string; ttlDays?: number }, cmd) =>
     print(
       await client(cmd).createAgent(orgId, {
@@ -122,7 +123,7 @@ program
   .option('--agent-id <id>')
   .option('--status <status>', 'delivered or rejected')
   .option('--code <code>', 'an error code, e.g. AGENT_TIMEOUT')
-  .option('--limit <n>', '1 to 500 (default 100)')
+  .option('--limit <n>', pageLimitHelp(QUERY_PARAMETERS.listEvents.limit))
   .option('--before <event_id>', 'the next_before of the previous page')
   .action(async (o: Record<string, string | undefined>, cmd) =>
     print(await client(cmd).events({ app_id: o.appId, agent_id: o.agentId, status: o.status, code: o.code, limit: o.limit, before: o.before })),
@@ -133,9 +134,13 @@ program
   .description('live sessions with their expiry, one page at a time (next page: --after the printed next_after)')
   .option('--app-id <id>')
   .option('--agent-id <id>')
-  .option('--limit <n>', 'sessions per page, 1 to 500 (default 100)')
+  .option('--limit <n>', `sessions per page, ${pageLimitHelp(QUERY_PARAMETERS.listSessions.limit)}`)
   .option('--after <session_key>', 'the next_after of the previous page')
   .action(async (o: Record<string, string | undefined>, cmd) => print(await client(cmd).sessions({ app_id: o.appId, agent_id: o.agentId, limit: o.limit, after: o.after })));
+
+function pageLimitHelp(limit: { minimum: number; maximum: number; default: number }): string {
+  return `${limit.minimum} to ${limit.maximum} (default ${limit.default})`;
+}
 
 const allowlist = program.command('allowlist').description("an agent's allowlist");
 allowlist

@@ -1,7 +1,7 @@
 // The registered organizations, apps, agents and token hashes, held in memory so the per-event path never waits
 // on the database. The store loads it at start and writes through it; the core only reads it.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Agent, App, ClientKind, Organization } from '../../generated/index.js';
+import type { Agent, App, ClientKind, ErrorCode, Organization } from '../../generated/index.js';
 import { validateAgentToken, validateAppToken } from '../../generated/index.js';
 import type { EpochMs } from './records.js';
 
@@ -22,7 +22,7 @@ export interface TokenRecord {
 /** Who a connection authenticated as, and with which of its tokens (a rotated-out one is closed at its expiry). */
 export type Principal = ({ kind: 'app'; app: AppRecord } | { kind: 'agent'; agent: AgentRecord }) & { token: TokenRecord };
 
-export type AuthResult = { ok: true; principal: Principal } | { ok: false; code: 'UNAUTHORIZED' | 'TOKEN_REVOKED' };
+export type AuthResult = { ok: true; principal: Principal } | { ok: false; code: Extract<ErrorCode, 'UNAUTHORIZED' | 'TOKEN_REVOKED'> };
 
 export function hashToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();

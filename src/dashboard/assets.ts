@@ -2,7 +2,7 @@
 // here from generated/ so that the page validates its forms by the spec's rules without restating them.
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { ERRORS, ERROR_CODES, LIMITS } from '../../generated/index.js';
+import { ERRORS, ERROR_CODES, FIELD_BOUNDS, LIMITS } from '../../generated/index.js';
 
 export interface Asset {
   type: string;
@@ -18,14 +18,14 @@ const TYPES: Record<string, string> = {
 
 /**
  * Field rules of the admin API's request bodies (spec/openapi.yaml OrganizationCreate, AppCreate, AgentCreate and
- * asyncapi.yaml AppId): the generated code keeps them inside its validators, so they are named here and a test
- * holds them equal to the spec.
+ * asyncapi.yaml AppId), read from generated/; the id pattern lives only inside the validators, so it is named here
+ * and a test holds it equal to the spec.
  */
 export const FIELD_RULES = {
-  nameMaxLength: 128,
-  descriptionMaxLength: 1024,
-  ttlDaysMin: 1,
-  ttlDaysMax: 3650,
+  nameMaxLength: FIELD_BOUNDS.AgentCreate.name.maxLength,
+  descriptionMaxLength: FIELD_BOUNDS.AgentCreate.description.maxLength,
+  ttlDaysMin: FIELD_BOUNDS.AgentCreate.ttl_days.minimum,
+  ttlDaysMax: FIELD_BOUNDS.AgentCreate.ttl_days.maximum,
   idPattern: '^[a-z0-9-]+$',
   idMaxLength: LIMITS.idMaxChars,
 } as const;

@@ -1,6 +1,6 @@
 // Request input checked against the generated validators: a JSON body, or an optional query parameter.
 import type { Context } from 'koa';
-import { describeErrors, type Validator } from '../../generated/index.js';
+import { describeErrors, QUERY_PARAMETERS, type Validator } from '../../generated/index.js';
 import { Problem } from '../admin/problem.js';
 
 export function body<T>(ctx: Context, validate: Validator<T>): T {
@@ -16,9 +16,18 @@ export function param<T>(value: unknown, name: string, validate: (v: unknown) =>
   return value;
 }
 
-/** The `limit` of a paged admin listing (events, sessions): 1 to 500, 100 when absent (spec/openapi.yaml). */
-export function pageLimit(value: unknown): number {
-  const limit = value === undefined ? 100 : Number(value);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new Problem('INVALID_REQUEST', 'limit: must be a whole number from 1 to 500.');
+/** The bounds of a paged listing's `limit` (events and sessions have the same; spec/openapi.yaml). */
+type PageLimitBounds = (typeof QUERY_PARAMETERS)[keyof typeof QUERY_PARAMETERS]['limit'];
+
+/** The `limit` of a paged admin listing: within its parameter's bounds, its default when absent. */
+export function pageLimit(value: unknown, bounds: PageLimitBounds): number {
+  const { minimum, maximum } = bounds;
+  const limit = value === undefined ? bounds.default : Number(value);
+  if (!Number.isInteger(limit) || limit < minimum || limit > maximum) throw new Problem('INVALID_REQUEST', `limit: must be a whole number from ${minimum} to ${maximum}.`);
   return limit;
+}
+
+/** A string query parameter within its schema's length bounds. */
+export function withinLength(bounds: { minLength: number; maxLength: number }): (v: unknown) => v is string {
+  return (v): v is string => typeof v === 'string' && v.length >= bounds.minLength && v.length <= bounds.maxLength;
 }

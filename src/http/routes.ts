@@ -20,6 +20,9 @@ import {
   type Readiness,
   type SessionList,
   type OrganizationList,
+  ENDPOINT_PATHS,
+  QUERY_PARAMETERS,
+  type ErrorCode,
 } from '../../generated/index.js';
 import type { Registry } from '../admin/registry.js';
 import { Problem } from '../admin/problem.js';
@@ -30,7 +33,7 @@ import type { EventLogReader } from '../store/event-log.js';
 import type { WriteBehind } from '../store/write-behind.js';
 import type { Registry as PromRegistry } from 'prom-client';
 import { appFromBearer } from './auth.js';
-import { body, pageLimit, param } from './input.js';
+import { body, pageLimit, param, withinLength } from './input.js';
 
 export interface RouteDeps {
   registry: Registry;
@@ -40,7 +43,7 @@ export interface RouteDeps {
   /** Undefined when /metrics is served on its own port instead (METRICS_PORT, O12). */
   metrics: PromRegistry | undefined;
   /** Why the bridge takes no new traffic now (undefined: it does); throws when the database does not answer. */
-  ready(): Promise<{ code: 'SHUTTING_DOWN' | 'OVERLOADED'; why: string } | undefined>;
+  ready(): Promise<{ code: Extract<ErrorCode, 'SHUTTING_DOWN' | 'OVERLOADED'>; why: string } | undefined>;
   directory: Directory;
   clock: Clock;
   adminToken: string | undefined;
@@ -65,8 +68,8 @@ const HOME = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Agent messaging bridge</title></head>
 <body>
 <h1>Agent messaging bridge</h1>
-<p>A WebSocket service between applications and AI agents. Apps connect to <code>/v1/ws/app</code>, agents to
-<code>/v1/ws/agent</code>, each with its token.</p>
+<p>A WebSocket service between applications and AI agents. Apps connect to <code>${ENDPOINT_PATHS.app}</code>, agents to
+<code>${ENDPOINT_PATHS.agent}</code>, each with its token.</p>
 <ul>
 <li><a href="/dashboard">Dashboard</a>: organizations, apps, agents, the event log (sign in with the admin token)</li>
 <li><a href="/healthz">/healthz</a> and <a href="/readyz">/readyz</a>: probes</li>
@@ -144,10 +147,10 @@ export function routes(deps: RouteDeps): Router {
   });
   admin.get('/events', async (ctx) => {
     const q = ctx.query;
-    const limit = pageLimit(q.limit);
+    const limit = pageLimit(q.limit, QUERY_PARAMETERS.listEvents.limit);
     const filter = {
       app_id: param(q.app_id, 'app_id', validateAppId),
-      agent_id: param(q.agent_id, 'agent_id', (v): v is string => typeof v === 'string' && v.length >= 1 && v.length <= 64),
+      agent_id: param(q.agent_id, 'agent_id', withinLength(QUERY_PARAMETERS.listEvents.agent_id)),
       status: param(q.status, 'status', validateEventStatus),
       code: param(q.code, 'code', validateErrorCode),
       before: param(q.before, 'before', validateEventId),
@@ -161,7 +164,7 @@ export function routes(deps: RouteDeps): Router {
     const appId = param(ctx.query.app_id, 'app_id', validateAppId);
     const after = param(ctx.query.after, 'after', validateSessionKey);
     const iso = (ms: number) => new Date(ms).toISOString();
-    const page = deps.sessions.page(clock.now(), { ...(agentId ? { agent_id: agentId } : {}), ...(appId ? { app_id: appId } : {}), ...(after ? { after } : {}), limit: pageLimit(ctx.query.limit) });
+    const page = deps.sessions.page(clock.now(), { ...(agentId ? { agent_id: agentId } : {}), ...(appId ? { app_id: appId } : {}), ...(after ? { after } : {}), limit: pageLimit(ctx.query.limit, QUERY_PARAMETERS.listSessions.limit) });
     ctx.body = {
       sessions: page.sessions.map((s) => ({ ...s, created_at: iso(s.created_at), expires_at: iso(s.expires_at) })),
       next_after: page.next_after,

@@ -48,7 +48,7 @@ export interface AppClientEvents {
   disconnected: [info: CloseInfo];
   /** A reconnect is scheduled after `delayMs`. */
   reconnecting: [info: { attempt: number; delayMs: number }];
-  /** Given up for good: closed by you, refused (UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN) or out of attempts. */
+  /** Given up for good: closed by you, refused (a connection error with `retry: false`: UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN) or out of attempts. */
   closed: [info: CloseInfo];
 }
 

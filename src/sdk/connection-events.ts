@@ -50,7 +50,7 @@ export interface ConnectionEvents<In> {
   /** The connection went down (it may come back). */
   down: [info: CloseInfo];
   reconnecting: [info: { attempt: number; delayMs: number }];
-  /** Given up: closed by the owner, refused for good (UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN), or out of retries. */
+  /** Given up: closed by the owner, refused for good (a connection error with `retry: false`: UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN, CONNECTION_REPLACED), or out of retries. */
   closed: [info: CloseInfo];
   pong: [at: number];
 }

@@ -6,7 +6,7 @@
 // heartbeat and the backoff without sleeping.
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
-import { LIMITS, describeErrors, type PingMessage } from '../../generated/index.js';
+import { ERROR_CODES, ERRORS, LIMITS, describeErrors, type PingMessage } from '../../generated/index.js';
 import { systemClock, type Clock, type Timer } from '../shared/clock.js';
 import {
   connectionErrorIn,
@@ -19,8 +19,9 @@ import {
 } from './connection-events.js';
 import { backoffDelay, type ConnectionOptions, type Endpoint, type ReconnectOptions } from './connection-options.js';
 
-/** Close reasons after which reconnecting with the same token cannot help. */
-const FINAL_REASONS = new Set(['UNAUTHORIZED', 'TOKEN_REVOKED', 'FORBIDDEN', 'CONNECTION_REPLACED']);
+/** Close reasons after which reconnecting cannot help (connection errors with `retry: false` in the catalogue): the same token or endpoint would be
+ * refused again, or another connection took this one's place. */
+const FINAL_REASONS: ReadonlySet<string> = new Set(ERROR_CODES.filter((code) => ERRORS[code].scope === 'connection' && !ERRORS[code].retry));
 
 /** `In`: what the bridge sends on the endpoint (its generated union); `Out`: what the client sends there. */
 export class BridgeConnection<In extends { type: string }, Out> extends EventEmitter<ConnectionEvents<In>> {
@@ -59,7 +60,7 @@ export class BridgeConnection<In extends { type: string }, Out> extends EventEmi
   /**
    * Connects; resolves once the bridge has accepted the token (`ready`). A bridge that cannot be reached yet is
    * retried with the backoff, so this rejects (BridgeConnectionError) only when it gives up: refused for good
-   * (UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN) or out of retries.
+   * (a connection error with `retry: false`: UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN, CONNECTION_REPLACED) or out of retries.
    */
   start(): Promise<void> {
     this.stopped = false;

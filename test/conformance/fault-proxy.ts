@@ -11,12 +11,13 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer, type RawData } from 'ws';
+import { CLOSE_CODES, ENDPOINT_PATHS, LIMITS, type ClientKind } from '../../generated/index.js';
 
 export type Frame = Record<string, unknown>;
 
 /** One relayed WebSocket connection, as a fault sees it. */
 export interface Link {
-  readonly endpoint: 'app' | 'agent';
+  readonly endpoint: ClientKind;
   /** The token the client connected with (the Authorization header wins over ?token=, as on the bridge). */
   readonly token: string | undefined;
   /** The app_id or agent_id the token names (`rlk_{app_id}_…`, `rla_{agent_id}_…`). */
@@ -64,7 +65,7 @@ export const FAULTS = {
   'payload-limit-off-by-one': {
     toBridge(frame, link) {
       if (link.endpoint !== 'app' || frame.type !== 'event') return undefined;
-      if (Buffer.byteLength(JSON.stringify(frame.payload ?? null), 'utf8') !== 64_000) return undefined;
+      if (Buffer.byteLength(JSON.stringify(frame.payload ?? null), 'utf8') !== LIMITS.payloadMaxBytes) return undefined;
       link.sendToClient({
         type: 'error',
         event_id: fakeEventId(),
@@ -90,7 +91,7 @@ export const FAULTS = {
   /** AUTH-004, AUTH-005: the wrong endpoint is reported as a bad token (UNAUTHORIZED, 4401) instead of FORBIDDEN (4403). */
   'forbidden-as-unauthorized': {
     toClient: (frame) => (frame.type === 'error' && frame.code === 'FORBIDDEN' ? { ...frame, code: 'UNAUTHORIZED' } : undefined),
-    close: (code, reason) => (code === 4403 ? { code: 4401, reason: 'UNAUTHORIZED' } : { code, reason }),
+    close: (code, reason) => (code === CLOSE_CODES.FORBIDDEN ? { code: CLOSE_CODES.UNAUTHORIZED, reason: 'UNAUTHORIZED' } : { code, reason }),
   },
   /** AUTH-008: connection errors close with the right code but an empty reason (the reason must be the error code). */
   'close-without-reason': {
@@ -116,7 +117,7 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-const ENDPOINTS: Record<string, 'app' | 'agent'> = { '/v1/ws/app': 'app', '/v1/ws/agent': 'agent' };
+const ENDPOINTS: Record<string, ClientKind> = Object.fromEntries(Object.entries(ENDPOINT_PATHS).map(([kind, path]) => [path, kind as ClientKind]));
 
 function tokenOf(req: IncomingMessage, url: URL): string | undefined {
   const header = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');

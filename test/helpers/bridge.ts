@@ -1,6 +1,6 @@
 // A real bridge on port 0 for a test: in-memory SQLite, a frozen clock the test moves, an admin token, and
 // helpers to provision organizations, apps and agents and to connect clients.
-import { LIMITS, validators, type AgentCreated, type AppCreated, type Organization } from '../../generated/index.js';
+import { LIMITS, validators, type AgentCreated, type ClientKind, type AppCreated, type Organization } from '../../generated/index.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type RunningBridge, type StartOptions } from '../../src/server.js';
@@ -73,7 +73,7 @@ export async function startTestBridge(overrides: Partial<Config> = {}, options: 
     return res.body;
   };
 
-  const connect = async (kind: 'app' | 'agent', token: string | undefined, carrier: Carrier = 'header') => {
+  const connect = async (kind: ClientKind, token: string | undefined, carrier: Carrier = 'header') => {
     const client = await TestClient.connect(running.url, kind, token, carrier);
     clients.push(client);
     return client;

@@ -1,7 +1,7 @@
 // The fake bridge socket of the SDK unit tests (app client, connection), given through ConnectionOptions.createSocket.
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
-import { CLOSE_CODES } from '../../generated/index.js';
+import { CLOSE_CODES, type ErrorCode } from '../../generated/index.js';
 
 /** Stands in for a `ws` WebSocket: the test plays the bridge by calling open, receive and drop. */
 export class FakeSocket extends EventEmitter {
@@ -40,7 +40,7 @@ export class FakeSocket extends EventEmitter {
     this.emit('close', code, Buffer.from(reason));
   }
   /** What a refused handshake looks like (W1): upgraded, one error without event_id, then the code's close. */
-  refuse(code: 'UNAUTHORIZED' | 'TOKEN_REVOKED' | 'FORBIDDEN', text: string): void {
+  refuse(code: Extract<ErrorCode, 'UNAUTHORIZED' | 'TOKEN_REVOKED' | 'FORBIDDEN'>, text: string): void {
     this.open();
     this.receive({ type: 'error', code, error: text });
     this.drop(CLOSE_CODES[code], code);

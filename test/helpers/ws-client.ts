@@ -3,8 +3,10 @@
 import WebSocket from 'ws';
 import {
   describeErrors,
+  ENDPOINT_PATHS,
   validateServiceToAgentMessage,
   validateServiceToAppMessage,
+  type ClientKind,
   type ServiceToAgentMessage,
   type ServiceToAppMessage,
   type Validator,
@@ -36,7 +38,7 @@ export class TestClient<Incoming extends { type: string }> {
     });
   }
 
-  static async connect<K extends 'app' | 'agent'>(
+  static async connect<K extends ClientKind>(
     baseUrl: string,
     kind: K,
     token: string | undefined,
@@ -45,7 +47,7 @@ export class TestClient<Incoming extends { type: string }> {
     /** More of ws's options: `ca` for a bridge with a test certificate, headers a proxy would add. */
     options: WebSocket.ClientOptions = {},
   ): Promise<TestClient<K extends 'app' ? ServiceToAppMessage : ServiceToAgentMessage>> {
-    const url = new URL(`/v1/ws/${kind}`, baseUrl.replace(/^http/, 'ws'));
+    const url = new URL(ENDPOINT_PATHS[kind], baseUrl.replace(/^http/, 'ws'));
     if (token && (carrier === 'query' || carrier === 'both')) url.searchParams.set('token', token);
     const headers: Record<string, string> = { ...options.headers };
     if (headerToken && (carrier === 'header' || carrier === 'both')) headers.authorization = `Bearer ${headerToken}`;

@@ -47,6 +47,43 @@ function scenarioStepSchemas(specs: Specs): string {
   return `/** Each scenario step kind (its only key) and the name of the schema (and validator) of such a step. */\nexport const SCENARIO_STEP_SCHEMAS = ${JSON.stringify(Object.fromEntries(kinds), null, 2)} as const;\n`;
 }
 
+const BOUND_KEYWORDS = ['minLength', 'maxLength', 'minimum', 'maximum', 'pattern', 'default'] as const;
+
+/** The keywords of `schema` that bound a value (lengths, range, pattern, default), or undefined when it has none. */
+function boundsOf(schema: Schema | undefined): Record<string, unknown> | undefined {
+  const found = BOUND_KEYWORDS.filter((k) => schema?.[k] !== undefined).map((k) => [k, schema![k]]);
+  return found.length ? Object.fromEntries(found) : undefined;
+}
+
+/**
+ * The HTTP document's bounds that code needs as numbers: each query parameter's, by operationId (the generated
+ * validators cover bodies, not query strings), and each request or response field's, by schema (for the
+ * dashboard's forms), so no hand-written code restates them.
+ */
+function httpBounds(specs: Specs): string {
+  const tree = specs.openapi.tree;
+  const query: Record<string, Record<string, unknown>> = {};
+  for (const item of Object.values<Schema>(tree.paths ?? {})) {
+    for (const op of Object.values<Schema>(item)) {
+      const params = (op?.parameters ?? []).filter((p: Schema) => p.in === 'query' && boundsOf(p.schema));
+      if (params.length) query[op.operationId] = Object.fromEntries(params.map((p: Schema) => [p.name, boundsOf(p.schema)]));
+    }
+  }
+  const fields: Record<string, Record<string, unknown>> = {};
+  for (const [name, schema] of Object.entries<Schema>(tree.components?.schemas ?? {})) {
+    const bounded = Object.entries<Schema>(schema.properties ?? {}).filter(([, p]) => boundsOf(p));
+    if (bounded.length) fields[name] = Object.fromEntries(bounded.map(([key, p]) => [key, boundsOf(p)]));
+  }
+  return [
+    `/** Bounds of the admin API's query parameters (type-checked there, not by a generated validator), by operationId. */`,
+    `export const QUERY_PARAMETERS = ${JSON.stringify(query, null, 2)} as const;`,
+    '',
+    `/** Bounds of the HTTP schemas' fields stated inline (lengths, ranges, patterns, defaults), by schema. */`,
+    `export const FIELD_BOUNDS = ${JSON.stringify(fields, null, 2)} as const;`,
+    '',
+  ].join('\n');
+}
+
 export async function generate(specs: Specs): Promise<Files> {
   const defs = collectDefinitions(specs);
   const models = await generateModels(defs, [...defs.all.keys()]);
@@ -70,10 +107,8 @@ export async function generate(specs: Specs): Promise<Files> {
 
   const files: Files = new Map([
     ['catalogue.ts', catalogueModule(specs.asyncapi.tree, defs)],
-    ['conformance.ts', withMessageImports(`${bodyOf('conformance')}
-${settingsDefaults(specs)}
-${scenarioStepSchemas(specs)}`)],
-    ['http.ts', http],
+    ['conformance.ts', withMessageImports(`${bodyOf('conformance')}\n${settingsDefaults(specs)}\n${scenarioStepSchemas(specs)}`)],
+    ['http.ts', `${http}\n${httpBounds(specs)}`],
     ['index.ts', ['messages', 'http', 'conformance', 'catalogue', 'validators', 'runtime'].map((m) => `export * from './${m}.js';`).join('\n')],
     ['messages.ts', messages],
     ['runtime.ts', RUNTIME],

@@ -1,16 +1,15 @@
 // Scenarios of the connection, for apps and agents alike: reconnect backoff, coming back after the bridge closes
 // or drops the connection, not hammering a bridge that refuses the token, and ignoring what a later protocol
 // version may add.
-import { CLOSE_CODES, LIMITS } from '../../../generated/index.js';
+import { CLOSE_CODES, ENDPOINT_PATHS, LIMITS, type ClientKind } from '../../../generated/index.js';
 import { answered, answerEvents, BAND, connected, judgeBackoff, printedReply, reconnected, sendEvent } from '../checks.js';
-import type { ClientRole } from '../mock-bridge.js';
 import type { ClientContext, ClientScenario } from '../run.js';
 
-const handshake = (role: ClientRole) => (role === 'app' ? 'CLI-002' : 'CLI-009');
+const handshake = (role: ClientKind) => (role === 'app' ? 'CLI-002' : 'CLI-009');
 /** The mock plays a bridge for the app's event, so the app's contract (send, print) goes on as usual. */
 const serveApp = (ctx: ClientContext) => ctx.scenario.role === 'app' && answerEvents(ctx);
 
-function reconnectBackoff(role: ClientRole): ClientScenario {
+function reconnectBackoff(role: ClientKind): ClientScenario {
   return {
     id: `${role}-reconnect-backoff`,
     role,
@@ -28,7 +27,7 @@ function reconnectBackoff(role: ClientRole): ClientScenario {
 /** A client must be back this soon after each close: the first delays of its backoff, doubling, and slack. */
 const BACK_WITHIN_MS = 10_000;
 
-function reconnectsAfterClose(role: ClientRole): ClientScenario {
+function reconnectsAfterClose(role: ClientKind): ClientScenario {
   return {
     id: `${role}-reconnects-after-close`,
     role,
@@ -66,7 +65,7 @@ function reconnectsAfterClose(role: ClientRole): ClientScenario {
 const REFUSED_WATCH_MS = 10_000;
 const REFUSED_MAX_ATTEMPTS = 5;
 
-function refusedForGood(role: ClientRole): ClientScenario {
+function refusedForGood(role: ClientKind): ClientScenario {
   return {
     id: `${role}-refused-for-good`,
     role,
@@ -83,7 +82,7 @@ function refusedForGood(role: ClientRole): ClientScenario {
   };
 }
 
-function ignoresUnknown(role: ClientRole): ClientScenario {
+function ignoresUnknown(role: ClientKind): ClientScenario {
   return {
     id: `${role}-ignores-unknown`,
     role,
@@ -122,7 +121,7 @@ async function pingInWindow(ctx: ClientContext, connection: number, requirements
   );
 }
 
-function heartbeat(role: ClientRole): ClientScenario {
+function heartbeat(role: ClientKind): ClientScenario {
   return {
     id: `${role}-heartbeat`,
     role,
@@ -147,7 +146,7 @@ function heartbeat(role: ClientRole): ClientScenario {
   };
 }
 
-function deadConnection(role: ClientRole): ClientScenario {
+function deadConnection(role: ClientKind): ClientScenario {
   return {
     id: `${role}-dead-connection`,
     role,
@@ -168,7 +167,7 @@ function deadConnection(role: ClientRole): ClientScenario {
   };
 }
 
-function backoffCap(role: ClientRole): ClientScenario {
+function backoffCap(role: ClientKind): ClientScenario {
   return {
     id: `${role}-backoff-cap`,
     role,
@@ -185,7 +184,7 @@ function backoffCap(role: ClientRole): ClientScenario {
   };
 }
 
-const ROLES: ClientRole[] = ['app', 'agent'];
+const ROLES = Object.keys(ENDPOINT_PATHS) as ClientKind[];
 
 export const CONNECTION_SCENARIOS = ROLES.flatMap((role) => [reconnectBackoff(role), reconnectsAfterClose(role), refusedForGood(role), ignoresUnknown(role)]);
 export const SLOW_SCENARIOS = ROLES.flatMap((role) => [heartbeat(role), deadConnection(role), backoffCap(role)]);

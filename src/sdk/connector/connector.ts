@@ -95,7 +95,7 @@ export class Connector extends EventEmitter<ConnectorEvents> {
 
   /**
    * Starts the health endpoint (if configured), then connects every agent; resolves when all are connected. If an
-   * agent is refused for good (UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN) or runs out of retries, everything is
+   * agent is refused for good (a connection error with `retry: false`: UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN, CONNECTION_REPLACED) or runs out of retries, everything is
    * closed again and this rejects with a ConnectorStartError naming each failed agent.
    */
   async start(): Promise<void> {
