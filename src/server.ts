@@ -9,6 +9,7 @@ import { LIMITS } from '../generated/index.js';
 import { Registry } from './admin/registry.js';
 import type { Config } from './config.js';
 import { makeBridge, type Bridge } from './core/bridge.js';
+import { errorText } from './shared/error-text.js';
 import { AdjustableClock, systemClock, type Clock, type Timer } from './shared/clock.js';
 import { Directory, type TokenRecord } from './core/directory.js';
 import type { Logger } from './shared/logger.js';
@@ -204,7 +205,7 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
     metrics: config.metricsPort === undefined ? metrics.registry : undefined,
     trustProxy: config.trustProxy,
     ready: async () => {
-      if (shuttingDown) return { code: 'SHUTTING_DOWN', why: 'The bridge is shutting down.' };
+      if (shuttingDown) return { code: 'SHUTTING_DOWN', why: errorText('SHUTTING_DOWN', 'not_ready') };
       await db.raw('select 1');
       const overloaded = accepts?.recent();
       return overloaded ? { code: 'OVERLOADED', why: overloaded } : undefined;

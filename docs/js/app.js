@@ -1930,7 +1930,10 @@
         "wrong_token": "The token is wrong, expired or rotated out.",
         "grace_ended": "This token was rotated out and its grace period has ended.",
         "admin_token": "Send the server's ADMIN_TOKEN as Authorization: Bearer <ADMIN_TOKEN>.",
-        "admin_token_or_session": "Send the server's ADMIN_TOKEN as Authorization: Bearer <ADMIN_TOKEN>, or sign in at /dashboard."
+        "admin_token_or_session": "Send the server's ADMIN_TOKEN as Authorization: Bearer <ADMIN_TOKEN>, or sign in at /dashboard.",
+        "not_signed_in": "Not signed in, or the session ended: sign in with the ADMIN_TOKEN.",
+        "not_the_admin_token": "That is not the ADMIN_TOKEN this bridge was started with.",
+        "signed_out_already": "Not signed in, or the session had already ended."
       },
       "close_code": 4401,
       "http_status": 401,
@@ -1962,7 +1965,10 @@
       "retry": false,
       "messages": {
         "wrong_endpoint": "This endpoint takes {kind} tokens ({prefix}), not {actual} tokens. Use {path}.",
-        "wrong_kind": "{place} takes {kind} tokens ({prefix}), not {actual} tokens."
+        "wrong_kind": "{place} takes {kind} tokens ({prefix}), not {actual} tokens.",
+        "other_organization": "This app token belongs to another organization.",
+        "foreign_page": "A page of {origin} may not change this bridge; use its own dashboard at /dashboard.",
+        "no_csrf": "Send the X-CSRF-Token header of your dashboard session with every change (reload the dashboard to get it)."
       },
       "close_code": 4403,
       "http_status": 403,
@@ -2031,7 +2037,8 @@
       "retry": true,
       "messages": {
         "frame": "The bridge failed to handle a message; reconnect and retry.",
-        "request": "The bridge failed to handle this request; it is safe to retry."
+        "request": "The bridge failed to handle this request; it is safe to retry.",
+        "database": "The database does not answer."
       },
       "close_code": 4500,
       "http_status": 500,
@@ -2045,7 +2052,8 @@
       "scope": "event",
       "retry": true,
       "messages": {
-        "in_flight": "The bridge is shutting down; reconnect and send the event again."
+        "in_flight": "The bridge is shutting down; reconnect and send the event again.",
+        "not_ready": "The bridge is shutting down."
       },
       "http_status": 503,
       "cause": "The service is shutting down; an event in flight ends with this code, then the connection closes with 1001 (going away). Decision; the client may reconnect and retry."
@@ -2056,6 +2064,13 @@
       ],
       "scope": "http",
       "retry": false,
+      "messages": {
+        "body": "Invalid request body: {detail}.",
+        "parameter": "{name}: {value} is not a valid value.",
+        "page_limit": "limit: must be a whole number from {minimum} to {maximum}.",
+        "foreign_apps": "Not apps of organization {org_id}: {app_ids}.",
+        "deactivated": "{owner} is deactivated; its tokens cannot be rotated."
+      },
       "http_status": 400,
       "cause": "An HTTP request body or query parameter is missing, mistyped or out of range, or not acceptable in the resource's state (an allowlist naming an app of another organization, rotating a deactivated token)."
     },
@@ -2067,7 +2082,13 @@
       "retry": false,
       "messages": {
         "route": "No route for {method} {path}.",
-        "method": "{method} is not supported on {path}."
+        "method": "{method} is not supported on {path}.",
+        "organization": "Organization {org_id} does not exist.",
+        "owner": "{owner} does not exist.",
+        "test_clock": "The test clock exists only when the bridge runs with BRIDGE_TEST_CLOCK=1.",
+        "dashboard_file": "The dashboard has no file {file}.",
+        "docs_file": "No documentation file {file}.",
+        "docs_not_built": "No documentation file {file}. The documentation was not built: run `npm run docs`."
       },
       "http_status": 404,
       "cause": "The organization, app or agent named in an HTTP path does not exist."

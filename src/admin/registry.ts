@@ -20,7 +20,7 @@ import type { Clock } from '../shared/clock.js';
 import { hashToken, type AgentRecord, type AppRecord, type Directory, type OrgRecord, type TokenRecord } from '../core/directory.js';
 import { registrationId, tokenSecret } from '../core/ids.js';
 import type { RegistryStore } from '../store/registry.js';
-import { Problem } from './problem.js';
+import { problem, type Problem } from './problem.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -123,11 +123,11 @@ export class Registry {
 
   async setAllowlist(agentId: string, body: AllowlistUpdate): Promise<Agent> {
     const agent = this.directory.agents.get(agentId);
-    if (!agent) throw new Problem('NOT_FOUND', `Agent ${agentId} does not exist.`);
+    if (!agent) throw problem('NOT_FOUND', 'owner', { owner: `Agent ${agentId}` });
     const appIds = body.app_ids === null ? null : [...new Set(body.app_ids)].sort();
     const foreign = (appIds ?? []).filter((id) => this.directory.apps.get(id)?.org_id !== agent.org_id);
     if (foreign.length) {
-      throw new Problem('INVALID_REQUEST', `Not apps of organization ${agent.org_id}: ${foreign.join(', ')}.`);
+      throw problem('INVALID_REQUEST', 'foreign_apps', { org_id: agent.org_id, app_ids: foreign.join(', ') });
     }
     await this.store.replaceAllowlist(agentId, appIds);
     this.directory.setAllowlist(agentId, appIds);
@@ -140,8 +140,8 @@ export class Registry {
    */
   async rotateToken(kind: ClientKind, id: string): Promise<{ token: string; previous_token_expires_at: string }> {
     const owner = kind === 'app' ? this.directory.apps.get(id) : this.directory.agents.get(id);
-    if (!owner) throw new Problem('NOT_FOUND', `${kind === 'app' ? 'App' : 'Agent'} ${id} does not exist.`);
-    if (!owner.active) throw new Problem('INVALID_REQUEST', `${kind === 'app' ? 'App' : 'Agent'} ${id} is deactivated; its tokens cannot be rotated.`);
+    if (!owner) throw problem('NOT_FOUND', 'owner', { owner: ownerName(kind, id) });
+    if (!owner.active) throw problem('INVALID_REQUEST', 'deactivated', { owner: ownerName(kind, id) });
     const graceEndsAt = this.clock.now() + LIMITS.rotationGraceMs;
     const { token, record } = this.issueToken(kind, id);
     await this.store.rotate(id, graceEndsAt, record);
@@ -164,7 +164,7 @@ export class Registry {
 
   /** Deactivation is final: live connections close, tokens then get TOKEN_REVOKED. Idempotent. */
   private async deactivate<T extends { active: boolean }>(kind: ClientKind, id: string, owner: T | undefined): Promise<T> {
-    if (!owner) throw new Problem('NOT_FOUND', `${kind === 'app' ? 'App' : 'Agent'} ${id} does not exist.`);
+    if (!owner) throw problem('NOT_FOUND', 'owner', { owner: ownerName(kind, id) });
     if (owner.active) {
       await this.store.deactivate(kind, id);
       this.retire(kind, id, owner, 'deactivated');
@@ -183,7 +183,7 @@ export class Registry {
 
   /** The HTTP directory (§2.4) as the app sees it: only its own organization's. */
   directoryFor(app: AppRecord, orgId: string): AgentDirectory {
-    if (app.org_id !== orgId) throw new Problem('FORBIDDEN', 'This app token belongs to another organization.');
+    if (app.org_id !== orgId) throw problem('FORBIDDEN', 'other_organization');
     return {
       agents: this.directory.agentsOf(orgId).map((a) => ({
         id: a.agent_id,
@@ -216,8 +216,10 @@ export class Registry {
 }
 
 function orgNotFound(orgId: string): Problem {
-  return new Problem('NOT_FOUND', `Organization ${orgId} does not exist.`);
+  return problem('NOT_FOUND', 'organization', { org_id: orgId });
 }
+
+const ownerName = (kind: ClientKind, id: string) => `${kind === 'app' ? 'App' : 'Agent'} ${id}`;
 
 function orgView(o: OrgRecord): Organization {
   return { ...o, created_at: iso(o.created_at) };

@@ -3,7 +3,7 @@
 import { Router } from '@koa/router';
 import type { Context, Next } from 'koa';
 import { validateDashboardSignIn, type DashboardSession } from '../../generated/index.js';
-import { Problem } from '../admin/problem.js';
+import { problem } from '../admin/problem.js';
 import { adminApiOff, adminTokenCheck } from '../http/auth.js';
 import { body } from '../http/input.js';
 import { loadAssets } from './assets.js';
@@ -40,7 +40,7 @@ export function dashboardRoutes(deps: { adminToken: string | undefined; sessions
   });
   router.get('/dashboard/assets/:file', (ctx) => {
     const asset = files.get(ctx.params.file!);
-    if (!asset) throw new Problem('NOT_FOUND', `The dashboard has no file ${ctx.params.file!.slice(0, 80)}.`);
+    if (!asset) throw problem('NOT_FOUND', 'dashboard_file', { file: ctx.params.file!.slice(0, 80) });
     ctx.set('Cache-Control', 'no-cache'); // asked for again on every load, so that an upgraded bridge's page is used at once
     ctx.type = asset.type;
     ctx.body = asset.body;
@@ -49,14 +49,14 @@ export function dashboardRoutes(deps: { adminToken: string | undefined; sessions
   router.get('/dashboard/session', (ctx) => {
     if (!isAdminToken) throw adminApiOff();
     const session = sessionOf(ctx, sessions);
-    if (!session) throw new Problem('UNAUTHORIZED', 'Not signed in, or the session ended: sign in with the ADMIN_TOKEN.');
+    if (!session) throw problem('UNAUTHORIZED', 'not_signed_in');
     ctx.body = view(session);
   });
   router.post('/dashboard/session', (ctx) => {
     if (!isAdminToken) throw adminApiOff();
     requireOwnOrigin(ctx);
     const { admin_token } = body(ctx, validateDashboardSignIn);
-    if (!isAdminToken(admin_token)) throw new Problem('UNAUTHORIZED', 'That is not the ADMIN_TOKEN this bridge was started with.');
+    if (!isAdminToken(admin_token)) throw problem('UNAUTHORIZED', 'not_the_admin_token');
     const previous = sessionOf(ctx, sessions);
     if (previous) sessions.close(previous.id);
     const session = sessions.open();
@@ -68,7 +68,7 @@ export function dashboardRoutes(deps: { adminToken: string | undefined; sessions
     const session = sessionOf(ctx, sessions);
     if (!session) {
       clearSessionCookie(ctx);
-      throw new Problem('UNAUTHORIZED', 'Not signed in, or the session had already ended.');
+      throw problem('UNAUTHORIZED', 'signed_out_already');
     }
     requireCsrf(ctx, session);
     sessions.close(session.id);

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Context, Next } from 'koa';
-import { Problem } from '../admin/problem.js';
+import { problem } from '../admin/problem.js';
 
 const DIR = new URL('../../docs/', import.meta.url);
 const TYPES: Record<string, string> = {
@@ -35,8 +35,7 @@ export function docsPages() {
     const name = ctx.path.slice('/docs/'.length) || 'index.html';
     const file = files.get(name);
     if (!file) {
-      const why = files.size === 0 ? ' The documentation was not built: run `npm run docs`.' : '';
-      throw new Problem('NOT_FOUND', `No documentation file ${name}.${why}`);
+      throw problem('NOT_FOUND', files.size === 0 ? 'docs_not_built' : 'docs_file', { file: name.slice(0, 80) });
     }
     ctx.set(HEADERS);
     ctx.type = file.type;

@@ -2,7 +2,7 @@
 // INTERNAL_ERROR, logged, never shown.
 import type { Context, Next } from 'koa';
 import type { HttpError } from '../../generated/index.js';
-import { Problem } from '../admin/problem.js';
+import { Problem, problem } from '../admin/problem.js';
 import { errorText } from '../shared/error-text.js';
 import type { Logger } from '../shared/logger.js';
 
@@ -25,6 +25,6 @@ function toProblem(err: unknown): Problem {
   if (err instanceof Problem) return err;
   const status = (err as { status?: number }).status;
   // Body parser rejections (malformed JSON, too large, wrong type) are the client's.
-  if (status && status >= 400 && status < 500) return new Problem('INVALID_REQUEST', `Invalid request body: ${(err as Error).message}`);
+  if (status && status >= 400 && status < 500) return problem('INVALID_REQUEST', 'body', { detail: (err as Error).message.replace(/\.$/, '') });
   return new Problem('INTERNAL_ERROR', errorText('INTERNAL_ERROR', 'request'));
 }

@@ -1,18 +1,18 @@
 // Request input checked against the generated validators: a JSON body, or an optional query parameter.
 import type { Context } from 'koa';
 import { describeErrors, QUERY_PARAMETERS, type Validator } from '../../generated/index.js';
-import { Problem } from '../admin/problem.js';
+import { problem } from '../admin/problem.js';
 
 export function body<T>(ctx: Context, validate: Validator<T>): T {
   const value = (ctx.request as { body?: unknown }).body;
-  if (!validate(value)) throw new Problem('INVALID_REQUEST', `Invalid request body: ${describeErrors(validate.errors)}.`);
+  if (!validate(value)) throw problem('INVALID_REQUEST', 'body', { detail: describeErrors(validate.errors) });
   return value;
 }
 
 /** An optional query parameter: absent, or valid by its schema. */
 export function param<T>(value: unknown, name: string, validate: (v: unknown) => v is T): T | undefined {
   if (value === undefined) return undefined;
-  if (!validate(value)) throw new Problem('INVALID_REQUEST', `${name}: ${JSON.stringify(value).slice(0, 80)} is not a valid value.`);
+  if (!validate(value)) throw problem('INVALID_REQUEST', 'parameter', { name, value: JSON.stringify(value).slice(0, 80) });
   return value;
 }
 
@@ -23,7 +23,7 @@ type PageLimitBounds = (typeof QUERY_PARAMETERS)[keyof typeof QUERY_PARAMETERS][
 export function pageLimit(value: unknown, bounds: PageLimitBounds): number {
   const { minimum, maximum } = bounds;
   const limit = value === undefined ? bounds.default : Number(value);
-  if (!Number.isInteger(limit) || limit < minimum || limit > maximum) throw new Problem('INVALID_REQUEST', `limit: must be a whole number from ${minimum} to ${maximum}.`);
+  if (!Number.isInteger(limit) || limit < minimum || limit > maximum) throw problem('INVALID_REQUEST', 'page_limit', { minimum, maximum });
   return limit;
 }
 

@@ -25,7 +25,7 @@ import {
   type ErrorCode,
 } from '../../generated/index.js';
 import type { Registry } from '../admin/registry.js';
-import { Problem } from '../admin/problem.js';
+import { Problem, problem } from '../admin/problem.js';
 import type { AdjustableClock, Clock } from '../shared/clock.js';
 import type { Directory } from '../core/directory.js';
 import type { SessionTable } from '../core/sessions.js';
@@ -98,7 +98,7 @@ export function routes(deps: RouteDeps): Router {
     try {
       notReady = await deps.ready();
     } catch {
-      throw new Problem('INTERNAL_ERROR', 'The database does not answer.');
+      throw problem('INTERNAL_ERROR', 'database');
     }
     if (notReady) throw new Problem(notReady.code, notReady.why);
     ctx.body = { status: 'ready' } satisfies Readiness;
@@ -171,7 +171,7 @@ export function routes(deps: RouteDeps): Router {
     } satisfies SessionList;
   });
   admin.post('/test/clock', (ctx) => {
-    if (!deps.testClock) throw new Problem('NOT_FOUND', 'The test clock exists only when the bridge runs with BRIDGE_TEST_CLOCK=1.');
+    if (!deps.testClock) throw problem('NOT_FOUND', 'test_clock');
     const now = deps.testClock.advance(body(ctx, validateClockAdvance).advance_ms);
     ctx.body = { now: new Date(now).toISOString() } satisfies ClockNow;
   });

@@ -3,7 +3,7 @@
 // from this bridge's own host (decision D3).
 import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import { Problem } from '../admin/problem.js';
+import { problem } from '../admin/problem.js';
 import { hashToken } from '../core/directory.js';
 import { ADMIN_SESSION_TTL_MS, type AdminSession, type AdminSessions } from './admin-sessions.js';
 
@@ -27,7 +27,7 @@ export function requireOwnOrigin(ctx: Context): void {
   } catch {
     host = undefined; // `null` origins (sandboxed frames, some redirects) are never ours
   }
-  if (host !== ctx.host) throw new Problem('FORBIDDEN', `A page of ${origin.slice(0, 100)} may not change this bridge; use its own dashboard at /dashboard.`);
+  if (host !== ctx.host) throw problem('FORBIDDEN', 'foreign_page', { origin: origin.slice(0, 100) });
 }
 
 export function requireCsrf(ctx: Context, session: AdminSession): void {
@@ -35,7 +35,7 @@ export function requireCsrf(ctx: Context, session: AdminSession): void {
   requireOwnOrigin(ctx);
   const given = ctx.get('x-csrf-token');
   if (!given || !timingSafeEqual(hashToken(given), hashToken(session.csrfToken))) {
-    throw new Problem('FORBIDDEN', 'Send the X-CSRF-Token header of your dashboard session with every change (reload the dashboard to get it).');
+    throw problem('FORBIDDEN', 'no_csrf');
   }
 }
 
