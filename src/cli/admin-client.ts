@@ -16,14 +16,24 @@ import type {
   OrganizationList,
   SessionList,
 } from '../../generated/index.js';
+import { ERRORS, validateErrorCode } from '../../generated/index.js';
+
+/** Whether the same call may succeed later: the catalogue says for its codes; an unreachable bridge may come back. */
+function retryable(status: number, code: string): boolean {
+  return validateErrorCode(code) ? ERRORS[code].retry : status === 0 || status >= 500;
+}
 
 export class AdminApiError extends Error {
+  readonly retry: boolean;
+
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
   ) {
-    super(`${code}: ${message}`);
+    const retry = retryable(status, code);
+    super(`${code}: ${message}${retry ? ' (this may succeed if tried again later)' : ''}`);
+    this.retry = retry;
   }
 }
 

@@ -103,7 +103,7 @@ describe('the bridge CLI', function () {
     expect(again.stderr).to.match(/^bridge: NOT_FOUND: /).and.include(org.org_id);
   });
 
-  it('exits 1 with the error code on stderr for a wrong admin token, and says it cannot reach a bridge that is not there', async function () {
+  it('exits 1 with the error code on stderr for a wrong admin token, and says it cannot reach a bridge that is not there (worth retrying, unlike the wrong token)', async function () {
     const bridge = await startTestBridge();
     const port = await closedPort();
     const [wrong, unreachable] = await Promise.all([
@@ -115,11 +115,13 @@ describe('the bridge CLI', function () {
     expect(wrong.stdout).to.equal('');
     expect(wrong.stderr).to.match(/^bridge: UNAUTHORIZED: \S/);
     expect(wrong.stderr).not.to.include(ADMIN_TOKEN);
+    expect(wrong.stderr, 'a wrong token stays wrong: no retry hint (catalogue retry: false)').not.to.include('tried again later');
 
     expect(unreachable.code).to.equal(1);
     expect(unreachable.stdout).to.equal('');
     expect(unreachable.stderr).to.match(/^bridge: /).and.match(/cannot reach the bridge/);
     expect(unreachable.stderr).to.include(`127.0.0.1:${port}`);
+    expect(unreachable.stderr).to.include('this may succeed if tried again later');
   });
 
   it('takes the admin token and URL from ADMIN_TOKEN and BRIDGE_URL, and never prints the token in --help', async function () {
