@@ -3,7 +3,7 @@
 // the project's devDependencies: installed there on first use (needs the npm registry once), offline afterwards.
 // docs/ is committed, so a bridge from a fresh clone or the installed package serves /docs with no build step.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   try {
     renameSync(out, DOCS_DIR);
   } catch {
-    execFileSync('cp', ['-r', out, DOCS_DIR]); // another file system than the temporary directory
+    cpSync(out, DOCS_DIR, { recursive: true }); // another file system than the temporary directory
     rmSync(out, { recursive: true, force: true });
   }
   console.log(`docs/: rendered from spec/asyncapi.yaml in ${((performance.now() - started) / 1000).toFixed(1)} s`);

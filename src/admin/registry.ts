@@ -17,7 +17,7 @@ import type {
 import { LIMITS } from '../../generated/index.js';
 import type { RevokeCause } from '../core/bridge.js';
 import type { Clock } from '../shared/clock.js';
-import { hashToken, type AgentRecord, type AppRecord, type Directory, type OrgRecord, type TokenRecord } from '../core/directory.js';
+import { hashToken, TOKEN_PREFIX, type AgentRecord, type AppRecord, type Directory, type OrgRecord, type TokenRecord } from '../core/directory.js';
 import { registrationId, tokenSecret } from '../core/ids.js';
 import type { RegistryStore } from '../store/registry.js';
 import { problem, type Problem } from './problem.js';
@@ -202,7 +202,7 @@ export class Registry {
   }
 
   private issueToken(kind: ClientKind, ownerId: string): { token: string; record: TokenRecord } {
-    const token = `${kind === 'app' ? 'rlk' : 'rla'}_${ownerId}_${tokenSecret()}`;
+    const token = `${TOKEN_PREFIX[kind]}${ownerId}_${tokenSecret()}`;
     return { token, record: { hash: hashToken(token), kind, owner_id: ownerId, created_at: this.clock.now(), expires_at: null } };
   }
 

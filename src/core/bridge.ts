@@ -120,6 +120,8 @@ interface Client {
   address: string | undefined;
   lastSeen: number;
   idle: Timer;
+  /** Dropped (closed, refused, replaced) or shut down: its socket's last frames and timers are not heard. */
+  gone: boolean;
 }
 
 interface InFlight {
@@ -217,7 +219,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   function watchIdle(client: Client, delay: number): Timer {
     return clock.setTimer(delay, () => {
-      if (clients.get(client.conn) !== client) return;
+      if (client.gone) return;
       const silentFor = clock.now() - client.lastSeen;
       if (silentFor >= idleCloseMs) {
         refuse(client.conn, 'HEARTBEAT_TIMEOUT', errorText('HEARTBEAT_TIMEOUT', 'silent', { seconds: Math.round(silentFor / 1000), interval: LIMITS.heartbeatIntervalMs / 1000 }));
@@ -280,7 +282,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     }
     bounds.add(principal, address);
     const conn = guarded(socket);
-    const client: Client = { conn, principal, address, lastSeen: clock.now(), idle: { cancel() {} } };
+    const client: Client = { conn, principal, address, lastSeen: clock.now(), idle: { cancel() {} }, gone: false };
     clients.set(conn, client);
     client.idle = watchIdle(client, idleCloseMs);
     log.debug({ conn: conn.id, endpoint: principal.kind, address }, 'connection open');
@@ -300,8 +302,9 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   /** The one way a client stops being one, whoever ended it (its socket, a refusal, a revocation): once. */
   function drop(client: Client): void {
+    if (client.gone) return;
+    client.gone = true;
     const { conn } = client;
-    if (clients.get(conn) !== client) return;
     clients.delete(conn);
     client.idle.cancel();
     bounds.remove(client.principal, client.address);
@@ -337,7 +340,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
   }
 
   function receive(client: Client, data: string, isBinary: boolean): void {
-    if (clients.get(client.conn) !== client) return; // refused or replaced: its socket's last frames are not heard
+    if (client.gone) return;
     client.lastSeen = clock.now();
     try {
       if (client.principal.kind === 'app') fromApp(client.conn, client.principal.app, data, isBinary);
@@ -665,6 +668,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     for (const timer of offlineGrace.values()) timer.cancel();
     offlineGrace.clear();
     for (const client of [...clients.values()]) {
+      client.gone = true;
       client.idle.cancel();
       client.conn.close(CLOSE_CODES.GOING_AWAY, 'SHUTTING_DOWN');
     }

@@ -28,6 +28,9 @@ export function hashToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
+/** How each kind's tokens start (`rlk_{app_id}_{secret}`, `rla_{agent_id}_{secret}`: the token schemas' patterns). */
+export const TOKEN_PREFIX: Record<ClientKind, string> = { app: 'rlk_', agent: 'rla_' };
+
 /** `rlk_{app_id}_{secret}` -> its kind and owner, or undefined when it is not a token of this protocol. */
 export function parseToken(token: string): { kind: ClientKind; ownerId: string } | undefined {
   const kind = validateAppToken(token) ? 'app' : validateAgentToken(token) ? 'agent' : undefined;

@@ -3,7 +3,7 @@
 // the token carriers, their precedence and the sentences a refused client reads exist once.
 import { ENDPOINT_PATHS, type ClientKind, type ErrorCode } from '../../generated/index.js';
 import { errorText } from '../shared/error-text.js';
-import type { Directory, Principal } from './directory.js';
+import { TOKEN_PREFIX, type Directory, type Principal } from './directory.js';
 
 /** What a transport knows of a connection attempt before the core decides anything. */
 export interface ConnectionFacts {
@@ -37,7 +37,6 @@ export function bearerToken(authorization: string | undefined): string | undefin
   return /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
 }
 
-const TOKEN_PREFIX: Record<ClientKind, string> = { app: 'rlk_', agent: 'rla_' };
 
 /** The place that takes one kind of token, as a refused client reads it. */
 export interface Taker<K extends ClientKind = ClientKind> {

@@ -2,6 +2,7 @@
 // here from generated/ so that the page validates its forms by the spec's rules without restating them.
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
+import { STATIC_CONTENT_TYPES } from '../http/content-types.js';
 import { ERRORS, ERROR_CODES, FIELD_BOUNDS, LIMITS } from '../../generated/index.js';
 
 export interface Asset {
@@ -10,11 +11,6 @@ export interface Asset {
 }
 
 const DIR = new URL('./assets/', import.meta.url);
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-};
 
 /**
  * Field rules of the admin API's request bodies (spec/openapi.yaml OrganizationCreate, AppCreate, AgentCreate and
@@ -45,10 +41,10 @@ function specModule(): string {
 export function loadAssets(): { page: Asset; files: Map<string, Asset> } {
   const files = new Map<string, Asset>();
   for (const name of readdirSync(DIR)) {
-    const type = TYPES[extname(name)];
+    const type = STATIC_CONTENT_TYPES[extname(name)];
     if (type) files.set(name, { type, body: readFileSync(new URL(name, DIR)) });
   }
-  files.set('spec.js', { type: TYPES['.js']!, body: Buffer.from(specModule()) });
+  files.set('spec.js', { type: STATIC_CONTENT_TYPES['.js']!, body: Buffer.from(specModule()) });
   const page = files.get('index.html')!;
   files.delete('index.html');
   return { page, files };

@@ -1,17 +1,13 @@
 // GET /docs/: the protocol's HTML documentation, rendered from spec/asyncapi.yaml by `npm run docs` into docs/ (at
 // the repository's root, or dist/docs in the installed package). Only the files found there at start are served,
 // so no request path reaches the file system.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Context, Next } from 'koa';
 import { problem } from '../admin/problem.js';
+import { STATIC_CONTENT_TYPES } from './content-types.js';
 
 const DIR = new URL('../../docs/', import.meta.url);
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-};
 // The page is generated from our own spec, but it is still no one's business to frame or sniff it.
 const HEADERS = { 'X-Content-Type-Options': 'nosniff', 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer' };
 
@@ -19,7 +15,7 @@ function docFiles(): Map<string, { type: string; path: URL }> {
   const files = new Map<string, { type: string; path: URL }>();
   if (!existsSync(DIR)) return files;
   for (const name of readdirSync(DIR, { recursive: true, encoding: 'utf8' })) {
-    const type = TYPES[extname(name)];
+    const type = STATIC_CONTENT_TYPES[extname(name)];
     if (type) files.set(name.replaceAll('\\', '/'), { type, path: new URL(name, DIR) });
   }
   return files;
@@ -39,6 +35,6 @@ export function docsPages() {
     }
     ctx.set(HEADERS);
     ctx.type = file.type;
-    ctx.body = readFileSync(file.path);
+    ctx.body = createReadStream(file.path); // 2.5 MB for the UI script: streamed, never read whole in the request
   };
 }
