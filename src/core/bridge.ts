@@ -22,7 +22,7 @@ import * as frames from './frames.js';
 import { compactJson } from './compact-json.js';
 import { eventIdFactory } from './ids.js';
 import { parseInbound } from './inbound.js';
-import { LocalRouter, type Connection, type Router } from './router.js';
+import { LocalRouter, type AgentEventMessage, type Connection, type Router } from './router.js';
 import { agentSessionKey, storedSessionKey } from './session-keys.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { noObserver, type BridgeObserver, type EventEnd, type EventStart } from './observer.js';
@@ -78,6 +78,9 @@ export interface LimitCounters {
   /** Handshakes refused with TOO_MANY_CONNECTIONS, by the bound that refused them (L18). */
   connectionsRefused: Record<ConnectionBound, number>;
 }
+
+/** Writes a frame to the agent an event belongs to: its socket on this node, or through the router. */
+type AgentAnswer = (frame: string) => void;
 
 /** too_large: the text or the whole frame is over its limit; text_not_kept: empty content after a discarded stream. */
 export type ReplyRefusal = 'too_large' | 'text_not_kept';
@@ -169,7 +172,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
   const agentTimeoutMs = options.agentTimeoutMs ?? LIMITS.agentTimeoutMs;
   const graceMs = options.agentReconnectGraceMs ?? LIMITS.agentReconnectGraceMs;
   const idleCloseMs = options.idleCloseMs ?? LIMITS.idleCloseMs;
-  const newEventId = eventIdFactory(clock);
+  const newEventId = eventIdFactory(clock, router.eventIdSuffix);
   const rateLimiter = options.rateLimiter ?? new RateLimiter(0, 0);
   const sessions = options.sessions ?? new SessionTable();
   const observer = options.observer ?? noObserver;
@@ -280,7 +283,9 @@ export function makeBridge(options: BridgeOptions): Bridge {
       refuseHandshake(socket, principal.kind, 'TOO_MANY_CONNECTIONS', over.error);
       return NO_HANDLERS;
     }
+    const firstOfApp = principal.kind === 'app' && !bounds.hasApp(principal.app.app_id);
     bounds.add(principal, address);
+    if (firstOfApp) router.appPresence(principal.app.app_id, true);
     const conn = guarded(socket);
     const client: Client = { conn, principal, address, lastSeen: clock.now(), idle: { cancel() {} }, gone: false };
     clients.set(conn, client);
@@ -292,8 +297,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   function attachAgent(conn: Connection, agentId: string): void {
     const replaced = router.attachAgent(agentId, conn);
-    offlineGrace.get(agentId)?.cancel();
-    offlineGrace.delete(agentId);
+    agentBack(agentId);
     if (replaced) {
       log.info({ agent_id: agentId }, 'agent connection replaced by a newer one');
       refuse(replaced, 'CONNECTION_REPLACED', errorText('CONNECTION_REPLACED', 'replaced'));
@@ -309,13 +313,21 @@ export function makeBridge(options: BridgeOptions): Bridge {
     client.idle.cancel();
     bounds.remove(client.principal, client.address);
     if (client.principal.kind === 'app') {
+      const appId = client.principal.app.app_id;
+      if (!bounds.hasApp(appId)) router.appPresence(appId, false);
       // Nobody can receive these events' text any more (L15); they go on until their agent answers.
       for (const ev of eventsByConn.get(conn) ?? []) discardText(ev, 'app_gone');
       eventsByConn.delete(conn);
       return;
     }
     const agentId = client.principal.agent.agent_id;
-    if (!router.detachAgent(agentId, conn) || !eventsByAgent.get(agentId)?.size) return;
+    if (router.detachAgent(agentId, conn)) agentLeft(agentId);
+  }
+
+  /** The agent's connection is gone, here or on another node: its events held here wait `graceMs` for it (L6). */
+  function agentLeft(agentId: string): void {
+    if (!eventsByAgent.get(agentId)?.size) return;
+    offlineGrace.get(agentId)?.cancel();
     offlineGrace.set(
       agentId,
       clock.setTimer(graceMs, () => {
@@ -327,6 +339,11 @@ export function makeBridge(options: BridgeOptions): Bridge {
         }
       }),
     );
+  }
+
+  function agentBack(agentId: string): void {
+    offlineGrace.get(agentId)?.cancel();
+    offlineGrace.delete(agentId);
   }
 
   /** Ends a client's connection with a connection error: one `error`, then the code's close code. */
@@ -521,26 +538,47 @@ export function makeBridge(options: BridgeOptions): Bridge {
     }
     const message = parsed.message;
     if (message.type === 'ping') return conn.send(frames.PONG);
+    if (!events.has(message.event_id) && router.toEventHome(agent.agent_id, message)) return;
+    agentMessage(agent.agent_id, message, (frame) => conn.send(frame));
+  }
+
+  /** An agent's message about an event, on the node the event lives on; `answer` reaches the agent wherever it is. */
+  function agentMessage(agentId: string, message: AgentEventMessage, answer: AgentAnswer): void {
     const ev = events.get(message.event_id);
-    if (!ev || ev.agentId !== agent.agent_id) {
-      return conn.send(
-        frames.agentError('INVALID_EVENT_ID', errorText('INVALID_EVENT_ID', 'unknown', { event_id: message.event_id }), message.event_id),
-      );
+    if (!ev || ev.agentId !== agentId) {
+      return answer(frames.agentError('INVALID_EVENT_ID', errorText('INVALID_EVENT_ID', 'unknown', { event_id: message.event_id }), message.event_id));
     }
     switch (message.type) {
       case 'token':
-        return forwardToken(conn, ev, message);
+        return forwardToken(answer, ev, message);
       case 'reply':
-        return finishWithReply(conn, ev, message);
+        return finishWithReply(answer, ev, message);
       case 'error':
         return finishWithAgentError(ev, message);
     }
   }
 
-  function forwardToken(conn: Connection, ev: InFlight, message: AgentTokenMessage): void {
+  /** What other nodes hand this one: an agent's message for an event held here, the agent's comings and goings. */
+  router.listen({
+    agentMessage(agentId, message) {
+      try {
+        agentMessage(agentId, message, (frame) => router.toAgent(agentId, frame));
+      } catch (err) {
+        log.error({ agent_id: agentId, event_id: message.event_id, err }, 'agent message from another node failed');
+      }
+    },
+    agentPresence: (agentId, online) => (online ? agentBack(agentId) : agentLeft(agentId)),
+    agentReplaced(agentId, conn) {
+      if (!clients.has(conn)) return;
+      log.info({ agent_id: agentId }, 'agent connection replaced by a newer one on another node');
+      refuse(conn, 'CONNECTION_REPLACED', errorText('CONNECTION_REPLACED', 'replaced'));
+    },
+  });
+
+  function forwardToken(answer: AgentAnswer, ev: InFlight, message: AgentTokenMessage): void {
     const size = utf8Length(message.token);
     if (size > LIMITS.tokenFragmentMaxBytes) {
-      return conn.send(
+      return answer(
         frames.agentError(
           'MESSAGE_TOO_LARGE',
           errorText('MESSAGE_TOO_LARGE', 'fragment', { bytes: size, limit: LIMITS.tokenFragmentMaxBytes }),
@@ -575,37 +613,37 @@ export function makeBridge(options: BridgeOptions): Bridge {
    * The agent's reply, checked in the order of L16: its content's size (whatever became of the app), then whether
    * the app is still there to receive it, then the streamed text it stands for, then the whole frame.
    */
-  function finishWithReply(agentConn: Connection, ev: InFlight, message: AgentReplyMessage): void {
+  function finishWithReply(answer: AgentAnswer, ev: InFlight, message: AgentReplyMessage): void {
     if (message.content !== '') {
       const replyJson = JSON.stringify(message.content);
-      if (!fitsReplyText(agentConn, ev, replyJson)) return;
-      return clients.has(ev.appConn) ? sendReply(agentConn, ev, message, replyJson) : endUnheard(ev, message);
+      if (!fitsReplyText(answer, ev, replyJson)) return;
+      return clients.has(ev.appConn) ? sendReply(answer, ev, message, replyJson) : endUnheard(ev, message);
     }
     if (!clients.has(ev.appConn)) return endUnheard(ev, message);
     if (!ev.text) {
       const why = errorText('REPLY_TOO_LARGE', 'text_not_kept', { event_limit: textMaxBytes, agent_limit: textPerAgentMaxBytes });
-      return refuseReply(agentConn, ev, 'text_not_kept', why);
+      return refuseReply(answer, ev, 'text_not_kept', why);
     }
     const replyJson = JSON.stringify(ev.text.text());
-    if (fitsReplyText(agentConn, ev, replyJson)) sendReply(agentConn, ev, message, replyJson);
+    if (fitsReplyText(answer, ev, replyJson)) sendReply(answer, ev, message, replyJson);
   }
 
   /** The text as the app's frame carries it, without the quotes, against replyContentMaxBytes; refused if over. */
-  function fitsReplyText(agentConn: Connection, ev: InFlight, replyJson: string): boolean {
+  function fitsReplyText(answer: AgentAnswer, ev: InFlight, replyJson: string): boolean {
     if (fitsBytes(replyJson, LIMITS.replyContentMaxBytes + 2)) return true;
     const bytes = utf8Length(replyJson) - 2;
-    refuseReply(agentConn, ev, 'too_large', errorText('REPLY_TOO_LARGE', 'text_too_large', { bytes, limit: LIMITS.replyContentMaxBytes }));
+    refuseReply(answer, ev, 'too_large', errorText('REPLY_TOO_LARGE', 'text_too_large', { bytes, limit: LIMITS.replyContentMaxBytes }));
     return false;
   }
 
-  function sendReply(agentConn: Connection, ev: InFlight, message: AgentReplyMessage, replyJson: string): void {
+  function sendReply(answer: AgentAnswer, ev: InFlight, message: AgentReplyMessage, replyJson: string): void {
     const now = clock.now();
     const tokensUsed = message.metadata?.tokens_used ?? ev.fragmentCount;
     const metadata = { tokens_used: tokensUsed, model: message.metadata?.model ?? 'unknown', latency_ms: now - ev.receivedAt, session_key: ev.sessionKey };
     const frame = frames.reply({ event_id: ev.eventId, agent_id: ev.agentId, thread_id: ev.threadId }, replyJson, ev.payload.toString(), metadata);
     // Within replyContentMaxBytes only an outsized metadata.model can still push the frame over (L16).
     if (!fitsBytes(frame, LIMITS.frameMaxBytes)) {
-      return refuseReply(agentConn, ev, 'too_large', errorText('REPLY_TOO_LARGE', 'frame_too_large', { bytes: utf8Length(frame), limit: LIMITS.frameMaxBytes }));
+      return refuseReply(answer, ev, 'too_large', errorText('REPLY_TOO_LARGE', 'frame_too_large', { bytes: utf8Length(frame), limit: LIMITS.frameMaxBytes }));
     }
     end(ev, { outcome: 'replied', code: null, tokens_used: tokensUsed, completed_at: now });
     ev.appConn.send(frame);
@@ -617,10 +655,10 @@ export function makeBridge(options: BridgeOptions): Bridge {
   }
 
   /** REPLY_TOO_LARGE: the agent learns it in answer to its reply, the app in place of the reply; the event ends. */
-  function refuseReply(agentConn: Connection, ev: InFlight, reason: ReplyRefusal, why: string): void {
+  function refuseReply(answer: AgentAnswer, ev: InFlight, reason: ReplyRefusal, why: string): void {
     counters.repliesRefused[reason]++;
     log.info({ event_id: ev.eventId, agent_id: ev.agentId, reason }, 'reply refused: too large for one frame');
-    agentConn.send(frames.agentError('REPLY_TOO_LARGE', errorText('REPLY_TOO_LARGE', 'to_agent', { why }), ev.eventId));
+    answer(frames.agentError('REPLY_TOO_LARGE', errorText('REPLY_TOO_LARGE', 'to_agent', { why }), ev.eventId));
     fail(ev, 'REPLY_TOO_LARGE', errorText('REPLY_TOO_LARGE', 'to_app', { why }), 'agent_error');
   }
 
@@ -684,7 +722,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     return { apps, agents: clients.size - apps, eventsInFlight: events.size };
   }
 
-  const isAppOnline = (appId: string) => bounds.hasApp(appId);
+  const isAppOnline = (appId: string) => router.isAppOnline(appId);
 
   function streamedTextBytes(): number {
     let bytes = 0;

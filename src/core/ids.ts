@@ -31,10 +31,13 @@ function pooledRandom(): () => number {
   };
 }
 
-/** A ULID from the bridge's clock, strictly increasing even within one millisecond. */
-export function eventIdFactory(clock: Clock): () => string {
+/**
+ * A ULID from the bridge's clock, strictly increasing even within one millisecond; `suffix` (a node's, on several
+ * nodes) follows it, so the ids still sort by time.
+ */
+export function eventIdFactory(clock: Clock, suffix = ''): () => string {
   const next = monotonicFactory(pooledRandom());
-  return () => next(clock.now());
+  return suffix ? () => next(clock.now()) + suffix : () => next(clock.now());
 }
 
 /** `Maths Tutor` -> `maths-tutor-k3x9q2`: lowercase letters, digits and hyphens, at most idMaxChars. */

@@ -1,6 +1,9 @@
-// Where live connections are and how frames reach them. The bridge core talks to agents only through this
-// interface, so running several nodes (an app on one, its agent on another) means adding an implementation
-// backed by a shared bus, not changing the core.
+// Where live connections are and how frames reach them. An event lives on the node of the app that sent it (its
+// home): the app's connection, the event's timers and its kept text are there. What crosses nodes is the event
+// toward its agent's node (`toAgent`) and the agent's messages back toward the event's home (`toEventHome`);
+// presence (which node holds an agent, which apps are connected) is the router's. A single node is `LocalRouter`;
+// several nodes put a router over a bus between them, and the core does not change.
+import type { AgentErrorMessage, AgentReplyMessage, AgentTokenMessage } from '../../generated/index.js';
 
 /** One live WebSocket connection, as the core sees it: it can be written to and closed. */
 export interface Connection {
@@ -9,19 +12,45 @@ export interface Connection {
   close(code: number, reason: string): void;
 }
 
-export interface Router {
-  /** Makes `conn` the agent's connection; returns the connection it replaces, if any. */
-  attachAgent(agentId: string, conn: Connection): Connection | undefined;
-  /** Forgets `conn` if it is still the agent's connection; returns whether it was. */
-  detachAgent(agentId: string, conn: Connection): boolean;
-  isAgentOnline(agentId: string): boolean;
-  /** Delivers a frame to the agent's connection; false when the agent is not connected. */
-  toAgent(agentId: string, frame: string): boolean;
+/** An agent's message about one of its events: what is handed to the event's home when that is another node. */
+export type AgentEventMessage = AgentTokenMessage | AgentReplyMessage | AgentErrorMessage;
+
+/** What the router tells the core about the other nodes. */
+export interface RouterListener {
+  /** An agent connected to another node sent this about an event held here. */
+  agentMessage(agentId: string, message: AgentEventMessage): void;
+  /** The agent's connection ended, or its node is gone (false), or it is connected again somewhere (true). */
+  agentPresence(agentId: string, online: boolean): void;
+  /** A newer connection of the agent on another node replaces `conn`, its connection here. */
+  agentReplaced(agentId: string, conn: Connection): void;
 }
 
-/** The single-node router: the agents' connections in a map. */
+export interface Router {
+  /** Appended to the ids of events made here, so that an agent's node can tell their home; '' on one node. */
+  readonly eventIdSuffix: string;
+  listen(listener: RouterListener): void;
+  /** Makes `conn` the agent's connection; returns the connection of this node it replaces, if any. */
+  attachAgent(agentId: string, conn: Connection): Connection | undefined;
+  /** Forgets `conn` if it is still the agent's connection anywhere; returns whether it was. */
+  detachAgent(agentId: string, conn: Connection): boolean;
+  isAgentOnline(agentId: string): boolean;
+  /** Delivers a frame to the agent's connection, wherever it is; false when the agent is not connected. */
+  toAgent(agentId: string, frame: string): boolean;
+  /** Hands an agent's message to the node its event lives on; false when that is no other live node. */
+  toEventHome(agentId: string, message: AgentEventMessage): boolean;
+  /** This node's first connection of the app opened (true), or its last one closed (false). */
+  appPresence(appId: string, online: boolean): void;
+  /** Whether the app has a live connection on any node. */
+  isAppOnline(appId: string): boolean;
+}
+
+/** The single-node router: the agents' connections in a map, every event at home. */
 export class LocalRouter implements Router {
+  readonly eventIdSuffix = '';
   private readonly agents = new Map<string, Connection>();
+  private readonly apps = new Set<string>();
+
+  listen(): void {} // no other node to hear from
 
   attachAgent(agentId: string, conn: Connection): Connection | undefined {
     const previous = this.agents.get(agentId);
@@ -44,5 +73,18 @@ export class LocalRouter implements Router {
     if (!conn) return false;
     conn.send(frame);
     return true;
+  }
+
+  toEventHome(): boolean {
+    return false;
+  }
+
+  appPresence(appId: string, online: boolean): void {
+    if (online) this.apps.add(appId);
+    else this.apps.delete(appId);
+  }
+
+  isAppOnline(appId: string): boolean {
+    return this.apps.has(appId);
   }
 }
