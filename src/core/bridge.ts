@@ -332,11 +332,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
       agentId,
       clock.setTimer(graceMs, () => {
         offlineGrace.delete(agentId);
-        if (router.isAgentOnline(agentId)) return;
-        for (const eventId of [...(eventsByAgent.get(agentId) ?? [])]) {
-          const ev = events.get(eventId);
-          if (ev) fail(ev, 'AGENT_OFFLINE', errorText('AGENT_OFFLINE', 'dropped', { agent_id: agentId, seconds: graceMs / 1000 }), 'agent_offline');
-        }
+        if (!router.isAgentOnline(agentId)) failEventsOf(agentId, errorText('AGENT_OFFLINE', 'dropped', { agent_id: agentId, seconds: graceMs / 1000 }));
       }),
     );
   }
@@ -573,6 +569,9 @@ export function makeBridge(options: BridgeOptions): Bridge {
       log.info({ agent_id: agentId }, 'agent connection replaced by a newer one on another node');
       refuse(conn, 'CONNECTION_REPLACED', errorText('CONNECTION_REPLACED', 'replaced'));
     },
+    agentsCutOff(agentIds) {
+      for (const agentId of agentIds) failEventsOf(agentId, errorText('AGENT_OFFLINE', 'cut_off', { agent_id: agentId }));
+    },
   });
 
   function forwardToken(answer: AgentAnswer, ev: InFlight, message: AgentTokenMessage): void {
@@ -695,9 +694,14 @@ export function makeBridge(options: BridgeOptions): Bridge {
     if (kind !== 'agent') return;
     offlineGrace.get(id)?.cancel();
     offlineGrace.delete(id);
-    for (const eventId of [...(eventsByAgent.get(id) ?? [])]) {
+    failEventsOf(id, errorText('AGENT_OFFLINE', 'revoked', { agent_id: id, cause }));
+  }
+
+  /** Ends with AGENT_OFFLINE every event of the agent held on this node. */
+  function failEventsOf(agentId: string, error: string): void {
+    for (const eventId of [...(eventsByAgent.get(agentId) ?? [])]) {
       const ev = events.get(eventId);
-      if (ev) fail(ev, 'AGENT_OFFLINE', errorText('AGENT_OFFLINE', 'revoked', { agent_id: id, cause }), 'agent_offline');
+      if (ev) fail(ev, 'AGENT_OFFLINE', error, 'agent_offline');
     }
   }
 

@@ -23,6 +23,8 @@ export interface RouterListener {
   agentPresence(agentId: string, online: boolean): void;
   /** A newer connection of the agent on another node replaces `conn`, its connection here. */
   agentReplaced(agentId: string, conn: Connection): void;
+  /** The link to these agents' nodes was cut: messages about their events held here may be lost in the gap. */
+  agentsCutOff(agentIds: string[]): void;
 }
 
 export interface Router {

@@ -54,6 +54,10 @@ describe('layering of the sources', function () {
     expect(outside('src/core', ['src/core', 'src/shared', 'generated'])).to.deep.equal([]);
   });
 
+  it('the cluster layer (src/cluster) builds on the core only, and nothing below it reaches up into it', function () {
+    expect(outside('src/cluster', ['src/cluster', 'src/core', 'src/shared', 'generated'])).to.deep.equal([]);
+  });
+
   it('http/ never imports the dashboard, and no adapter imports what puts them together', function () {
     expect(into('src/http', ['src/dashboard'])).to.deep.equal([]);
     for (const adapter of ['src/ws', 'src/http', 'src/store', 'src/dashboard', 'src/admin']) {

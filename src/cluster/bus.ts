@@ -1,0 +1,31 @@
+// The link between the nodes of one bridge: messages to one node or to all, and which nodes are alive. Redis
+// carries it in production (redis-bus.ts); tests put several nodes in one process on a memory hub (memory-bus.ts).
+// Delivery is at most once and in order from one node to another; what is lost in a gap is the router's to
+// account for (cluster-router.ts), never the bus's to hide.
+
+export interface Bus {
+  /** This node's id: short, letters and digits (it ends the ids of the events that live here). */
+  readonly nodeId: string;
+  /** To one node. */
+  send(node: string, message: BusMessage): void;
+  /** To every other node. */
+  broadcast(message: BusMessage): void;
+  /** Every message for this node, with the node it came from. */
+  subscribe(handler: (from: string, message: BusMessage) => void): void;
+  /** Whether `node` is alive as far as this node knows (its heartbeat has not expired). */
+  isNodeUp(node: string): boolean;
+  /** Told about a node whose heartbeat expired (killed, cut off): what it held is gone. */
+  onNodeDown(handler: (node: string) => void): void;
+  /**
+   * Told when this node's link was cut and is back: messages both ways may have been lost in the gap, so what
+   * depended on them is ended and the presence picture is rebuilt.
+   */
+  onLinkRestored(handler: () => void): void;
+  /** Told when this node's link is cut (until restored, nothing reaches the other nodes). */
+  onLinkLost(handler: () => void): void;
+  /** Whether the link to the other nodes is up right now (for /readyz). */
+  isLinked(): boolean;
+}
+
+/** What nodes say to each other: a discriminated union on `k`, kept small (it crosses the wire per fragment). */
+export type BusMessage = { k: string } & Record<string, unknown>;

@@ -1,0 +1,246 @@
+// The router of a node among several (see core/router.ts for who holds what). Presence is gossiped: each node
+// tells the others when an agent or app connects to it or leaves it, answers a new node's hello with what it
+// holds, and a node whose heartbeat expires takes its agents and apps with it. "Newer" between two connections
+// of one agent on two nodes is decided by a Lamport stamp (stamp, node): a connection opened after a node heard
+// of another is newer than it, whatever the machines' clocks say.
+import type { AgentEventMessage, Connection, Router, RouterListener } from '../core/router.js';
+import type { Logger } from '../shared/logger.js';
+import { silentLogger } from '../shared/logger.js';
+import type { Bus, BusMessage } from './bus.js';
+
+interface Holder {
+  node: string;
+  stamp: number;
+}
+
+type Message =
+  | { k: 'to-agent'; agent: string; frame: string }
+  | { k: 'agent-msg'; agent: string; msg: AgentEventMessage }
+  | { k: 'agent'; id: string; online: boolean; stamp: number }
+  | { k: 'app'; id: string; online: boolean }
+  | { k: 'hello' }
+  | { k: 'cut' }
+  | { k: 'snapshot'; agents: [string, number][]; apps: string[] };
+
+/** What crossing nodes has lost, for metrics: each also logged. */
+export interface ClusterCounters {
+  /** Frames for an agent that had left this node by the time they arrived (its events end by grace or timeout). */
+  framesForGoneAgent: number;
+  /** Agent messages for an event whose home node is gone (the event ended with its node). */
+  messagesForGoneNode: number;
+  /** Events ended because the link between nodes was cut while they depended on it. */
+  eventsCutOff: number;
+}
+
+/** Whether (a) is newer than (b): stamps first, the node id breaks a tie the same way on every node. */
+const newer = (a: Holder, b: Holder) => a.stamp > b.stamp || (a.stamp === b.stamp && a.node > b.node);
+
+export class ClusterRouter implements Router {
+  readonly eventIdSuffix: string;
+  readonly counters: ClusterCounters = { framesForGoneAgent: 0, messagesForGoneNode: 0, eventsCutOff: 0 };
+  private listener: RouterListener | undefined;
+  private stamp = 0;
+  private readonly me: string;
+  private readonly localAgents = new Map<string, Connection>();
+  private readonly holders = new Map<string, Holder>();
+  private readonly localApps = new Set<string>();
+  private readonly remoteApps = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly log: Logger = silentLogger,
+  ) {
+    this.me = bus.nodeId;
+    this.eventIdSuffix = `-${bus.nodeId}`;
+    bus.subscribe((from, message) => this.receive(from, message as Message));
+    bus.onNodeDown((node) => this.nodeGone(node));
+    bus.onLinkLost(() => this.cutOff());
+    bus.onLinkRestored(() => this.relink());
+    bus.broadcast({ k: 'hello' });
+  }
+
+  listen(listener: RouterListener): void {
+    this.listener = listener;
+  }
+
+  attachAgent(agentId: string, conn: Connection): Connection | undefined {
+    const previous = this.localAgents.get(agentId);
+    this.localAgents.set(agentId, conn);
+    const holder = { node: this.me, stamp: ++this.stamp };
+    this.holders.set(agentId, holder);
+    this.bus.broadcast({ k: 'agent', id: agentId, online: true, stamp: holder.stamp });
+    return previous === conn ? undefined : previous;
+  }
+
+  detachAgent(agentId: string, conn: Connection): boolean {
+    if (this.localAgents.get(agentId) !== conn) return false;
+    this.localAgents.delete(agentId);
+    const holder = this.holders.get(agentId);
+    if (holder?.node !== this.me) return false; // a newer connection on another node holds the agent already
+    this.holders.delete(agentId);
+    this.bus.broadcast({ k: 'agent', id: agentId, online: false, stamp: holder.stamp });
+    return true;
+  }
+
+  isAgentOnline(agentId: string): boolean {
+    return this.holders.has(agentId);
+  }
+
+  toAgent(agentId: string, frame: string): boolean {
+    const local = this.localAgents.get(agentId);
+    if (local) {
+      local.send(frame);
+      return true;
+    }
+    const holder = this.holders.get(agentId);
+    if (!holder || holder.node === this.me) return false;
+    this.bus.send(holder.node, { k: 'to-agent', agent: agentId, frame });
+    return true;
+  }
+
+  toEventHome(agentId: string, message: AgentEventMessage): boolean {
+    const home = homeOf(message.event_id);
+    if (!home || home === this.me) return false;
+    if (!this.bus.isNodeUp(home)) {
+      this.counters.messagesForGoneNode++;
+      return false; // the event ended with its node: INVALID_EVENT_ID, as for any event that is over
+    }
+    this.bus.send(home, { k: 'agent-msg', agent: agentId, msg: message });
+    return true;
+  }
+
+  appPresence(appId: string, online: boolean): void {
+    if (online) this.localApps.add(appId);
+    else this.localApps.delete(appId);
+    this.bus.broadcast({ k: 'app', id: appId, online });
+  }
+
+  isAppOnline(appId: string): boolean {
+    return this.localApps.has(appId) || (this.remoteApps.get(appId)?.size ?? 0) > 0;
+  }
+
+  /** Agents held by each node, for the per-node picture. */
+  agentsByNode(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const { node } of this.holders.values()) counts.set(node, (counts.get(node) ?? 0) + 1);
+    return counts;
+  }
+
+  /** The agents connected to other nodes, by node: what a cut link may have lost messages of. */
+  remoteAgents(): string[] {
+    return [...this.holders].filter(([, h]) => h.node !== this.me).map(([id]) => id);
+  }
+
+  private receive(from: string, message: Message): void {
+    switch (message.k) {
+      case 'to-agent':
+        return this.deliverToLocalAgent(message.agent, message.frame);
+      case 'agent-msg':
+        return this.listener?.agentMessage(message.agent, message.msg);
+      case 'agent':
+        return message.online ? this.heardAttach(message.id, { node: from, stamp: message.stamp }) : this.heardDetach(message.id, { node: from, stamp: message.stamp });
+      case 'app':
+        return this.heardApp(message.id, from, message.online);
+      case 'hello':
+        return this.bus.send(from, this.snapshot());
+      case 'cut': {
+        // Its link was cut and is back: what went between it and this node in the gap may be lost.
+        const agents = [...this.holders].filter(([, h]) => h.node === from).map(([id]) => id);
+        if (agents.length) this.listener?.agentsCutOff(agents);
+        return;
+      }
+      case 'snapshot':
+        for (const [id, stamp] of message.agents) this.heardAttach(id, { node: from, stamp });
+        for (const id of message.apps) this.heardApp(id, from, true);
+        return;
+    }
+  }
+
+  private deliverToLocalAgent(agentId: string, frame: string): void {
+    const conn = this.localAgents.get(agentId);
+    if (conn) return conn.send(frame);
+    this.counters.framesForGoneAgent++;
+    this.log.info({ agent_id: agentId }, 'a frame for an agent that has left this node was dropped (its event ends by grace or timeout)');
+  }
+
+  private heardAttach(agentId: string, holder: Holder): void {
+    this.stamp = Math.max(this.stamp, holder.stamp);
+    const current = this.holders.get(agentId);
+    if (current && !newer(holder, current)) return; // an older connection: the newer one's node closes it
+    this.holders.set(agentId, holder);
+    const local = this.localAgents.get(agentId);
+    if (local) {
+      this.localAgents.delete(agentId);
+      this.listener?.agentReplaced(agentId, local);
+    }
+    this.listener?.agentPresence(agentId, true);
+  }
+
+  private heardDetach(agentId: string, holder: Holder): void {
+    const current = this.holders.get(agentId);
+    if (!current || current.node !== holder.node || current.stamp !== holder.stamp) return; // a connection already replaced
+    this.holders.delete(agentId);
+    this.listener?.agentPresence(agentId, false);
+  }
+
+  private heardApp(appId: string, node: string, online: boolean): void {
+    let nodes = this.remoteApps.get(appId);
+    if (online) {
+      if (!nodes) this.remoteApps.set(appId, (nodes = new Set()));
+      nodes.add(node);
+    } else if (nodes) {
+      nodes.delete(node);
+      if (!nodes.size) this.remoteApps.delete(appId);
+    }
+  }
+
+  private snapshot(): BusMessage {
+    const agents: [string, number][] = [];
+    for (const agentId of this.localAgents.keys()) {
+      const holder = this.holders.get(agentId);
+      if (holder?.node === this.me) agents.push([agentId, holder.stamp]);
+    }
+    return { k: 'snapshot', agents, apps: [...this.localApps] };
+  }
+
+  /** A node is gone: its agents are offline (their events here wait the grace), its apps too. */
+  private nodeGone(node: string): void {
+    const gone = [...this.holders].filter(([, h]) => h.node === node).map(([id]) => id);
+    for (const agentId of gone) this.holders.delete(agentId);
+    for (const [appId, nodes] of this.remoteApps) {
+      nodes.delete(node);
+      if (!nodes.size) this.remoteApps.delete(appId);
+    }
+    this.log.warn({ node, agents: gone.length }, 'a node stopped answering: its agents count as disconnected');
+    for (const agentId of gone) this.listener?.agentPresence(agentId, false);
+  }
+
+  /**
+   * This node's link is cut: the agents of other nodes are out of reach (new events to them get AGENT_OFFLINE)
+   * and the events held here that wait on them end now, since nothing they send can arrive.
+   */
+  private cutOff(): void {
+    const remote = [...this.holders].filter(([, h]) => h.node !== this.me).map(([id]) => id);
+    for (const agentId of remote) this.holders.delete(agentId);
+    this.remoteApps.clear();
+    this.log.warn({ agents: remote.length }, 'the link to the other nodes is cut: their agents are out of reach');
+    if (remote.length) this.listener?.agentsCutOff(remote);
+  }
+
+  /**
+   * The link is back: the other nodes learn that messages to and from this node may have been lost (they end the
+   * events that depended on them), the picture is asked for again, and this node's part told again.
+   */
+  private relink(): void {
+    this.log.info({}, 'the link to the other nodes is back');
+    this.bus.broadcast({ k: 'cut' });
+    this.bus.broadcast({ k: 'hello' });
+    this.bus.broadcast(this.snapshot());
+  }
+}
+
+/** The node an event lives on, from the suffix its id was made with (core/ids.ts); undefined for a plain ULID. */
+export function homeOf(eventId: string): string | undefined {
+  const dash = eventId.lastIndexOf('-');
+  return dash > 0 ? eventId.slice(dash + 1) : undefined;
+}

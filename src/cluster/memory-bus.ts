@@ -1,0 +1,110 @@
+// Several nodes in one process, for tests: a hub passes messages between them asynchronously (as a network
+// would: in order, never within the sender's call) and can kill a node or cut its link.
+import type { Bus, BusMessage } from './bus.js';
+
+type Handler<T extends unknown[]> = (...args: T) => void;
+
+class MemoryBus implements Bus {
+  readonly handlers: Handler<[string, BusMessage]>[] = [];
+  readonly downHandlers: Handler<[string]>[] = [];
+  readonly lostHandlers: Handler<[]>[] = [];
+  readonly restoredHandlers: Handler<[]>[] = [];
+  linked = true;
+
+  constructor(
+    readonly nodeId: string,
+    private readonly hub: MemoryHub,
+  ) {}
+
+  send(node: string, message: BusMessage): void {
+    this.hub.deliver(this.nodeId, node, message);
+  }
+
+  broadcast(message: BusMessage): void {
+    for (const node of this.hub.nodeIds()) if (node !== this.nodeId) this.hub.deliver(this.nodeId, node, message);
+  }
+
+  subscribe(handler: (from: string, message: BusMessage) => void): void {
+    this.handlers.push(handler);
+  }
+
+  isNodeUp(node: string): boolean {
+    return this.hub.has(node);
+  }
+
+  onNodeDown(handler: (node: string) => void): void {
+    this.downHandlers.push(handler);
+  }
+
+  onLinkLost(handler: () => void): void {
+    this.lostHandlers.push(handler);
+  }
+
+  onLinkRestored(handler: () => void): void {
+    this.restoredHandlers.push(handler);
+  }
+
+  isLinked(): boolean {
+    return this.linked;
+  }
+}
+
+export class MemoryHub {
+  private readonly buses = new Map<string, MemoryBus>();
+  private inFlight = 0;
+  /** Messages each node has sent, by kind (what a test of the traffic between nodes counts). */
+  readonly sent = new Map<string, number>();
+
+  join(nodeId: string): Bus {
+    const bus = new MemoryBus(nodeId, this);
+    this.buses.set(nodeId, bus);
+    return bus;
+  }
+
+  nodeIds(): string[] {
+    return [...this.buses.keys()];
+  }
+
+  has(node: string): boolean {
+    return this.buses.has(node);
+  }
+
+  deliver(from: string, to: string, message: BusMessage): void {
+    const sender = this.buses.get(from);
+    if (!sender?.linked) return;
+    this.sent.set(message.k, (this.sent.get(message.k) ?? 0) + 1);
+    // Serialised as on a wire: nothing of the sender's objects reaches the receiver.
+    const wire = JSON.stringify(message);
+    this.inFlight++;
+    setImmediate(() => {
+      this.inFlight--;
+      const receiver = this.buses.get(to);
+      if (!receiver?.linked || !this.buses.get(from)?.linked) return;
+      for (const handler of receiver.handlers) handler(from, JSON.parse(wire));
+    });
+  }
+
+  /** The node stops at once (SIGKILL): the others hear that its heartbeat expired. */
+  kill(nodeId: string): void {
+    this.buses.delete(nodeId);
+    for (const bus of this.buses.values()) for (const h of bus.downHandlers) h(nodeId);
+  }
+
+  /** The node's link is cut: nothing it sends or is sent arrives until `restore`. */
+  cut(nodeId: string): void {
+    const bus = this.buses.get(nodeId)!;
+    bus.linked = false;
+    for (const h of bus.lostHandlers) h();
+  }
+
+  restore(nodeId: string): void {
+    const bus = this.buses.get(nodeId)!;
+    bus.linked = true;
+    for (const h of bus.restoredHandlers) h();
+  }
+
+  /** Resolves once every message sent so far, and every message those caused, has been delivered. */
+  async settle(): Promise<void> {
+    while (this.inFlight > 0) await new Promise((resolve) => setImmediate(resolve));
+  }
+}

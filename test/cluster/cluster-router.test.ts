@@ -1,0 +1,193 @@
+// Two and three bridge cores in one process, joined by the memory hub: the seam the Redis engine plugs into. The
+// app is on one node and its agent on another, and everything the app sees must be what one node shows it.
+import { expect } from 'chai';
+import { ERRORS, validateServiceToAgentMessage, validateServiceToAppMessage, describeErrors, type Validator } from '../../generated/index.js';
+import { makeBridge, type Bridge } from '../../src/core/bridge.js';
+import { Directory, hashToken, type Principal } from '../../src/core/directory.js';
+import type { ConnectionHandlers, Socket } from '../../src/core/transport.js';
+import { AdjustableClock } from '../../src/shared/clock.js';
+import { ClusterRouter, homeOf } from '../../src/cluster/cluster-router.js';
+import { MemoryHub } from '../../src/cluster/memory-bus.js';
+
+type Peer = Socket & { frames: any[]; closedWith?: [number, string]; handlers: ConnectionHandlers };
+
+const app = { app_id: 'classroom', org_id: 'org', name: 'Classroom', active: true, created_at: 0 };
+const agent = { agent_id: 'tutor', org_id: 'org', name: 'Tutor', description: 'd', ttl_days: 14, allowlist: null, active: true, created_at: 0 };
+const coach = { ...agent, agent_id: 'coach', name: 'Coach' };
+const token = (kind: 'app' | 'agent', owner: string) => ({ hash: hashToken(owner), kind, owner_id: owner, created_at: 0, expires_at: null });
+const appPrincipal: Principal = { kind: 'app', app, token: token('app', 'classroom') };
+const agentPrincipal: Principal = { kind: 'agent', agent, token: token('agent', 'tutor') };
+const coachPrincipal: Principal = { kind: 'agent', agent: coach, token: token('agent', 'coach') };
+const GRACE_MS = 10_000;
+
+function cluster(nodeIds: string[]) {
+  const hub = new MemoryHub();
+  const clock = new AdjustableClock({ frozen: true, start: 1_000_000 });
+  const nodes = new Map<string, { bridge: Bridge; router: ClusterRouter }>();
+  for (const id of nodeIds) {
+    const directory = new Directory(); // each node has its own copy of the registrations, as from one database
+    directory.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
+    directory.addApp(app);
+    directory.addAgent(agent);
+    directory.addAgent(coach);
+    const router = new ClusterRouter(hub.join(id));
+    nodes.set(id, { bridge: makeBridge({ directory, clock, router, agentReconnectGraceMs: GRACE_MS }), router });
+  }
+  let ids = 0;
+  function connect(node: string, principal: Principal): Peer {
+    const validate = (principal.kind === 'app' ? validateServiceToAppMessage : validateServiceToAgentMessage) as Validator<unknown>;
+    const peer = {
+      id: ++ids,
+      frames: [] as any[],
+      send(text: string) {
+        const frame = JSON.parse(text);
+        if (!validate(frame)) throw new Error(`invalid frame: ${text}: ${describeErrors(validate.errors)}`);
+        peer.frames.push(frame);
+      },
+      close(code: number, reason: string) {
+        peer.closedWith = [code, reason];
+        queueMicrotask(() => peer.handlers.closed()); // the socket reports its end, as ws does
+      },
+      bufferedBytes: () => 0,
+    } as Peer;
+    peer.handlers = nodes.get(node)!.bridge.open(peer, principal);
+    return peer;
+  }
+  const send = (peer: Peer, message: unknown) => peer.handlers.message(JSON.stringify(message), false);
+  const event = (thread = 't', agentId = 'tutor') => ({ type: 'event', agent_id: agentId, thread_id: thread, payload: { q: 'why?' } });
+  return { hub, clock, nodes, connect, send, event, settle: () => hub.settle() };
+}
+
+describe('several cores on one bus (the cluster router)', function () {
+  it('carries a whole event between an app on one node and its agent on another', async function () {
+    const c = cluster(['n1', 'n2']);
+    const agentConn = c.connect('n2', agentPrincipal);
+    await c.settle();
+    const appConn = c.connect('n1', appPrincipal);
+    c.send(appConn, c.event());
+    await c.settle();
+    const accepted = appConn.frames[0];
+    expect(accepted).to.include({ type: 'accepted', agent_id: 'tutor' });
+    expect(homeOf(accepted.event_id)).to.equal('n1');
+    expect(agentConn.frames[0]).to.include({ type: 'event', event_id: accepted.event_id, app_id: 'classroom' });
+    for (const token of ['Because', ' of', ' physics.']) c.send(agentConn, { type: 'token', event_id: accepted.event_id, token });
+    c.send(agentConn, { type: 'reply', event_id: accepted.event_id, content: '', done: true });
+    await c.settle();
+    expect(appConn.frames.map((f) => f.type)).to.deep.equal(['accepted', 'token', 'token', 'token', 'reply']);
+    expect(appConn.frames.at(-1).reply).to.equal('Because of physics.');
+    expect(appConn.frames.at(-1).metadata.tokens_used).to.equal(3);
+    expect(c.nodes.get('n1')!.bridge.stats().eventsInFlight).to.equal(0);
+    expect(c.nodes.get('n2')!.bridge.stats().eventsInFlight).to.equal(0);
+  });
+
+  it('answers AGENT_OFFLINE on any node for an agent connected to none, and knows an app connected elsewhere', async function () {
+    const c = cluster(['n1', 'n2']);
+    const appConn = c.connect('n1', appPrincipal);
+    c.send(appConn, c.event());
+    await c.settle();
+    expect(appConn.frames[0]).to.include({ type: 'error', code: 'AGENT_OFFLINE' });
+    expect(c.nodes.get('n2')!.bridge.isAppOnline('classroom')).to.equal(true);
+    appConn.handlers.closed();
+    await c.settle();
+    expect(c.nodes.get('n2')!.bridge.isAppOnline('classroom')).to.equal(false);
+  });
+
+  it('lets a newer connection of the agent on one node replace the older one on another, as on one node', async function () {
+    const c = cluster(['n1', 'n2']);
+    const older = c.connect('n1', agentPrincipal);
+    await c.settle();
+    const newer = c.connect('n2', agentPrincipal);
+    await c.settle();
+    expect(older.frames.at(-1)).to.include({ type: 'error', code: 'CONNECTION_REPLACED' });
+    expect(older.closedWith).to.deep.equal([ERRORS.CONNECTION_REPLACED.closeCode, 'CONNECTION_REPLACED']);
+    expect(newer.closedWith).to.equal(undefined);
+    // Still reachable, through the newer connection, from the node that held the older one.
+    const appConn = c.connect('n1', appPrincipal);
+    c.send(appConn, c.event());
+    await c.settle();
+    expect(newer.frames.map((f) => f.type)).to.deep.equal(['event']);
+  });
+
+  it('answers INVALID_EVENT_ID for an event id of another node that is not in flight there', async function () {
+    const c = cluster(['n1', 'n2']);
+    const agentConn = c.connect('n2', agentPrincipal);
+    await c.settle();
+    const appConn = c.connect('n1', appPrincipal);
+    c.send(appConn, c.event());
+    await c.settle();
+    const id: string = appConn.frames[0].event_id;
+    c.send(agentConn, { type: 'reply', event_id: id, content: 'done', done: true });
+    await c.settle();
+    c.send(agentConn, { type: 'reply', event_id: id, content: 'again', done: true }); // the event is over
+    await c.settle();
+    expect(agentConn.frames.at(-1)).to.include({ type: 'error', code: 'INVALID_EVENT_ID', event_id: id });
+    expect(appConn.frames.map((f) => f.type)).to.deep.equal(['accepted', 'reply']);
+  });
+
+  it('lets an agent that reconnects to a third node within the grace finish an event held on the first', async function () {
+    const c = cluster(['n1', 'n2', 'n3']);
+    const first = c.connect('n2', agentPrincipal);
+    await c.settle();
+    const appConn = c.connect('n1', appPrincipal);
+    c.send(appConn, c.event());
+    await c.settle();
+    const id: string = appConn.frames[0].event_id;
+    first.handlers.closed();
+    await c.settle();
+    c.clock.advance(GRACE_MS - 1);
+    const second = c.connect('n3', agentPrincipal);
+    await c.settle();
+    c.clock.advance(10);
+    c.send(second, { type: 'reply', event_id: id, content: 'late but here', done: true });
+    await c.settle();
+    expect(appConn.frames.map((f) => f.type)).to.deep.equal(['accepted', 'reply']);
+  });
+
+  it('ends the events at an agent on a killed node with AGENT_OFFLINE once the grace has passed, and reaches the agent again on another node', async function () {
+    const c = cluster(['n1', 'n2', 'n3']);
+    c.connect('n2', agentPrincipal);
+    await c.settle();
+    const appConn = c.connect('n1', appPrincipal);
+    c.send(appConn, c.event());
+    await c.settle();
+    c.hub.kill('n2');
+    c.clock.advance(GRACE_MS - 1);
+    expect(appConn.frames.map((f) => f.type)).to.deep.equal(['accepted']);
+    c.clock.advance(1);
+    expect(appConn.frames.at(-1)).to.include({ type: 'error', code: 'AGENT_OFFLINE' });
+    expect(appConn.frames.at(-1).error).to.match(/did not come back within 10 s/);
+    const again = c.connect('n3', agentPrincipal);
+    await c.settle();
+    c.send(appConn, c.event());
+    await c.settle();
+    expect(again.frames.map((f) => f.type)).to.deep.equal(['event']);
+  });
+
+  it('ends at once the events of a node whose link is cut, and those of the other nodes that depended on it once the link is back', async function () {
+    const c = cluster(['n1', 'n2']);
+    const tutorOnN2 = c.connect('n2', agentPrincipal);
+    const coachOnN1 = c.connect('n1', coachPrincipal);
+    await c.settle();
+    const appOnN1 = c.connect('n1', appPrincipal);
+    const appOnN2 = c.connect('n2', appPrincipal);
+    c.send(appOnN1, c.event('a', 'tutor')); // held on n1, its agent on n2
+    c.send(appOnN2, c.event('b', 'coach')); // held on n2, its agent on n1
+    await c.settle();
+    c.hub.cut('n1');
+    expect(appOnN1.frames.at(-1)).to.include({ type: 'error', code: 'AGENT_OFFLINE' });
+    expect(appOnN1.frames.at(-1).error).to.match(/link between the nodes was cut/);
+    c.send(appOnN1, c.event('c', 'tutor')); // out of reach while cut
+    expect(appOnN1.frames.at(-1)).to.include({ type: 'error', code: 'AGENT_OFFLINE' });
+    expect(appOnN2.frames.map((f) => f.type)).to.deep.equal(['accepted']); // n2 has noticed nothing yet
+    c.hub.restore('n1');
+    await c.settle();
+    expect(appOnN2.frames.at(-1)).to.include({ type: 'error', code: 'AGENT_OFFLINE' });
+    c.send(appOnN1, c.event('d', 'tutor'));
+    c.send(appOnN2, c.event('e', 'coach'));
+    await c.settle();
+    expect(appOnN1.frames.at(-1)).to.include({ type: 'accepted' });
+    expect(appOnN2.frames.at(-1)).to.include({ type: 'accepted' });
+    expect(tutorOnN2.frames.filter((f) => f.type === 'event')).to.have.length(2);
+    expect(coachOnN1.frames.filter((f) => f.type === 'event')).to.have.length(2);
+  });
+});
