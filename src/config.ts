@@ -44,6 +44,10 @@ export interface Config {
   /** Set: /metrics is served there (plain HTTP, on metricsHost) and no longer on the main port (O12). */
   metricsPort: number | undefined;
   metricsHost: string;
+  /** Set: this bridge is one node of several, linked through this Redis (O14); the database must be shared. */
+  redisUrl: string | undefined;
+  /** This node's id among several (default: a new random one at every start). */
+  nodeId: string | undefined;
 }
 
 /**
@@ -87,6 +91,8 @@ const SCHEMA = {
     TRUST_PROXY: { type: 'integer', minimum: 0, maximum: MAX_PROXY_HOPS, default: 0 },
     METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535 },
     METRICS_HOST: { type: 'string', minLength: 1, default: '127.0.0.1' },
+    REDIS_URL: { type: 'string', pattern: '^rediss?://' },
+    NODE_ID: { type: 'string', pattern: '^[a-z0-9]{1,16}$' },
   },
 } as const;
 
@@ -95,20 +101,25 @@ export const CONFIG_VARIABLES: readonly string[] = Object.keys(SCHEMA.properties
 
 export class ConfigError extends Error {}
 
-type Property = { type?: string; minimum?: number; maximum?: number; minLength?: number; enum?: readonly string[] };
+type Property = { type?: string; minimum?: number; maximum?: number; minLength?: number; pattern?: string; enum?: readonly string[] };
 type EnvError = Error & { errors?: { instancePath: string }[] };
 
 /** What a variable may be, from its schema: "an integer from 1000 to 2147483647". */
 function allowed(p: Property): string {
   if (p.enum) return `one of ${p.enum.filter(Boolean).join(', ')}`;
   if (p.minLength !== undefined) return `at least ${p.minLength} characters`;
+  if (p.pattern !== undefined) return `a value matching ${p.pattern}`;
   const kind = p.type === 'integer' ? 'an integer' : 'a number';
   if (p.maximum === undefined) return `${kind} of at least ${p.minimum}`;
   return `${kind} from ${p.minimum ?? 0} to ${p.maximum}`;
 }
 
 /** What a value means, where its range alone would leave a reader guessing (`TRUST_PROXY=true`). */
-const MEANING: Record<string, string> = { TRUST_PROXY: 'the number of reverse proxies in front of the bridge, 0 for none' };
+const MEANING: Record<string, string> = {
+  TRUST_PROXY: 'the number of reverse proxies in front of the bridge, 0 for none',
+  REDIS_URL: 'redis://host:port or rediss://host:port',
+  NODE_ID: '1 to 16 lowercase letters and digits',
+};
 
 /**
  * One clause per wrong variable, naming it and its allowed values; a number is echoed back (a string could be a
@@ -169,5 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: raw.TRUST_PROXY,
     metricsPort: raw.METRICS_PORT,
     metricsHost: raw.METRICS_HOST,
+    redisUrl: raw.REDIS_URL,
+    nodeId: raw.NODE_ID,
   };
 }

@@ -7,7 +7,8 @@ import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { LIMITS } from '../generated/index.js';
 import { Registry } from './admin/registry.js';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
+import { joinCluster, type ClusterNode, type ControlOp } from './cluster/node.js';
 import { makeBridge, type Bridge } from './core/bridge.js';
 import { errorText } from './shared/error-text.js';
 import { AdjustableClock, systemClock, type Clock, type Timer } from './shared/clock.js';
@@ -76,14 +77,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // Before the database: a wrong certificate is the operator's to fix, and no lock or file need be touched for it.
   const tls = config.tlsCertFile && config.tlsKeyFile ? readTlsFiles(config.tlsCertFile, config.tlsKeyFile) : undefined;
   // One process per SQLite file (O7), checked before anything reads it; :memory: is this process's alone.
+  if (config.redisUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
+    throw new ConfigError('Invalid configuration: REDIS_URL makes this bridge one node of several, and they must share one database: set DATABASE_URL=postgres://… (SQLite is one process\'s alone). See the README\'s "Several nodes".');
+  }
   const file = sqliteFile(config.databaseUrl);
   const lock = file ? await lockDatabase(file, log) : undefined;
   let db: Knex | undefined;
+  let cluster: ClusterNode | undefined;
   try {
     db = await openDatabase(config.databaseUrl);
-    return await startOnDatabase(config, options, log, db, lock, tls);
+    if (config.redisUrl) cluster = await joinCluster({ redisUrl: config.redisUrl, nodeId: config.nodeId, log });
+    return await startOnDatabase(config, options, log, db, lock, tls, cluster);
   } catch (err) {
     // A bridge that failed to start (a port in use, an unreadable file) keeps neither its database nor the lock.
+    await cluster?.close();
     await db?.destroy();
     await lock?.release();
     throw err;
@@ -112,7 +119,15 @@ function baseUrl(scheme: string, host: string, port: number): string {
   return `${scheme}://${shown === '0.0.0.0' ? '127.0.0.1' : shown}:${port}`;
 }
 
-async function startOnDatabase(config: Config, options: StartOptions, log: Logger, db: Knex, lock: DatabaseLock | undefined, tls: TlsFiles | undefined): Promise<RunningBridge> {
+async function startOnDatabase(
+  config: Config,
+  options: StartOptions,
+  log: Logger,
+  db: Knex,
+  lock: DatabaseLock | undefined,
+  tls: TlsFiles | undefined,
+  cluster: ClusterNode | undefined,
+): Promise<RunningBridge> {
   const clock = options.clock ?? (config.testClock ? new AdjustableClock({ frozen: false }) : systemClock);
   if (config.testClock) log.warn({}, 'BRIDGE_TEST_CLOCK is on: POST /admin/v1/test/clock moves time. Never use this in production.');
 
@@ -130,7 +145,7 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
     writer.deleteSessions(overBound.map((s) => s.session_key));
   }
 
-  const router = new LocalRouter();
+  const router = cluster?.router ?? new LocalRouter();
   const cap = connectionCap();
   const maxWebSockets = webSocketCap(config.maxConnections, cap);
   let bridgeRef: Bridge | undefined;
@@ -155,8 +170,12 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
   bridgeRef = bridge;
 
   const timers: Timer[] = [];
+  // Once per token: on several nodes, every reload of the registrations offers each rotated token again.
+  const expiring = new Set<string>();
   const scheduleExpiry = (token: TokenRecord) => {
-    if (token.expires_at === null) return;
+    const key = token.hash.toString('hex');
+    if (token.expires_at === null || expiring.has(key)) return;
+    expiring.add(key);
     timers.push(clock.setTimer(token.expires_at - clock.now(), () => bridge.expireToken(token.hash)));
   };
   for (const owner of [...directory.apps.keys(), ...directory.agents.keys()]) directory.tokensOf(owner).forEach(scheduleExpiry);
@@ -178,25 +197,65 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
     }),
   );
 
+  /** Changes told to the other nodes by the admin call in progress; its `changed()` waits for them. */
+  const told: (Promise<void> | undefined)[] = [];
+  const dropSessions = (ownerIds: ReadonlySet<string>) => {
+    const gone = sessions.remove((s) => ownerIds.has(s.agent_id) || ownerIds.has(s.app_id));
+    if (gone.length) writer.deleteSessions(gone.map((s) => s.session_key)); // queued after any pending upsert of them
+  };
+  const testClock = config.testClock && clock instanceof AdjustableClock ? clock : undefined;
   const registry = new Registry(store, directory, clock, {
     isAgentOnline: (agentId) => router.isAgentOnline(agentId),
     isAppOnline: (appId) => bridge.isAppOnline(appId),
     scheduleExpiry,
-    revoke: (kind, id, cause) => bridge.revoke(kind, id, cause),
+    revoke: (kind, id, cause) => {
+      bridge.revoke(kind, id, cause);
+      told.push(cluster?.tell({ op: 'revoke', kind, id, cause }));
+    },
     dropSessions: (ownerIds) => {
-      const gone = sessions.remove((s) => ownerIds.has(s.agent_id) || ownerIds.has(s.app_id));
-      if (gone.length) writer.deleteSessions(gone.map((s) => s.session_key)); // queued after any pending upsert of them
+      dropSessions(ownerIds);
+      told.push(cluster?.tell({ op: 'drop-sessions', ids: [...ownerIds] }));
+    },
+    changed: async () => {
+      told.push(cluster?.tell({ op: 'directory' }));
+      await Promise.all(told.splice(0));
     },
   });
+  cluster?.handleChanges((change) => applyChange(change));
+
+  /** A change another node's admin API made, applied here. */
+  async function applyChange(change: ControlOp): Promise<void> {
+    switch (change.op) {
+      case 'directory': {
+        const fresh = new Directory();
+        await store.load(fresh);
+        directory.replaceContents(fresh);
+        for (const owner of [...directory.apps.keys(), ...directory.agents.keys()]) directory.tokensOf(owner).forEach(scheduleExpiry);
+        return;
+      }
+      case 'revoke': {
+        // Inactive here at once, before the reload that follows: a reconnect in between is refused too.
+        const owner = change.kind === 'app' ? directory.apps.get(change.id) : directory.agents.get(change.id);
+        if (owner) owner.active = false;
+        return bridge.revoke(change.kind, change.id, change.cause);
+      }
+      case 'drop-sessions':
+        return dropSessions(new Set(change.ids));
+      case 'clock':
+        testClock?.advance(Math.max(0, change.to - clock.now()));
+        return;
+    }
+  }
   let shuttingDown = false;
   let accepts: AcceptFailures | undefined;
-  const testClock = config.testClock && clock instanceof AdjustableClock ? clock : undefined;
   const app = httpApp({
     registry,
     directory,
     clock,
     adminToken: config.adminToken,
     testClock,
+    // Every node's clock moves with this one's, and the answer waits until they have.
+    clockMoved: (now) => cluster?.tell({ op: 'clock', to: now }) ?? Promise.resolve(),
     log,
     events: reader,
     writer,
@@ -206,6 +265,7 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
     trustProxy: config.trustProxy,
     ready: async () => {
       if (shuttingDown) return { code: 'SHUTTING_DOWN', why: errorText('SHUTTING_DOWN', 'not_ready') };
+      if (cluster && !cluster.bus.isLinked()) return { code: 'INTERNAL_ERROR', why: errorText('INTERNAL_ERROR', 'cluster_link') };
       await db.raw('select 1');
       const overloaded = accepts?.recent();
       return overloaded ? { code: 'OVERLOADED', why: overloaded } : undefined;
@@ -257,6 +317,7 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
     for (const t of timers) t.cancel();
     accepts?.stop();
     await writer.close();
+    await cluster?.close(); // after the connections closed: the others heard each agent leave
     sockets.close();
     server.closeAllConnections();
     metricsServer?.close();

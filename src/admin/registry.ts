@@ -37,6 +37,11 @@ export interface LiveEffects {
    * session opened just before may still wait in the event log's write queue and would be written back.
    */
   dropSessions(ownerIds: ReadonlySet<string>): void;
+  /**
+   * Called after every change of the registrations, once this node has applied it; resolves when every node has
+   * (a bridge of several nodes, O14), so that a client acting on the admin API's answer finds it on any node.
+   */
+  changed(): Promise<void>;
 }
 
 export class Registry {
@@ -55,6 +60,7 @@ export class Registry {
     const org: OrgRecord = { org_id: registrationId(body.name), name: body.name, created_at: this.clock.now() };
     await this.store.insertOrg(org);
     this.directory.addOrg(org);
+    await this.live.changed();
     return orgView(org);
   }
 
@@ -73,6 +79,7 @@ export class Registry {
     for (const agent of agents) this.retire('agent', agent.agent_id, agent, 'deleted with its organization');
     for (const app of apps) this.retire('app', app.app_id, app, 'deleted with its organization');
     this.live.dropSessions(new Set([...agents.map((a) => a.agent_id), ...apps.map((a) => a.app_id)]));
+    await this.live.changed();
     return { org_id: orgId, ...removed };
   }
 
@@ -91,6 +98,7 @@ export class Registry {
     await this.store.insertApp(app, record);
     this.directory.addApp(app);
     this.directory.addToken(record);
+    await this.live.changed();
     return { ...this.appView(app), token };
   }
 
@@ -118,6 +126,7 @@ export class Registry {
     await this.store.insertAgent(agent, record);
     this.directory.addAgent(agent);
     this.directory.addToken(record);
+    await this.live.changed();
     return { ...this.agentView(agent), token };
   }
 
@@ -131,6 +140,7 @@ export class Registry {
     }
     await this.store.replaceAllowlist(agentId, appIds);
     this.directory.setAllowlist(agentId, appIds);
+    await this.live.changed();
     return this.agentView(agent);
   }
 
@@ -151,6 +161,7 @@ export class Registry {
       this.live.scheduleExpiry(previous);
     }
     this.directory.addToken(record);
+    await this.live.changed();
     return { token, previous_token_expires_at: iso(graceEndsAt) };
   }
 
@@ -168,6 +179,7 @@ export class Registry {
     if (owner.active) {
       await this.store.deactivate(kind, id);
       this.retire(kind, id, owner, 'deactivated');
+      await this.live.changed();
     }
     return owner;
   }

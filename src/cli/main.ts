@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, ConfigError } from '../config.js';
 import { startServer } from '../server.js';
 import { ListenFailure } from '../shared/listen-error.js';
+import { ClusterLinkError } from '../cluster/node.js';
 import { DatabaseOpenError, DatabaseUrlError } from '../store/database.js';
 import { DatabaseInUseError } from '../store/database-lock.js';
 import { TlsError } from '../tls.js';
@@ -152,7 +153,7 @@ allowlist
   .description('remove the allowlist: every app of the organization may use the agent')
   .action(async (agentId, _o, cmd) => print(await client(cmd).setAllowlist(agentId, null)));
 
-const OURS = [AdminApiError, ConfigError, DatabaseUrlError, DatabaseOpenError, DatabaseInUseError, ListenFailure, TlsError];
+const OURS = [AdminApiError, ConfigError, DatabaseUrlError, DatabaseOpenError, DatabaseInUseError, ListenFailure, TlsError, ClusterLinkError];
 
 // Every failure is one line on stderr and exit 1, as a service manager shows it. Errors we did not foresee keep
 // their stack for whoever asked for detail (LOG_LEVEL=debug or trace).

@@ -14,6 +14,8 @@ export interface Bus {
   subscribe(handler: (from: string, message: BusMessage) => void): void;
   /** Whether `node` is alive as far as this node knows (its heartbeat has not expired). */
   isNodeUp(node: string): boolean;
+  /** The other nodes alive as far as this node knows. */
+  peers(): string[];
   /** Told about a node whose heartbeat expired (killed, cut off): what it held is gone. */
   onNodeDown(handler: (node: string) => void): void;
   /**

@@ -32,6 +32,10 @@ class MemoryBus implements Bus {
     return this.hub.has(node);
   }
 
+  peers(): string[] {
+    return this.hub.nodeIds().filter((n) => n !== this.nodeId);
+  }
+
   onNodeDown(handler: (node: string) => void): void {
     this.downHandlers.push(handler);
   }

@@ -72,6 +72,26 @@ export class Directory {
     if (agent) agent.allowlist = appIds;
   }
 
+  /**
+   * Takes on what `fresh` holds (registrations reloaded from the database after another node changed them). A
+   * record that stays is updated in place: the connections authenticated with it hold it and must see it change.
+   */
+  replaceContents(fresh: Directory): void {
+    const update = <R extends object>(mine: Map<string, R>, theirs: Map<string, R>) => {
+      for (const id of mine.keys()) if (!theirs.has(id)) mine.delete(id);
+      for (const [id, record] of theirs) {
+        const kept = mine.get(id);
+        if (kept) Object.assign(kept, record);
+        else mine.set(id, record);
+      }
+    };
+    update(this.orgs, fresh.orgs);
+    update(this.apps, fresh.apps);
+    update(this.agents, fresh.agents);
+    this.tokens.clear();
+    for (const [owner, list] of fresh.tokens) this.tokens.set(owner, list);
+  }
+
   /** Forgets an organization with its apps, agents and their tokens; returns the apps and agents it had. */
   removeOrg(orgId: string): { apps: AppRecord[]; agents: AgentRecord[] } {
     const apps = [...this.apps.values()].filter((a) => a.org_id === orgId);

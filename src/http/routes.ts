@@ -43,12 +43,14 @@ export interface RouteDeps {
   /** Undefined when /metrics is served on its own port instead (METRICS_PORT, O12). */
   metrics: PromRegistry | undefined;
   /** Why the bridge takes no new traffic now (undefined: it does); throws when the database does not answer. */
-  ready(): Promise<{ code: Extract<ErrorCode, 'SHUTTING_DOWN' | 'OVERLOADED'>; why: string } | undefined>;
+  ready(): Promise<{ code: Extract<ErrorCode, 'SHUTTING_DOWN' | 'OVERLOADED' | 'INTERNAL_ERROR'>; why: string } | undefined>;
   directory: Directory;
   clock: Clock;
   adminToken: string | undefined;
   /** Present only in test-clock mode (BRIDGE_TEST_CLOCK=1). */
   testClock: AdjustableClock | undefined;
+  /** After the test clock moved to `now`: resolves once every node's clock has (several nodes, O14). */
+  clockMoved?: (now: number) => Promise<void>;
 }
 
 /** GET /metrics: the Prometheus text exposition. */
@@ -170,9 +172,10 @@ export function routes(deps: RouteDeps): Router {
       next_after: page.next_after,
     } satisfies SessionList;
   });
-  admin.post('/test/clock', (ctx) => {
+  admin.post('/test/clock', async (ctx) => {
     if (!deps.testClock) throw problem('NOT_FOUND', 'test_clock');
     const now = deps.testClock.advance(body(ctx, validateClockAdvance).advance_ms);
+    await deps.clockMoved?.(now);
     ctx.body = { now: new Date(now).toISOString() } satisfies ClockNow;
   });
 

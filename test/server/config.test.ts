@@ -33,6 +33,8 @@ describe('configuration from the environment', function () {
       trustProxy: 0,
       metricsPort: undefined,
       metricsHost: '127.0.0.1',
+      redisUrl: undefined,
+      nodeId: undefined,
     });
   });
 
@@ -64,6 +66,8 @@ describe('configuration from the environment', function () {
       TRUST_PROXY: '2',
       METRICS_PORT: '9100',
       METRICS_HOST: '0.0.0.0',
+      REDIS_URL: 'redis://redis.internal:6379',
+      NODE_ID: 'b2',
     });
     expect(config).to.deep.equal({
       port: 9000,
@@ -92,6 +96,8 @@ describe('configuration from the environment', function () {
       trustProxy: 2,
       metricsPort: 9100,
       metricsHost: '0.0.0.0',
+      redisUrl: 'redis://redis.internal:6379',
+      nodeId: 'b2',
     });
   });
 
@@ -117,6 +123,13 @@ describe('configuration from the environment', function () {
     const table = readme.split('\n## Configuration\n')[1]!.split('\n## ')[0]!;
     const documented = [...table.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]);
     expect(documented).to.have.members([...CONFIG_VARIABLES]);
+  });
+
+  it('takes REDIS_URL and NODE_ID for a node of several, and refuses a URL of another scheme without echoing it (it may hold a password)', function () {
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', NODE_ID: 'n1' })).to.include({ redisUrl: 'redis://127.0.0.1:6379', nodeId: 'n1' });
+    expect(() => loadConfig({ REDIS_URL: 'http://u:secret@redis:6379' })).to.throw(ConfigError, 'REDIS_URL must be a value matching ^rediss?:// (redis://host:port or rediss://host:port)');
+    expect(() => loadConfig({ REDIS_URL: 'http://u:secret@redis:6379' })).to.not.throw(/secret/);
+    expect(() => loadConfig({ NODE_ID: 'Node 1' })).to.throw(ConfigError, 'NODE_ID must be a value matching ^[a-z0-9]{1,16}$ (1 to 16 lowercase letters and digits)');
   });
 
   it('treats an empty variable as unset', function () {

@@ -1,0 +1,45 @@
+// A bridge node among several (REDIS_URL, O14): its link to the others, its router, and the changes it applies
+// when another node's admin API makes them. server.ts calls `joinCluster` and wires the result in.
+import { LIMITS, type ClientKind } from '../../generated/index.js';
+import type { Logger } from '../shared/logger.js';
+import { ClusterControl, type ControlOp } from './control.js';
+import { ClusterRouter } from './cluster-router.js';
+import { RedisBus } from './redis-bus.js';
+
+export class ClusterLinkError extends Error {}
+
+export interface ClusterNode {
+  bus: RedisBus;
+  router: ClusterRouter;
+  /** Starts hearing the other nodes' changes: once the bridge they act on exists. */
+  handleChanges(apply: (change: ControlOp) => Promise<void> | void): void;
+  /** Tells every live node a change; resolves once they applied it (at most 1 s). */
+  tell(change: ControlOp): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Redis URLs as logs and errors show them: without a password. */
+export const redactedRedisUrl = (url: string) => url.replace(/\/\/[^@]*@/, '//***@');
+
+export async function joinCluster(options: { redisUrl: string; nodeId: string | undefined; log: Logger }): Promise<ClusterNode> {
+  const { log } = options;
+  let bus: RedisBus;
+  try {
+    bus = await RedisBus.connect({ url: options.redisUrl, nodeId: options.nodeId, heartbeatMs: LIMITS.nodeHeartbeatMs, expiryMs: LIMITS.nodeExpiryMs, log });
+  } catch (err) {
+    throw new ClusterLinkError(`cannot reach Redis at ${redactedRedisUrl(options.redisUrl)} (REDIS_URL): ${(err as Error).message}`);
+  }
+  const router = new ClusterRouter(bus, log);
+  let control: ClusterControl | undefined;
+  return {
+    bus,
+    router,
+    handleChanges(apply) {
+      control = new ClusterControl(bus, apply, log);
+    },
+    tell: (change) => control?.tell(change) ?? Promise.resolve(),
+    close: () => bus.close(),
+  };
+}
+
+export type { ControlOp };

@@ -1,0 +1,229 @@
+// The bus over Redis: one pub/sub channel per node (frames go only to the node that needs them) and one for
+// everyone (presence, control); a sorted set of heartbeats says which nodes are alive. Messages to one node
+// within one turn of the event loop go out as one PUBLISH, in order, so a burst of fragments costs one Redis
+// message, not one each.
+import { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../shared/logger.js';
+import type { Bus, BusMessage } from './bus.js';
+
+export interface RedisBusOptions {
+  url: string;
+  /** This node's id (letters and digits); default a random one, new at every start. */
+  nodeId?: string;
+  /** Prefix of every key and channel, so that several bridges can share one Redis. */
+  prefix?: string;
+  heartbeatMs: number;
+  /** A node whose heartbeat is older than this is gone (killed, cut off). */
+  expiryMs: number;
+  log: Logger;
+}
+
+/** What went through Redis, for metrics and the benchmark. */
+export interface BusTraffic {
+  /** PUBLISH commands sent. */
+  publishes: number;
+  /** Messages carried by them (one PUBLISH carries every message to one node of one event-loop turn). */
+  messages: number;
+  /** Messages that could not be sent: the link was down (their loss is accounted for by the router). */
+  dropped: number;
+}
+
+type Envelope = { f: string; m: BusMessage[] };
+
+// Beats, forgets the nodes whose heartbeat expired and lists the live ones, on Redis's clock (the nodes' clocks
+// may differ, and a test clock must not kill a node): [was this node missing, node, score, node, score, ...].
+const HEARTBEAT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local added = redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+local live = redis.call('ZRANGE', KEYS[1], 0, -1)
+table.insert(live, 1, added)
+return live`;
+
+export const newNodeId = () => randomBytes(5).toString('hex');
+
+export class RedisBus implements Bus {
+  readonly nodeId: string;
+  readonly traffic: BusTraffic = { publishes: 0, messages: 0, dropped: 0 };
+  private readonly prefix: string;
+  private readonly pub: Redis;
+  private readonly sub: Redis;
+  private readonly handlers: ((from: string, message: BusMessage) => void)[] = [];
+  private readonly downHandlers: ((node: string) => void)[] = [];
+  private readonly lostHandlers: (() => void)[] = [];
+  private readonly restoredHandlers: (() => void)[] = [];
+  private readonly outbox = new Map<string, BusMessage[]>();
+  private flushing = false;
+  private live = new Set<string>();
+  private linked = false;
+  private beats = 0;
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  private constructor(private readonly options: RedisBusOptions) {
+    this.nodeId = options.nodeId ?? newNodeId();
+    this.prefix = options.prefix ?? 'bridge';
+    // No offline queue: what cannot be sent now fails now (and is counted), rather than piling up in memory for a
+    // Redis that may be gone for minutes. A command Redis does not answer fails after 1 s.
+    const common = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1000, retryStrategy: (n: number) => Math.min(n * 100, 1000) };
+    this.pub = new Redis(options.url, { ...common, connectionName: `bridge-${this.nodeId}-pub` });
+    this.sub = new Redis(options.url, { ...common, connectionName: `bridge-${this.nodeId}-sub`, autoResubscribe: false });
+  }
+
+  /** Connects, subscribes and beats once: a bridge does not start on a Redis it cannot use. */
+  static async connect(options: RedisBusOptions): Promise<RedisBus> {
+    const bus = new RedisBus(options);
+    try {
+      await bus.pub.connect();
+      await bus.sub.connect();
+      await bus.subscribeChannels();
+      await bus.beat();
+    } catch (err) {
+      bus.pub.disconnect();
+      bus.sub.disconnect();
+      throw err;
+    }
+    bus.linked = true;
+    bus.watchLink();
+    bus.heartbeat = setInterval(() => void bus.beat().catch(() => {}), options.heartbeatMs);
+    bus.heartbeat.unref();
+    return bus;
+  }
+
+  private channel(node: string): string {
+    return `${this.prefix}:node:${node}`;
+  }
+
+  private get everyone(): string {
+    return `${this.prefix}:all`;
+  }
+
+  private async subscribeChannels(): Promise<void> {
+    this.sub.removeAllListeners('messageBuffer');
+    await this.sub.subscribe(this.channel(this.nodeId), this.everyone);
+    this.sub.on('messageBuffer', (_channel: Buffer, payload: Buffer) => this.receive(payload));
+  }
+
+  private receive(payload: Buffer): void {
+    let envelope: Envelope;
+    try {
+      envelope = JSON.parse(payload.toString('utf8'));
+    } catch {
+      return this.options.log.warn({}, 'a bus message that is not JSON was ignored');
+    }
+    if (envelope.f === this.nodeId) return; // our own broadcast
+    for (const message of envelope.m) for (const handler of this.handlers) handler(envelope.f, message);
+  }
+
+  send(node: string, message: BusMessage): void {
+    this.queue(this.channel(node), message);
+  }
+
+  broadcast(message: BusMessage): void {
+    this.queue(this.everyone, message);
+  }
+
+  private queue(channel: string, message: BusMessage): void {
+    const pending = this.outbox.get(channel);
+    if (pending) pending.push(message);
+    else this.outbox.set(channel, [message]);
+    if (!this.flushing) {
+      this.flushing = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    this.flushing = false;
+    for (const [channel, messages] of this.outbox) {
+      if (!this.linked) {
+        this.traffic.dropped += messages.length;
+        continue;
+      }
+      this.traffic.publishes++;
+      this.traffic.messages += messages.length;
+      this.pub.publish(channel, JSON.stringify({ f: this.nodeId, m: messages } satisfies Envelope)).catch(() => {
+        this.traffic.dropped += messages.length;
+      });
+    }
+    this.outbox.clear();
+  }
+
+  subscribe(handler: (from: string, message: BusMessage) => void): void {
+    this.handlers.push(handler);
+  }
+
+  isNodeUp(node: string): boolean {
+    return this.live.has(node);
+  }
+
+  peers(): string[] {
+    return [...this.live].filter((n) => n !== this.nodeId);
+  }
+
+  onNodeDown(handler: (node: string) => void): void {
+    this.downHandlers.push(handler);
+  }
+
+  onLinkLost(handler: () => void): void {
+    this.lostHandlers.push(handler);
+  }
+
+  onLinkRestored(handler: () => void): void {
+    this.restoredHandlers.push(handler);
+  }
+
+  isLinked(): boolean {
+    return this.linked;
+  }
+
+  private async beat(): Promise<void> {
+    const reply = (await this.pub.eval(HEARTBEAT, 1, `${this.prefix}:nodes`, this.nodeId, this.options.expiryMs)) as [number, ...string[]];
+    const [added, ...nodes] = reply;
+    const now = new Set(nodes);
+    for (const node of this.live) if (!now.has(node) && node !== this.nodeId) for (const h of this.downHandlers) h(node);
+    this.live = now;
+    // Missing from the set after our first beat: the others counted this node gone and dropped what it holds.
+    if (added === 1 && this.beats++ > 0 && this.linked) this.relinked('this node had been counted gone');
+  }
+
+  private watchLink(): void {
+    const down = () => {
+      if (!this.linked) return;
+      this.linked = false;
+      this.options.log.warn({ node: this.nodeId }, 'lost the connection to Redis: this node is cut off from the others');
+      for (const h of this.lostHandlers) h();
+    };
+    const up = () => {
+      if (this.linked || this.pub.status !== 'ready' || this.sub.status !== 'ready') return;
+      this.subscribeChannels()
+        .then(() => this.beat())
+        .then(() => {
+          if (this.linked) return;
+          this.linked = true;
+          this.relinked('the connection to Redis is back');
+        })
+        .catch(() => {}); // the next 'ready' tries again
+    };
+    for (const client of [this.pub, this.sub]) {
+      client.on('close', down);
+      client.on('ready', up);
+      client.on('error', (err: Error) => this.options.log.debug({ err: err.message }, 'Redis connection error'));
+    }
+  }
+
+  private relinked(why: string): void {
+    this.options.log.info({ node: this.nodeId }, why);
+    for (const h of this.restoredHandlers) h();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.heartbeat);
+    this.flush();
+    this.linked = false;
+    // Leaving at once, not by expiry: the other nodes need not wait to know this node's agents are gone.
+    await this.pub.zrem(`${this.prefix}:nodes`, this.nodeId).catch(() => {});
+    await Promise.allSettled([this.pub.quit(), this.sub.quit()]);
+  }
+}
