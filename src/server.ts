@@ -9,6 +9,7 @@ import { LIMITS } from '../generated/index.js';
 import { Registry } from './admin/registry.js';
 import { ConfigError, type Config } from './config.js';
 import { joinCluster, type ClusterNode, type ControlOp } from './cluster/node.js';
+import { RedisRateLimiter } from './cluster/redis-rate-limit.js';
 import { makeBridge, type Bridge } from './core/bridge.js';
 import { errorText } from './shared/error-text.js';
 import { AdjustableClock, systemClock, type Clock, type Timer } from './shared/clock.js';
@@ -157,7 +158,9 @@ async function startOnDatabase(
     log,
     sessions,
     agentTimeoutMs: config.agentTimeoutMs,
-    rateLimiter: new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst),
+    rateLimiter: cluster
+      ? new RedisRateLimiter(cluster.bus.commands, config.rateLimitPerSecond, config.rateLimitBurst, log, cluster.bus.prefix)
+      : new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst),
     maxEventsInFlightPerApp: config.maxEventsInFlightPerApp,
     maxEventsInFlightPerAgent: config.maxEventsInFlightPerAgent,
     streamedTextMaxBytes: config.streamedTextMaxBytes,

@@ -47,7 +47,7 @@ export const newNodeId = () => randomBytes(5).toString('hex');
 export class RedisBus implements Bus {
   readonly nodeId: string;
   readonly traffic: BusTraffic = { publishes: 0, messages: 0, dropped: 0 };
-  private readonly prefix: string;
+  readonly prefix: string;
   private readonly pub: Redis;
   private readonly sub: Redis;
   private readonly handlers: ((from: string, message: BusMessage) => void)[] = [];
@@ -152,6 +152,11 @@ export class RedisBus implements Bus {
 
   subscribe(handler: (from: string, message: BusMessage) => void): void {
     this.handlers.push(handler);
+  }
+
+  /** The connection for commands (the shared rate limit): the other one only listens. */
+  get commands(): Redis {
+    return this.pub;
   }
 
   isNodeUp(node: string): boolean {

@@ -26,7 +26,7 @@ import { LocalRouter, type AgentEventMessage, type Connection, type Router } fro
 import { agentSessionKey, storedSessionKey } from './session-keys.js';
 import { silentLogger, type Logger } from '../shared/logger.js';
 import { noObserver, type BridgeObserver, type EventEnd, type EventStart } from './observer.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter, type EventRateLimit } from './rate-limit.js';
 import { SessionTable, type SessionRecord } from './sessions.js';
 import { BurstLog, LOG_WINDOW_MS } from './burst-log.js';
 import { ConnectionBounds, DEFAULT_CONNECTION_LIMITS, type ConnectionBound, type ConnectionLimits } from './connection-bounds.js';
@@ -45,8 +45,8 @@ export interface BridgeOptions {
   agentReconnectGraceMs?: number;
   /** A connection on which nothing arrives for this long is closed (default LIMITS.idleCloseMs). */
   idleCloseMs?: number;
-  /** Per-app event rate limit (default: off). */
-  rateLimiter?: RateLimiter;
+  /** Per-app event rate limit (default: off); on several nodes an answer may take a round trip (EventRateLimit). */
+  rateLimiter?: EventRateLimit;
   /** The live sessions (default: a fresh table). */
   sessions?: SessionTable;
   /** Told about every event's start and end and every session opened (event log, metrics, persistence). */
@@ -125,6 +125,13 @@ interface Client {
   idle: Timer;
   /** Dropped (closed, refused, replaced) or shut down: its socket's last frames and timers are not heard. */
   gone: boolean;
+  /**
+   * Waiting for an answer the frame in hand needs (the shared rate limit, on several nodes): the socket is
+   * paused and the frames it had already read wait in `backlog`, so that every answer keeps its frame's order.
+   */
+  paused: boolean;
+  backlog: { data: string; isBinary: boolean }[];
+  socket: Socket;
 }
 
 interface InFlight {
@@ -287,7 +294,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     bounds.add(principal, address);
     if (firstOfApp) router.appPresence(principal.app.app_id, true);
     const conn = guarded(socket);
-    const client: Client = { conn, principal, address, lastSeen: clock.now(), idle: { cancel() {} }, gone: false };
+    const client: Client = { conn, principal, address, lastSeen: clock.now(), idle: { cancel() {} }, gone: false, paused: false, backlog: [], socket };
     clients.set(conn, client);
     client.idle = watchIdle(client, idleCloseMs);
     log.debug({ conn: conn.id, endpoint: principal.kind, address }, 'connection open');
@@ -308,6 +315,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
   function drop(client: Client): void {
     if (client.gone) return;
     client.gone = true;
+    client.backlog = [];
     const { conn } = client;
     clients.delete(conn);
     client.idle.cancel();
@@ -355,19 +363,44 @@ export function makeBridge(options: BridgeOptions): Bridge {
   function receive(client: Client, data: string, isBinary: boolean): void {
     if (client.gone) return;
     client.lastSeen = clock.now();
+    if (client.paused) client.backlog.push({ data, isBinary });
+    else handle(client, data, isBinary);
+  }
+
+  function handle(client: Client, data: string, isBinary: boolean): void {
     try {
-      if (client.principal.kind === 'app') fromApp(client.conn, client.principal.app, data, isBinary);
-      else fromAgent(client.conn, client.principal.agent, data, isBinary);
+      const waiting = client.principal.kind === 'app' ? fromApp(client.conn, client.principal.app, data, isBinary) : fromAgent(client.conn, client.principal.agent, data, isBinary);
+      if (waiting) pauseFor(client, waiting);
     } catch (err) {
-      // A bug must cost at most this connection, never the process or another client's data.
-      log.error({ conn: client.conn.id, err }, 'frame handling failed');
-      refuse(client.conn, 'INTERNAL_ERROR', errorText('INTERNAL_ERROR', 'frame'));
+      failed(client, err);
     }
+  }
+
+  /** A bug must cost at most this connection, never the process or another client's data. */
+  function failed(client: Client, err: unknown): void {
+    log.error({ conn: client.conn.id, err }, 'frame handling failed');
+    refuse(client.conn, 'INTERNAL_ERROR', errorText('INTERNAL_ERROR', 'frame'));
+  }
+
+  function pauseFor(client: Client, waiting: Promise<void>): void {
+    client.paused = true;
+    client.socket.pause?.();
+    waiting.then(
+      () => {
+        client.paused = false;
+        while (!client.paused && !client.gone && client.backlog.length) {
+          const next = client.backlog.shift()!;
+          handle(client, next.data, next.isBinary);
+        }
+        if (!client.paused) client.socket.resume?.();
+      },
+      (err) => failed(client, err),
+    );
   }
 
   // ---- app side ----------------------------------------------------------------------------------------
 
-  function fromApp(conn: Connection, app: AppRecord, data: string, isBinary: boolean): void {
+  function fromApp(conn: Connection, app: AppRecord, data: string, isBinary: boolean): Promise<void> | void {
     const parsed = parseInbound(data, isBinary, validateAppToServiceMessage, 'AppToServiceMessage');
     if (!parsed.ok) {
       if (parsed.type !== 'event') return conn.send(frames.appError(parsed.code, parsed.error));
@@ -413,16 +446,25 @@ export function makeBridge(options: BridgeOptions): Bridge {
     observer.eventRejected({ event_id, ...start }, code, extra.admitted ?? false);
   }
 
-  function acceptEvent(conn: Connection, app: AppRecord, message: EventMessage): void {
+  /** Returns a promise when the rate limit's answer takes a round trip: the connection's next frames wait for it. */
+  function acceptEvent(conn: Connection, app: AppRecord, message: EventMessage): Promise<void> | void {
     const receivedAt = clock.now();
-    const { agent_id: agentId, thread_id: threadId } = message;
     const payloadJson = compactJson(message.payload);
     const size = utf8Length(payloadJson);
-    const start = { app_id: app.app_id, agent_id: agentId, thread_id: threadId, session_key: null, payload_bytes: size, received_at: receivedAt };
+    const start = { app_id: app.app_id, agent_id: message.agent_id, thread_id: message.thread_id, session_key: null, payload_bytes: size, received_at: receivedAt };
     if (size > LIMITS.payloadMaxBytes) {
       return rejectEvent(conn, 'PAYLOAD_TOO_LARGE', errorText('PAYLOAD_TOO_LARGE', 'too_large', { bytes: size, limit: LIMITS.payloadMaxBytes }), start);
     }
     const wait = rateLimiter.take(app.app_id, receivedAt);
+    if (typeof wait === 'number') return admitEvent(conn, app, message, payloadJson, start, wait);
+    return wait.then((seconds) => {
+      if (clients.has(conn)) admitEvent(conn, app, message, payloadJson, start, seconds); // else closed meanwhile: nobody to answer
+    });
+  }
+
+  function admitEvent(conn: Connection, app: AppRecord, message: EventMessage, payloadJson: string, start: Omit<EventStart, 'event_id'>, wait: number): void {
+    const { agent_id: agentId, thread_id: threadId } = message;
+    const { received_at: receivedAt, payload_bytes: size } = start;
     if (wait > 0) {
       const retry = Math.ceil(wait * 1000) / 1000;
       return rejectEvent(conn, 'RATE_LIMIT_EXCEEDED', errorText('RATE_LIMIT_EXCEEDED', 'too_fast', { app_id: app.app_id, seconds: retry }), start, { agentId, metadata: { retry_after_seconds: retry } });

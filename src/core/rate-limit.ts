@@ -6,7 +6,15 @@ interface Bucket {
   at: number;
 }
 
-export class RateLimiter {
+/**
+ * Takes one event from an app's bucket: 0 when admitted, otherwise the seconds until one is available. Where the
+ * buckets are shared by several nodes the answer takes a round trip (a promise); the app's connection then waits.
+ */
+export interface EventRateLimit {
+  take(appId: string, now: number): number | Promise<number>;
+}
+
+export class RateLimiter implements EventRateLimit {
   private readonly buckets = new Map<string, Bucket>();
 
   constructor(

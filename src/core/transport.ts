@@ -9,6 +9,9 @@ export interface Socket {
   close(code: number, reason: string): void;
   /** Bytes written and not yet taken by the network: the core closes a slow consumer on it (W17). */
   bufferedBytes(): number;
+  /** Stop reading frames (while the core waits for an answer one of them needs), and read again. */
+  pause?(): void;
+  resume?(): void;
 }
 
 /** What the transport calls for one connection. */

@@ -42,6 +42,8 @@ export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketE
       },
       close: (code, reason) => ws.close(code, reason),
       bufferedBytes: () => ws.bufferedAmount,
+      pause: () => ws.pause(),
+      resume: () => ws.resume(),
     };
     const facts: ConnectionFacts = { path: url.pathname, authorization: req.headers.authorization, query: url.searchParams, address: addressOf(req) };
     ws.on('error', (err) => log.warn({ conn: socket.id, address: facts.address, err: err.message }, 'websocket error'));
