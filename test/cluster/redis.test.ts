@@ -1,0 +1,98 @@
+// The Redis bus and the shared rate limit against a real Redis (TEST_REDIS_URL; `eval "$(bash
+// scripts/services.sh start)"` starts one). Without it these tests are pending, never silently passed.
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { RedisBus } from '../../src/cluster/redis-bus.js';
+import { RedisRateLimiter } from '../../src/cluster/redis-rate-limit.js';
+import type { BusMessage } from '../../src/cluster/bus.js';
+import { silentLogger } from '../../src/shared/logger.js';
+
+const url = process.env.TEST_REDIS_URL;
+const until = async (what: string, ok: () => boolean, ms = 5000) => {
+  for (const end = Date.now() + ms; Date.now() < end; ) {
+    if (ok()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+};
+
+describe('the Redis engine (TEST_REDIS_URL)', function () {
+  let prefix: string;
+  const closing: (() => Promise<unknown>)[] = [];
+  const bus = async (nodeId: string, expiryMs = 5000) => {
+    const b = await RedisBus.connect({ url: url!, nodeId, prefix, heartbeatMs: 100, expiryMs, log: silentLogger });
+    closing.push(() => b.close());
+    return b;
+  };
+
+  before(function () {
+    if (!url) this.skip(); // pending: set TEST_REDIS_URL (eval "$(bash scripts/services.sh start)")
+  });
+  beforeEach(function () {
+    prefix = `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  });
+  afterEach(async function () {
+    await Promise.all(closing.splice(0).map((close) => close()));
+  });
+
+  it('sends to one node only, broadcasts to the others but not back, and carries a burst to one node in one PUBLISH, in order', async function () {
+    const [a, b, c] = [await bus('a'), await bus('b'), await bus('c')];
+    const got: Record<string, [string, BusMessage][]> = { a: [], b: [], c: [] };
+    for (const [id, node] of Object.entries({ a, b, c })) node.subscribe((from, m) => got[id]!.push([from, m]));
+    for (let i = 0; i < 100; i++) a.send('b', { k: 'n', i });
+    a.broadcast({ k: 'all' });
+    await until('the messages', () => got.b!.length === 101 && got.c!.length === 1);
+    expect(got.b!.slice(0, 100).map(([, m]) => m.i)).to.deep.equal([...Array(100).keys()]);
+    expect(got.b!.every(([from]) => from === 'a')).to.equal(true);
+    expect(got.c).to.deep.equal([['a', { k: 'all' }]]);
+    expect(got.a).to.deep.equal([]);
+    expect(a.traffic).to.deep.include({ publishes: 2, messages: 101, dropped: 0 });
+  });
+
+  it('knows the live nodes, and tells the others when one leaves', async function () {
+    const [a, b] = [await bus('a'), await bus('b')];
+    await until('b seen by a', () => a.isNodeUp('b'));
+    expect(a.peers()).to.deep.equal(['b']);
+    const down: string[] = [];
+    a.onNodeDown((node) => down.push(node));
+    await b.close();
+    await until('b gone', () => down.length === 1);
+    expect(down).to.deep.equal(['b']);
+    expect(a.isNodeUp('b')).to.equal(false);
+  });
+
+  it('counts a node gone once its heartbeat is older than the expiry, even if it never said goodbye', async function () {
+    const a = await bus('a', 400);
+    const ghost = new Redis(url!);
+    closing.push(() => ghost.quit());
+    await ghost.zadd(`${prefix}:nodes`, Date.now(), 'ghost'); // one heartbeat, then nothing (as after SIGKILL)
+    const down: string[] = [];
+    a.onNodeDown((node) => down.push(node));
+    await until('the ghost seen', () => a.isNodeUp('ghost'));
+    const seen = Date.now();
+    await until('the ghost gone', () => down.includes('ghost'));
+    expect(Date.now() - seen).to.be.below(400 + 100 + 300); // expiry + one heartbeat + slack
+  });
+
+  it('shares one bucket between nodes, refilled on the bridge\'s clock', async function () {
+    const [r1, r2] = [new Redis(url!), new Redis(url!)];
+    closing.push(() => r1.quit(), () => r2.quit());
+    const n1 = new RedisRateLimiter(r1, 2, 3, silentLogger, prefix);
+    const n2 = new RedisRateLimiter(r2, 2, 3, silentLogger, prefix);
+    const t = 1_000_000;
+    expect([await n1.take('app', t), await n2.take('app', t), await n1.take('app', t)]).to.deep.equal([0, 0, 0]);
+    expect(await n2.take('app', t)).to.be.closeTo(0.5, 1e-9); // the 4th, on the other node: half a second at 2/s
+    expect(await n1.take('other-app', t)).to.equal(0);
+    expect(await n2.take('app', t + 500)).to.equal(0);
+    expect(n1.fallbacks + n2.fallbacks).to.equal(0);
+  });
+
+  it('decides with the node\'s own bucket while Redis does not answer, and counts it', async function () {
+    const dead = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, retryStrategy: () => null });
+    const limiter = new RedisRateLimiter(dead, 1, 1, silentLogger, prefix);
+    expect(await limiter.take('app', 0)).to.equal(0);
+    expect(await limiter.take('app', 0)).to.equal(1);
+    expect(limiter.fallbacks).to.equal(2);
+    dead.disconnect();
+  });
+});
