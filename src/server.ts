@@ -25,6 +25,7 @@ import { clientAddress } from './http/proxy.js';
 import { isListenError, ListenFailure, listenFailure } from './shared/listen-error.js';
 import { connectionCap, watchAccepts, webSocketCap, type AcceptFailures } from './ops/accept-failures.js';
 import { makeMetrics } from './ops/metrics.js';
+import { registerClusterMetrics } from './ops/cluster-metrics.js';
 import { metricsApp } from './ops/metrics-server.js';
 import { openDatabase, sqliteFile } from './store/database.js';
 import { lockDatabase, type DatabaseLock } from './store/database-lock.js';
@@ -151,6 +152,9 @@ async function startOnDatabase(
   const maxWebSockets = webSocketCap(config.maxConnections, cap);
   let bridgeRef: Bridge | undefined;
   const metrics = makeMetrics(() => bridgeRef!, () => writer.pending, () => sessions.size);
+  const rateLimiter = cluster
+    ? new RedisRateLimiter(cluster.bus.commands, config.rateLimitPerSecond, config.rateLimitBurst, log, cluster.bus.prefix)
+    : new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
   const bridge = makeBridge({
     directory,
     router,
@@ -158,9 +162,7 @@ async function startOnDatabase(
     log,
     sessions,
     agentTimeoutMs: config.agentTimeoutMs,
-    rateLimiter: cluster
-      ? new RedisRateLimiter(cluster.bus.commands, config.rateLimitPerSecond, config.rateLimitBurst, log, cluster.bus.prefix)
-      : new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst),
+    rateLimiter,
     maxEventsInFlightPerApp: config.maxEventsInFlightPerApp,
     maxEventsInFlightPerAgent: config.maxEventsInFlightPerAgent,
     streamedTextMaxBytes: config.streamedTextMaxBytes,
@@ -171,6 +173,16 @@ async function startOnDatabase(
     ...(options.agentReconnectGraceMs !== undefined ? { agentReconnectGraceMs: options.agentReconnectGraceMs } : {}),
   });
   bridgeRef = bridge;
+  if (cluster) {
+    const { bus, router: clusterRouter } = cluster;
+    registerClusterMetrics(metrics.registry, {
+      linked: () => bus.isLinked(),
+      peers: () => bus.peers().length,
+      traffic: () => bus.traffic,
+      counters: () => clusterRouter.counters,
+      rateLimitFallbacks: () => (rateLimiter instanceof RedisRateLimiter ? rateLimiter.fallbacks : 0),
+    });
+  }
 
   const timers: Timer[] = [];
   // Once per token: on several nodes, every reload of the registrations offers each rotated token again.

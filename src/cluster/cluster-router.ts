@@ -28,8 +28,8 @@ export interface ClusterCounters {
   framesForGoneAgent: number;
   /** Agent messages for an event whose home node is gone (the event ended with its node). */
   messagesForGoneNode: number;
-  /** Events ended because the link between nodes was cut while they depended on it. */
-  eventsCutOff: number;
+  /** Agents whose events here were ended because the link between nodes was cut while they depended on it. */
+  agentsCutOff: number;
 }
 
 /** Whether (a) is newer than (b): stamps first, the node id breaks a tie the same way on every node. */
@@ -37,7 +37,7 @@ const newer = (a: Holder, b: Holder) => a.stamp > b.stamp || (a.stamp === b.stam
 
 export class ClusterRouter implements Router {
   readonly eventIdSuffix: string;
-  readonly counters: ClusterCounters = { framesForGoneAgent: 0, messagesForGoneNode: 0, eventsCutOff: 0 };
+  readonly counters: ClusterCounters = { framesForGoneAgent: 0, messagesForGoneNode: 0, agentsCutOff: 0 };
   private listener: RouterListener | undefined;
   private stamp = 0;
   private readonly me: string;
@@ -146,6 +146,7 @@ export class ClusterRouter implements Router {
       case 'cut': {
         // Its link was cut and is back: what went between it and this node in the gap may be lost.
         const agents = [...this.holders].filter(([, h]) => h.node === from).map(([id]) => id);
+        this.counters.agentsCutOff += agents.length;
         if (agents.length) this.listener?.agentsCutOff(agents);
         return;
       }
@@ -224,6 +225,7 @@ export class ClusterRouter implements Router {
     for (const agentId of remote) this.holders.delete(agentId);
     this.remoteApps.clear();
     this.log.warn({ agents: remote.length }, 'the link to the other nodes is cut: their agents are out of reach');
+    this.counters.agentsCutOff += remote.length;
     if (remote.length) this.listener?.agentsCutOff(remote);
   }
 

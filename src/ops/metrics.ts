@@ -126,7 +126,7 @@ export function makeMetrics(bridge: () => Bridge, pendingRows: () => number, ses
 }
 
 /** A counter per label value, from totals the bridge keeps: each scrape adds what was counted since the last one. */
-function countedByLabel(registry: Registry, name: string, help: string, label: string, read: () => Record<string, number>): void {
+export function countedByLabel(registry: Registry, name: string, help: string, label: string, read: () => Record<string, number>): void {
   const reported = new Map<string, number>();
   new Counter({
     name,
