@@ -62,6 +62,8 @@ export interface HttpRefusal {
 export interface ConnectOptions {
   name: string;
   wsBase: string;
+  /** Named in the transcript when the bridge is several nodes. */
+  node?: string | undefined;
   endpoint: ClientKind;
   token: string | undefined;
   carrier: Carrier;
@@ -127,7 +129,7 @@ export class Actor {
     const headers = options.token && (options.carrier === 'header' || options.carrier === 'both') ? { authorization: `Bearer ${options.token}` } : undefined;
     const ws = new WebSocket(url, { headers, handshakeTimeout: options.timeoutMs, perMessageDeflate: false });
     const actor = new Actor(options.name, options.endpoint, ws, options.transcript, options.profile);
-    options.transcript.add(options.name, 'note', `connect ${options.endpoint} (${options.carrier})`);
+    options.transcript.add(options.name, 'note', `connect ${options.endpoint} (${options.carrier})${options.node ? ` on ${options.node}` : ''}`);
     return new Promise<Actor | HttpRefusal>((resolve, reject) => {
       ws.once('open', () => resolve(actor));
       ws.once('unexpected-response', (_req, res) => {

@@ -1,6 +1,7 @@
-// `bridge-conformance server --url ws://host:port/v1 …`: checks a running bridge it did not start, in the protocol
-// profile (default) or the bridge profile; `bridge-conformance client --role app|agent --command …` plays the
-// bridge for a client. Exit codes: 0 conforms, 1 a MUST failed, 2 the run could not start, 3 incomplete.
+// `bridge-conformance server --url ws://host:port/v1 …`: checks a running bridge it did not start (one node, or
+// several nodes of one bridge: `--url A --url B` or `--url A,B`), in the protocol profile (default) or the bridge
+// profile; `bridge-conformance client --role app|agent --command …` plays the bridge for a client. Exit codes:
+// 0 conforms, 1 a MUST failed, 2 the run could not start, 3 incomplete.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { html } from './report/html.js';
@@ -9,7 +10,8 @@ import { judge, type RunResult, type ScenarioResult } from './results.js';
 import { runScenario, type RunContext } from './run.js';
 import { CONNECT_TIMEOUT_MS, NO_TOKEN_IN_FRAMES, ONE_AGENT_CONNECTION, VALID_FRAMES, runClientScenario } from './client/run.js';
 import { CLIENT_SCENARIOS } from './client/scenarios.js';
-import { checkProvisioner, checkUrl, PreflightError, probeEndpoint } from './preflight.js';
+import { addUrls, nodeList } from './nodes.js';
+import { checkProvisioner, checkUrl, PreflightError, probeNodes } from './preflight.js';
 import { AdminApiProvisioner } from './provision/admin-api.js';
 import { CommandProvisioner } from './provision/command.js';
 import { FixturesFileProvisioner, outsideLayout, readFixturesFile } from './provision/fixtures-file.js';
@@ -30,7 +32,8 @@ export interface CommonOptions {
 }
 
 export interface ServerOptions extends CommonOptions {
-  url: string;
+  /** One base URL, or several nodes of one bridge: a list, or URLs separated by commas (both may be mixed). */
+  url: string | string[];
   adminUrl?: string;
   adminToken?: string;
   fixtures?: string;
@@ -115,9 +118,10 @@ function needs(s: Scenario, settings: Settings): string {
   return parts.join('; ');
 }
 
-function provisionerFor(options: ServerOptions, target: Target): Provisioner {
+/** The admin API (and with it the test clock, which the cluster moves on every node) is the first node's. */
+function provisionerFor(options: ServerOptions, target: Target, firstNode: string): Provisioner {
   const adminToken = options.adminToken ?? process.env.ADMIN_TOKEN;
-  const admin = adminToken ? new AdminApiProvisioner(target, (options.adminUrl ?? defaultAdminUrl(options.url)).replace(/\/$/, ''), adminToken) : undefined;
+  const admin = adminToken ? new AdminApiProvisioner(target, (options.adminUrl ?? defaultAdminUrl(firstNode)).replace(/\/$/, ''), adminToken) : undefined;
   if (options.provision) return new CommandProvisioner(options.provision);
   if (options.fixtures) return new FixturesFileProvisioner(readFixturesFile(options.fixtures), options.fixtures, admin);
   if (admin) return admin;
@@ -127,26 +131,29 @@ function provisionerFor(options: ServerOptions, target: Target): Provisioner {
 async function serverRun(options: ServerOptions): Promise<number> {
   const profile = options.profile;
   const registry = loadRequirements();
-  const scenarios = selected(loadScenarios(registry), options.grep).filter((s) => s.requirements.some((id) => !id.startsWith('MSG-') && inProfile(registry.get(id)!, profile)));
+  const all = loadScenarios(registry);
+  const scenarios = selected(all, options.grep).filter((s) => s.requirements.some((id) => !id.startsWith('MSG-') && inProfile(registry.get(id)!, profile)));
   const settings = loadSettings(options.settings);
   if (options.list) {
     for (const s of scenarios) console.log(`${s.id.padEnd(42)} ${s.requirements.filter((id) => inProfile(registry.get(id)!, profile)).join(',').padEnd(34)} ${needs(s, settings.values)}`);
     return 0;
   }
-  checkUrl(options.url);
-  await probeEndpoint(options.url, options.timeoutMs * 3);
-  const target = new Target({ url: options.url, timeoutMs: options.timeoutMs });
-  const provisioner = provisionerFor(options, target);
+  const nodes = nodeList(options.url);
+  nodes.forEach(checkUrl);
+  await probeNodes(nodes, options.timeoutMs * 3);
+  const target = new Target({ timeoutMs: options.timeoutMs });
+  const provisioner = provisionerFor(options, target, nodes[0]!);
   await checkProvisioner(provisioner);
   const clock = await hasClock(provisioner);
-  console.log(`bridge-conformance: ${scenarios.length} scenarios, ${profile} profile, against ${options.url}; provisioning: ${provisioner.description}; test clock ${clock ? 'on' : 'off'}${settings.file ? `; settings ${settings.file}` : ''}`);
+  const against = nodes.length > 1 ? `${nodes.length} nodes of one bridge (${nodes.join(', ')})` : nodes[0];
+  console.log(`bridge-conformance: ${scenarios.length} scenarios, ${profile} profile, against ${against}; provisioning: ${provisioner.description}; test clock ${clock ? 'on' : 'off'}${settings.file ? `; settings ${settings.file}` : ''}`);
 
-  const ctx: RunContext = { target, provisioner, profile, requirements: registry, settings: settings.values, hasClock: clock, realTime: options.realTime, realTimeMaxMs: options.realTimeMax, timeoutMs: options.timeoutMs, unsupported: new Map(), createdOrgs: [] };
+  const ctx: RunContext = { target, nodes, provisioner, profile, requirements: registry, settings: settings.values, hasClock: clock, realTime: options.realTime, realTimeMaxMs: options.realTimeMax, timeoutMs: options.timeoutMs, unsupported: new Map(), createdOrgs: [] };
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const results: ScenarioResult[] = [];
   for (const s of scenarios) {
-    const outcome = await runScenario(s, ctx);
+    const outcome = await runScenario(s, ctx, all.indexOf(s));
     results.push({ id: s.id, file: s.file, title: s.title, requirements: s.requirements, ...outcome });
     progress(results[results.length - 1]!);
   }
@@ -154,7 +161,7 @@ async function serverRun(options: ServerOptions): Promise<number> {
   const judged = requirementsOf('server', profile).filter((r) => !options.grep || scenarios.some((s) => s.requirements.includes(r.id)));
   const verdicts = judge(judged, results, readBaseline(options.expectedFailures));
   const result: RunResult = {
-    role: 'server', profile, target: options.url, provisioning: provisioner.description, settings: settings.values, ...(settings.file ? { settingsFile: settings.file } : {}),
+    role: 'server', profile, target: nodes.join(', '), ...(nodes.length > 1 ? { nodes } : {}), provisioning: provisioner.description, settings: settings.values, ...(settings.file ? { settingsFile: settings.file } : {}),
     ...(options.expectedFailures ? { baselineFile: options.expectedFailures } : {}),
     startedAt, durationMs: Math.round(performance.now() - started), hasClock: clock, leftBehind, scenarios: results, ...verdicts,
   };
@@ -248,10 +255,10 @@ export function program(): Command {
   const serverCmd = cmd
     .command('server')
     .description('run the scenarios against a running bridge')
-    .requiredOption('--url <url>', 'the bridge base URL, ending in /v1, e.g. ws://127.0.0.1:8080/v1')
+    .requiredOption('--url <url>', 'the bridge base URL, ending in /v1, e.g. ws://127.0.0.1:8080/v1; for several nodes of one bridge repeat it or separate URLs by commas', addUrls)
     .option('--settings <file>', 'the target\'s settings (YAML or JSON; spec/conformance.yaml TargetSettings)')
     .option('--provision <cmd>', 'provision through this command (JSON request on stdin, JSON answer on stdout)')
-    .option('--admin-url <url>', 'HTTP base of our admin API (default: the --url host)')
+    .option('--admin-url <url>', 'HTTP base of our admin API (default: the host of the first --url)')
     .option('--admin-token <token>', 'admin token of our admin API (default: env ADMIN_TOKEN)')
     .option('--fixtures <file>', 'pre-provisioned apps and agents (YAML or JSON) in the fixtures layout')
     .option('--real-time', 'without a test clock, run scenarios that move time by waiting', false)

@@ -1,4 +1,4 @@
-// Before any scenario: is the URL a bridge's base URL, can the suite provision, does the target have a test clock?
+// Before any scenario: is each URL a bridge's base URL, can the suite provision, does the target have a test clock?
 // A problem here is one clear error and exit 2; no scenario runs and the target is not blamed.
 import WebSocket from 'ws';
 import { NotSupported, ProvisionError, type Provisioner } from './provision/provisioner.js';
@@ -41,6 +41,15 @@ export function probeEndpoint(url: string, timeoutMs: number): Promise<void> {
     });
     ws.once('error', (err) => fail(err.message));
   });
+}
+
+/** Probes every node at once; the error names each node that did not answer (with one node: exactly its probe's). */
+export async function probeNodes(nodes: readonly string[], timeoutMs: number): Promise<void> {
+  const probes = await Promise.allSettled(nodes.map((url) => probeEndpoint(url, timeoutMs)));
+  const silent = probes.flatMap((p, i) => (p.status === 'rejected' ? [{ i, why: (p.reason as Error).message }] : []));
+  if (!silent.length) return;
+  if (nodes.length === 1) throw new PreflightError(silent[0]!.why);
+  throw new PreflightError(silent.map(({ i, why }) => `node ${i + 1} of ${nodes.length} (${nodes[i]}): ${why}`).join('; '));
 }
 
 /** Proves the admin token or the provisioning command works. */

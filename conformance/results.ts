@@ -42,7 +42,10 @@ export interface Overall {
 export interface RunResult {
   role: 'server' | 'client';
   profile: Profile;
+  /** The URL checked (with several nodes: all of them, separated by ", "), or the client command. */
   target: string;
+  /** With several nodes of one bridge: their URLs, in the order given (each scenario's `connections` name them). */
+  nodes?: string[];
   /** How registrations were made (server role). */
   provisioning?: string;
   /** The target settings used, and the file they came from. */

@@ -7,6 +7,7 @@
 import type { ClientKind, FixtureSet } from '../generated/index.js';
 import { Transcript, ProtocolViolation, type Actor, type TranscriptLine } from './actor.js';
 import type { Bindings } from './match.js';
+import { Placement, type PlacedConnection } from './nodes.js';
 import { NotSupported, type ProvisionAction, type Provisioner } from './provision/provisioner.js';
 import { actionsNeeded, clockTotalMs, inProfile, type Profile, type Requirement, type Scenario, type Step } from './scenario.js';
 import { nullSettings, settingsBindings, settingsNumber, type Settings } from './settings.js';
@@ -16,6 +17,8 @@ import type { Target } from './target.js';
 
 export interface RunContext {
   target: Target;
+  /** The bridge's nodes (`--url`); the scenarios' clients are placed across them. */
+  nodes: string[];
   provisioner: Provisioner;
   profile: Profile;
   /** The registry; only requirements of the profile are judged. */
@@ -39,6 +42,8 @@ export interface Outcome {
   failedStep?: number;
   /** The requirements the failure breaks (the failing step's checks of the profile, or a frame requirement). */
   failedRequirements?: string[];
+  /** With several nodes: each connection the scenario opened, in order, and the node it used. */
+  connections?: PlacedConnection[];
   durationMs: number;
   transcript: TranscriptLine[];
 }
@@ -84,12 +89,15 @@ function judgedChecks(step: Step, ctx: RunContext): { run: boolean; checks: stri
   return { run: checks.length > 0, checks };
 }
 
-export async function runScenario(s: Scenario, ctx: RunContext): Promise<Outcome> {
+/** `offset`: the scenario's number among all scenario files, which places its clients (nodes.ts). */
+export async function runScenario(s: Scenario, ctx: RunContext, offset: number): Promise<Outcome> {
   const started = performance.now();
   const transcript = new Transcript();
+  const placement = new Placement(ctx.nodes, offset);
   const done = (status: Outcome['status'], extra: Partial<Outcome> = {}): Outcome => ({
     status,
     durationMs: Math.round(performance.now() - started),
+    ...(placement.several ? { connections: placement.connections } : {}),
     transcript: transcript.lines,
     ...extra,
   });
@@ -101,7 +109,7 @@ export async function runScenario(s: Scenario, ctx: RunContext): Promise<Outcome
   const actors = new Map<string, Actor>();
   let index = 0;
   let current: { kind: string; checks: string[] } = { kind: 'provisioning', checks: [] };
-  const env: StepEnv = { ctx, bindings, kinds, actors, transcript, marks: new Map(), runSteps: async () => undefined };
+  const env: StepEnv = { ctx, bindings, kinds, actors, transcript, placement, marks: new Map(), runSteps: async () => undefined };
   env.runSteps = async (steps: Step[]): Promise<void> => {
     for (const step of steps) {
       index++;

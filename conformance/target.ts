@@ -1,9 +1,10 @@
 // The bridge under test over HTTP: the calls scenarios make (the directory) and our admin API's transport.
 export interface TargetOptions {
-  /** `ws[s]://host[:port]/v1` */
-  url: string;
   timeoutMs: number;
 }
+
+/** The HTTP base of a node's `/v1` paths (the directory): its ws URL with an http scheme. */
+export const v1Base = (wsUrl: string): string => wsUrl.replace(/^ws/, 'http').replace(/\/$/, '');
 
 export interface HttpAnswer {
   status: number;
@@ -12,11 +13,6 @@ export interface HttpAnswer {
 
 export class Target {
   constructor(readonly options: TargetOptions) {}
-
-  /** The HTTP base of the `/v1` paths (the directory): the ws URL with an http scheme. */
-  get v1Base(): string {
-    return this.options.url.replace(/^ws/, 'http').replace(/\/$/, '');
-  }
 
   /** One HTTP call; the body is parsed as JSON when it is JSON, else kept as text. Never judges the answer. */
   async call(method: string, url: string, token: string | undefined, body?: unknown): Promise<HttpAnswer> {

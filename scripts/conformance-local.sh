@@ -1,38 +1,47 @@
 #!/usr/bin/env bash
 # Runs the conformance suite against this repository's bridge, started as a separate process (as npm start does) with the
 # test clock on, over real sockets: the protocol profile, then the bridge profile (our own decisions too). Reports go
-# to test-output/conformance-<profile>.{json,xml,html}. Extra arguments go to both runs. Exit code: 0 when both
+# to test-output/conformance-<profile>.{json,xml,html}. Extra arguments go to both runs. With BRIDGE_URLS (URLs
+# separated by commas) it starts nothing and checks those nodes of one bridge instead. Exit code: 0 when both
 # conform, else the first non-zero exit of the suite (1 a MUST failed, 2 could not start, 3 incomplete).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 out=test-output
 mkdir -p "$out"
-data=$(mktemp -d)
-port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
-export PORT=$port HOST=127.0.0.1 DATABASE_URL="sqlite:$data/bridge.sqlite" BRIDGE_TEST_CLOCK=1 LOG_LEVEL=warn
 export ADMIN_TOKEN=${ADMIN_TOKEN:-conformance-local-admin-token}
 
-# What `npm start` runs, started directly so that $! is the bridge itself and stopping it stops it.
-node bin/bridge.js serve > "$out/bridge.log" 2>&1 &
-bridge=$!
-trap 'kill $bridge 2>/dev/null || true; wait $bridge 2>/dev/null || true; rm -rf "$data"' EXIT
+if [ -n "${BRIDGE_URLS:-}" ]; then
+  # Nodes someone else started (several nodes of one bridge, comma-separated, e.g. by scripts/cluster-local.sh):
+  # nothing to start here; they must share ADMIN_TOKEN and have the test clock on.
+  urls=$BRIDGE_URLS
+else
+  data=$(mktemp -d)
+  port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+  export PORT=$port HOST=127.0.0.1 DATABASE_URL="sqlite:$data/bridge.sqlite" BRIDGE_TEST_CLOCK=1 LOG_LEVEL=warn
+  urls="ws://127.0.0.1:$port/v1"
 
-node -e "
-  const url = 'http://127.0.0.1:$port/healthz';
-  const until = Date.now() + 30000;
-  (async function wait() {
-    try { if ((await fetch(url)).ok) return; } catch {}
-    if (Date.now() > until) { console.error('the bridge did not start; see $out/bridge.log'); process.exit(1); }
-    setTimeout(wait, 200);
-  })();
-"
+  # What `npm start` runs, started directly so that $! is the bridge itself and stopping it stops it.
+  node bin/bridge.js serve > "$out/bridge.log" 2>&1 &
+  bridge=$!
+  trap 'kill $bridge 2>/dev/null || true; wait $bridge 2>/dev/null || true; rm -rf "$data"' EXIT
+
+  node -e "
+    const url = 'http://127.0.0.1:$port/healthz';
+    const until = Date.now() + 30000;
+    (async function wait() {
+      try { if ((await fetch(url)).ok) return; } catch {}
+      if (Date.now() > until) { console.error('the bridge did not start; see $out/bridge.log'); process.exit(1); }
+      setTimeout(wait, 200);
+    })();
+  "
+fi
 
 status=0
 for profile in protocol bridge; do
   started=$(date +%s)
   set +e
-  node bin/bridge-conformance.js server --profile "$profile" --url "ws://127.0.0.1:$port/v1" --admin-token "$ADMIN_TOKEN" \
+  node bin/bridge-conformance.js server --profile "$profile" --url "$urls" --admin-token "$ADMIN_TOKEN" \
     --report-json "$out/conformance-$profile.json" --junit "$out/conformance-$profile.xml" --html "$out/conformance-$profile.html" "$@"
   code=$?
   set -e

@@ -10,7 +10,9 @@ function connectOptions(env: StepEnv, args: ConnectArgs | RefusedArgs, timeoutMs
   const token = args.token !== undefined ? (args.token === null ? undefined : String(value(env, args.token))) : (env.bindings.get(`${as}.token`) as string | undefined);
   const carrier: Carrier = args.carrier ?? (token ? 'header' : 'none');
   const queryToken = args.queryToken === undefined ? undefined : String(value(env, args.queryToken));
-  return { name: args.actor, wsBase: env.ctx.target.options.url, endpoint, token, carrier, queryToken, transcript: env.transcript, timeoutMs, profile: env.ctx.profile };
+  const wsBase = env.placement.connection(args.actor, as, env.kinds.get(as) ?? endpoint);
+  const node = env.placement.several ? wsBase : undefined;
+  return { name: args.actor, wsBase, node, endpoint, token, carrier, queryToken, transcript: env.transcript, timeoutMs, profile: env.ctx.profile };
 }
 
 export const connect: StepHandler<'connect'> = async (args, env, timeoutMs) => {

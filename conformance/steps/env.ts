@@ -4,6 +4,7 @@ import type { ClientKind } from '../../generated/index.js';
 import type { Actor, Transcript } from '../actor.js';
 import { expand } from '../generate.js';
 import { interpolate, mismatch, type Bindings, type MatchOptions } from '../match.js';
+import type { Placement } from '../nodes.js';
 import type { RunContext } from '../run.js';
 import { inProfile } from '../scenario.js';
 import type { Step, StepArgsMap } from './kinds.js';
@@ -20,6 +21,8 @@ export interface StepEnv {
   kinds: Map<string, ClientKind>;
   actors: Map<string, Actor>;
   transcript: Transcript;
+  /** Which node each connection and HTTP call of the scenario goes to. */
+  placement: Placement;
   /** performance.now() of each `mark` a step set. */
   marks: Map<string, number>;
   runSteps(steps: Step[]): Promise<void>;

@@ -1,14 +1,17 @@
 // Steps that act on the target beside the WebSocket: its HTTP directory, and the provisioning actions (token
 // rotation, deactivation, allowlists, sessions) the provisioning means performs.
+import { v1Base } from '../target.js';
 import { judge, value, type StepHandler } from './env.js';
 
 export const http: StepHandler<'http'> = async (args, env) => {
-  const { target } = env.ctx;
+  const { placement } = env;
   const method = args.method ?? 'GET';
   const token = args.token === undefined || args.token === 'none' ? undefined : String(value(env, args.token));
   const path = String(value(env, args.path));
-  const answer = await target.call(method, `${target.v1Base}${path}`, token);
-  env.transcript.add('http', 'note', `${method} ${path} -> ${answer.status} ${JSON.stringify(answer.body).slice(0, 500)}`);
+  const node = placement.http();
+  const answer = await env.ctx.target.call(method, `${v1Base(node)}${path}`, token);
+  const on = placement.several ? ` on ${node}` : '';
+  env.transcript.add('http', 'note', `${method} ${path}${on} -> ${answer.status} ${JSON.stringify(answer.body).slice(0, 500)}`);
   if (args.status !== undefined) judge(env, args.status, answer.status, `${method} ${path} status`);
   if (args.expect !== undefined) judge(env, args.expect, answer.body, `${method} ${path} body`);
 };

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { server } from '../../conformance/cli.js';
 import type { RunResult } from '../../conformance/results.js';
 
-export type SuiteOptions = Partial<Parameters<typeof server>[0]> & { url: string };
+export type SuiteOptions = Partial<Parameters<typeof server>[0]> & Pick<Parameters<typeof server>[0], 'url'>;
 
 export interface SuiteRun {
   code: number;
