@@ -24,8 +24,9 @@ import { isListenError, ListenFailure, listenFailure } from './shared/listen-err
 import { connectionCap, watchAccepts, webSocketCap, type AcceptFailures } from './ops/accept-failures.js';
 import { makeMetrics } from './ops/metrics.js';
 import { metricsApp } from './ops/metrics-server.js';
-import { openDatabase, sqliteFile } from './store/database.js';
-import { lockDatabase, type DatabaseLock } from './store/database-lock.js';
+import { claimDatabase, openDatabase } from './store/database.js';
+import type { DatabaseLock } from './store/database-lock.js';
+import { shownUrl } from './store/database-url.js';
 import { EventLogReader } from './store/event-log.js';
 import { eventRecorder } from './store/event-recorder.js';
 import { lostAfterMs, markLostAtStart, markLostOutcomes } from './store/lost-outcomes.js';
@@ -75,9 +76,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const log = options.log ?? makeLogger(config.logLevel);
   // Before the database: a wrong certificate is the operator's to fix, and no lock or file need be touched for it.
   const tls = config.tlsCertFile && config.tlsKeyFile ? readTlsFiles(config.tlsCertFile, config.tlsKeyFile) : undefined;
-  // One process per SQLite file (O7), checked before anything reads it; :memory: is this process's alone.
-  const file = sqliteFile(config.databaseUrl);
-  const lock = file ? await lockDatabase(file, log) : undefined;
+  // One bridge per database (O7, O13), checked before anything reads it; :memory: is this process's alone. A
+  // database shared by several nodes through Redis will pass `shared: true` here.
+  const lock = await claimDatabase(config.databaseUrl, log);
   let db: Knex | undefined;
   try {
     db = await openDatabase(config.databaseUrl);
@@ -236,7 +237,7 @@ async function startOnDatabase(config: Config, options: StartOptions, log: Logge
   log.info(
     {
       url,
-      database: config.databaseUrl.replace(/\/\/[^@]*@/, '//***@'),
+      database: shownUrl(config.databaseUrl),
       admin: Boolean(config.adminToken),
       maxConnections,
       maxWebSockets,
