@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import knexFactory from 'knex';
 import { pino } from 'pino';
 import { startServer, type RunningBridge } from '../../src/server.js';
-import { DatabaseInUseError } from '../../src/store/database-lock.js';
+import { DatabaseInUseError } from '../../src/store/database-errors.js';
 import { startTestBridge, testConfig } from '../helpers/bridge.js';
 import { startBridgeProcess, stopBridgeProcesses } from '../helpers/process.js';
 
