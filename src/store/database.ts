@@ -35,17 +35,21 @@ export async function claimDatabase(url: string, log: Logger, options: ClaimOpti
   return file ? lockDatabase(file, log) : undefined;
 }
 
-/** Opens and migrates; a database that cannot be used throws DatabaseOpenError naming it, the pool closed again. */
-export async function openDatabase(url: string): Promise<Knex> {
-  const postgres = kind(url) === 'postgres';
-  const knex = knexFactory({
-    ...(postgres ? postgresConfig(url) : sqliteConfig(url)),
-    // knex prints a failed connection with its stack before it rejects; the rejection alone says it (below).
+/** knex on the database, as the bridge reads it, without migrating: for tools and tests that read what a bridge wrote. */
+export function connectDatabase(url: string): Knex {
+  return knexFactory({
+    ...(kind(url) === 'postgres' ? postgresConfig(url) : sqliteConfig(url)),
+    // knex prints a failed connection with its stack before it rejects; the rejection alone says it (openDatabase).
     log: { warn: (message: string) => void (message.startsWith('Acquire connection error') || console.warn(message)) },
   });
+}
+
+/** Opens and migrates; a database that cannot be used throws DatabaseOpenError naming it, the pool closed again. */
+export async function openDatabase(url: string): Promise<Knex> {
+  const knex = connectDatabase(url);
   const migrate = () => knex.migrate.latest({ migrationSource });
   try {
-    await (postgres ? whileMigrating(url, migrate) : migrate());
+    await (kind(url) === 'postgres' ? whileMigrating(url, migrate) : migrate());
   } catch (err) {
     await knex.destroy().catch(() => {});
     throw new DatabaseOpenError(`cannot open the database ${shownUrl(url)}: ${(err as Error).message}`);
