@@ -73,7 +73,10 @@ const POSTGRES: Kind = {
   },
 };
 
-function describeOn(kind: Kind, title: string, body: (db: TestDatabase) => void): void {
+/** A suite's body, given its database; `this` is the suite (`this.timeout(…)`). */
+type Body = (this: Mocha.Suite, db: TestDatabase) => void;
+
+function describeOn(kind: Kind, title: string, body: Body): void {
   describe(`${title} (${kind.name}${kind.unavailable ? ` — ${kind.unavailable}` : ''})`, function () {
     let made: Made | undefined;
     const opened: Knex[] = [];
@@ -90,7 +93,7 @@ function describeOn(kind: Kind, title: string, body: (db: TestDatabase) => void)
       if (!made) throw new Error('db.url() is for tests and their hooks: the database is made before each test');
       return made.url;
     };
-    body({
+    body.call(this, {
       name: kind.name,
       postgres: kind === POSTGRES,
       url,
@@ -111,12 +114,12 @@ function describeOn(kind: Kind, title: string, body: (db: TestDatabase) => void)
 }
 
 /** `title (SQLite)` and `title (PostgreSQL)`, the same tests on each. */
-export function describeEachDatabase(title: string, body: (db: TestDatabase) => void): void {
+export function describeEachDatabase(title: string, body: Body): void {
   describeOn(SQLITE, title, body);
   describeOn(POSTGRES, title, body);
 }
 
 /** Tests of what only PostgreSQL has (its lock, its types). */
-export function describePostgres(title: string, body: (db: TestDatabase) => void): void {
+export function describePostgres(title: string, body: Body): void {
   describeOn(POSTGRES, title, body);
 }
