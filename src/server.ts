@@ -27,8 +27,9 @@ import { connectionCap, watchAccepts, webSocketCap, type AcceptFailures } from '
 import { makeMetrics } from './ops/metrics.js';
 import { registerClusterMetrics } from './ops/cluster-metrics.js';
 import { metricsApp } from './ops/metrics-server.js';
-import { openDatabase, sqliteFile } from './store/database.js';
-import { lockDatabase, type DatabaseLock } from './store/database-lock.js';
+import { claimDatabase, openDatabase } from './store/database.js';
+import type { DatabaseLock } from './store/database-lock.js';
+import { isPostgresUrl, shownUrl } from './store/database-url.js';
 import { EventLogReader } from './store/event-log.js';
 import { eventRecorder } from './store/event-recorder.js';
 import { lostAfterMs, markLostAtStart, markLostOutcomes } from './store/lost-outcomes.js';
@@ -78,12 +79,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const log = options.log ?? makeLogger(config.logLevel);
   // Before the database: a wrong certificate is the operator's to fix, and no lock or file need be touched for it.
   const tls = config.tlsCertFile && config.tlsKeyFile ? readTlsFiles(config.tlsCertFile, config.tlsKeyFile) : undefined;
-  // One process per SQLite file (O7), checked before anything reads it; :memory: is this process's alone.
-  if (config.redisUrl && !/^postgres(ql)?:\/\//.test(config.databaseUrl)) {
+  if (config.redisUrl && !isPostgresUrl(config.databaseUrl)) {
     throw new ConfigError('Invalid configuration: REDIS_URL makes this bridge one node of several, and they must share one database: set DATABASE_URL=postgres://… (SQLite is one process\'s alone). See the README\'s "Several nodes".');
   }
-  const file = sqliteFile(config.databaseUrl);
-  const lock = file ? await lockDatabase(file, log) : undefined;
+  // One bridge per database (O7, O13), checked before anything reads it; :memory: is this process's alone. The
+  // nodes of one bridge (REDIS_URL) share theirs.
+  const lock = await claimDatabase(config.databaseUrl, log, { shared: Boolean(config.redisUrl) });
   let db: Knex | undefined;
   let cluster: ClusterNode | undefined;
   try {
@@ -311,7 +312,7 @@ async function startOnDatabase(
   log.info(
     {
       url,
-      database: config.databaseUrl.replace(/\/\/[^@]*@/, '//***@'),
+      database: shownUrl(config.databaseUrl),
       admin: Boolean(config.adminToken),
       maxConnections,
       maxWebSockets,

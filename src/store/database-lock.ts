@@ -11,12 +11,11 @@
 import { readFileSync } from 'node:fs';
 import sqlite3 from 'sqlite3';
 import type { Logger } from '../shared/logger.js';
+import { DatabaseInUseError } from './database-errors.js';
 
-export class DatabaseInUseError extends Error {}
-
+/** A database held by this bridge alone (this file's lock, or PostgreSQL's advisory lock: postgres-lock.ts). */
 export interface DatabaseLock {
-  readonly path: string;
-  /** Marks the lock file clean and lets the lock go; the next bridge may start. */
+  /** Lets the lock go (here: marks the lock file clean first); the next bridge may start. */
   release(): Promise<void>;
 }
 
@@ -86,7 +85,6 @@ export async function lockDatabase(file: string, log: Logger): Promise<DatabaseL
     throw err;
   }
   return {
-    path,
     async release() {
       await run(db, 'PRAGMA user_version = 0').catch(() => {}); // the lock goes with the connection anyway
       await close(db);

@@ -1,77 +1,58 @@
-// DATABASE_URL -> a migrated knex instance. `sqlite:<path>` (relative to the working directory, or absolute;
-// the folder is created) or `sqlite::memory:`. One process per file: see database-lock.ts (O7).
-import { mkdirSync, realpathSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+// DATABASE_URL -> a migrated knex instance, and the lock that keeps a second bridge off the same database.
+// `sqlite:<path>` / `sqlite::memory:` (the embedded default, sqlite.ts) or `postgres://…` (postgres.ts).
 import knexFactory, { type Knex } from 'knex';
+import type { Logger } from '../shared/logger.js';
+import { lockDatabase, type DatabaseLock } from './database-lock.js';
+import { DatabaseOpenError, DatabaseUrlError } from './database-errors.js';
+import { isPostgresUrl, shownUrl } from './database-url.js';
 import { migrationSource } from './migrations.js';
+import { postgresConfig, whileMigrating } from './postgres.js';
+import { lockPostgres } from './postgres-lock.js';
+import { sqliteConfig, sqliteFile } from './sqlite.js';
 
-export class DatabaseUrlError extends Error {}
+export interface ClaimOptions {
+  /**
+   * The database is shared by the nodes of one bridge (REDIS_URL carries what they must share): take no lock.
+   * Only PostgreSQL can be shared; SQLite serves one process whatever this says.
+   */
+  shared?: boolean;
+}
 
-/** The database named by a usable DATABASE_URL could not be opened (a folder in its place, not SQLite, no access). */
-export class DatabaseOpenError extends Error {}
-
-/** One name per file, whatever path reached it (relative, through a symlink), so that its lock is one file too. */
-function canonical(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return join(realpathSync(dirname(file)), basename(file)); // not created yet
-  }
+function kind(url: string): 'sqlite' | 'postgres' {
+  if (url.startsWith('sqlite:')) return 'sqlite';
+  if (isPostgresUrl(url)) return 'postgres';
+  throw new DatabaseUrlError(`DATABASE_URL must be sqlite:<path> or postgres://user:password@host:port/database; got ${JSON.stringify(shownUrl(url))}`);
 }
 
 /**
- * The absolute path of a `sqlite:<path>` DATABASE_URL, its folder created; undefined for `sqlite::memory:`, which
- * no other process can share. Throws DatabaseUrlError for a URL the bridge cannot use.
+ * Takes the one-bridge lock of the database (O7 for an SQLite file, O13 for PostgreSQL) before anything reads it, or
+ * throws DatabaseInUseError naming the database; undefined when no lock is needed (`sqlite::memory:`, or a
+ * PostgreSQL database `shared` by a cluster). Release it after the database is closed.
  */
-export function sqliteFile(url: string): string | undefined {
-  if (!url.startsWith('sqlite:')) throw unsupported(url);
-  const path = url.slice('sqlite:'.length);
-  if (!path) throw new DatabaseUrlError('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/bridge.sqlite');
-  if (path === ':memory:') return undefined;
-  try {
-    mkdirSync(dirname(resolve(path)), { recursive: true });
-  } catch (err) {
-    throw new DatabaseOpenError(`cannot create the folder of the database ${resolve(path)}: ${(err as Error).message}`);
-  }
-  return canonical(resolve(path));
+export async function claimDatabase(url: string, log: Logger, options: ClaimOptions = {}): Promise<DatabaseLock | undefined> {
+  if (kind(url) === 'postgres') return options.shared ? undefined : lockPostgres(url, log);
+  const file = sqliteFile(url);
+  return file ? lockDatabase(file, log) : undefined;
 }
 
-function unsupported(url: string): DatabaseUrlError {
-  if (/^postgres(ql)?:\/\//.test(url)) {
-    return new DatabaseUrlError('DATABASE_URL postgres://… is not supported yet: this release stores data in SQLite (sqlite:<path>).');
-  }
-  return new DatabaseUrlError(`DATABASE_URL must be sqlite:<path>; got ${JSON.stringify(url.replace(/\/\/[^@]*@/, '//***@'))}`);
-}
-
-function knexConfig(url: string): Knex.Config {
-  const filename = sqliteFile(url) ?? ':memory:';
-  return {
-    client: 'sqlite3',
-    connection: { filename },
-    useNullAsDefault: true,
+/** knex on the database, as the bridge reads it, without migrating: for tools and tests that read what a bridge wrote. */
+export function connectDatabase(url: string): Knex {
+  return knexFactory({
+    ...(kind(url) === 'postgres' ? postgresConfig(url) : sqliteConfig(url)),
     // knex prints a failed connection with its stack before it rejects; the rejection alone says it (openDatabase).
     log: { warn: (message: string) => void (message.startsWith('Acquire connection error') || console.warn(message)) },
-    // One connection: SQLite serialises writes anyway, and :memory: is per connection.
-    pool: {
-      min: 1,
-      max: 1,
-      afterCreate: (conn: any, done: (err: Error | null, conn: unknown) => void) => {
-        // busy_timeout: a group commit waits up to 5 s for another writer (a backup, an operator's shell).
-        const journal = filename === ':memory:' ? 'MEMORY' : 'WAL';
-        conn.exec(`PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA journal_mode = ${journal};`, (err: Error | null) => done(err, conn));
-      },
-    },
-  };
+  });
 }
 
 /** Opens and migrates; a database that cannot be used throws DatabaseOpenError naming it, the pool closed again. */
 export async function openDatabase(url: string): Promise<Knex> {
-  const knex = knexFactory(knexConfig(url));
+  const knex = connectDatabase(url);
+  const migrate = () => knex.migrate.latest({ migrationSource });
   try {
-    await knex.migrate.latest({ migrationSource });
+    await (kind(url) === 'postgres' ? whileMigrating(url, migrate) : migrate());
   } catch (err) {
     await knex.destroy().catch(() => {});
-    throw new DatabaseOpenError(`cannot open the database ${url}: ${(err as Error).message}`);
+    throw new DatabaseOpenError(`cannot open the database ${shownUrl(url)}: ${(err as Error).message}`);
   }
   return knex;
 }

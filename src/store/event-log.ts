@@ -13,10 +13,9 @@ export interface EventQuery {
   limit: number;
 }
 
-const iso = (ms: number | string | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
-const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** A row read back as the wire shows it; numbers are coerced because PostgreSQL returns bigint columns as text. */
+/** A row read back as the wire shows it (bigint columns are numbers on PostgreSQL too: postgres.ts). */
 function entry(r: EventRow): EventLogEntry {
   return {
     event_id: r.event_id,
@@ -27,11 +26,11 @@ function entry(r: EventRow): EventLogEntry {
     status: r.status,
     outcome: r.outcome,
     code: r.code,
-    payload_bytes: Number(r.payload_bytes),
-    tokens_used: num(r.tokens_used),
+    payload_bytes: r.payload_bytes,
+    tokens_used: r.tokens_used,
     received_at: iso(r.received_at)!,
     completed_at: iso(r.completed_at),
-    latency_ms: num(r.latency_ms),
+    latency_ms: r.latency_ms,
   };
 }
 
@@ -63,7 +62,6 @@ export class EventLogReader {
   }
 
   async liveSessions(now: number): Promise<SessionRecord[]> {
-    const rows = await this.db('sessions').where('expires_at', '>', now);
-    return rows.map((r) => ({ ...r, created_at: Number(r.created_at), expires_at: Number(r.expires_at) }));
+    return this.db<SessionRecord>('sessions').where('expires_at', '>', now);
   }
 }

@@ -1,5 +1,6 @@
-// The schema, as knex migrations kept in code (no migration files to locate at run time). Portable to
-// PostgreSQL: no SQLite-only types, timestamps as epoch milliseconds in bigint columns.
+// The schema, as knex migrations kept in code (no migration files to locate at run time). One schema for SQLite and
+// PostgreSQL: no SQLite-only types, timestamps as epoch milliseconds in bigint columns (read back as numbers on
+// PostgreSQL too: postgres.ts), booleans as booleans, and what SQLite's loose typing accepted made explicit (004).
 import type { Knex } from 'knex';
 
 interface Migration {
@@ -101,6 +102,18 @@ const MIGRATIONS: Migration[] = [
     },
     async down(knex) {
       await knex.raw('DROP INDEX "events_pending_received_at"');
+    },
+  },
+  {
+    name: '004_postgres_tokens_used',
+    // An agent's `tokens_used` is any JSON integer (no maximum in the spec), and SQLite stores whatever number it
+    // gets. PostgreSQL's integer stops at 2^31 - 1: one agent's reply over it failed the whole group commit, losing
+    // every other row in it. A double holds every number JavaScript can give it, exactly. SQLite needs nothing.
+    async up(knex) {
+      if (knex.client.dialect === 'postgresql') await knex.raw('ALTER TABLE "events" ALTER COLUMN "tokens_used" TYPE double precision');
+    },
+    async down(knex) {
+      if (knex.client.dialect === 'postgresql') await knex.raw('ALTER TABLE "events" ALTER COLUMN "tokens_used" TYPE integer');
     },
   },
 ];

@@ -4,21 +4,21 @@ import type { Knex } from 'knex';
 import type { AgentRecord, AppRecord, Directory, OrgRecord, TokenRecord } from '../core/directory.js';
 import type { ClientKind } from '../../generated/index.js';
 
-const bool = (v: unknown) => v === true || v === 1 || v === '1';
-const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+/** SQLite has no boolean: it gives 1 and 0 (PostgreSQL true and false). Numbers are numbers on both (postgres.ts). */
+const bool = (v: unknown) => v === true || v === 1;
 
 export class RegistryStore {
   constructor(private readonly db: Knex) {}
 
   async load(directory: Directory): Promise<void> {
     for (const r of await this.db('organizations').select()) {
-      directory.addOrg({ org_id: r.org_id, name: r.name, created_at: Number(r.created_at) });
+      directory.addOrg({ org_id: r.org_id, name: r.name, created_at: r.created_at });
     }
     for (const r of await this.db('apps').select()) {
-      directory.addApp({ app_id: r.app_id, org_id: r.org_id, name: r.name, active: bool(r.active), created_at: Number(r.created_at) });
+      directory.addApp({ app_id: r.app_id, org_id: r.org_id, name: r.name, active: bool(r.active), created_at: r.created_at });
     }
     const allowlists = new Map<string, string[]>();
-    for (const r of await this.db('agent_allowlist').select().orderBy('app_id')) {
+    for (const r of await this.db('agent_allowlist').select()) {
       allowlists.set(r.agent_id, [...(allowlists.get(r.agent_id) ?? []), r.app_id]);
     }
     for (const r of await this.db('agents').select()) {
@@ -27,20 +27,16 @@ export class RegistryStore {
         org_id: r.org_id,
         name: r.name,
         description: r.description,
-        ttl_days: Number(r.ttl_days),
-        allowlist: bool(r.allowlist_enabled) ? (allowlists.get(r.agent_id) ?? []) : null,
+        ttl_days: r.ttl_days,
+        // Sorted here as Registry.setAllowlist sorts it, not by the database: PostgreSQL's collation (en_US ignores
+        // hyphens) would order ids otherwise than before the restart.
+        allowlist: bool(r.allowlist_enabled) ? (allowlists.get(r.agent_id) ?? []).sort() : null,
         active: bool(r.active),
-        created_at: Number(r.created_at),
+        created_at: r.created_at,
       });
     }
     for (const r of await this.db('tokens').select()) {
-      directory.addToken({
-        hash: Buffer.from(r.hash, 'hex'),
-        kind: r.kind,
-        owner_id: r.owner_id,
-        created_at: Number(r.created_at),
-        expires_at: num(r.expires_at),
-      });
+      directory.addToken({ hash: Buffer.from(r.hash, 'hex'), kind: r.kind, owner_id: r.owner_id, created_at: r.created_at, expires_at: r.expires_at });
     }
   }
 

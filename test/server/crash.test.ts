@@ -1,15 +1,12 @@
-// A crash under load (SIGKILL of `node bin/bridge.js serve` on a file database): the database stays intact, the
+// A crash under load (SIGKILL of `node bin/bridge.js serve` on an SQLite file or PostgreSQL): the database stays intact, the
 // event log loses at most the events of the last commit window (EVENT_LOG_FLUSH_MS plus the commit itself, O2), and
 // the rows whose outcome the crash lost are marked `lost` once no event can still be in flight (O9), not left
 // `pending`. Under this moderate load; bench/crash-loss.ts measures the window near the bridge's capacity.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { expect } from 'chai';
 import { LIMITS } from '../../generated/index.js';
-import knexFactory from 'knex';
 import WebSocket from 'ws';
+import { describeEachDatabase } from '../helpers/databases.js';
 import { allEvents, provisionPair, startBridgeProcess, stopBridgeProcesses } from '../helpers/process.js';
 
 const ADMIN_TOKEN = 'crash-test-admin-token-0123456789';
@@ -31,25 +28,18 @@ function open(url: string, token: string): Promise<WebSocket> {
   });
 }
 
-describe('a crash under load (SIGKILL)', function () {
+describeEachDatabase('a crash under load (SIGKILL)', function (db) {
   this.timeout(120_000);
-  let dir: string;
   const sockets: WebSocket[] = [];
-
-  beforeEach(function () {
-    dir = mkdtempSync(join(tmpdir(), 'bridge-crash-'));
-  });
 
   afterEach(async function () {
     for (const ws of sockets.splice(0)) ws.terminate();
     await stopBridgeProcesses();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it(`keeps the database intact and every event accepted more than ${WINDOW_MS} ms before the kill, and leaves no row pending for good`, async function () {
-    const file = join(dir, 'b.sqlite');
     const env = {
-      DATABASE_URL: `sqlite:${file}`,
+      DATABASE_URL: db.url(),
       ADMIN_TOKEN,
       LOG_LEVEL: 'silent',
       RATE_LIMIT_EVENTS_PER_SECOND: '0',
@@ -131,13 +121,11 @@ describe('a crash under load (SIGKILL)', function () {
         `replied but pending after the restart=${pendingAfterRestart}, marked lost=${lost}`,
     );
 
-    // (a) The file is a sound SQLite database after the crash and the restart's recovery.
-    const knex = knexFactory({ client: 'sqlite3', connection: { filename: file }, useNullAsDefault: true });
-    try {
-      const rows: { integrity_check: string }[] = await knex.raw('PRAGMA integrity_check');
+    // (a) An SQLite file is a sound database after the crash and the restart's recovery (PostgreSQL's server was
+    // never killed: only its client).
+    if (!db.postgres) {
+      const rows: { integrity_check: string }[] = await (await db.open()).raw('PRAGMA integrity_check');
       expect(rows.map((r) => r.integrity_check)).to.deep.equal(['ok']);
-    } finally {
-      await knex.destroy();
     }
     // (b) Nothing older than the commit window is lost.
     expect(

@@ -1,5 +1,6 @@
-// One bridge process per SQLite file (spec/protocol.md O7): a second bridge on the same file is refused at start
-// with a message that names the file and the holder's pid; the lock goes with its holder, however it ends.
+// One bridge per database: per SQLite file (spec/protocol.md O7), a second bridge on the same file is refused at
+// start with a message that names the file and the holder's pid; per PostgreSQL database (O13) likewise, unless the
+// database is shared by the nodes of one bridge. Either lock goes with its holder, however it ends.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -8,8 +9,11 @@ import { expect } from 'chai';
 import knexFactory from 'knex';
 import { pino } from 'pino';
 import { startServer, type RunningBridge } from '../../src/server.js';
-import { DatabaseInUseError } from '../../src/store/database-lock.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { claimDatabase, openDatabase } from '../../src/store/database.js';
+import { DatabaseInUseError } from '../../src/store/database-errors.js';
 import { startTestBridge, testConfig } from '../helpers/bridge.js';
+import { describePostgres } from '../helpers/databases.js';
 import { startBridgeProcess, stopBridgeProcesses } from '../helpers/process.js';
 
 const IN_USE = /^the database file (\S+) is in use by another bridge process \(pid (\d+)\); SQLite serves one process — for several nodes use PostgreSQL \+ Redis \(not yet available\)/;
@@ -152,6 +156,88 @@ describe('one bridge process per SQLite file (O7)', function () {
       third.child.kill('SIGTERM');
       expect(await third.exited, third.stderr()).to.deep.equal({ code: 0, signal: null });
       expect(lockPid(file), 'a clean shutdown clears the pid').to.equal(0);
+    });
+  });
+});
+
+describePostgres('one bridge per PostgreSQL database (O13)', function (db) {
+  const started: RunningBridge[] = [];
+  const PASSWORD = 'hunter2-not-for-logs';
+  /** The test database's URL with a password in it (the test server trusts local connections, so any will do). */
+  const withPassword = () => Object.assign(new URL(db.url()), { password: PASSWORD }).toString();
+  const shown = () => Object.assign(new URL(db.url()), { password: '***' }).toString();
+  const inUse = (holderPid: number) =>
+    new RegExp(
+      `^another bridge is using the database ${escape(shown())} \\(bridge pid ${holderPid} on [^,]+, connected from 127\\.0\\.0\\.1 since \\S+\\); ` +
+        'run one bridge per database, or set REDIS_URL to run several nodes as one bridge$',
+    );
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+  afterEach(async function () {
+    await Promise.all(started.splice(0).map((b) => b.close()));
+    await stopBridgeProcesses();
+  });
+
+  const start = async (options: { port?: number } = {}) => {
+    const running = await startServer(testConfig({ databaseUrl: withPassword(), ...options }));
+    started.push(running);
+    return running;
+  };
+
+  it('refuses a second bridge on the database at once, naming it (never its password) and the bridge holding it; the first one keeps working', async function () {
+    const first = await startTestBridge({ databaseUrl: withPassword() });
+    const t0 = Date.now();
+    const err = await refusal(start());
+    expect(Date.now() - t0, 'no wait').to.be.below(1000);
+    expect(err).to.be.instanceOf(DatabaseInUseError);
+    expect(err.message).to.match(inUse(process.pid)).and.not.include(PASSWORD);
+    expect((await refusal(start())).message, 'the refused attempt did not loosen the lock').to.match(inUse(process.pid));
+    expect((await first.http('GET', '/readyz', { token: null })).status).to.equal(200);
+    expect((await first.http('POST', '/admin/v1/organizations', { body: { name: 'Still Here' } })).status).to.equal(201);
+  });
+
+  it('takes no lock for the nodes of a database shared by a cluster (shared: true), while a lone bridge holds it', async function () {
+    await start();
+    expect(await claimDatabase(withPassword(), silentLogger, { shared: true })).to.equal(undefined);
+    const knex = await openDatabase(withPassword()); // the shared node opens and uses the database as usual
+    try {
+      expect(await knex('organizations').select()).to.deep.equal([]);
+    } finally {
+      await knex.destroy();
+    }
+    expect((await refusal(claimDatabase(withPassword(), silentLogger))).message).to.match(inUse(process.pid));
+  });
+
+  it('lets go of the lock at shutdown, and when the start fails after taking it (here: the port is taken)', async function () {
+    const first = await start();
+    await first.close();
+    started.splice(0);
+    const holder = await startTestBridge(); // on sqlite::memory:, only to hold a port
+    const err = await refusal(start({ port: holder.port }));
+    expect((err as NodeJS.ErrnoException).code).to.equal('EADDRINUSE');
+    await start(); // the database is free again
+  });
+
+  describe('as real processes (`bridge serve`)', function () {
+    this.timeout(60_000);
+
+    it('refuses the second process (exit 1, one line on stderr, no password); once the first is killed (SIGKILL) a third starts', async function () {
+      const env = { DATABASE_URL: withPassword(), LOG_LEVEL: 'info' };
+      const first = await startBridgeProcess(env);
+      const err = await refusal(startBridgeProcess(env));
+      expect(err.message).to.include('bridge serve exited (code 1, signal null)');
+      const stderr = err.message.slice(err.message.indexOf('stderr: ') + 'stderr: '.length, err.message.lastIndexOf('\nstdout:')).trim();
+      expect(stderr.split('\n'), 'one line').to.have.length(1);
+      expect(stderr.slice('bridge: '.length)).to.match(inUse(first.child.pid!));
+
+      first.child.kill('SIGKILL'); // its session ends with its socket: PostgreSQL drops the lock
+      await first.exited;
+      const third = await startBridgeProcess(env);
+      const listening = third.stdout().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'bridge listening');
+      expect(listening.database).to.equal(shown());
+      third.child.kill('SIGTERM');
+      expect(await third.exited, third.stderr()).to.deep.equal({ code: 0, signal: null });
+      for (const output of [first.stdout(), first.stderr(), err.message, third.stdout(), third.stderr()]) expect(output).not.to.include(PASSWORD);
     });
   });
 });

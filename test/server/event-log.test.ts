@@ -1,13 +1,15 @@
 // The event log (GET /admin/v1/events): one row per app event with how it ended, never the payload; filters and
 // paging; written in group commits off the per-message path; old rows deleted by the hourly retention sweep.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import knexFactory, { type Knex } from 'knex';
+import type { Knex } from 'knex';
 import { LIMITS } from '../../generated/index.js';
-import { SWEEP_INTERVAL_MS, type RunningBridge } from '../../src/server.js';
-import { startTestBridge, stopAll, type TestBridge, disconnect } from '../helpers/bridge.js';
+import type { Config } from '../../src/config.js';
+import { SWEEP_INTERVAL_MS } from '../../src/server.js';
+import type { Logger } from '../../src/shared/logger.js';
+import { WriteBehind, type EventRow } from '../../src/store/write-behind.js';
+import { startTestBridge, type TestBridge, disconnect } from '../helpers/bridge.js';
+import { describeEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import type { AgentClient, AppClient, TestClient } from '../helpers/ws-client.js';
 
 const DAY_MS = 86_400_000;
@@ -37,32 +39,44 @@ async function exchange(appClient: AppClient, agentClient: AgentClient, agentId:
   return event_id;
 }
 
-describe('the event log', function () {
-  let dir: string;
-  let knexes: Knex[];
+/**
+ * Another session holding the event log against writers until released, as an operator's open transaction or a
+ * backup would: SQLite's exclusive lock on the whole file, PostgreSQL's lock on the events table. `holder` reads
+ * through that session.
+ */
+async function lockAgainstWriters(db: TestDatabase): Promise<{ holder: Knex; release(): Promise<void> }> {
+  const knex = await db.open(); // SQLite: one connection, so BEGIN and what follows share it
+  let held = true;
+  if (!db.postgres) {
+    await knex.raw('BEGIN EXCLUSIVE');
+    return { holder: knex, release: async () => void (held && ((held = false), await knex.raw('COMMIT'))) };
+  }
+  const trx = await knex.transaction();
+  await trx.raw('LOCK TABLE "events" IN EXCLUSIVE MODE');
+  return { holder: trx, release: async () => void (held && ((held = false), await trx.commit())) };
+}
 
-  beforeEach(function () {
-    dir = mkdtempSync(join(tmpdir(), 'bridge-events-'));
-    knexes = [];
-  });
+/** Whether another session can write to the event log now, asked without waiting. */
+async function canWrite(db: TestDatabase): Promise<boolean> {
+  const knex = await db.open();
+  const attempt = db.postgres
+    ? knex.transaction(async (trx) => {
+        await trx.raw('SET LOCAL lock_timeout = 50');
+        await trx.raw('LOCK TABLE "events" IN ROW EXCLUSIVE MODE');
+      })
+    : knex.raw('PRAGMA busy_timeout = 0').then(() => knex.raw('CREATE TABLE lock_probe (x integer)'));
+  return attempt.then(
+    () => true,
+    () => false,
+  );
+}
 
-  afterEach(async function () {
-    await Promise.all(knexes.map((k) => k.destroy().catch(() => {})));
-    await stopAll(); // the bridges first, then their files
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const file = () => join(dir, 'bridge.sqlite');
-  const databaseUrl = () => `sqlite:${file()}`;
-  const openFile = (pool = { min: 1, max: 1 }) => {
-    const db = knexFactory({ client: 'sqlite3', connection: { filename: file() }, useNullAsDefault: true, pool });
-    knexes.push(db);
-    return db;
-  };
+describeEachDatabase('the event log', function (db) {
+  const start = (overrides: Partial<Config> = {}) => startTestBridge({ databaseUrl: db.url(), ...overrides });
 
   describe('one row per app event', function () {
     it('logs a replied event: delivered, replied, the reply\'s tokens_used, the payload size, times and latency from the bridge clock', async function () {
-      const bridge = await startTestBridge();
+      const bridge = await start();
       const { app, agent, appClient, agentClient } = await bridge.pair();
       const payload = { text: 'Grüße, 世界 ✓', list: [1, 2.5, null], nested: { deep: true } };
       bridge.clock.advance(3_000);
@@ -99,7 +113,7 @@ describe('the event log', function () {
     });
 
     it('logs the number of fragments forwarded as tokens_used when the agent gives none', async function () {
-      const bridge = await startTestBridge();
+      const bridge = await start();
       const { agent, appClient, agentClient } = await bridge.pair();
       appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
       const { event_id } = await appClient.expect('accepted');
@@ -112,7 +126,7 @@ describe('the event log', function () {
     });
 
     it('logs each rejection the rate limit let through with its code, newest first; counts the others without a row (O1)', async function () {
-      const bridge = await startTestBridge();
+      const bridge = await start();
       const { org, app, agent, appClient } = await bridge.pair();
       const forbidden = await bridge.agent(org.org_id, 'Private');
       await bridge.http('PUT', `/admin/v1/agents/${forbidden.agent_id}/allowlist`, { body: { app_ids: [] }, schema: 'Agent' });
@@ -171,7 +185,7 @@ describe('the event log', function () {
     });
 
     it('logs an agent\'s error as agent_error / AGENT_ERROR and its AGENT_TIMEOUT as agent_timeout / AGENT_TIMEOUT', async function () {
-      const bridge = await startTestBridge();
+      const bridge = await start();
       const { agent, appClient, agentClient } = await bridge.pair();
       const ends = [
         { agentCode: 'MODEL_OVERLOADED', code: 'AGENT_ERROR', outcome: 'agent_error' },
@@ -200,7 +214,7 @@ describe('the event log', function () {
     });
 
     it('logs an event the agent did not answer within the agent timeout as agent_timeout / AGENT_TIMEOUT', async function () {
-      const bridge = await startTestBridge({ agentTimeoutMs: 5_000 });
+      const bridge = await start({ agentTimeoutMs: 5_000 });
       const { agent, appClient, agentClient } = await bridge.pair();
       const receivedAt = bridge.clock.now();
       appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
@@ -218,7 +232,7 @@ describe('the event log', function () {
     });
 
     it('logs an event whose agent dropped and did not come back within the grace as agent_offline / AGENT_OFFLINE', async function () {
-      const bridge = await startTestBridge();
+      const bridge = await start();
       const { agent, appClient, agentClient } = await bridge.pair();
       const receivedAt = bridge.clock.now();
       appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
@@ -243,7 +257,7 @@ describe('the event log', function () {
     });
 
     it('shows an accepted event as pending (no completion yet), then as replied once the reply went out', async function () {
-      const bridge = await startTestBridge();
+      const bridge = await start();
       const { app, agent, appClient, agentClient } = await bridge.pair();
       const receivedAt = bridge.clock.now();
       appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 'later', payload: { q: '?' } });
@@ -281,7 +295,7 @@ describe('the event log', function () {
 
   it('never stores the payload, only its size', async function () {
     const marker = `secret-marker-${Math.random().toString(36).slice(2)}`;
-    const bridge = await startTestBridge({ databaseUrl: databaseUrl() });
+    const bridge = await start();
     const { org, agent, appClient, agentClient } = await bridge.pair();
     const offline = await bridge.agent(org.org_id, 'Sleeper');
     const payload = { note: marker, [marker]: [marker, { inner: `x${marker}x` }] };
@@ -302,16 +316,18 @@ describe('the event log', function () {
     for (const e of api.events) expect(e.payload_bytes).to.equal(bytes(payload));
     await bridge.close();
 
-    const db = openFile();
-    const rows: Record<string, unknown>[] = await db('events').select();
+    const knex = await db.open();
+    const rows: Record<string, unknown>[] = await knex('events').select();
     expect(rows).to.have.length(3);
     for (const row of rows) {
       for (const [column, value] of Object.entries(row)) expect(String(value), `events.${column}`).not.to.include(marker);
     }
-    await db.destroy();
-    for (const name of ['bridge.sqlite', 'bridge.sqlite-wal']) {
-      const path = join(dir, name);
-      if (existsSync(path)) expect(readFileSync(path).includes(marker), name).to.equal(false);
+    await knex.destroy();
+    if (!db.postgres) {
+      const file = db.url().slice('sqlite:'.length);
+      for (const path of [file, `${file}-wal`]) {
+        if (existsSync(path)) expect(readFileSync(path).includes(marker), path).to.equal(false);
+      }
     }
   });
 
@@ -344,7 +360,7 @@ describe('the event log', function () {
     }
 
     it('filters by app_id, agent_id, status and code, combined', async function () {
-      const bridge = await startTestBridge();
+      const bridge = await start();
       const { app, other, agent, offline, denying, ids } = await mixedLog(bridge);
       const idsOf = async (query: string) => (await events(bridge, query)).events.map((e) => e.event_id);
       const newestFirst = (list: string[]) => [...list].sort().reverse();
@@ -372,7 +388,7 @@ describe('the event log', function () {
     });
 
     it('pages with limit and before/next_before, newest first, every row exactly once', async function () {
-      const bridge = await startTestBridge();
+      const bridge = await start();
       const { ids } = await mixedLog(bridge);
       const all = Object.values(ids).flat().sort().reverse();
 
@@ -404,7 +420,7 @@ describe('the event log', function () {
     });
 
     it('answers 400 INVALID_REQUEST to invalid query values', async function () {
-      const bridge = await startTestBridge();
+      const bridge = await start();
       for (const query of ['limit=0', 'limit=501', 'limit=x', 'limit=1.5', 'limit=-3', 'status=lost', 'code=NOPE', 'before=not%20an%20id', 'app_id=Bad_App']) {
         const res = await bridge.http('GET', `/admin/v1/events?${query}`);
         expect(res.status, query).to.equal(400);
@@ -418,21 +434,13 @@ describe('the event log', function () {
 
   describe('writing', function () {
     it('keeps relaying while the database is locked: accepted, tokens and reply all reach the app, and the row is written once it is free', async function () {
-      const bridge = await startTestBridge({ databaseUrl: databaseUrl() });
+      const bridge = await start();
       const { agent, appClient, agentClient } = await bridge.pair();
       await bridge.writer.flush();
 
-      const locker = openFile();
-      await locker.raw('BEGIN EXCLUSIVE');
-      let locked = true;
+      const lock = await lockAgainstWriters(db);
       try {
-        // Another connection cannot write while the lock is held.
-        const probe = openFile();
-        await probe.raw('PRAGMA busy_timeout = 0');
-        let blocked = false;
-        await probe.raw('CREATE TABLE lock_probe (x integer)').catch(() => (blocked = true));
-        expect(blocked, 'the exclusive lock blocks other writers').to.equal(true);
-        await probe.destroy();
+        expect(await canWrite(db), 'the lock blocks other writers').to.equal(false);
 
         appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: { q: 'stream please' } });
         const { event_id } = await appClient.expect('accepted');
@@ -445,23 +453,70 @@ describe('the event log', function () {
         expect(reply.reply).to.equal(Array.from({ length: 50 }, (_, i) => `w${i} `).join(''));
         // Past the group-commit window, the commit is still waiting on the lock: nothing of the event is stored yet.
         await sleep(100);
-        expect(await locker('events').where({ event_id }).select()).to.deep.equal([]);
+        expect(await lock.holder('events').where({ event_id }).select()).to.deep.equal([]);
 
-        await locker.raw('COMMIT');
-        locked = false;
+        await lock.release();
         await bridge.writer.flush();
         expect(bridge.writer.pending).to.equal(0);
-        const rows = await locker('events').where({ event_id }).select();
+        const rows = await (await db.open())('events').where({ event_id }).select();
         expect(rows).to.have.length(1);
         expect(rows[0]).to.include({ status: 'delivered', outcome: 'replied', tokens_used: 50, latency_ms: 900 });
         expect(await entry(bridge, event_id)).to.include({ outcome: 'replied', tokens_used: 50, latency_ms: 900 });
       } finally {
-        if (locked) await locker.raw('ROLLBACK').catch(() => {});
+        await lock.release();
       }
     });
 
+    it('writes every row of a group commit of thousands of events (several statements, one transaction), and their outcomes over them', async function () {
+      const knex = await db.open({ migrate: true });
+      const errors: string[] = [];
+      const log: Logger = { debug() {}, info() {}, warn() {}, error: (fields: any, message) => errors.push(`${message}: ${fields.err?.message}`) };
+      const writer = new WriteBehind(knex, 1_000, log);
+      const at = Date.parse('2026-11-22T12:00:00.000Z');
+      const count = 6_000; // over two statements of 2,500 rows
+      const id = (i: number) => `01KEV${String(i).padStart(6, '0')}`;
+      for (let i = 0; i < count; i++) {
+        writer.insertEvent({ event_id: id(i), app_id: 'app-a', agent_id: 'agent-a', thread_id: `t${i % 7}`, session_key: null, status: 'delivered', outcome: 'pending', code: null, payload_bytes: i, tokens_used: null, received_at: at + i, completed_at: null, latency_ms: null });
+      }
+      await writer.flush();
+      for (let i = 0; i < count; i += 2) writer.updateEvent(id(i), { outcome: 'replied', code: null, tokens_used: i, completed_at: at + i + 40, latency_ms: 40 });
+      await writer.close();
+
+      expect(errors).to.deep.equal([]);
+      const rows: EventRow[] = await knex('events').select().orderBy('received_at');
+      expect(rows).to.have.length(count);
+      rows.forEach((row, i) => {
+        const replied = i % 2 === 0;
+        expect(row, id(i)).to.deep.equal({
+          event_id: id(i), app_id: 'app-a', agent_id: 'agent-a', thread_id: `t${i % 7}`, session_key: null, status: 'delivered', code: null,
+          outcome: replied ? 'replied' : 'pending', payload_bytes: i, tokens_used: replied ? i : null,
+          received_at: at + i, completed_at: replied ? at + i + 40 : null, latency_ms: replied ? 40 : null,
+        });
+      });
+    });
+
+    it('logs any tokens_used an agent reports, however large (the spec sets no maximum)', async function () {
+      const bridge = await start();
+      const { agent, appClient, agentClient } = await bridge.pair();
+      const ids: string[] = [];
+      for (const tokens_used of [2 ** 31, Number.MAX_SAFE_INTEGER, 1e20]) {
+        appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
+        const { event_id } = await appClient.expect('accepted');
+        await agentClient.expect('event');
+        agentClient.send({ type: 'reply', event_id, content: 'ok', done: true, metadata: { tokens_used } });
+        expect((await appClient.expect('reply')).metadata.tokens_used).to.equal(tokens_used);
+        ids.push(event_id);
+      }
+      const logged = (await events(bridge)).events.reverse();
+      expect(logged.map((e) => [e.event_id, e.outcome, e.tokens_used])).to.deep.equal([
+        [ids[0], 'replied', 2 ** 31],
+        [ids[1], 'replied', Number.MAX_SAFE_INTEGER],
+        [ids[2], 'replied', 1e20],
+      ]);
+    });
+
     it('queues an event\'s row in memory and commits it in a group commit: one row per event, not one write per token', async function () {
-      const bridge = await startTestBridge({ eventLogFlushMs: 20 });
+      const bridge = await start({ eventLogFlushMs: 20 });
       const { agent, appClient, agentClient } = await bridge.pair();
       await bridge.writer.flush();
       expect(bridge.writer.pending).to.equal(0);
@@ -490,8 +545,8 @@ describe('the event log', function () {
 
   describe('retention', function () {
     it('deletes rows older than EVENT_LOG_RETENTION_DAYS in the hourly sweep and keeps the newer ones', async function () {
-      const bridge = await startTestBridge({ eventLogRetentionDays: 1 });
-      const start = bridge.clock.now();
+      const bridge = await start({ eventLogRetentionDays: 1 });
+      const startedAt = bridge.clock.now();
       const paired = await bridge.pair();
       const { app, agent } = paired;
       const old = await exchange(paired.appClient, paired.agentClient, agent.agent_id);
@@ -504,7 +559,7 @@ describe('the event log', function () {
       await disconnect(bridge, appClient, agentClient);
       expect((await events(bridge)).events.map((e) => e.event_id)).to.deep.equal([recent, old]);
 
-      bridge.clock.advance(start + DAY_MS + SWEEP_INTERVAL_MS - bridge.clock.now());
+      bridge.clock.advance(startedAt + DAY_MS + SWEEP_INTERVAL_MS - bridge.clock.now());
       let ids: string[] = [];
       for (let i = 0; i < 50; i++) {
         ids = (await events(bridge)).events.map((e) => e.event_id);
@@ -515,7 +570,7 @@ describe('the event log', function () {
     });
 
     it('keeps every row when EVENT_LOG_RETENTION_DAYS is 0', async function () {
-      const bridge = await startTestBridge({ eventLogRetentionDays: 0 });
+      const bridge = await start({ eventLogRetentionDays: 0 });
       const { agent, appClient, agentClient } = await bridge.pair();
       const first = await exchange(appClient, agentClient, agent.agent_id);
       await disconnect(bridge, appClient, agentClient);

@@ -2,18 +2,15 @@
 // reconnect grace + 60 s), at start, once more that long after the start, and by the hourly sweep; never the row
 // of an event still in flight. The crash itself is in crash.test.ts; here its leftovers are written directly, as a
 // killed bridge (or another process sharing the database) leaves them, and time moves on the frozen clock.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import { LIMITS, type EventOutcome } from '../../generated/index.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import type { Logger } from '../../src/shared/logger.js';
 import { startServer, SWEEP_INTERVAL_MS, type RunningBridge } from '../../src/server.js';
-import { openDatabase } from '../../src/store/database.js';
 import { lostAfterMs } from '../../src/store/lost-outcomes.js';
 import type { EventRow } from '../../src/store/write-behind.js';
 import { ADMIN_TOKEN, testConfig } from '../helpers/bridge.js';
+import { describeEachDatabase } from '../helpers/databases.js';
 import { httpJson } from '../helpers/http.js';
 import { TestClient, type AgentClient, type AppClient } from '../helpers/ws-client.js';
 
@@ -40,25 +37,18 @@ function row(eventId: string, receivedAt: number, outcome: EventOutcome = 'pendi
   };
 }
 
-describe('event-log rows a crash left pending (O9)', function () {
-  let dir: string;
+describeEachDatabase('event-log rows a crash left pending (O9)', function (db) {
   let bridge: RunningBridge | undefined;
   const clients: TestClient<any>[] = [];
   const warnings: { fields: any; message: string }[] = [];
   const log: Logger = { debug() {}, info() {}, warn: (fields, message) => warnings.push({ fields, message }), error() {} };
 
-  const databaseUrl = () => `sqlite:${join(dir, 'bridge.sqlite')}`;
   /** Rows written straight into the database, as a bridge killed mid-load leaves them. */
   async function leftBehind(...rows: EventRow[]): Promise<void> {
-    const db = await openDatabase(databaseUrl());
-    try {
-      await db('events').insert(rows);
-    } finally {
-      await db.destroy();
-    }
+    await (await db.open({ migrate: true }))('events').insert(rows);
   }
   async function start(clock: AdjustableClock): Promise<RunningBridge> {
-    bridge = await startServer(testConfig({ databaseUrl: databaseUrl(), agentTimeoutMs: AGENT_TIMEOUT_MS }), { clock, log });
+    bridge = await startServer(testConfig({ databaseUrl: db.url(), agentTimeoutMs: AGENT_TIMEOUT_MS }), { clock, log });
     return bridge;
   }
   async function outcomes(): Promise<Record<string, string>> {
@@ -78,7 +68,6 @@ describe('event-log rows a crash left pending (O9)', function () {
   }
 
   beforeEach(function () {
-    dir = mkdtempSync(join(tmpdir(), 'bridge-lost-'));
     warnings.length = 0;
   });
 
@@ -86,7 +75,6 @@ describe('event-log rows a crash left pending (O9)', function () {
     for (const c of clients.splice(0)) c.close();
     await bridge?.close();
     bridge = undefined;
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it('marks lost at start the rows pending longer than any event can be in flight, the younger ones that long after the start, and logs how many', async function () {

@@ -1,14 +1,11 @@
 // Deleting an organization (openapi deleteOrganization, H6): its apps' and agents' live connections close at once
 // with TOKEN_REVOKED as on deactivation, an agent's events in flight end with AGENT_OFFLINE, then its tokens get
 // UNAUTHORIZED and it, its apps and its agents are NOT_FOUND everywhere; other organizations go on; the event log
-// keeps its rows; the rows are gone from the database file, across a restart.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// keeps its rows; the rows are gone from the database, across a restart.
 import { expect } from 'chai';
-import knexFactory from 'knex';
 import { CLOSE_CODES } from '../../generated/index.js';
-import { ADMIN_TOKEN, startTestBridge, stopAll, type TestBridge } from '../helpers/bridge.js';
+import { ADMIN_TOKEN, startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { describeEachDatabase } from '../helpers/databases.js';
 import type { AgentClient, AppClient, TestClient } from '../helpers/ws-client.js';
 
 async function deleteOrg(bridge: TestBridge, orgId: string): Promise<any> {
@@ -150,33 +147,18 @@ describe('deleting an organization', function () {
     await agentClient.expectNothingBeforePong();
   });
 
-  describe('across a restart', function () {
-    let dir: string;
-
-    beforeEach(function () {
-      dir = mkdtempSync(join(tmpdir(), 'bridge-org-deletion-'));
-    });
-
-    afterEach(async function () {
-      await stopAll(); // the bridges hold the database file open
-      rmSync(dir, { recursive: true, force: true });
-    });
-
-    /** Every row of every registry table, and of sessions and events, straight from the file. */
+  describeEachDatabase('across a restart', function (db) {
+    /** Every row of every registry table, and of sessions and events, straight from the database. */
     const TABLES = ['organizations', 'apps', 'agents', 'agent_allowlist', 'tokens', 'sessions', 'events'] as const;
     async function tables(): Promise<Record<(typeof TABLES)[number], any[]>> {
-      const db = knexFactory({ client: 'sqlite3', connection: { filename: join(dir, 'bridge.sqlite') }, useNullAsDefault: true });
-      try {
-        const out = {} as Record<(typeof TABLES)[number], any[]>;
-        for (const t of TABLES) out[t] = await db(t).select();
-        return out;
-      } finally {
-        await db.destroy();
-      }
+      const knex = await db.open();
+      const out = {} as Record<(typeof TABLES)[number], any[]>;
+      for (const t of TABLES) out[t] = await knex(t).select();
+      return out;
     }
 
     it('removes its rows from the database in one go, keeps the other organization\'s and the event log, and stays deleted after a restart', async function () {
-      const databaseUrl = `sqlite:${join(dir, 'bridge.sqlite')}`;
+      const databaseUrl = db.url();
       // The widest group-commit window, so the session opened just before the delete is still queued then.
       const first = await startTestBridge({ databaseUrl, eventLogFlushMs: 100 });
       const gone = await first.pair();

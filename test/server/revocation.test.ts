@@ -1,12 +1,10 @@
 // Deactivation (openapi deactivate routes, W8, H5): the live connections of a deactivated app or agent get
 // TOKEN_REVOKED at once, its tokens (rotated-out ones in their grace included) then get TOKEN_REVOKED, an agent's
 // events in flight end with AGENT_OFFLINE and it leaves the directory; idempotent, final, and kept across a restart.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import { CLOSE_CODES, LIMITS } from '../../generated/index.js';
-import { startTestBridge, stopAll, type TestBridge } from '../helpers/bridge.js';
+import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { describeEachDatabase } from '../helpers/databases.js';
 import type { TestClient } from '../helpers/ws-client.js';
 
 type Kind = 'app' | 'agent';
@@ -174,20 +172,9 @@ describe('deactivation', function () {
     });
   }
 
-  describe('across a restart', function () {
-    let dir: string;
-
-    beforeEach(function () {
-      dir = mkdtempSync(join(tmpdir(), 'bridge-revocation-'));
-    });
-
-    afterEach(async function () {
-      await stopAll(); // the bridges hold the database file open
-      rmSync(dir, { recursive: true, force: true });
-    });
-
+  describeEachDatabase('across a restart', function (db) {
     it('still refuses a deactivated app\'s and agent\'s tokens with TOKEN_REVOKED after a restart', async function () {
-      const databaseUrl = `sqlite:${join(dir, 'bridge.sqlite')}`;
+      const databaseUrl = db.url();
       const first = await startTestBridge({ databaseUrl });
       const org = await first.org();
       const app = await first.app(org.org_id);

@@ -1,12 +1,10 @@
 // Token rotation (H5, openapi rotate-token): the new token works at once, the previous one keeps working for
 // LIMITS.rotationGraceMs and then gets UNAUTHORIZED, on new connections and on the live ones opened with it; a
 // token already in its grace keeps its own end; rotation survives a restart; deactivated owners cannot rotate.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import { CLOSE_CODES, LIMITS } from '../../generated/index.js';
-import { startTestBridge, stopAll, type TestBridge } from '../helpers/bridge.js';
+import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { describeEachDatabase } from '../helpers/databases.js';
 import type { TestClient } from '../helpers/ws-client.js';
 
 type Kind = 'app' | 'agent';
@@ -312,20 +310,9 @@ describe('token rotation', function () {
     });
   });
 
-  describe('across a restart', function () {
-    let dir: string;
-
-    beforeEach(function () {
-      dir = mkdtempSync(join(tmpdir(), 'bridge-rotation-'));
-    });
-
-    afterEach(async function () {
-      await stopAll(); // the bridges hold the database file open
-      rmSync(dir, { recursive: true, force: true });
-    });
-
+  describeEachDatabase('across a restart', function (db) {
     it('keeps the rotated tokens and their grace end, and closes old-token connections when the grace ends after the restart', async function () {
-      const databaseUrl = `sqlite:${join(dir, 'bridge.sqlite')}`;
+      const databaseUrl = db.url();
       const first = await startTestBridge({ databaseUrl });
       const org = await first.org();
       const app = await first.app(org.org_id);

@@ -1,15 +1,13 @@
 // Sessions (§1.9, §2.5, H4): created by the first event of an (agent, app, thread), reused until the agent's TTL
 // has passed since its creation, then made anew by the next event; listed by GET /admin/v1/sessions, deleted by
 // the hourly sweep, and kept in the database across a restart.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import knexFactory, { type Knex } from 'knex';
 import { LIMITS, type AcceptedMessage } from '../../generated/index.js';
+import type { Config } from '../../src/config.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
-import { startServer, SWEEP_INTERVAL_MS, type RunningBridge } from '../../src/server.js';
-import { ADMIN_TOKEN, startTestBridge, stopAll, type TestBridge, disconnect, testConfig } from '../helpers/bridge.js';
+import { startServer, SWEEP_INTERVAL_MS } from '../../src/server.js';
+import { ADMIN_TOKEN, startTestBridge, type TestBridge, disconnect, testConfig } from '../helpers/bridge.js';
+import { describeEachDatabase } from '../helpers/databases.js';
 import { sample, scrape } from '../helpers/metrics.js';
 import type { AgentClient, AppClient, TestClient } from '../helpers/ws-client.js';
 
@@ -35,31 +33,15 @@ async function sessions(bridge: TestBridge, query = ''): Promise<any[]> {
   return res.body.sessions;
 }
 
-describe('sessions', function () {
-  let dir: string;
-
-  beforeEach(function () {
-    dir = mkdtempSync(join(tmpdir(), 'bridge-sessions-'));
-  });
-
-  afterEach(async function () {
-    await stopAll(); // the bridges first, then their files
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const databaseUrl = () => `sqlite:${join(dir, 'bridge.sqlite')}`;
+describeEachDatabase('sessions', function (db) {
+  const start = (overrides: Partial<Config> = {}) => startTestBridge({ databaseUrl: db.url(), ...overrides });
 
   async function readTable(table: string): Promise<any[]> {
-    const db: Knex = knexFactory({ client: 'sqlite3', connection: { filename: join(dir, 'bridge.sqlite') }, useNullAsDefault: true });
-    try {
-      return await db(table).select();
-    } finally {
-      await db.destroy();
-    }
+    return (await db.open())(table).select();
   }
 
   it('creates a session with the first event of a thread: its key, ids, creation time and expiry after the agent\'s ttl_days', async function () {
-    const bridge = await startTestBridge();
+    const bridge = await start();
     const { org, app, agent, appClient, agentClient } = await bridge.pair();
     const longMemory = await bridge.agent(org.org_id, 'Long Memory', { ttl_days: 30 });
     const longClient = await bridge.connectAgent(longMemory.token);
@@ -96,7 +78,7 @@ describe('sessions', function () {
   });
 
   it('reuses the session of a thread while its TTL has not passed, and keeps threads, agents and apps apart (filters agent_id, app_id)', async function () {
-    const bridge = await startTestBridge();
+    const bridge = await start();
     const paired = await bridge.pair();
     const { org, app, agent } = paired;
     let { appClient, agentClient } = paired;
@@ -159,7 +141,7 @@ describe('sessions', function () {
   });
 
   it('lists sessions a page at a time: 100 by default, up to 500, the next page after the previous one\'s next_after', async function () {
-    const bridge = await startTestBridge();
+    const bridge = await start();
     const { agent, appClient, agentClient } = await bridge.pair();
     for (let i = 0; i < 205; i++) await exchange(appClient, agentClient, agent.agent_id, `t-${i}`);
     const page = (query: string) => bridge.http('GET', `/admin/v1/sessions${query}`, { schema: 'SessionList' });
@@ -187,7 +169,7 @@ describe('sessions', function () {
   });
 
   it('counts the TTL from creation, not from the last event: after it the session is unlisted and the next event makes a new one with the same key', async function () {
-    const bridge = await startTestBridge();
+    const bridge = await start();
     const paired = await bridge.pair();
     const { app, agent } = paired;
     let { appClient, agentClient } = paired;
@@ -227,7 +209,7 @@ describe('sessions', function () {
   });
 
   it('deletes expired sessions from the database in the hourly sweep, and keeps the live ones', async function () {
-    const bridge = await startTestBridge({ databaseUrl: databaseUrl() });
+    const bridge = await start();
     const { org, agent, appClient, agentClient } = await bridge.pair();
     const longMemory = await bridge.agent(org.org_id, 'Long Memory', { ttl_days: 30 });
     const longClient = await bridge.connectAgent(longMemory.token);
@@ -248,7 +230,7 @@ describe('sessions', function () {
   });
 
   it('also deletes from the database the sessions that expired while the bridge was stopped', async function () {
-    const first = await startTestBridge({ databaseUrl: databaseUrl() });
+    const first = await start();
     const { agent, appClient, agentClient } = await first.pair();
     const created = first.clock.now();
     const accepted = await exchange(appClient, agentClient, agent.agent_id, 't');
@@ -258,7 +240,7 @@ describe('sessions', function () {
     // Started again after the session's TTL (the harness always starts its clock at the same instant, so this
     // restart gets its own clock).
     const clock = new AdjustableClock({ frozen: true, start: created + DEFAULT_TTL_MS + 1 });
-    const config = testConfig({ databaseUrl: databaseUrl(), adminToken: ADMIN_TOKEN, logLevel: 'silent' });
+    const config = testConfig({ databaseUrl: db.url(), adminToken: ADMIN_TOKEN, logLevel: 'silent' });
     const second = await startServer(config, { clock });
     try {
       clock.advance(SWEEP_INTERVAL_MS);
@@ -270,7 +252,7 @@ describe('sessions', function () {
   });
 
   it('keeps at most MAX_SESSIONS_PER_APP per app: a new thread evicts the app\'s least recently used session, from the database too; other apps keep theirs (L17)', async function () {
-    const bridge = await startTestBridge({ databaseUrl: databaseUrl(), maxSessionsPerApp: 3 });
+    const bridge = await start({ maxSessionsPerApp: 3 });
     const { org, agent, appClient, agentClient } = await bridge.pair();
     const other = await bridge.app(org.org_id, 'Other');
     const otherClient = await bridge.connectApp(other.token);
@@ -293,7 +275,7 @@ describe('sessions', function () {
   });
 
   it('evicts at start, oldest first, the sessions over a MAX_SESSIONS_PER_APP lowered since they were stored', async function () {
-    const first = await startTestBridge({ databaseUrl: databaseUrl() });
+    const first = await start();
     const { agent, appClient, agentClient } = await first.pair();
     for (const thread of ['one', 'two', 'three']) {
       first.clock.advance(1_000);
@@ -301,14 +283,14 @@ describe('sessions', function () {
     }
     await first.close();
 
-    const second = await startTestBridge({ databaseUrl: databaseUrl(), maxSessionsPerApp: 2 });
+    const second = await start({ maxSessionsPerApp: 2 });
     expect((await sessions(second)).map((s: any) => s.thread_id).sort()).to.deep.equal(['three', 'two']);
     await second.writer.flush();
     expect((await readTable('sessions')).map((s) => s.thread_id).sort()).to.deep.equal(['three', 'two']);
   });
 
   it('keeps sessions across a restart: same creation time, and the thread\'s next event reuses it', async function () {
-    const first = await startTestBridge({ databaseUrl: databaseUrl() });
+    const first = await start();
     const { app, agent, appClient, agentClient } = await first.pair();
     first.clock.advance(2_000);
     const created = first.clock.now();
@@ -318,7 +300,7 @@ describe('sessions', function () {
     expect(before[0]).to.include({ session_key: accepted.session_key, created_at: iso(created), expires_at: iso(created + DEFAULT_TTL_MS) });
     await first.close();
 
-    const second = await startTestBridge({ databaseUrl: databaseUrl() });
+    const second = await start();
     expect(await sessions(second)).to.deep.equal(before);
 
     second.clock.advance(DAY_MS);

@@ -1,5 +1,6 @@
-// The SQLite store (L5, DATABASE_URL): registrations survive a restart, tokens are kept only as SHA-256 hashes,
-// the journal is WAL, and a bad DATABASE_URL says what is wrong.
+// The store (L5, DATABASE_URL), on SQLite and on PostgreSQL: registrations survive a restart and tokens are kept
+// only as SHA-256 hashes; an SQLite file is created with its folder and journalled with WAL; a bad DATABASE_URL says
+// what is wrong, and never shows a password.
 import { createHash } from 'node:crypto';
 import { testConfig } from '../helpers/bridge.js';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -10,35 +11,25 @@ import knexFactory, { type Knex } from 'knex';
 import { validators } from '../../generated/index.js';
 import { startServer, type RunningBridge } from '../../src/server.js';
 import { openDatabase } from '../../src/store/database.js';
+import { describeEachDatabase } from '../helpers/databases.js';
 import { TestClient } from '../helpers/ws-client.js';
 
 const ADMIN = 'store-test-admin-token-0123456789';
+/** Every table of the schema (knex's own bookkeeping aside). */
+const TABLES = ['organizations', 'apps', 'agents', 'agent_allowlist', 'tokens', 'sessions', 'events'];
 
-describe('the SQLite store', function () {
-  let dir: string;
-  let servers: RunningBridge[];
-  let clients: TestClient<any>[];
-  let knexes: Knex[];
-
-  beforeEach(function () {
-    dir = mkdtempSync(join(tmpdir(), 'bridge-store-'));
-    servers = [];
-    clients = [];
-    knexes = [];
-  });
+/** Bridges and clients of one test, on the database `databaseUrl()` names; all closed after it. */
+function harness(databaseUrl: () => string) {
+  const servers: RunningBridge[] = [];
+  const clients: TestClient<any>[] = [];
 
   afterEach(async function () {
-    for (const c of clients) c.close();
-    await Promise.all(servers.map((s) => s.close()));
-    await Promise.all(knexes.map((k) => k.destroy()));
-    rmSync(dir, { recursive: true, force: true });
+    for (const c of clients.splice(0)) c.close();
+    await Promise.all(servers.splice(0).map((s) => s.close()));
   });
 
-  const file = () => join(dir, 'nested', 'bridge.sqlite');
-
   async function start(): Promise<RunningBridge> {
-    const config = testConfig({ databaseUrl: `sqlite:${file()}`, adminToken: ADMIN, logLevel: 'silent' });
-    const server = await startServer(config);
+    const server = await startServer(testConfig({ databaseUrl: databaseUrl(), adminToken: ADMIN, logLevel: 'silent' }));
     servers.push(server);
     return server;
   }
@@ -90,12 +81,22 @@ describe('the SQLite store', function () {
     };
   }
 
-  it('keeps organizations, apps, agents, tokens and allowlists across a restart, in the folder it created', async function () {
+  return { start, stop, http, connect, provision, lists };
+}
+
+describeEachDatabase('the store', function (db) {
+  const { start, stop, http, connect, provision, lists } = harness(db.url);
+
+  it('keeps organizations, apps, agents, tokens and allowlists across a restart', async function () {
     const first = await start();
-    expect(existsSync(join(dir, 'nested'))).to.equal(true);
     const { org, app, other, agent } = await provision(first);
+    // Ids that a locale's collation sorts otherwise than byte by byte (en_US ignores hyphens: class-z-… after
+    // classa-…): the allowlist keeps its order across the restart whatever the database's collation.
+    const more = [];
+    for (const name of ['Class Z', 'Classa']) more.push(await http(first, 'POST', `/admin/v1/organizations/${org.org_id}/apps`, { name }, 'AppCreated'));
+    await http(first, 'PUT', `/admin/v1/agents/${agent.agent_id}/allowlist`, { app_ids: [app.app_id, ...more.map((a) => a.app_id)] }, 'Agent');
     const before = await lists(first, org.org_id);
-    expect(before.agents.agents[0].allowlist).to.deep.equal([app.app_id]);
+    expect(before.agents.agents[0].allowlist).to.deep.equal([app.app_id, ...more.map((a) => a.app_id)].sort());
     await stop(first);
 
     const second = await start();
@@ -113,21 +114,17 @@ describe('the SQLite store', function () {
     expect(await otherClient.expect('error')).to.include({ code: 'PERMISSION_DENIED', agent_id: agent.agent_id });
   });
 
-  it('stores tokens only as SHA-256 hashes, in a WAL-journalled file', async function () {
+  it('stores tokens only as SHA-256 hashes', async function () {
     const server = await start();
     const { app, other, agent } = await provision(server);
     await stop(server);
 
-    const db = knexFactory({ client: 'sqlite3', connection: { filename: file() }, useNullAsDefault: true });
-    knexes.push(db);
-    const tables: { name: string }[] = await db.raw("SELECT name FROM sqlite_master WHERE type = 'table'");
-    expect(tables.map((t) => t.name)).to.include.members(['organizations', 'apps', 'agents', 'agent_allowlist', 'tokens']);
-
+    const knex = await db.open();
     const tokens = [app.token, other.token, agent.token] as string[];
     const secrets = tokens.map((t) => t.slice(t.lastIndexOf('_') + 1));
     let cells = 0;
-    for (const { name } of tables) {
-      for (const row of await db(name).select()) {
+    for (const name of TABLES) {
+      for (const row of await knex(name).select()) {
         for (const value of Object.values(row)) {
           cells++;
           const text = Buffer.isBuffer(value) ? value.toString('latin1') + value.toString('hex') : String(value);
@@ -139,29 +136,62 @@ describe('the SQLite store', function () {
 
     const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
     for (const [token, owner] of [[app.token, app.app_id], [other.token, other.app_id], [agent.token, agent.agent_id]] as const) {
-      const rows = await db('tokens').where({ owner_id: owner }).select('hash');
+      const rows = await knex('tokens').where({ owner_id: owner }).select('hash');
       expect(rows.map((r: { hash: string }) => r.hash)).to.deep.equal([sha256(token)]);
     }
+  });
+});
 
-    const [mode] = await db.raw('PRAGMA journal_mode');
-    expect(mode).to.deep.equal({ journal_mode: 'wal' });
+describe('the SQLite store', function () {
+  let dir: string;
+  const knexes: Knex[] = [];
+  const file = () => join(dir, 'nested', 'bridge.sqlite');
+  const { start, stop, provision } = harness(() => `sqlite:${file()}`);
+
+  beforeEach(function () {
+    dir = mkdtempSync(join(tmpdir(), 'bridge-store-'));
   });
 
-  it('says clearly what is wrong with a DATABASE_URL it cannot use', async function () {
-    const failure = async (url: string) => {
-      try {
-        const db = await openDatabase(url);
-        knexes.push(db);
-      } catch (err) {
-        return (err as Error).message;
-      }
-      throw new Error(`openDatabase(${url}) did not fail`);
-    };
-    expect(await failure('postgres://bridge:secret@db.example.com/bridge')).to.match(/not supported yet/);
-    expect(await failure('postgresql://db.example.com/bridge')).to.match(/not supported yet/);
-    expect(await failure('mysql://x')).to.include('sqlite:<path>');
+  afterEach(async function () {
+    await Promise.all(knexes.splice(0).map((k) => k.destroy()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates the folder of its file and journals the file with WAL', async function () {
+    const server = await start();
+    expect(existsSync(join(dir, 'nested'))).to.equal(true);
+    await provision(server);
+    await stop(server);
+
+    const knex = knexFactory({ client: 'sqlite3', connection: { filename: file() }, useNullAsDefault: true });
+    knexes.push(knex);
+    const tables: { name: string }[] = await knex.raw("SELECT name FROM sqlite_master WHERE type = 'table'");
+    expect(tables.map((t) => t.name)).to.include.members(TABLES);
+    const [mode] = await knex.raw('PRAGMA journal_mode');
+    expect(mode).to.deep.equal({ journal_mode: 'wal' });
+  });
+});
+
+describe('DATABASE_URL', function () {
+  const failure = async (url: string) => {
+    try {
+      const db = await openDatabase(url);
+      await db.destroy();
+    } catch (err) {
+      return (err as Error).message;
+    }
+    throw new Error(`openDatabase(${url}) did not fail`);
+  };
+
+  it('says clearly what is wrong with one it cannot use, and never shows a password', async function () {
+    expect(await failure('mysql://x')).to.include('sqlite:<path> or postgres://user:password@host:port/database');
     const leaky = await failure('mysql://bridge:hunter2@db.example.com/bridge');
-    expect(leaky).to.include('sqlite:<path>').and.not.to.include('hunter2');
+    expect(leaky).to.include('mysql://bridge:***@db.example.com/bridge').and.not.to.include('hunter2');
     expect(await failure('sqlite:')).to.match(/DATABASE_URL/).and.match(/path/);
+    // Nothing listens on port 1: the error names the server, its password hidden, and PostgreSQL's reason.
+    for (const scheme of ['postgres', 'postgresql']) {
+      const refused = await failure(`${scheme}://bridge:hunter2@127.0.0.1:1/bridge?sslmode=disable&password=hunter2`);
+      expect(refused).to.equal(`cannot open the database ${scheme}://bridge:***@127.0.0.1:1/bridge?sslmode=disable&password=***: connect ECONNREFUSED 127.0.0.1:1`);
+    }
   });
 });
