@@ -27,6 +27,14 @@ export interface Bus {
   onLinkLost(handler: () => void): void;
   /** Whether the link to the other nodes is up right now (for /readyz). */
   isLinked(): boolean;
+  /**
+   * The record of which node holds each agent, where a node whose picture lacks an agent can ask. `claim` goes
+   * out at once (before the agent's first frame can lead anyone to ask); `release` only removes its own claim.
+   */
+  claimAgent(agentId: string, holder: string): void;
+  releaseAgent(agentId: string, holder: string): void;
+  /** The holder last claimed for the agent and not released (`node:stamp`), or undefined. */
+  lookupAgent(agentId: string): Promise<string | undefined>;
 }
 
 /** What nodes say to each other: a discriminated union on `k`, kept small (it crosses the wire per fragment). */

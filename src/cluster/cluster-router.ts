@@ -68,6 +68,7 @@ export class ClusterRouter implements Router {
     this.localAgents.set(agentId, conn);
     const holder = { node: this.me, stamp: ++this.stamp };
     this.holders.set(agentId, holder);
+    this.bus.claimAgent(agentId, claimOf(holder));
     this.bus.broadcast({ k: 'agent', id: agentId, online: true, stamp: holder.stamp });
     return previous === conn ? undefined : previous;
   }
@@ -78,11 +79,25 @@ export class ClusterRouter implements Router {
     const holder = this.holders.get(agentId);
     if (holder?.node !== this.me) return false; // a newer connection on another node holds the agent already
     this.holders.delete(agentId);
+    this.bus.releaseAgent(agentId, claimOf(holder));
     this.bus.broadcast({ k: 'agent', id: agentId, online: false, stamp: holder.stamp });
     return true;
   }
 
   isAgentOnline(agentId: string): boolean {
+    return this.holders.has(agentId);
+  }
+
+  async locateAgent(agentId: string): Promise<boolean> {
+    let claim: string | undefined;
+    try {
+      claim = await this.bus.lookupAgent(agentId);
+    } catch {
+      return false; // the link is cut: the agent is out of reach whoever holds it
+    }
+    const holder = claim === undefined ? undefined : holderOf(claim);
+    if (!holder || holder.node === this.me || !this.bus.isNodeUp(holder.node)) return this.holders.has(agentId);
+    this.heardAttach(agentId, holder); // the gossip that would have said so is on its way
     return this.holders.has(agentId);
   }
 
@@ -235,10 +250,20 @@ export class ClusterRouter implements Router {
    */
   private relink(): void {
     this.log.info({}, 'the link to the other nodes is back');
+    // Redis may have restarted empty: this node's agents are claimed again.
+    for (const [agentId, holder] of this.holders) if (holder.node === this.me) this.bus.claimAgent(agentId, claimOf(holder));
     this.bus.broadcast({ k: 'cut' });
     this.bus.broadcast({ k: 'hello' });
     this.bus.broadcast(this.snapshot());
   }
+}
+
+const claimOf = (holder: Holder) => `${holder.node}:${holder.stamp}`;
+
+function holderOf(claim: string): Holder | undefined {
+  const colon = claim.lastIndexOf(':');
+  const stamp = Number(claim.slice(colon + 1));
+  return colon > 0 && Number.isInteger(stamp) ? { node: claim.slice(0, colon), stamp } : undefined;
 }
 
 /** The node an event lives on, from the suffix its id was made with (core/ids.ts); undefined for a plain ULID. */

@@ -51,6 +51,19 @@ class MemoryBus implements Bus {
   isLinked(): boolean {
     return this.linked;
   }
+
+  claimAgent(agentId: string, holder: string): void {
+    if (this.linked) this.hub.claims.set(agentId, holder);
+  }
+
+  releaseAgent(agentId: string, holder: string): void {
+    if (this.linked && this.hub.claims.get(agentId) === holder) this.hub.claims.delete(agentId);
+  }
+
+  async lookupAgent(agentId: string): Promise<string | undefined> {
+    if (!this.linked) throw new Error('the link is cut');
+    return this.hub.claims.get(agentId);
+  }
 }
 
 export class MemoryHub {
@@ -58,6 +71,10 @@ export class MemoryHub {
   private inFlight = 0;
   /** Messages each node has sent, by kind (what a test of the traffic between nodes counts). */
   readonly sent = new Map<string, number>();
+  /** Which node holds each agent, as Redis keeps it (`node:stamp`). */
+  readonly claims = new Map<string, string>();
+  /** Delays the gossip between nodes, not the claims: the picture of a node lags, the record does not. */
+  delayGossip = false;
 
   join(nodeId: string): Bus {
     const bus = new MemoryBus(nodeId, this);
@@ -80,7 +97,8 @@ export class MemoryHub {
     // Serialised as on a wire: nothing of the sender's objects reaches the receiver.
     const wire = JSON.stringify(message);
     this.inFlight++;
-    setImmediate(() => {
+    const later = this.delayGossip ? (fn: () => void) => setTimeout(fn, 20) : setImmediate;
+    later(() => {
       this.inFlight--;
       const receiver = this.buses.get(to);
       if (!receiver?.linked || !this.buses.get(from)?.linked) return;
@@ -91,6 +109,7 @@ export class MemoryHub {
   /** The node stops at once (SIGKILL): the others hear that its heartbeat expired. */
   kill(nodeId: string): void {
     this.buses.delete(nodeId);
+    for (const [agentId, holder] of this.claims) if (holder.startsWith(`${nodeId}:`)) this.claims.delete(agentId);
     for (const bus of this.buses.values()) for (const h of bus.downHandlers) h(nodeId);
   }
 

@@ -42,6 +42,24 @@ local live = redis.call('ZRANGE', KEYS[1], 0, -1)
 table.insert(live, 1, added)
 return live`;
 
+// Removes a claim only if it is still the one this connection made (a newer connection elsewhere may have
+// claimed the agent since).
+const RELEASE = `
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0`;
+
+// Removes every claim of a node that is gone (run by each node that notices; the second finds nothing).
+const FORGET_NODE = `
+local all = redis.call('HGETALL', KEYS[1])
+local gone = 0
+for i = 1, #all, 2 do
+  if string.sub(all[i + 1], 1, string.len(ARGV[1])) == ARGV[1] then
+    redis.call('HDEL', KEYS[1], all[i])
+    gone = gone + 1
+  end
+end
+return gone`;
+
 export const newNodeId = () => randomBytes(5).toString('hex');
 
 export class RedisBus implements Bus {
@@ -78,6 +96,8 @@ export class RedisBus implements Bus {
       await bus.pub.connect();
       await bus.sub.connect();
       await bus.subscribeChannels();
+      // A node that restarts with the same NODE_ID holds nothing yet: claims its previous run left are void.
+      await bus.pub.eval(FORGET_NODE, 1, bus.claims, `${bus.nodeId}:`);
       await bus.beat();
     } catch (err) {
       bus.pub.disconnect();
@@ -183,11 +203,31 @@ export class RedisBus implements Bus {
     return this.linked;
   }
 
+  private get claims(): string {
+    return `${this.prefix}:agents`;
+  }
+
+  claimAgent(agentId: string, holder: string): void {
+    if (this.linked) this.pub.hset(this.claims, agentId, holder).catch(() => {}); // lost with the link: claimed again on relink
+  }
+
+  releaseAgent(agentId: string, holder: string): void {
+    if (this.linked) this.pub.eval(RELEASE, 1, this.claims, agentId, holder).catch(() => {});
+  }
+
+  async lookupAgent(agentId: string): Promise<string | undefined> {
+    return (await this.pub.hget(this.claims, agentId)) ?? undefined;
+  }
+
   private async beat(): Promise<void> {
     const reply = (await this.pub.eval(HEARTBEAT, 1, `${this.prefix}:nodes`, this.nodeId, this.options.expiryMs)) as [number, ...string[]];
     const [added, ...nodes] = reply;
     const now = new Set(nodes);
-    for (const node of this.live) if (!now.has(node) && node !== this.nodeId) for (const h of this.downHandlers) h(node);
+    for (const node of this.live) {
+      if (now.has(node) || node === this.nodeId) continue;
+      this.pub.eval(FORGET_NODE, 1, this.claims, `${node}:`).catch(() => {});
+      for (const h of this.downHandlers) h(node);
+    }
     this.live = now;
     // Missing from the set after our first beat: the others counted this node gone and dropped what it holds.
     if (added === 1 && this.beats++ > 0 && this.linked) this.relinked('this node had been counted gone');

@@ -173,7 +173,7 @@ function holdPayload(json: string, bytes: number): string | Buffer {
 
 export function makeBridge(options: BridgeOptions): Bridge {
   const { directory } = options;
-  const router = options.router ?? new LocalRouter();
+  const router: Router = options.router ?? new LocalRouter();
   const clock = options.clock ?? systemClock;
   const log = options.log ?? silentLogger;
   const agentTimeoutMs = options.agentTimeoutMs ?? LIMITS.agentTimeoutMs;
@@ -457,14 +457,11 @@ export function makeBridge(options: BridgeOptions): Bridge {
     }
     const wait = rateLimiter.take(app.app_id, receivedAt);
     if (typeof wait === 'number') return admitEvent(conn, app, message, payloadJson, start, wait);
-    return wait.then((seconds) => {
-      if (clients.has(conn)) admitEvent(conn, app, message, payloadJson, start, seconds); // else closed meanwhile: nobody to answer
-    });
+    return wait.then((seconds) => (clients.has(conn) ? admitEvent(conn, app, message, payloadJson, start, seconds) : undefined)); // closed meanwhile: nobody to answer
   }
 
-  function admitEvent(conn: Connection, app: AppRecord, message: EventMessage, payloadJson: string, start: Omit<EventStart, 'event_id'>, wait: number): void {
-    const { agent_id: agentId, thread_id: threadId } = message;
-    const { received_at: receivedAt, payload_bytes: size } = start;
+  function admitEvent(conn: Connection, app: AppRecord, message: EventMessage, payloadJson: string, start: Omit<EventStart, 'event_id'>, wait: number): Promise<void> | void {
+    const agentId = message.agent_id;
     if (wait > 0) {
       const retry = Math.ceil(wait * 1000) / 1000;
       return rejectEvent(conn, 'RATE_LIMIT_EXCEEDED', errorText('RATE_LIMIT_EXCEEDED', 'too_fast', { app_id: app.app_id, seconds: retry }), start, { agentId, metadata: { retry_after_seconds: retry } });
@@ -475,7 +472,22 @@ export function makeBridge(options: BridgeOptions): Bridge {
     if (!directory.mayUse(app, agent)) {
       return rejectEvent(conn, 'PERMISSION_DENIED', errorText('PERMISSION_DENIED', 'not_allowed', { app_id: app.app_id, agent_id: agentId }), start, admitted);
     }
-    if (!router.isAgentOnline(agentId)) return rejectEvent(conn, 'AGENT_OFFLINE', errorText('AGENT_OFFLINE', 'not_connected', { agent_id: agentId }), start, admitted);
+    const offline = () => rejectEvent(conn, 'AGENT_OFFLINE', errorText('AGENT_OFFLINE', 'not_connected', { agent_id: agentId }), start, admitted);
+    if (router.isAgentOnline(agentId)) return deliverEvent(conn, app, agent, message, payloadJson, start);
+    // Not in this node's picture: on several nodes an agent that has just connected elsewhere may not be yet.
+    const located = router.locateAgent?.(agentId);
+    if (!located) return offline();
+    return located.then((online) => {
+      if (!clients.has(conn)) return;
+      if (online) deliverEvent(conn, app, agent, message, payloadJson, start);
+      else offline();
+    });
+  }
+
+  function deliverEvent(conn: Connection, app: AppRecord, agent: AgentRecord, message: EventMessage, payloadJson: string, start: Omit<EventStart, 'event_id'>): void {
+    const { agent_id: agentId, thread_id: threadId } = message;
+    const { received_at: receivedAt, payload_bytes: size } = start;
+    const admitted = { agentId, admitted: true };
     const tooMany = overInFlightBound(app.app_id, agentId);
     if (tooMany) {
       counters.eventsRefused[tooMany.bound]++;

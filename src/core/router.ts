@@ -36,6 +36,11 @@ export interface Router {
   /** Forgets `conn` if it is still the agent's connection anywhere; returns whether it was. */
   detachAgent(agentId: string, conn: Connection): boolean;
   isAgentOnline(agentId: string): boolean;
+  /**
+   * Asks where the picture of this node may lag (several nodes: an agent connected elsewhere a moment ago):
+   * resolves whether the agent is connected anywhere. Absent on one node, whose picture is the truth.
+   */
+  locateAgent?(agentId: string): Promise<boolean>;
   /** Delivers a frame to the agent's connection, wherever it is; false when the agent is not connected. */
   toAgent(agentId: string, frame: string): boolean;
   /** Hands an agent's message to the node its event lives on; false when that is no other live node. */

@@ -190,4 +190,29 @@ describe('several cores on one bus (the cluster router)', function () {
     expect(tutorOnN2.frames.filter((f) => f.type === 'event')).to.have.length(2);
     expect(coachOnN1.frames.filter((f) => f.type === 'event')).to.have.length(2);
   });
+
+  it('finds an agent that connected to another node a moment ago, before the gossip about it has arrived', async function () {
+    const c = cluster(['n1', 'n2']);
+    c.hub.delayGossip = true;
+    const agentConn = c.connect('n2', agentPrincipal);
+    const appConn = c.connect('n1', appPrincipal);
+    c.send(appConn, c.event('a'));
+    c.send(appConn, { type: 'ping' }); // answered after the event's answer, whatever the wait
+    await c.settle();
+    expect(appConn.frames.map((f) => f.type)).to.deep.equal(['accepted', 'pong']);
+    expect(agentConn.frames.map((f) => f.type)).to.deep.equal(['event']);
+  });
+
+  it('ends with AGENT_OFFLINE, after the grace, an event sent while this node still saw an agent that had left', async function () {
+    const c = cluster(['n1', 'n2']);
+    const agentConn = c.connect('n2', agentPrincipal);
+    await c.settle();
+    c.hub.delayGossip = true;
+    agentConn.handlers.closed();
+    const appConn = c.connect('n1', appPrincipal);
+    c.send(appConn, c.event('a')); // n1 still thinks it online: delivered, then ended by the grace
+    await c.settle();
+    c.clock.advance(GRACE_MS);
+    expect(appConn.frames.map((f) => f.code ?? f.type)).to.deep.equal(['accepted', 'AGENT_OFFLINE']);
+  });
 });
