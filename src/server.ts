@@ -19,7 +19,7 @@ import { fanOut } from './core/observer.js';
 import { RateLimiter } from './core/rate-limit.js';
 import { every } from './core/repeat.js';
 import { LocalRouter } from './core/router.js';
-import { SessionTable } from './core/sessions.js';
+import { mergeSessions, SessionTable } from './core/sessions.js';
 import { httpApp } from './web-app.js';
 import { clientAddress } from './http/proxy.js';
 import { isListenError, ListenFailure, listenFailure } from './shared/listen-error.js';
@@ -214,7 +214,8 @@ async function startOnDatabase(
   );
 
   /** Changes told to the other nodes by the admin call in progress; its `changed()` waits for them. */
-  const told: (Promise<void> | undefined)[] = [];
+  const told: Promise<unknown>[] = [];
+  const tell = (change: ControlOp): Promise<unknown> => cluster?.ask(change) ?? Promise.resolve();
   const dropSessions = (ownerIds: ReadonlySet<string>) => {
     const gone = sessions.remove((s) => ownerIds.has(s.agent_id) || ownerIds.has(s.app_id));
     if (gone.length) writer.deleteSessions(gone.map((s) => s.session_key)); // queued after any pending upsert of them
@@ -226,21 +227,21 @@ async function startOnDatabase(
     scheduleExpiry,
     revoke: (kind, id, cause) => {
       bridge.revoke(kind, id, cause);
-      told.push(cluster?.tell({ op: 'revoke', kind, id, cause }));
+      told.push(tell({ op: 'revoke', kind, id, cause }));
     },
     dropSessions: (ownerIds) => {
       dropSessions(ownerIds);
-      told.push(cluster?.tell({ op: 'drop-sessions', ids: [...ownerIds] }));
+      told.push(tell({ op: 'drop-sessions', ids: [...ownerIds] }));
     },
     changed: async () => {
-      told.push(cluster?.tell({ op: 'directory' }));
+      told.push(tell({ op: 'directory' }));
       await Promise.all(told.splice(0));
     },
   });
   cluster?.handleChanges((change) => applyChange(change));
 
   /** A change another node's admin API made, applied here. */
-  async function applyChange(change: ControlOp): Promise<void> {
+  async function applyChange(change: ControlOp): Promise<unknown> {
     switch (change.op) {
       case 'directory': {
         const fresh = new Directory();
@@ -260,6 +261,10 @@ async function startOnDatabase(
       case 'clock':
         testClock?.advance(Math.max(0, change.to - clock.now()));
         return;
+      case 'flush-event-log':
+        return writer.flush();
+      case 'sessions':
+        return sessions.list(change.now, change.filter);
     }
   }
   let shuttingDown = false;
@@ -271,11 +276,13 @@ async function startOnDatabase(
     adminToken: config.adminToken,
     testClock,
     // Every node's clock moves with this one's, and the answer waits until they have.
-    clockMoved: (now) => cluster?.tell({ op: 'clock', to: now }) ?? Promise.resolve(),
+    clockMoved: async (now) => void (await tell({ op: 'clock', to: now })),
     log,
     events: reader,
-    writer,
-    sessions,
+    flushEventLog: async () => {
+      await Promise.all([writer.flush(), cluster?.ask({ op: 'flush-event-log' })]);
+    },
+    liveSessions: async (now, filter) => mergeSessions([sessions.list(now, filter), ...((await cluster?.ask({ op: 'sessions', now, filter })) ?? [])]),
     // Served on its own port instead when METRICS_PORT is set (O12).
     metrics: config.metricsPort === undefined ? metrics.registry : undefined,
     trustProxy: config.trustProxy,

@@ -1,9 +1,11 @@
-// Changes that every node must apply, not just the one whose admin API made them: registrations (reloaded from
-// the shared database), revocations (live connections closed wherever they are), sessions dropped with an
-// organization, and the test clock. The node that makes a change waits until every live node has applied it (at
-// most `waitMs`), so that once the admin API answers, the change holds on every node.
+// What every node must do, not just the one whose admin API was called: apply a change (registrations reloaded
+// from the shared database, a revocation closing live connections wherever they are, sessions dropped with an
+// organization, the test clock) or answer a question (its sessions; commit its event log before a listing). The
+// asking node waits until every live node has answered (at most `waitMs`), so that once the admin API answers,
+// the change holds on every node and a listing is every node's.
 import type { ClientKind } from '../../generated/index.js';
 import type { RevokeCause } from '../core/bridge.js';
+import type { SessionRecord } from '../core/sessions.js';
 import type { Logger } from '../shared/logger.js';
 import type { Bus, BusMessage } from './bus.js';
 
@@ -11,17 +13,28 @@ export type ControlOp =
   | { op: 'directory' }
   | { op: 'revoke'; kind: ClientKind; id: string; cause: RevokeCause }
   | { op: 'drop-sessions'; ids: string[] }
-  | { op: 'clock'; to: number };
+  | { op: 'clock'; to: number }
+  | { op: 'flush-event-log' }
+  | { op: 'sessions'; now: number; filter: { agent_id?: string; app_id?: string } };
 
-type Message = { k: 'ctl'; id: number; change: ControlOp } | { k: 'ctl-ack'; id: number };
+/** What a node answers to each op (undefined: done). */
+export type ControlAnswer<O extends ControlOp> = O extends { op: 'sessions' } ? SessionRecord[] : undefined;
+
+type Message = { k: 'ctl'; id: number; change: ControlOp } | { k: 'ctl-ack'; id: number; answer?: unknown };
+
+interface Waiting {
+  from: Set<string>;
+  answers: unknown[];
+  done: () => void;
+}
 
 export class ClusterControl {
   private next = 0;
-  private readonly waiting = new Map<number, { from: Set<string>; done: () => void }>();
+  private readonly waiting = new Map<number, Waiting>();
 
   constructor(
     private readonly bus: Bus,
-    private readonly apply: (change: ControlOp) => Promise<void> | void,
+    private readonly apply: (change: ControlOp) => Promise<unknown> | unknown,
     private readonly log: Logger,
     private readonly waitMs = 1000,
   ) {
@@ -31,19 +44,19 @@ export class ClusterControl {
     });
   }
 
-  /** Tells every other node; resolves once they have all applied it, or after `waitMs` (logged). */
-  tell(change: ControlOp): Promise<void> {
+  /** Tells every other node; resolves with their answers once they all have, or after `waitMs` (logged). */
+  ask<O extends ControlOp>(change: O): Promise<ControlAnswer<O>[]> {
     const peers = this.bus.peers();
-    if (!peers.length) return Promise.resolve();
+    if (!peers.length) return Promise.resolve([]);
     const id = ++this.next;
-    return new Promise<void>((resolve) => {
+    return new Promise((resolve) => {
+      const wait: Waiting = { from: new Set(peers), answers: [], done: () => (clearTimeout(timer), resolve(wait.answers as ControlAnswer<O>[])) };
       const timer = setTimeout(() => {
-        const late = [...(this.waiting.get(id)?.from ?? [])];
-        this.log.warn({ op: change.op, nodes: late }, 'nodes did not confirm a change within 1 s; they apply it when it reaches them');
+        this.log.warn({ op: change.op, nodes: [...wait.from] }, 'nodes did not answer within 1 s; they apply a change when it reaches them');
         this.finish(id);
       }, this.waitMs);
       timer.unref();
-      this.waiting.set(id, { from: new Set(peers), done: () => (clearTimeout(timer), resolve()) });
+      this.waiting.set(id, wait);
       this.bus.broadcast({ k: 'ctl', id, change } satisfies Message as BusMessage);
     });
   }
@@ -57,13 +70,20 @@ export class ClusterControl {
   private receive(from: string, message: Message): void {
     if (message.k === 'ctl-ack') {
       const wait = this.waiting.get(message.id);
-      if (wait?.from.delete(from) && !wait.from.size) this.finish(message.id);
+      if (!wait?.from.delete(from)) return;
+      if (message.answer !== undefined) wait.answers.push(message.answer);
+      if (!wait.from.size) this.finish(message.id);
       return;
     }
     if (message.k !== 'ctl') return;
     Promise.resolve()
       .then(() => this.apply(message.change))
-      .catch((err) => this.log.error({ err, op: message.change.op }, 'applying a change from another node failed'))
-      .finally(() => this.bus.send(from, { k: 'ctl-ack', id: message.id } satisfies Message as BusMessage));
+      .then(
+        (answer) => this.bus.send(from, { k: 'ctl-ack', id: message.id, ...(answer === undefined ? {} : { answer }) } satisfies Message as BusMessage),
+        (err) => {
+          this.log.error({ err, op: message.change.op }, 'applying a change from another node failed');
+          this.bus.send(from, { k: 'ctl-ack', id: message.id } satisfies Message as BusMessage);
+        },
+      );
   }
 }

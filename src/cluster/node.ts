@@ -2,7 +2,7 @@
 // when another node's admin API makes them. server.ts calls `joinCluster` and wires the result in.
 import { LIMITS, type ClientKind } from '../../generated/index.js';
 import type { Logger } from '../shared/logger.js';
-import { ClusterControl, type ControlOp } from './control.js';
+import { ClusterControl, type ControlAnswer, type ControlOp } from './control.js';
 import { ClusterRouter } from './cluster-router.js';
 import { RedisBus } from './redis-bus.js';
 
@@ -11,10 +11,10 @@ export class ClusterLinkError extends Error {}
 export interface ClusterNode {
   bus: RedisBus;
   router: ClusterRouter;
-  /** Starts hearing the other nodes' changes: once the bridge they act on exists. */
-  handleChanges(apply: (change: ControlOp) => Promise<void> | void): void;
-  /** Tells every live node a change; resolves once they applied it (at most 1 s). */
-  tell(change: ControlOp): Promise<void>;
+  /** Starts hearing the other nodes' changes and questions: once the bridge they act on exists. */
+  handleChanges(apply: (change: ControlOp) => Promise<unknown> | unknown): void;
+  /** Tells every live node a change, or asks them; resolves with their answers (waiting at most 1 s). */
+  ask<O extends ControlOp>(change: O): Promise<ControlAnswer<O>[]>;
   close(): Promise<void>;
 }
 
@@ -37,7 +37,7 @@ export async function joinCluster(options: { redisUrl: string; nodeId: string | 
     handleChanges(apply) {
       control = new ClusterControl(bus, apply, log);
     },
-    tell: (change) => control?.tell(change) ?? Promise.resolve(),
+    ask: (change) => control?.ask(change) ?? Promise.resolve([]),
     close: () => bus.close(),
   };
 }

@@ -66,18 +66,15 @@ export class SessionTable {
   list(now: number, filter: { agent_id?: string; app_id?: string } = {}): SessionRecord[] {
     return [...this.byKey.values()]
       .filter((s) => s.expires_at > now && (!filter.agent_id || s.agent_id === filter.agent_id) && (!filter.app_id || s.app_id === filter.app_id))
-      .sort((a, b) => (a.session_key < b.session_key ? -1 : a.session_key > b.session_key ? 1 : 0));
+      .sort(byKey);
   }
 
   /**
    * At most `limit` live sessions whose key sorts after `after`, and the cursor of the next page (null on the
    * last): a listing of any size answers in bounded pages.
    */
-  page(now: number, filter: { agent_id?: string; app_id?: string; after?: string; limit: number }): { sessions: SessionRecord[]; next_after: string | null } {
-    const after = filter.after;
-    const rest = this.list(now, filter).filter((s) => after === undefined || s.session_key > after);
-    const sessions = rest.slice(0, filter.limit);
-    return { sessions, next_after: rest.length > filter.limit ? sessions[sessions.length - 1]!.session_key : null };
+  page(now: number, filter: { agent_id?: string; app_id?: string; after?: string; limit: number }): SessionPage {
+    return pageOf(this.list(now, filter), filter.after, filter.limit);
   }
 
   get size(): number {
@@ -110,4 +107,33 @@ export class SessionTable {
     ofApp?.delete(session.session_key);
     if (ofApp?.size === 0) this.byApp.delete(session.app_id);
   }
+}
+
+export interface SessionPage {
+  sessions: SessionRecord[];
+  next_after: string | null;
+}
+
+const byKey = (a: SessionRecord, b: SessionRecord) => (a.session_key < b.session_key ? -1 : a.session_key > b.session_key ? 1 : 0);
+
+/** A page of sessions sorted by key: at most `limit` after the cursor `after`, and the next cursor (null: the last). */
+export function pageOf(sorted: SessionRecord[], after: string | undefined, limit: number): SessionPage {
+  const rest = after === undefined ? sorted : sorted.filter((s) => s.session_key > after);
+  const sessions = rest.slice(0, limit);
+  return { sessions, next_after: rest.length > limit ? sessions[sessions.length - 1]!.session_key : null };
+}
+
+/**
+ * Several nodes' sessions as one list sorted by key: where two nodes hold the same key (an app's instances on
+ * both), the one created last is the session (O14).
+ */
+export function mergeSessions(lists: SessionRecord[][]): SessionRecord[] {
+  const newest = new Map<string, SessionRecord>();
+  for (const list of lists) {
+    for (const s of list) {
+      const kept = newest.get(s.session_key);
+      if (!kept || s.created_at > kept.created_at) newest.set(s.session_key, s);
+    }
+  }
+  return [...newest.values()].sort(byKey);
 }

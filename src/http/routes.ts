@@ -28,9 +28,8 @@ import type { Registry } from '../admin/registry.js';
 import { Problem, problem } from '../admin/problem.js';
 import type { AdjustableClock, Clock } from '../shared/clock.js';
 import type { Directory } from '../core/directory.js';
-import type { SessionTable } from '../core/sessions.js';
+import { pageOf, type SessionRecord } from '../core/sessions.js';
 import type { EventLogReader } from '../store/event-log.js';
-import type { WriteBehind } from '../store/write-behind.js';
 import type { Registry as PromRegistry } from 'prom-client';
 import { appFromBearer } from './auth.js';
 import { body, pageLimit, param, withinLength } from './input.js';
@@ -38,8 +37,10 @@ import { body, pageLimit, param, withinLength } from './input.js';
 export interface RouteDeps {
   registry: Registry;
   events: EventLogReader;
-  writer: WriteBehind;
-  sessions: SessionTable;
+  /** Commits what the event log has queued (on several nodes, every node's), so that a listing reads its writes. */
+  flushEventLog(): Promise<void>;
+  /** The live sessions matching `filter`, sorted by key (on several nodes, every node's: O14). */
+  liveSessions(now: number, filter: { agent_id?: string; app_id?: string }): Promise<SessionRecord[]>;
   /** Undefined when /metrics is served on its own port instead (METRICS_PORT, O12). */
   metrics: PromRegistry | undefined;
   /** Why the bridge takes no new traffic now (undefined: it does); throws when the database does not answer. */
@@ -158,15 +159,16 @@ export function routes(deps: RouteDeps): Router {
       before: param(q.before, 'before', validateEventId),
       limit,
     };
-    await deps.writer.flush(); // read your writes: every event answered so far is in the page
+    await deps.flushEventLog(); // read your writes: every event answered so far is in the page
     ctx.body = await deps.events.page(filter);
   });
-  admin.get('/sessions', (ctx) => {
+  admin.get('/sessions', async (ctx) => {
     const agentId = param(ctx.query.agent_id, 'agent_id', validateAgentId);
     const appId = param(ctx.query.app_id, 'app_id', validateAppId);
     const after = param(ctx.query.after, 'after', validateSessionKey);
     const iso = (ms: number) => new Date(ms).toISOString();
-    const page = deps.sessions.page(clock.now(), { ...(agentId ? { agent_id: agentId } : {}), ...(appId ? { app_id: appId } : {}), ...(after ? { after } : {}), limit: pageLimit(ctx.query.limit, QUERY_PARAMETERS.listSessions.limit) });
+    const limit = pageLimit(ctx.query.limit, QUERY_PARAMETERS.listSessions.limit);
+    const page = pageOf(await deps.liveSessions(clock.now(), { ...(agentId ? { agent_id: agentId } : {}), ...(appId ? { app_id: appId } : {}) }), after, limit);
     ctx.body = {
       sessions: page.sessions.map((s) => ({ ...s, created_at: iso(s.created_at), expires_at: iso(s.expires_at) })),
       next_after: page.next_after,
