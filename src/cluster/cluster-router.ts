@@ -88,7 +88,15 @@ export class ClusterRouter implements Router {
     return this.holders.has(agentId);
   }
 
-  async locateAgent(agentId: string): Promise<boolean> {
+  /**
+   * An agent connected here is known for sure; one elsewhere is asked of the record (one Redis round trip per
+   * event to it): the gossip that it connected or left may still be on its way.
+   */
+  locateAgent(agentId: string): Promise<boolean> | undefined {
+    return this.localAgents.has(agentId) ? undefined : this.lookUp(agentId);
+  }
+
+  private async lookUp(agentId: string): Promise<boolean> {
     let claim: string | undefined;
     try {
       claim = await this.bus.lookupAgent(agentId);
@@ -96,9 +104,9 @@ export class ClusterRouter implements Router {
       return false; // the link is cut: the agent is out of reach whoever holds it
     }
     const holder = claim === undefined ? undefined : holderOf(claim);
-    if (!holder || holder.node === this.me || !this.bus.isNodeUp(holder.node)) return this.holders.has(agentId);
+    if (!holder || holder.node === this.me || !this.bus.isNodeUp(holder.node)) return false;
     this.heardAttach(agentId, holder); // the gossip that would have said so is on its way
-    return this.holders.has(agentId);
+    return this.holders.get(agentId)?.node === holder.node;
   }
 
   toAgent(agentId: string, frame: string): boolean {

@@ -126,8 +126,12 @@ export class MemoryHub {
     for (const h of bus.restoredHandlers) h();
   }
 
-  /** Resolves once every message sent so far, and every message those caused, has been delivered. */
+  /**
+   * Resolves once every message sent so far, and every message those caused, has been delivered, and the
+   * lookups of the record they started have been answered (a turn of the event loop at least).
+   */
   async settle(): Promise<void> {
-    while (this.inFlight > 0) await new Promise((resolve) => setImmediate(resolve));
+    do await new Promise((resolve) => setTimeout(resolve, this.delayGossip ? 25 : 0));
+    while (this.inFlight > 0);
   }
 }

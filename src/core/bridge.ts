@@ -473,10 +473,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
       return rejectEvent(conn, 'PERMISSION_DENIED', errorText('PERMISSION_DENIED', 'not_allowed', { app_id: app.app_id, agent_id: agentId }), start, admitted);
     }
     const offline = () => rejectEvent(conn, 'AGENT_OFFLINE', errorText('AGENT_OFFLINE', 'not_connected', { agent_id: agentId }), start, admitted);
-    if (router.isAgentOnline(agentId)) return deliverEvent(conn, app, agent, message, payloadJson, start);
-    // Not in this node's picture: on several nodes an agent that has just connected elsewhere may not be yet.
     const located = router.locateAgent?.(agentId);
-    if (!located) return offline();
+    if (!located) return router.isAgentOnline(agentId) ? deliverEvent(conn, app, agent, message, payloadJson, start) : offline();
     return located.then((online) => {
       if (!clients.has(conn)) return;
       if (online) deliverEvent(conn, app, agent, message, payloadJson, start);

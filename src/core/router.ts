@@ -37,10 +37,11 @@ export interface Router {
   detachAgent(agentId: string, conn: Connection): boolean;
   isAgentOnline(agentId: string): boolean;
   /**
-   * Asks where the picture of this node may lag (several nodes: an agent connected elsewhere a moment ago):
-   * resolves whether the agent is connected anywhere. Absent on one node, whose picture is the truth.
+   * Whether the agent is connected anywhere, asked of the record where this node's picture may lag (several
+   * nodes: an agent that connected to, or left, another node a moment ago); undefined when `isAgentOnline` is
+   * the truth (one node, or the agent connected to this one).
    */
-  locateAgent?(agentId: string): Promise<boolean>;
+  locateAgent?(agentId: string): Promise<boolean> | undefined;
   /** Delivers a frame to the agent's connection, wherever it is; false when the agent is not connected. */
   toAgent(agentId: string, frame: string): boolean;
   /** Hands an agent's message to the node its event lives on; false when that is no other live node. */
