@@ -18,7 +18,7 @@ import type { Logger } from './shared/logger.js';
 import { fanOut } from './core/observer.js';
 import { RateLimiter } from './core/rate-limit.js';
 import { every } from './core/repeat.js';
-import { LocalRouter } from './core/router.js';
+import { LocalRouter, type Router } from './core/router.js';
 import { mergeSessions, SessionTable } from './core/sessions.js';
 import { httpApp } from './web-app.js';
 import { clientAddress } from './http/proxy.js';
@@ -148,7 +148,7 @@ async function startOnDatabase(
     writer.deleteSessions(overBound.map((s) => s.session_key));
   }
 
-  const router = cluster?.router ?? new LocalRouter();
+  const router: Router = cluster?.router ?? new LocalRouter();
   const cap = connectionCap();
   const maxWebSockets = webSocketCap(config.maxConnections, cap);
   let bridgeRef: Bridge | undefined;
@@ -223,6 +223,7 @@ async function startOnDatabase(
   const testClock = config.testClock && clock instanceof AdjustableClock ? clock : undefined;
   const registry = new Registry(store, directory, clock, {
     isAgentOnline: (agentId) => router.isAgentOnline(agentId),
+    locateAgent: (agentId) => router.locateAgent?.(agentId) ?? router.isAgentOnline(agentId),
     isAppOnline: (appId) => bridge.isAppOnline(appId),
     scheduleExpiry,
     revoke: (kind, id, cause) => {

@@ -27,6 +27,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** What registration changes mean for live connections. */
 export interface LiveEffects {
   isAgentOnline(agentId: string): boolean;
+  /** The same, asked of the record where this node's picture may lag behind another node's (O14). */
+  locateAgent(agentId: string): Promise<boolean> | boolean;
   isAppOnline(appId: string): boolean;
   /** Closes the token's connections when its grace ends. */
   scheduleExpiry(token: TokenRecord): void;
@@ -194,14 +196,16 @@ export class Registry {
   }
 
   /** The HTTP directory (§2.4) as the app sees it: only its own organization's. */
-  directoryFor(app: AppRecord, orgId: string): AgentDirectory {
+  async directoryFor(app: AppRecord, orgId: string): Promise<AgentDirectory> {
     if (app.org_id !== orgId) throw problem('FORBIDDEN', 'other_organization');
+    const agents = this.directory.agentsOf(orgId);
+    const online = await Promise.all(agents.map((a) => this.live.locateAgent(a.agent_id)));
     return {
-      agents: this.directory.agentsOf(orgId).map((a) => ({
+      agents: agents.map((a, i) => ({
         id: a.agent_id,
         name: a.name,
         description: a.description,
-        status: this.live.isAgentOnline(a.agent_id) ? 'online' : 'offline',
+        status: online[i] ? 'online' : 'offline',
         allowlisted: this.directory.mayUse(app, a),
       })),
     };

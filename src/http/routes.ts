@@ -109,8 +109,8 @@ export function routes(deps: RouteDeps): Router {
 
   if (deps.metrics) router.get('/metrics', metricsHandler(deps.metrics));
 
-  router.get('/v1/organizations/:org_id/agents', (ctx) => {
-    ctx.body = registry.directoryFor(appFromBearer(ctx, directory, clock), ctx.params.org_id!);
+  router.get('/v1/organizations/:org_id/agents', async (ctx) => {
+    ctx.body = await registry.directoryFor(appFromBearer(ctx, directory, clock), ctx.params.org_id!);
   });
 
   const admin = new Router({ prefix: '/admin/v1' });
