@@ -1,8 +1,9 @@
 // The router of a node among several (see core/router.ts for who holds what). Presence is gossiped: each node
 // tells the others when an agent or app connects to it or leaves it, answers a new node's hello with what it
 // holds, and a node whose heartbeat expires takes its agents and apps with it. "Newer" between two connections
-// of one agent on two nodes is decided by a Lamport stamp (stamp, node): a connection opened after a node heard
-// of another is newer than it, whatever the machines' clocks say.
+// of one agent on two nodes is decided by a hybrid logical stamp (stamp, node): a connection opened after its
+// node heard of another is newer than it whatever the clocks say, and of two whose nodes had not heard of each
+// other yet, the later by the machines' clocks (microseconds; NTP keeps them within milliseconds) is newer.
 import type { AgentEventMessage, Connection, Router, RouterListener } from '../core/router.js';
 import type { Logger } from '../shared/logger.js';
 import { silentLogger } from '../shared/logger.js';
@@ -66,7 +67,8 @@ export class ClusterRouter implements Router {
   attachAgent(agentId: string, conn: Connection): Connection | undefined {
     const previous = this.localAgents.get(agentId);
     this.localAgents.set(agentId, conn);
-    const holder = { node: this.me, stamp: ++this.stamp };
+    this.stamp = Math.max(this.stamp + 1, Date.now() * 1000);
+    const holder = { node: this.me, stamp: this.stamp };
     this.holders.set(agentId, holder);
     this.bus.claimAgent(agentId, claimOf(holder));
     this.bus.broadcast({ k: 'agent', id: agentId, online: true, stamp: holder.stamp });
