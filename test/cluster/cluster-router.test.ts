@@ -219,9 +219,10 @@ describe('several cores on one bus (the cluster router)', function () {
   it('keeps the later of two connections of one agent whose nodes had not heard of each other yet', async function () {
     const c = cluster(['n1', 'n2']);
     c.hub.delayGossip = true;
-    const older = c.connect('n1', agentPrincipal);
-    await new Promise((resolve) => setTimeout(resolve, 2)); // later by the clock, before n2 heard of the first
-    const newer = c.connect('n2', agentPrincipal);
+    // On the node whose id would win a tie: the older must lose by the clock, not by the id.
+    const older = c.connect('n2', agentPrincipal);
+    await new Promise((resolve) => setTimeout(resolve, 2)); // later by the clock, before n1 heard of the first
+    const newer = c.connect('n1', agentPrincipal);
     await c.settle();
     expect(older.frames.at(-1)).to.include({ type: 'error', code: 'CONNECTION_REPLACED' });
     expect(newer.frames).to.deep.equal([]);
