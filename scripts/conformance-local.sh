@@ -2,12 +2,14 @@
 # Runs the conformance suite against this repository's bridge, started as a separate process (as npm start does) with the
 # test clock on, over real sockets: the protocol profile, then the bridge profile (our own decisions too). Reports go
 # to test-output/conformance-<profile>.{json,xml,html}. Extra arguments go to both runs. With BRIDGE_URLS (URLs
-# separated by commas) it starts nothing and checks those nodes of one bridge instead. Exit code: 0 when both
+# separated by commas) it starts nothing and checks those nodes of one bridge instead; REPORT_NAME (conformance)
+# names the reports. Exit code: 0 when both
 # conform, else the first non-zero exit of the suite (1 a MUST failed, 2 could not start, 3 incomplete).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 out=test-output
+name=${REPORT_NAME:-conformance}
 mkdir -p "$out"
 export ADMIN_TOKEN=${ADMIN_TOKEN:-conformance-local-admin-token}
 
@@ -42,10 +44,10 @@ for profile in protocol bridge; do
   started=$(date +%s)
   set +e
   node bin/bridge-conformance.js server --profile "$profile" --url "$urls" --admin-token "$ADMIN_TOKEN" \
-    --report-json "$out/conformance-$profile.json" --junit "$out/conformance-$profile.xml" --html "$out/conformance-$profile.html" "$@"
+    --report-json "$out/$name-$profile.json" --junit "$out/$name-$profile.xml" --html "$out/$name-$profile.html" "$@"
   code=$?
   set -e
-  echo "conformance suite, $profile profile: exit $code, $(( $(date +%s) - started )) s; reports in $out/conformance-$profile.{json,xml,html}"
+  echo "conformance suite, $profile profile: exit $code, $(( $(date +%s) - started )) s; reports in $out/$name-$profile.{json,xml,html}"
   [ "$status" -ne 0 ] || status=$code
 done
 exit $status

@@ -4,7 +4,7 @@ import { LIMITS, type ClientKind } from '../../generated/index.js';
 import type { Logger } from '../shared/logger.js';
 import { ClusterControl, type ControlAnswer, type ControlOp } from './control.js';
 import { ClusterRouter } from './cluster-router.js';
-import { RedisBus } from './redis-bus.js';
+import { NodeIdInUseError, RedisBus } from './redis-bus.js';
 
 export class ClusterLinkError extends Error {}
 
@@ -27,6 +27,7 @@ export async function joinCluster(options: { redisUrl: string; nodeId: string | 
   try {
     bus = await RedisBus.connect({ url: options.redisUrl, nodeId: options.nodeId, heartbeatMs: LIMITS.nodeHeartbeatMs, expiryMs: LIMITS.nodeExpiryMs, log });
   } catch (err) {
+    if (err instanceof NodeIdInUseError) throw new ClusterLinkError(err.message);
     throw new ClusterLinkError(`cannot reach Redis at ${redactedRedisUrl(options.redisUrl)} (REDIS_URL): ${(err as Error).message}`);
   }
   const router = new ClusterRouter(bus, log);

@@ -60,6 +60,18 @@ for i = 1, #all, 2 do
 end
 return gone`;
 
+// Whether a node with this id has beaten within the expiry: a second process with the same NODE_ID would take
+// the first one's messages and claims.
+const ID_IN_USE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local last = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if last and now - tonumber(last) < tonumber(ARGV[2]) then return 1 end
+return 0`;
+
+/** Another live node already has this node's id (NODE_ID). */
+export class NodeIdInUseError extends Error {}
+
 export const newNodeId = () => randomBytes(5).toString('hex');
 
 export class RedisBus implements Bus {
@@ -94,6 +106,9 @@ export class RedisBus implements Bus {
     const bus = new RedisBus(options);
     try {
       await bus.pub.connect();
+      if (await bus.pub.eval(ID_IN_USE, 1, `${bus.prefix}:nodes`, bus.nodeId, options.expiryMs)) {
+        throw new NodeIdInUseError(`another live node already has the id ${bus.nodeId} (NODE_ID): give each node its own, or leave NODE_ID unset`);
+      }
       await bus.sub.connect();
       await bus.subscribeChannels();
       // A node that restarts with the same NODE_ID holds nothing yet: claims its previous run left are void.

@@ -61,6 +61,15 @@ describe('the Redis engine (TEST_REDIS_URL)', function () {
     expect(a.isNodeUp('b')).to.equal(false);
   });
 
+  it('refuses a second live node with the same id, and takes the id once the first has left', async function () {
+    const first = await bus('a');
+    let refused: Error | undefined;
+    await bus('a').catch((err: Error) => (refused = err));
+    expect(refused?.message).to.equal('another live node already has the id a (NODE_ID): give each node its own, or leave NODE_ID unset');
+    await first.close();
+    expect((await bus('a')).nodeId).to.equal('a');
+  });
+
   it('counts a node gone once its heartbeat is older than the expiry, even if it never said goodbye', async function () {
     const a = await bus('a', 400);
     const ghost = new Redis(url!);

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The conformance suite across three nodes of one bridge: PostgreSQL and Redis (scripts/services.sh), three nodes
+# (scripts/cluster-local.sh, test clock on), each scenario's apps and agents placed on different nodes; both
+# profiles. Reports: test-output/conformance-cluster-<profile>.{json,xml,html}; node logs: test-output/cluster/.
+# Exit code as scripts/conformance-local.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export BRIDGE_TEST_CLOCK=1 CLUSTER_DIR=${CLUSTER_DIR:-test-output/cluster} BASE_PORT=${BASE_PORT:-18180}
+export ADMIN_TOKEN=${ADMIN_TOKEN:-conformance-cluster-admin-token}
+trap 'bash scripts/cluster-local.sh stop' EXIT
+urls=$(bash scripts/cluster-local.sh start | sed 's|^http|ws|; s|$|/v1|' | paste -sd, -)
+BRIDGE_URLS=$urls REPORT_NAME=conformance-cluster bash scripts/conformance-local.sh "$@"
