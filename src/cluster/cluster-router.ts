@@ -105,7 +105,10 @@ export class ClusterRouter implements Router {
       claim = await this.bus.lookupAgent(agentId);
       // An agent's node claims it just after the handshake's answer left: on a loaded machine the client can be
       // told, and an app reach another node, before the claim reaches Redis. Asked once more before "offline".
-      if (claim === undefined) claim = await new Promise((resolve) => setTimeout(resolve, this.claimGraceMs)).then(() => this.bus.lookupAgent(agentId));
+      if (claim === undefined && this.claimGraceMs > 0) {
+        await new Promise((resolve) => setTimeout(resolve, this.claimGraceMs));
+        claim = await this.bus.lookupAgent(agentId);
+      }
     } catch {
       return false; // the link is cut: the agent is out of reach whoever holds it
     }
