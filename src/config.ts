@@ -5,6 +5,10 @@ import { LIMITS } from '../generated/index.js';
 export interface Config {
   port: number;
   host: string;
+  /**
+   * `sqlite:<path>` or `sqlite::memory:` (the embedded default), or `postgres://user:password@host:port/database`
+   * (also `postgresql://`); one bridge per database either way (O7, O13). Never log it as it is: store/database-url.ts.
+   */
   databaseUrl: string;
   adminToken: string | undefined;
   agentTimeoutMs: number;

@@ -7,17 +7,18 @@
 // machine gone: once the server notices the connection is dead), so there is never a stale lock to clear. Advisory
 // locks are per database: bridges on other databases of the same server do not see it.
 import { hostname } from 'node:os';
+import type { Client } from 'pg';
 import type { Logger } from '../shared/logger.js';
 import type { DatabaseLock } from './database-lock.js';
 import { DatabaseInUseError, DatabaseOpenError } from './database-errors.js';
 import { shownUrl } from './database-url.js';
 import { BRIDGE_LOCK_KEY, connect } from './postgres.js';
 
-/** Names this process in pg_stat_activity, so that a refused bridge can say which one holds the lock. */
-const holderName = () => `bridge pid ${process.pid} on ${hostname()}`.slice(0, 63); // PostgreSQL keeps 63 bytes
+/** Names this process in pg_stat_activity (its first 63 bytes), so that a refused bridge can say which one holds the lock. */
+const holderName = () => `bridge pid ${process.pid} on ${hostname()}`;
 
 /** Who holds the lock, as PostgreSQL shows it to this role; undefined when it does not show it. */
-async function holder(client: import('pg').Client): Promise<string | undefined> {
+async function holder(client: Client): Promise<string | undefined> {
   const { rows } = await client.query(
     `SELECT a.application_name, a.client_addr, a.backend_start FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
       WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $1 AND l.objid = $2 AND l.objsubid = 2
@@ -32,7 +33,7 @@ async function holder(client: import('pg').Client): Promise<string | undefined> 
 
 /** Takes the lock of the database or throws DatabaseInUseError at once (a second bridge is a mistake, not contention). */
 export async function lockPostgres(url: string, log: Logger): Promise<DatabaseLock> {
-  let client: import('pg').Client;
+  let client: Client;
   try {
     client = await connect(url, holderName());
   } catch (err) {
@@ -52,8 +53,9 @@ export async function lockPostgres(url: string, log: Logger): Promise<DatabaseLo
     throw new DatabaseOpenError(`cannot open the database ${shownUrl(url)}: ${(err as Error).message}`);
   }
   let released = false;
-  client.on('error', (err) => {
-    // The lock went with its session: nothing now keeps a second bridge from starting on this database.
+  client.once('error', (err) => {
+    // The lock went with its session: nothing now keeps a second bridge from starting on this database. Once: a
+    // dropped connection reports itself twice (the server's notice, then the socket's end).
     if (!released) log.error({ err, database: shownUrl(url) }, 'the connection holding the database lock was lost; restart this bridge so that it holds the lock again');
   });
   return {

@@ -40,7 +40,9 @@ const SESSION_COLUMNS = everyColumn<SessionRow>()('session_key', 'agent_id', 'ap
 /**
  * A multi-row upsert as SQL text, made once per table and row count. Knex's query compiler took a tenth of the
  * bridge's time under event load (it re-quotes every column of every row each commit); this statement means the
- * same as `insert(rows).onConflict(key).merge()` and is valid SQLite and PostgreSQL.
+ * same as `insert(rows).onConflict(key).merge()` and is valid SQLite and PostgreSQL (knex.raw numbers the `?` as
+ * `$1`, `$2`… for pg; PostgreSQL takes each value's type from its target column). A key appears once per batch (the
+ * queues are maps by key): PostgreSQL refuses a statement that would update one row twice.
  */
 function upsertStatement(table: string, columns: readonly string[], key: string): (rows: number) => string {
   const cache = new Map<number, string>();

@@ -2,51 +2,14 @@
 // a Redis this test starts (so that it can kill it): a node killed with SIGKILL, Redis killed and restarted. The
 // app is never left waiting: every event that depended on what failed ends with AGENT_OFFLINE, and traffic flows
 // again once the failure is over. The times measured are printed (the issue asks for them), not asserted closely.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import { LIMITS } from '../../generated/index.js';
 import { describePostgres } from '../helpers/databases.js';
-import { freePort, startBridgeProcess, stopBridgeProcesses, type BridgeProcess } from '../helpers/process.js';
+import { startBridgeProcess, stopBridgeProcesses, type BridgeProcess } from '../helpers/process.js';
 import { TestClient } from '../helpers/ws-client.js';
+import { startTestRedis, until, type TestRedis } from '../helpers/redis.js';
 
 const ADMIN = 'faults-test-admin-token-0123456789';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(50)) {
-    const value = await probe();
-    if (value !== undefined) return value;
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-/** A private redis-server on a port of its own, killable and restartable on the same port. */
-class TestRedis {
-  private child: ChildProcess | undefined;
-  constructor(readonly port: number) {}
-  get url() {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-  async start(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    await until('redis to answer', async () => {
-      const { Redis } = await import('ioredis');
-      const probe = new Redis(this.url, { lazyConnect: true, retryStrategy: () => null, enableOfflineQueue: false });
-      probe.on('error', () => {}); // refused until it listens: the rejection below says so
-      try {
-        await probe.connect();
-        return (await probe.ping()) === 'PONG' ? true : undefined;
-      } catch {
-        return undefined;
-      } finally {
-        probe.disconnect();
-      }
-    });
-  }
-  kill(): void {
-    this.child?.kill('SIGKILL');
-  }
-}
 
 describePostgres('a bridge of three nodes under faults', function (db) {
   let redis: TestRedis;
@@ -56,8 +19,7 @@ describePostgres('a bridge of three nodes under faults', function (db) {
   beforeEach(async function () {
     if (!process.env.TEST_REDIS_URL) this.skip(); // pending: Redis not installed here (scripts/services.sh)
     this.timeout(60_000);
-    redis = new TestRedis(await freePort());
-    await redis.start();
+    redis = await startTestRedis();
     nodes = [];
     for (const id of ['n1', 'n2', 'n3']) {
       const env = { DATABASE_URL: db.url(), REDIS_URL: redis.url, NODE_ID: id, ADMIN_TOKEN: ADMIN, BRIDGE_TEST_CLOCK: '1', LOG_LEVEL: 'warn' };
