@@ -239,7 +239,11 @@ async function startOnDatabase(
       await Promise.all(told.splice(0));
     },
   });
-  cluster?.handleChanges((change) => applyChange(change));
+  if (cluster) {
+    cluster.handleChanges((change) => applyChange(change));
+    // A change another node made between this node's first read of the registrations and now was not heard.
+    await applyChange({ op: 'directory' });
+  }
 
   /** A change another node's admin API made, applied here. */
   async function applyChange(change: ControlOp): Promise<unknown> {

@@ -47,8 +47,13 @@ export class ClusterControl {
   /** Tells every other node; resolves with their answers once they all have, or after `waitMs` (logged). */
   ask<O extends ControlOp>(change: O): Promise<ControlAnswer<O>[]> {
     const peers = this.bus.peers();
-    if (!peers.length) return Promise.resolve([]);
     const id = ++this.next;
+    const message = { k: 'ctl', id, change } satisfies Message as BusMessage;
+    // Sent to every node subscribed, also one this node has not seen beat yet; waited for from those it has.
+    if (!peers.length) {
+      this.bus.broadcast(message);
+      return Promise.resolve([]);
+    }
     return new Promise((resolve) => {
       const wait: Waiting = { from: new Set(peers), answers: [], done: () => (clearTimeout(timer), resolve(wait.answers as ControlAnswer<O>[])) };
       const timer = setTimeout(() => {
@@ -57,7 +62,7 @@ export class ClusterControl {
       }, this.waitMs);
       timer.unref();
       this.waiting.set(id, wait);
-      this.bus.broadcast({ k: 'ctl', id, change } satisfies Message as BusMessage);
+      this.bus.broadcast(message);
     });
   }
 

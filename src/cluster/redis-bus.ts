@@ -148,6 +148,7 @@ export class RedisBus implements Bus {
       return this.options.log.warn({}, 'a bus message that is not JSON was ignored');
     }
     if (envelope.f === this.nodeId) return; // our own broadcast
+    this.live.add(envelope.f); // a node that speaks is alive, before the next heartbeat lists it
     for (const message of envelope.m) for (const handler of this.handlers) handler(envelope.f, message);
   }
 

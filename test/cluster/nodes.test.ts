@@ -6,6 +6,7 @@ import { LIMITS } from '../../generated/index.js';
 import { describePostgres } from '../helpers/databases.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis.js';
+import type { TestClient } from '../helpers/ws-client.js';
 
 describePostgres('three nodes as one bridge', function (db) {
   let redis: TestRedis | undefined;
@@ -27,6 +28,14 @@ describePostgres('three nodes as one bridge', function (db) {
     return { org, app, agent };
   }
   const event = (agentId: string, thread = 't') => ({ type: 'event', agent_id: agentId, thread_id: thread, payload: {} });
+
+  /** Moves every node's clock through n1, a heartbeat at a time, the live clients pinging in between. */
+  async function advanceEverywhere(ms: number, live: TestClient<any>[]): Promise<void> {
+    for (let left = ms; left > 0; left -= LIMITS.heartbeatIntervalMs) {
+      await n1.http('POST', '/admin/v1/test/clock', { body: { advance_ms: Math.min(left, LIMITS.heartbeatIntervalMs) } });
+      for (const client of live) await client.expectNothingBeforePong();
+    }
+  }
 
   it('shows an agent connected to one node online in another node\'s directory, and an app connected to one node online in another\'s admin API', async function () {
     const { org, app, agent } = await setup();
@@ -59,13 +68,18 @@ describePostgres('three nodes as one bridge', function (db) {
   it('authenticates a rotated token on every node as soon as the admin API answers, and closes the old token\'s connections on every node when the grace ends', async function () {
     const { app, agent } = await setup();
     const old = await n3.connectApp(app.token);
-    await n2.connectAgent(agent.token);
+    const agentClient = await n2.connectAgent(agent.token);
     const rotated = (await n1.http('POST', `/admin/v1/apps/${app.app_id}/rotate-token`)).body;
     const fresh = await n2.connectApp(rotated.token);
     fresh.send(event(agent.agent_id));
     expect(await fresh.expect('accepted')).to.include({ agent_id: agent.agent_id });
-    await n1.http('POST', '/admin/v1/test/clock', { body: { advance_ms: LIMITS.rotationGraceMs } });
+    const delivered = await agentClient.expect('event');
+    agentClient.send({ type: 'reply', event_id: delivered.event_id, content: 'ok', done: true });
+    await fresh.expect('reply');
+    await advanceEverywhere(LIMITS.rotationGraceMs - LIMITS.heartbeatIntervalMs, [old, fresh, agentClient]);
+    await n1.http('POST', '/admin/v1/test/clock', { body: { advance_ms: LIMITS.heartbeatIntervalMs } });
     expect(await old.expect('error', 500)).to.include({ code: 'UNAUTHORIZED' });
+    await fresh.expectNothingBeforePong();
   });
 
   it('refuses an event with PERMISSION_DENIED on every node as soon as an allowlist leaving its app out is set', async function () {
@@ -85,7 +99,8 @@ describePostgres('three nodes as one bridge', function (db) {
     appClient.send(event(agent.agent_id));
     const accepted = await appClient.expect('accepted');
     await agentClient.expect('event');
-    await n1.http('POST', '/admin/v1/test/clock', { body: { advance_ms: LIMITS.agentTimeoutMs } });
+    await advanceEverywhere(LIMITS.agentTimeoutMs - LIMITS.heartbeatIntervalMs, [appClient, agentClient]);
+    await n1.http('POST', '/admin/v1/test/clock', { body: { advance_ms: LIMITS.heartbeatIntervalMs } });
     expect(await appClient.expect('error', 500)).to.include({ code: 'AGENT_TIMEOUT', event_id: accepted.event_id });
   });
 });
