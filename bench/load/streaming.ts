@@ -5,11 +5,12 @@
 //   open loop (scenario 2): a fixed total rate, fragments due on a schedule whatever the server does, latency
 //   counted from the due time (so a stall shows, instead of slowing the sender down).
 // Targets: the bridge (tokens from run.ts) or bench/relay.ts (one app and one agent socket per stream, paired by
-// key; the same JSON frames, forwarded verbatim).
+// key; the same JSON frames, forwarded verbatim). On several nodes of one bridge, `appUrl` and `agentUrl` put the
+// apps and the agents on the nodes of the placement measured (both default to `url`; the relay is one server).
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
-import { drain, Errors, Latencies, measure, open, pace, timedResult, type TimedConfig, type TimedResult } from './common.js';
+import { cpuSeconds, drain, Errors, Latencies, measure, open, pace, timedResult, type TimedConfig, type TimedResult } from './common.js';
 import { ENDPOINT_PATHS } from '../../generated/index.js';
 
 export interface StreamingConfig extends TimedConfig {
@@ -18,6 +19,24 @@ export interface StreamingConfig extends TimedConfig {
   m: number;
   n: number;
   apps?: { app_id: string; token: string }[];
+  /** The bridge's node the apps, and the agents, connect to (several nodes of one bridge); `url` when absent. */
+  appUrl?: string;
+  agentUrl?: string;
+  /**
+   * Numbers each stream's fragments and checks at the app that they arrive each once and in order (what crossing
+   * nodes must keep). Off by default: it makes every fragment a few bytes longer than scenarios 1 and 2 measure.
+   */
+  sequence?: boolean;
+}
+
+/** With `sequence`: what the app got of what the agents sent, over the whole run (warm-up and drain included). */
+export interface Order {
+  sent: number;
+  received: number;
+  /** Fragments that arrived after a later one of their stream. */
+  out_of_order: number;
+  /** Fragments a stream skipped over when a later one arrived first (lost, or late: then also out_of_order). */
+  skipped: number;
 }
 
 export interface StreamingResult extends TimedResult {
@@ -25,6 +44,9 @@ export interface StreamingResult extends TimedResult {
   fragments: number;
   fragments_per_s: number;
   fragment_bytes_mean: number;
+  order?: Order;
+  /** CPU seconds (user + system) the generator used in all, start-up included. */
+  generator_cpu_s: number;
   /** Filled in by run.ts for the bridge: its GC time and pauses during the run (warm-up included). */
   bridge_gc?: { gc_seconds: Record<string, number>; gc_count: Record<string, number> } | null;
 }
@@ -38,6 +60,9 @@ interface Stream {
   appWs: WebSocket;
   inFlight: number;
   started: boolean;
+  /** Fragments sent, and the number the app expects next (with `sequence`). */
+  sent: number;
+  next: number;
 }
 
 export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResult> {
@@ -51,10 +76,11 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
   let fragmentBytes = 0;
   let replies = 0;
   let wordSeed = 1;
+  const order: Order = { sent: 0, received: 0, out_of_order: 0, skipped: 0 };
 
   const fragmentFor = (s: Stream, dueAt: number): string => {
     const count = 1 + (wordSeed++ % 5);
-    let text = dueAt.toFixed(3);
+    let text = cfg.sequence ? `${dueAt.toFixed(3)}/${s.sent}` : dueAt.toFixed(3);
     for (let i = 0; i < count; i++) text += ` ${WORDS[(wordSeed * 7 + i * 13) % WORDS.length]}`;
     return JSON.stringify({ type: 'token', event_id: s.eventId, token: text });
   };
@@ -74,6 +100,7 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
       sock.cork();
     }
     s.agentWs.send(fragmentFor(s, dueAt));
+    s.sent++;
   };
   const startStream = (s: Stream) => {
     if (s.started) return;
@@ -83,12 +110,26 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
   const onToken = (s: Stream, token: string, frameBytes: number) => {
     const now = performance.now();
     s.inFlight--;
+    let head = token.slice(0, token.indexOf(' '));
+    if (cfg.sequence) {
+      const slash = head.indexOf('/');
+      checkOrder(s, Number(head.slice(slash + 1)));
+      head = head.slice(0, slash);
+    }
     if (measuring) {
       fragments++;
       fragmentBytes += frameBytes;
-      latencies.add(now - Number(token.slice(0, token.indexOf(' '))));
+      latencies.add(now - Number(head));
     }
     if (closedLoop && !stopping) sendFragment(s, now);
+  };
+  const checkOrder = (s: Stream, seq: number) => {
+    order.received++;
+    if (seq === s.next) s.next++;
+    else if (seq > s.next) {
+      order.skipped += seq - s.next;
+      s.next = seq + 1;
+    } else order.out_of_order++;
   };
   const eventFrame = (s: Stream, agentId: string) =>
     JSON.stringify({ type: 'event', agent_id: agentId, thread_id: s.threadId, payload: { text: payloadText } });
@@ -115,6 +156,10 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
   // Drain the fragments in flight, then (bridge) end each event with a reply.
   const undrained = await drain(() => streams.reduce((a, s) => a + s.inFlight, 0));
   if (undrained) errors.add('drain', `${undrained} fragments never arrived`);
+  if (cfg.sequence) {
+    order.sent = streams.reduce((a, s) => a + s.sent, 0);
+    if (order.out_of_order || order.skipped) errors.add('order', `${order.out_of_order} fragments out of order, ${order.skipped} skipped over (of ${order.sent} sent)`);
+  }
   if (cfg.target === 'bridge') {
     for (const s of streams) s.agentWs.send(JSON.stringify({ type: 'reply', event_id: s.eventId, content: 'done', done: true }));
     const replyDeadline = performance.now() + 5000;
@@ -132,6 +177,8 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
     fragments,
     fragments_per_s: Math.round(fragments / cpu.measured_s),
     fragment_bytes_mean: fragments ? Math.round(fragmentBytes / fragments) : 0,
+    ...(cfg.sequence ? { order } : {}),
+    generator_cpu_s: cpuSeconds(),
   };
 }
 
@@ -142,14 +189,14 @@ async function bridgeStreams(cfg: StreamingConfig, startStream: (s: Stream) => v
   const agents = cfg.agents ?? [];
   const apps = cfg.apps ?? [];
   if (agents.length !== cfg.m || apps.length !== cfg.n) throw new Error('bridge target: need m agents and n apps');
-  const agentSockets = await Promise.all(agents.map((a) => open(`${cfg.url}${ENDPOINT_PATHS.agent}`, { authorization: `Bearer ${a.token}` })));
-  const appSockets = await Promise.all(apps.map((a) => open(`${cfg.url}${ENDPOINT_PATHS.app}`, { authorization: `Bearer ${a.token}` })));
+  const agentSockets = await Promise.all(agents.map((a) => open(`${cfg.agentUrl ?? cfg.url}${ENDPOINT_PATHS.agent}`, { authorization: `Bearer ${a.token}` })));
+  const appSockets = await Promise.all(apps.map((a) => open(`${cfg.appUrl ?? cfg.url}${ENDPOINT_PATHS.app}`, { authorization: `Bearer ${a.token}` })));
   const streams: Stream[] = [];
   const byThread = new Map<string, Stream>();
   const byAppAgent = new Map<string, Stream>(); // `${appIdx}/${agent_id}`
   for (let i = 0; i < cfg.m; i++) {
     for (let j = 0; j < cfg.n; j++) {
-      const s: Stream = { threadId: `bench-${i}-${j}`, agentWs: agentSockets[i]!, appWs: appSockets[j]!, inFlight: 0, started: false };
+      const s: Stream = { threadId: `bench-${i}-${j}`, agentWs: agentSockets[i]!, appWs: appSockets[j]!, inFlight: 0, started: false, sent: 0, next: 0 };
       streams.push(s);
       byThread.set(s.threadId, s);
       byAppAgent.set(`${j}/${agents[i]!.agent_id}`, s);
@@ -182,7 +229,7 @@ async function bridgeStreams(cfg: StreamingConfig, startStream: (s: Stream) => v
   return streams;
 }
 
-/** A pair of sockets per stream on the relay; the event id has the bridge's shape (a 26-character ULID). */
+/** A pair of sockets per stream on the relay (one server: `url`); the event id has the bridge's shape (a 26-character ULID). */
 async function relayStreams(cfg: StreamingConfig, startStream: (s: Stream) => void, onToken: OnToken, errors: Errors): Promise<Stream[]> {
   const streams: Stream[] = [];
   for (let i = 0; i < cfg.m; i++) {
@@ -190,7 +237,7 @@ async function relayStreams(cfg: StreamingConfig, startStream: (s: Stream) => vo
       const key = `s-${i}-${j}`;
       const appWs = await open(`${cfg.url}/app?key=${key}`);
       const agentWs = await open(`${cfg.url}/agent?key=${key}`);
-      const s: Stream = { threadId: `bench-${i}-${j}`, eventId: `01BENCH${String(i * cfg.n + j).padStart(19, '0')}`, agentWs, appWs, inFlight: 0, started: false };
+      const s: Stream = { threadId: `bench-${i}-${j}`, eventId: `01BENCH${String(i * cfg.n + j).padStart(19, '0')}`, agentWs, appWs, inFlight: 0, started: false, sent: 0, next: 0 };
       streams.push(s);
       agentWs.on('message', (data) => {
         const msg = JSON.parse(data.toString()) as { type: string };
