@@ -149,7 +149,11 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
 
   // Open loop: fragments round-robin over the streams.
   const stopPacer = closedLoop ? () => {} : pace(cfg.rate!, (k, dueAt) => sendFragment(streams[k % streams.length]!, dueAt));
-  const cpu = await measure(cfg, (on) => (measuring = on));
+  // Told on stdout, so that whoever started this generator can read other processes' CPU over the same window.
+  const cpu = await measure(cfg, (on) => {
+    measuring = on;
+    console.log(on ? 'MEASURING' : 'MEASURED');
+  });
   stopping = true;
   stopPacer();
 

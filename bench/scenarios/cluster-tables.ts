@@ -1,0 +1,130 @@
+// The cluster scenario's tables, JSON and target, from its runs (bench/scenarios/cluster.ts).
+import type { StreamingResult } from '../load/streaming.js';
+import { ratio, type Table, type Target } from '../report.js';
+import type { ClusterRun, Placement, Setup } from './cluster.js';
+import type { Settings } from './settings.js';
+
+export function skippedTable(why: string): Table {
+  return { title: 'Cluster: not run', columns: ['why'], rows: [[why]] };
+}
+
+const find = (runs: ClusterRun[], setup: Setup, placement: Placement, open: boolean) =>
+  runs.find((r) => r.setup === setup && r.placement === placement && (r.rate !== null) === open);
+
+/** The worse of the generators' figures (two generators' percentiles cannot be merged). */
+const worst = (r: ClusterRun | undefined, f: (g: StreamingResult) => number) => (r ? Math.max(...r.generators.map(f)) : null);
+const sum = (r: ClusterRun | undefined, f: (g: StreamingResult) => number) => (r ? r.generators.reduce((a, g) => a + f(g), 0) : null);
+const minus = (a: number | null, b: number | null) => (a === null || b === null ? null : Number((a - b).toFixed(3)));
+const nodesCpu = (r: ClusterRun | undefined) => r?.window?.node_cpu_pct.map((x) => x ?? '-').join(' / ') ?? null;
+/** Fragments that did not arrive once and in order: never drained, skipped over, or out of order. */
+const misdelivered = (r: ClusterRun) => r.generators.reduce((a, g) => a + (g.order ? g.order.skipped + g.order.out_of_order + Math.max(0, g.order.sent - g.order.received) : 0), 0);
+const errorsOf = (...rs: (ClusterRun | undefined)[]) => rs.reduce((a, r) => a + (sum(r, (g) => g.errors) ?? 0), 0);
+/** Each generator's CPU over its own measured window, added up. */
+const generatorCpuPct = (r: ClusterRun) => r.generators.reduce((a, g) => a + g.generator_cpu_pct, 0);
+
+function label(r: ClusterRun): string {
+  const load = r.rate === null ? 'closed loop' : `${r.rate}/s`;
+  const where = { same: 'app and agent on one node', cross: 'app and agent on different nodes', halves: 'half the streams per generator' }[r.placement];
+  return `${r.setup}, ${where}, ${load}`;
+}
+
+export function clusterTables(s: Settings, runs: ClusterRun[]) {
+  const closed = { same: find(runs, 'two nodes', 'same', false), cross: find(runs, 'two nodes', 'cross', false) };
+  const open = { same: find(runs, 'two nodes', 'same', true), cross: find(runs, 'two nodes', 'cross', true) };
+  const cores = runs[0]?.counters.machine.cores ?? 0;
+  const p = (r: ClusterRun | undefined, q: 'p50' | 'p99' | 'p999') => worst(r, (g) => g.latency_ms[q]);
+  const pair = (label: string, f: (r: ClusterRun | undefined) => number | string | null, withRatio: boolean, same: ClusterRun | undefined, cross: ClusterRun | undefined) => {
+    const [a, b] = [f(same), f(cross)];
+    return [label, a, b, withRatio && typeof a === 'number' && typeof b === 'number' ? ratio(b, a) : null];
+  };
+  const hop: Table = {
+    title:
+      `Cluster 1: the hop. Token streaming on a two-node bridge (PostgreSQL, Redis), app and agent on one node vs on different nodes ` +
+      `(same processes, database and Redis). ${s.m} agents x ${s.n} apps = ${s.m * s.n} streams, ${s.window} in flight each (closed loop) or ${s.clusterRate} fragments/s in all (open loop), ` +
+      `${s.durationS} s after ${s.warmupS} s warm-up. Node CPU: the apps' node / the agents' (one node does both on one node).`,
+    columns: ['', 'one node', 'different nodes', 'different / one'],
+    rows: [
+      pair('closed loop: fragments/s delivered', (r) => r?.fragments_per_s ?? null, true, closed.same, closed.cross),
+      pair('closed loop: latency p50 (ms)', (r) => p(r, 'p50'), true, closed.same, closed.cross),
+      pair('closed loop: latency p99 (ms)', (r) => p(r, 'p99'), true, closed.same, closed.cross),
+      pair('closed loop: node CPU % (of one core, measured window)', nodesCpu, false, closed.same, closed.cross),
+      pair(`open loop ${s.clusterRate}/s: delivered/s`, (r) => r?.fragments_per_s ?? null, true, open.same, open.cross),
+      pair(`open loop ${s.clusterRate}/s: latency p50 (ms)`, (r) => p(r, 'p50'), true, open.same, open.cross),
+      pair(`open loop ${s.clusterRate}/s: latency p99 (ms)`, (r) => p(r, 'p99'), true, open.same, open.cross),
+      pair(`open loop ${s.clusterRate}/s: latency p99.9 (ms)`, (r) => p(r, 'p999'), true, open.same, open.cross),
+      ['open loop: p50 / p99 the hop adds (ms)', null, `${minus(p(open.cross, 'p50'), p(open.same, 'p50'))} / ${minus(p(open.cross, 'p99'), p(open.same, 'p99'))}`, null],
+      pair(`open loop ${s.clusterRate}/s: node CPU %`, nodesCpu, false, open.same, open.cross),
+      pair('closed loop: generator CPU %', (r) => (r ? generatorCpuPct(r) : null), false, closed.same, closed.cross),
+      pair(`open loop ${s.clusterRate}/s: generator CPU %`, (r) => (r ? generatorCpuPct(r) : null), false, open.same, open.cross),
+      ['errors (closed + open)', errorsOf(closed.same, open.same), errorsOf(closed.cross, open.cross), null],
+    ],
+  };
+
+  const clustered = runs.filter((r) => r.setup === 'two nodes');
+  const redis: Table = {
+    title:
+      'Cluster 2: Redis traffic per fragment forwarded (bridge_cluster_bus_total of both nodes, before and after each run, warm-up and drain included; ' +
+      'fragments: bridge_tokens_forwarded_total; messages also carry presence, the event to the agent and its reply). Sent / received: by the generator, whole run.',
+    columns: ['run', 'forwarded', 'sent / received', 'PUBLISH', 'messages', 'PUBLISH / fragment', 'messages / fragment', 'fragments / PUBLISH', 'dropped', 'lost (cluster)', 'lost or out of order (generator)'],
+    rows: clustered.map((r) => {
+      const c = r.counters;
+      return [label(r), c.tokens_forwarded, `${sum(r, (g) => g.order?.sent ?? 0)} / ${sum(r, (g) => g.order?.received ?? 0)}`, c.publishes, c.messages, c.publishes_per_fragment, c.messages_per_fragment, c.publishes ? Number((c.tokens_forwarded / c.publishes).toFixed(1)) : null, c.dropped, c.lost, misdelivered(r)];
+    }),
+  };
+
+  const one = find(runs, 'one node, PostgreSQL', 'halves', false);
+  const sqlite = find(runs, 'one node, SQLite', 'halves', false);
+  const two = find(runs, 'two nodes', 'halves', false);
+  const column = (f: (r: ClusterRun) => number | string | null) => [one, sqlite, two].map((r) => (r ? f(r) : null));
+  const versus: Table = {
+    title:
+      `Cluster 3: two nodes vs one on this machine. Closed loop, two generators of ${Math.ceil(s.m / 2)} + ${Math.floor(s.m / 2)} agents x ${s.n} apps each (${s.m * s.n} streams), ` +
+      `against one node, or one node each (app and agent on the same node). On ${cores} cores the two generators, the nodes, Redis and PostgreSQL all share the CPUs: ` +
+      `a second node here adds no CPU, only a second process to schedule, so this says what splitting costs on one machine, not what a second machine would give.`,
+    columns: ['', 'one node, PostgreSQL', 'one node, SQLite', 'two nodes', 'two / one (PostgreSQL)'],
+    rows: [
+      ['fragments/s delivered', ...column((r) => r.fragments_per_s), ratio(two?.fragments_per_s, one?.fragments_per_s)],
+      ['latency p50 (ms, worse generator)', ...column((r) => worst(r, (g) => g.latency_ms.p50)), ratio(worst(two, (g) => g.latency_ms.p50), worst(one, (g) => g.latency_ms.p50))],
+      ['latency p99 (ms, worse generator)', ...column((r) => worst(r, (g) => g.latency_ms.p99)), ratio(worst(two, (g) => g.latency_ms.p99), worst(one, (g) => g.latency_ms.p99))],
+      ['node CPU % (each)', ...column((r) => nodesCpu(r)), null],
+      ['generators CPU % (both)', ...column(generatorCpuPct), null],
+      ['errors', ...column((r) => sum(r, (g) => g.errors)), null],
+    ],
+  };
+
+  const machine: Table = {
+    title:
+      `Cluster 4: the machine over each run's measured window, CPU in % of one core (${cores} cores: ${cores * 100}% is all of it). The machine may be shared: ` +
+      `"others" is what neither the nodes, the generators nor Redis used (PostgreSQL, other people's work). Redis's is the whole server's.`,
+    columns: ['run', 'seconds', 'load average before -> after', 'machine busy %', 'nodes %', 'generators %', 'Redis %', 'others %'],
+    rows: runs.map((r) => {
+      const w = r.window;
+      if (!w) return [label(r), null, null, null, null, null, null, null];
+      const nodes = w.node_cpu_pct.reduce<number>((a, x) => a + (x ?? 0), 0);
+      const gens = generatorCpuPct(r);
+      const others = w.machine.busy_pct === null ? null : w.machine.busy_pct - nodes - gens - (w.machine.redis_cpu_pct ?? 0);
+      return [label(r), w.wall_s, `${w.machine.load1_before} -> ${w.machine.load1_after}`, w.machine.busy_pct, nodes, gens, w.machine.redis_cpu_pct, others];
+    }),
+  };
+
+  const lostByNodes = runs.reduce((a, r) => a + r.counters.lost + r.counters.dropped, 0);
+  const bad = runs.reduce((a, r) => a + misdelivered(r), 0) + lostByNodes;
+  const target: Target = { name: 'crossing nodes', goal: 'every fragment delivered once and in order, nothing dropped or lost between nodes', measured: bad ? `${bad} fragments or messages not delivered in order` : 'all in order', met: runs.length ? bad === 0 : null };
+  const json = {
+    hop: {
+      closed: { one_node: closed.same?.fragments_per_s ?? null, different_nodes: closed.cross?.fragments_per_s ?? null, ratio: ratio(closed.cross?.fragments_per_s, closed.same?.fragments_per_s) },
+      open: {
+        rate: s.clusterRate,
+        one_node: { p50: p(open.same, 'p50'), p99: p(open.same, 'p99'), p999: p(open.same, 'p999') },
+        different_nodes: { p50: p(open.cross, 'p50'), p99: p(open.cross, 'p99'), p999: p(open.cross, 'p999') },
+        added_p50_ms: minus(p(open.cross, 'p50'), p(open.same, 'p50')),
+        added_p99_ms: minus(p(open.cross, 'p99'), p(open.same, 'p99')),
+      },
+    },
+    two_vs_one: { one_node_postgres: one?.fragments_per_s ?? null, one_node_sqlite: sqlite?.fragments_per_s ?? null, two_nodes: two?.fragments_per_s ?? null, ratio_two_over_one_postgres: ratio(two?.fragments_per_s, one?.fragments_per_s) },
+    runs,
+  };
+  // A fragment lost or reordered is already one of its generator's errors; what the nodes dropped is not.
+  const errors = errorsOf(...runs) + lostByNodes;
+  return { json, tables: [hop, redis, versus, machine], targets: [target], errors };
+}
