@@ -8,6 +8,7 @@ export function skippedTable(why: string): Table {
   return { title: 'Cluster: not run', columns: ['why'], rows: [[why]] };
 }
 
+/** A run by what it was; `open`: the open-loop one. */
 const find = (runs: ClusterRun[], setup: Setup, placement: Placement, open: boolean) =>
   runs.find((r) => r.setup === setup && r.placement === placement && (r.rate !== null) === open);
 
@@ -33,16 +34,17 @@ export function clusterTables(s: Settings, runs: ClusterRun[]) {
   const open = { same: find(runs, 'two nodes', 'same', true), cross: find(runs, 'two nodes', 'cross', true) };
   const cores = runs[0]?.counters.machine.cores ?? 0;
   const p = (r: ClusterRun | undefined, q: 'p50' | 'p99' | 'p999') => worst(r, (g) => g.latency_ms[q]);
-  const pair = (label: string, f: (r: ClusterRun | undefined) => number | string | null, withRatio: boolean, same: ClusterRun | undefined, cross: ClusterRun | undefined) => {
+  /** A row of the hop table: the same node, different nodes, and their ratio where one means something. */
+  const pair = (name: string, f: (r: ClusterRun | undefined) => number | string | null, withRatio: boolean, same: ClusterRun | undefined, cross: ClusterRun | undefined) => {
     const [a, b] = [f(same), f(cross)];
-    return [label, a, b, withRatio && typeof a === 'number' && typeof b === 'number' ? ratio(b, a) : null];
+    return [name, a, b, withRatio && typeof a === 'number' && typeof b === 'number' ? ratio(b, a) : null];
   };
   const hop: Table = {
     title:
       `Cluster 1: the hop. Token streaming on a two-node bridge (PostgreSQL, Redis), app and agent on one node vs on different nodes ` +
       `(same processes, database and Redis). ${s.m} agents x ${s.n} apps = ${s.m * s.n} streams, ${s.window} in flight each (closed loop) or ${s.clusterRate} fragments/s in all (open loop), ` +
-      `${s.durationS} s after ${s.warmupS} s warm-up. Node CPU: the apps' node / the agents' (one node does both on one node).`,
-    columns: ['', 'one node', 'different nodes', 'different / one'],
+      `${s.durationS} s after ${s.warmupS} s warm-up. Node CPU: the apps' node / the agents' (idle when both are on the first).`,
+    columns: ['', 'same node', 'different nodes', 'different / same'],
     rows: [
       pair('closed loop: fragments/s delivered', (r) => r?.fragments_per_s ?? null, true, closed.same, closed.cross),
       pair('closed loop: latency p50 (ms)', (r) => p(r, 'p50'), true, closed.same, closed.cross),
@@ -112,10 +114,10 @@ export function clusterTables(s: Settings, runs: ClusterRun[]) {
   const target: Target = { name: 'crossing nodes', goal: 'every fragment delivered once and in order, nothing dropped or lost between nodes', measured: bad ? `${bad} fragments or messages not delivered in order` : 'all in order', met: runs.length ? bad === 0 : null };
   const json = {
     hop: {
-      closed: { one_node: closed.same?.fragments_per_s ?? null, different_nodes: closed.cross?.fragments_per_s ?? null, ratio: ratio(closed.cross?.fragments_per_s, closed.same?.fragments_per_s) },
+      closed: { same_node: closed.same?.fragments_per_s ?? null, different_nodes: closed.cross?.fragments_per_s ?? null, ratio: ratio(closed.cross?.fragments_per_s, closed.same?.fragments_per_s) },
       open: {
         rate: s.clusterRate,
-        one_node: { p50: p(open.same, 'p50'), p99: p(open.same, 'p99'), p999: p(open.same, 'p999') },
+        same_node: { p50: p(open.same, 'p50'), p99: p(open.same, 'p99'), p999: p(open.same, 'p999') },
         different_nodes: { p50: p(open.cross, 'p50'), p99: p(open.cross, 'p99'), p999: p(open.cross, 'p999') },
         added_p50_ms: minus(p(open.cross, 'p50'), p(open.same, 'p50')),
         added_p99_ms: minus(p(open.cross, 'p99'), p(open.same, 'p99')),
