@@ -100,6 +100,8 @@ export function difference(before: Reading, after: Reading) {
     publishes_per_fragment: per(publishes),
     messages_per_fragment: per(messages),
     node_cpu_pct: after.nodes.map((n, i) => pct(n.cpu_s - before.nodes[i]!.cpu_s)),
+    node_cpu_s: round(sum('cpu_s')),
+    redis_cpu_s: before.redis_cpu_s !== null && after.redis_cpu_s !== null ? round(after.redis_cpu_s - before.redis_cpu_s) : null,
     machine: {
       cores: cpus().length,
       load1_before: before.load1,

@@ -20,6 +20,19 @@ const nodesCpu = (r: ClusterRun | undefined) => r?.window?.node_cpu_pct.map((x) 
 /** Fragments that did not arrive once and in order: never drained, skipped over, or out of order. */
 const misdelivered = (r: ClusterRun) => r.generators.reduce((a, g) => a + (g.order ? g.order.skipped + g.order.out_of_order + Math.max(0, g.order.sent - g.order.received) : 0), 0);
 const errorsOf = (...rs: (ClusterRun | undefined)[]) => rs.reduce((a, r) => a + (sum(r, (g) => g.errors) ?? 0), 0);
+/**
+ * CPU microseconds the nodes (all of them) spent per fragment delivered in the measured window: unlike fragments/s,
+ * it hardly moves when other work on a shared machine takes CPU away.
+ */
+const nodeUsPerFragment = (r: ClusterRun | undefined) => {
+  const delivered = sum(r, (g) => g.fragments);
+  return r?.window && delivered ? Number(((r.window.node_cpu_s / delivered) * 1e6).toFixed(2)) : null;
+};
+const redisUsPerFragment = (r: ClusterRun | undefined) => {
+  const delivered = sum(r, (g) => g.fragments);
+  const cpu = r?.window?.redis_cpu_s;
+  return typeof cpu === 'number' && delivered ? Number(((cpu / delivered) * 1e6).toFixed(2)) : null;
+};
 /** Each generator's CPU over its own measured window, added up. */
 const generatorCpuPct = (r: ClusterRun) => r.generators.reduce((a, g) => a + g.generator_cpu_pct, 0);
 
@@ -50,12 +63,15 @@ export function clusterTables(s: Settings, runs: ClusterRun[]) {
       pair('closed loop: latency p50 (ms)', (r) => p(r, 'p50'), true, closed.same, closed.cross),
       pair('closed loop: latency p99 (ms)', (r) => p(r, 'p99'), true, closed.same, closed.cross),
       pair('closed loop: node CPU % (of one core, measured window)', nodesCpu, false, closed.same, closed.cross),
+      pair('closed loop: nodes CPU per fragment (µs, all nodes)', nodeUsPerFragment, true, closed.same, closed.cross),
+      pair('closed loop: Redis CPU per fragment (µs, the whole server)', redisUsPerFragment, false, closed.same, closed.cross),
       pair(`open loop ${s.clusterRate}/s: delivered/s`, (r) => r?.fragments_per_s ?? null, true, open.same, open.cross),
       pair(`open loop ${s.clusterRate}/s: latency p50 (ms)`, (r) => p(r, 'p50'), true, open.same, open.cross),
       pair(`open loop ${s.clusterRate}/s: latency p99 (ms)`, (r) => p(r, 'p99'), true, open.same, open.cross),
       pair(`open loop ${s.clusterRate}/s: latency p99.9 (ms)`, (r) => p(r, 'p999'), true, open.same, open.cross),
       ['open loop: p50 / p99 the hop adds (ms)', null, `${minus(p(open.cross, 'p50'), p(open.same, 'p50'))} / ${minus(p(open.cross, 'p99'), p(open.same, 'p99'))}`, null],
       pair(`open loop ${s.clusterRate}/s: node CPU %`, nodesCpu, false, open.same, open.cross),
+      pair(`open loop ${s.clusterRate}/s: nodes CPU per fragment (µs)`, nodeUsPerFragment, true, open.same, open.cross),
       pair('closed loop: generator CPU %', (r) => (r ? generatorCpuPct(r) : null), false, closed.same, closed.cross),
       pair(`open loop ${s.clusterRate}/s: generator CPU %`, (r) => (r ? generatorCpuPct(r) : null), false, open.same, open.cross),
       ['errors (closed + open)', errorsOf(closed.same, open.same), errorsOf(closed.cross, open.cross), null],
@@ -89,6 +105,7 @@ export function clusterTables(s: Settings, runs: ClusterRun[]) {
       ['latency p50 (ms, worse generator)', ...column((r) => worst(r, (g) => g.latency_ms.p50)), ratio(worst(two, (g) => g.latency_ms.p50), worst(one, (g) => g.latency_ms.p50))],
       ['latency p99 (ms, worse generator)', ...column((r) => worst(r, (g) => g.latency_ms.p99)), ratio(worst(two, (g) => g.latency_ms.p99), worst(one, (g) => g.latency_ms.p99))],
       ['node CPU % (each)', ...column((r) => nodesCpu(r)), null],
+      ['nodes CPU per fragment (µs, all nodes)', ...column(nodeUsPerFragment), ratio(nodeUsPerFragment(two), nodeUsPerFragment(one))],
       ['generators CPU % (both)', ...column(generatorCpuPct), null],
       ['errors', ...column((r) => sum(r, (g) => g.errors)), null],
     ],
@@ -114,7 +131,12 @@ export function clusterTables(s: Settings, runs: ClusterRun[]) {
   const target: Target = { name: 'crossing nodes', goal: 'every fragment delivered once and in order, nothing dropped or lost between nodes', measured: bad ? `${bad} fragments or messages not delivered in order` : 'all in order', met: runs.length ? bad === 0 : null };
   const json = {
     hop: {
-      closed: { same_node: closed.same?.fragments_per_s ?? null, different_nodes: closed.cross?.fragments_per_s ?? null, ratio: ratio(closed.cross?.fragments_per_s, closed.same?.fragments_per_s) },
+      closed: {
+        same_node: closed.same?.fragments_per_s ?? null,
+        different_nodes: closed.cross?.fragments_per_s ?? null,
+        ratio: ratio(closed.cross?.fragments_per_s, closed.same?.fragments_per_s),
+        node_cpu_us_per_fragment: { same_node: nodeUsPerFragment(closed.same), different_nodes: nodeUsPerFragment(closed.cross) },
+      },
       open: {
         rate: s.clusterRate,
         same_node: { p50: p(open.same, 'p50'), p99: p(open.same, 'p99'), p999: p(open.same, 'p999') },
