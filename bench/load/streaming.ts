@@ -45,6 +45,8 @@ export interface StreamingResult extends TimedResult {
   fragments_per_s: number;
   fragment_bytes_mean: number;
   order?: Order;
+  /** Events sent again because the app's node did not know yet that their agent had connected (several nodes). */
+  start_retries: number;
   /** CPU seconds (user + system) the generator used in all, start-up included. */
   generator_cpu_s: number;
   /** Filled in by run.ts for the bridge: its GC time and pauses during the run (warm-up included). */
@@ -134,12 +136,25 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
   const eventFrame = (s: Stream, agentId: string) =>
     JSON.stringify({ type: 'event', agent_id: agentId, thread_id: s.threadId, payload: { text: payloadText } });
 
-  const streams = cfg.target === 'bridge' ? await bridgeStreams(cfg, startStream, onToken, errors, () => replies++) : await relayStreams(cfg, startStream, onToken, errors);
+  // On several nodes an agent's arrival reaches the apps' node through Redis a moment after its socket opened, so
+  // an event sent at once can be refused AGENT_OFFLINE (retry: true). Sent again, and counted: a client would see it.
+  const agentOf = new Map<Stream, string>();
+  let startRetries = 0;
+  const retryStart = (s: Stream): boolean => {
+    if (s.started || stopping) return false;
+    startRetries++;
+    setTimeout(() => s.appWs.send(eventFrame(s, agentOf.get(s)!)), 50);
+    return true;
+  };
+  const streams = cfg.target === 'bridge' ? await bridgeStreams(cfg, startStream, onToken, errors, () => replies++, retryStart) : await relayStreams(cfg, startStream, onToken, errors);
   for (const s of streams) {
     s.appWs.on('close', (code, reason) => !stopping && errors.add('app socket', `closed ${code} ${reason.toString()}`));
     s.agentWs.on('close', (code, reason) => !stopping && errors.add('agent socket', `closed ${code} ${reason.toString()}`));
   }
-  for (const [i, s] of streams.entries()) s.appWs.send(eventFrame(s, cfg.agents?.[Math.floor(i / cfg.n)]?.agent_id ?? `agent-${i}`));
+  for (const [i, s] of streams.entries()) {
+    agentOf.set(s, cfg.agents?.[Math.floor(i / cfg.n)]?.agent_id ?? `agent-${i}`);
+    s.appWs.send(eventFrame(s, agentOf.get(s)!));
+  }
 
   const startDeadline = performance.now() + 10_000;
   while (!streams.every((s) => s.started)) {
@@ -182,6 +197,7 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
     fragments_per_s: Math.round(fragments / cpu.measured_s),
     fragment_bytes_mean: fragments ? Math.round(fragmentBytes / fragments) : 0,
     ...(cfg.sequence ? { order } : {}),
+    start_retries: startRetries,
     generator_cpu_s: cpuSeconds(),
   };
 }
@@ -189,7 +205,14 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
 type OnToken = (s: Stream, token: string, frameBytes: number) => void;
 
 /** One socket per agent and per app, authenticated by their tokens; streams found by thread id and agent id. */
-async function bridgeStreams(cfg: StreamingConfig, startStream: (s: Stream) => void, onToken: OnToken, errors: Errors, onReply: () => void): Promise<Stream[]> {
+async function bridgeStreams(
+  cfg: StreamingConfig,
+  startStream: (s: Stream) => void,
+  onToken: OnToken,
+  errors: Errors,
+  onReply: () => void,
+  retryStart: (s: Stream) => boolean,
+): Promise<Stream[]> {
   const agents = cfg.agents ?? [];
   const apps = cfg.apps ?? [];
   if (agents.length !== cfg.m || apps.length !== cfg.n) throw new Error('bridge target: need m agents and n apps');
@@ -221,13 +244,16 @@ async function bridgeStreams(cfg: StreamingConfig, startStream: (s: Stream) => v
   appSockets.forEach((ws, j) => {
     ws.on('message', (data) => {
       const text = data.toString();
-      const msg = JSON.parse(text) as { type: string; agent_id?: string; token?: string };
+      const msg = JSON.parse(text) as { type: string; agent_id?: string; token?: string; code?: string };
       if (msg.type === 'token') {
         const s = byAppAgent.get(`${j}/${msg.agent_id}`);
         if (s) onToken(s, msg.token!, text.length);
         else errors.add(`app ${j}`, `token of unknown stream ${text.slice(0, 200)}`);
       } else if (msg.type === 'reply') onReply();
-      else if (msg.type === 'error') errors.add(`app ${j}`, text);
+      else if (msg.type === 'error') {
+        const s = byAppAgent.get(`${j}/${msg.agent_id}`);
+        if (!(msg.code === 'AGENT_OFFLINE' && s && retryStart(s))) errors.add(`app ${j}`, text);
+      }
     });
   });
   return streams;

@@ -82,11 +82,12 @@ export function clusterTables(s: Settings, runs: ClusterRun[]) {
   const redis: Table = {
     title:
       'Cluster 2: Redis traffic per fragment forwarded (bridge_cluster_bus_total of both nodes, before and after each run, warm-up and drain included; ' +
-      'fragments: bridge_tokens_forwarded_total; messages also carry presence, the event to the agent and its reply). Sent / received: by the generator, whole run.',
-    columns: ['run', 'forwarded', 'sent / received', 'PUBLISH', 'messages', 'PUBLISH / fragment', 'messages / fragment', 'fragments / PUBLISH', 'dropped', 'lost (cluster)', 'lost or out of order (generator)'],
+      'fragments: bridge_tokens_forwarded_total; messages also carry presence, the event to the agent and its reply). Sent / received: by the generator, whole run. ' +
+      'Refused at start: events refused AGENT_OFFLINE because the apps\' node had not heard yet that their agent had just connected to the other node (sent again).',
+    columns: ['run', 'forwarded', 'sent / received', 'PUBLISH', 'messages', 'PUBLISH / fragment', 'messages / fragment', 'fragments / PUBLISH', 'dropped', 'lost (cluster)', 'lost or out of order (generator)', 'refused at start'],
     rows: clustered.map((r) => {
       const c = r.counters;
-      return [label(r), c.tokens_forwarded, `${sum(r, (g) => g.order?.sent ?? 0)} / ${sum(r, (g) => g.order?.received ?? 0)}`, c.publishes, c.messages, c.publishes_per_fragment, c.messages_per_fragment, c.publishes ? Number((c.tokens_forwarded / c.publishes).toFixed(1)) : null, c.dropped, c.lost, misdelivered(r)];
+      return [label(r), c.tokens_forwarded, `${sum(r, (g) => g.order?.sent ?? 0)} / ${sum(r, (g) => g.order?.received ?? 0)}`, c.publishes, c.messages, c.publishes_per_fragment, c.messages_per_fragment, c.publishes ? Number((c.tokens_forwarded / c.publishes).toFixed(1)) : null, c.dropped, c.lost, misdelivered(r), sum(r, (g) => g.start_retries)];
     }),
   };
 
