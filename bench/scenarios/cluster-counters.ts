@@ -20,8 +20,8 @@ export interface NodeCounters {
 export interface Reading {
   at: number;
   nodes: NodeCounters[];
-  /** The machine's busy and total CPU time, all cores, in seconds (/proc/stat). */
-  machine: { busy_s: number; total_s: number } | null;
+  /** The machine's CPU time, all cores, in seconds (/proc/stat): busy, and taken by the hypervisor (steal). */
+  machine: { busy_s: number; steal_s: number } | null;
   /** The Redis server's CPU seconds (INFO cpu): the whole server, others' use of it included. */
   redis_cpu_s: number | null;
   load1: number;
@@ -57,10 +57,9 @@ async function nodeCounters(server: Server): Promise<NodeCounters> {
 
 function machineCpu(): Reading['machine'] {
   try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const total = fields.reduce((a, b) => a + b, 0);
-    const idle = fields[3]! + (fields[4] ?? 0); // idle and iowait
-    return { busy_s: (total - idle) / 100, total_s: total / 100 }; // USER_HZ is 100 on Linux
+    // user nice system idle iowait irq softirq steal (guest is counted in user already); USER_HZ is 100 on Linux.
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return { busy_s: (user + nice + system + irq + softirq) / 100, steal_s: steal / 100 };
   } catch {
     return null;
   }
@@ -107,6 +106,7 @@ export function difference(before: Reading, after: Reading) {
       load1_before: before.load1,
       load1_after: after.load1,
       busy_pct: before.machine && after.machine ? pct(after.machine.busy_s - before.machine.busy_s) : null,
+      steal_pct: before.machine && after.machine ? pct(after.machine.steal_s - before.machine.steal_s) : null,
       redis_cpu_pct: before.redis_cpu_s !== null && after.redis_cpu_s !== null ? pct(after.redis_cpu_s - before.redis_cpu_s) : null,
     },
   };

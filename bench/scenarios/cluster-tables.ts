@@ -115,15 +115,16 @@ export function clusterTables(s: Settings, runs: ClusterRun[]) {
   const machine: Table = {
     title:
       `Cluster 4: the machine over each run's measured window, CPU in % of one core (${cores} cores: ${cores * 100}% is all of it). The machine may be shared: ` +
-      `"others" is what neither the nodes, the generators nor Redis used (PostgreSQL, other people's work). Redis's is the whole server's.`,
-    columns: ['run', 'seconds', 'load average before -> after', 'machine busy %', 'nodes %', 'generators %', 'Redis %', 'others %'],
+      `"others" is what neither the nodes, the generators nor Redis used (PostgreSQL, other people's work); Redis's is the whole server's; "stolen" is CPU a virtual ` +
+      `machine's hypervisor gave to other guests. "Others" is approximate: the kernel keeps the machine's and each process's counters apart and they need not agree (it came out at -12 on a 2-vCPU virtual machine).`,
+    columns: ['run', 'seconds', 'load average before -> after', 'machine busy %', 'nodes %', 'generators %', 'Redis %', 'others %', 'stolen %'],
     rows: runs.map((r) => {
       const w = r.window;
-      if (!w) return [label(r), null, null, null, null, null, null, null];
+      if (!w) return [label(r), null, null, null, null, null, null, null, null];
       const nodes = w.node_cpu_pct.reduce<number>((a, x) => a + (x ?? 0), 0);
       const gens = generatorCpuPct(r);
       const others = w.machine.busy_pct === null ? null : w.machine.busy_pct - nodes - gens - (w.machine.redis_cpu_pct ?? 0);
-      return [label(r), w.wall_s, `${w.machine.load1_before} -> ${w.machine.load1_after}`, w.machine.busy_pct, nodes, gens, w.machine.redis_cpu_pct, others];
+      return [label(r), w.wall_s, `${w.machine.load1_before} -> ${w.machine.load1_after}`, w.machine.busy_pct, nodes, gens, w.machine.redis_cpu_pct, others, w.machine.steal_pct];
     }),
   };
 
