@@ -101,6 +101,9 @@ const settings: Settings = {
   ...(values.profile ? { profileDir: join(ROOT, 'bench/results/profiles', stamp) } : {}),
 };
 
+// Checked before any scenario runs, so that a mistake here does not throw away the figures of the others.
+if (scenarios.includes('cluster') && settings.m < 2) throw new Error('--scenarios cluster needs --m 2 or more (its two generators get half the agents each)');
+
 const runners = { '1': ['token_streaming', closedLoop], '2': ['open_loop_latency', openLoop], '3': ['event_acceptance', eventAcceptance], '4': ['idle_connections', idleConnections], abuse: ['abuse', abuse], cluster: ['cluster', cluster] } as const;
 const tables: Table[] = [];
 const targets: Target[] = [];

@@ -56,7 +56,6 @@ export async function cluster(s: Settings) {
     console.error(`Scenario cluster: skipped, it needs ${NEEDS}`);
     return { json: { skipped: `needs ${NEEDS}` }, tables: [skippedTable(`needs ${NEEDS}`)], targets: [], errors: 0 };
   }
-  if (s.m < 2) throw new Error('--scenarios cluster needs --m 2 or more (its two generators get half the agents each)');
   console.error(`Scenario cluster: two nodes over PostgreSQL and Redis, ${s.warmupS + s.durationS} s per run`);
   const redis = new Redis(s.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 5000, lazyConnect: true });
   const runs: ClusterRun[] = [];
