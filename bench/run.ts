@@ -1,10 +1,11 @@
 // Benchmark harness: the bridge as in production against a bare WebSocket relay, the same load generator for
 // both, each in its own process. Prints a table per scenario and the targets; writes bench/results/<time>.json.
 //
-//   npm run bench -- [--quick] [--scenarios 1,2,3,4,abuse] [--only bridge|relay] [--profile] [--attacks in-flight,...]
+//   npm run bench -- [--quick] [--scenarios 1,2,3,4,abuse,cluster] [--only bridge|relay] [--profile] [--attacks in-flight,...]
 //                    [--duration S] [--warmup S] [--m 4] [--n 4] [--window 16] [--payload-bytes 1000]
 //                    [--rates 1000,10000,30000] [--event-rate 2000] [--event-window 32] [--event-apps 8]
 //                    [--idle-connections 20000] [--soak 600] [--soak-events 20]
+//                    [--postgres-url URL] [--redis-url URL] [--cluster-rate 10000]
 //
 //   1  token streaming agent -> app, closed loop: fragments/s, bridge / relay
 //   2  token streaming, open loop at fixed rates: the latency the bridge adds over the relay
@@ -12,6 +13,9 @@
 //   4  idle connections: server RSS per connection, then a soak of light traffic (growth is a leak)
 //   abuse  the worst single hostile clients, one per fresh bridge: peak memory, a canary's replies, codes (not in the
 //          default set: run it with --scenarios abuse; --attacks picks some of bench/scenarios/abuse-specs.ts's)
+//   cluster  two nodes over PostgreSQL and Redis: what an app and its agent on different nodes cost, Redis messages
+//          per fragment, two nodes vs one (not in the default set: it needs --postgres-url and --redis-url, default
+//          TEST_POSTGRES_URL and TEST_REDIS_URL, and says what to start and skips without them)
 // --quick shrinks everything (a smoke run under a minute); --profile writes the bridge's V8 CPU profiles
 // (.cpuprofile, open in Chrome DevTools or speedscope) to bench/results/profiles/<time>/.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -23,6 +27,7 @@ import { abuse, ATTACKS } from './scenarios/abuse.js';
 import { eventAcceptance } from './scenarios/events.js';
 import { idleConnections } from './scenarios/idle.js';
 import type { Settings } from './scenarios/settings.js';
+import { cluster } from './scenarios/cluster.js';
 import { closedLoop, openLoop } from './scenarios/streaming.js';
 
 const { values } = parseArgs({
@@ -45,6 +50,9 @@ const { values } = parseArgs({
     soak: { type: 'string' },
     'soak-events': { type: 'string', default: '20' },
     attacks: { type: 'string' },
+    'postgres-url': { type: 'string' },
+    'redis-url': { type: 'string' },
+    'cluster-rate': { type: 'string', default: '10000' },
   },
 });
 
@@ -64,9 +72,12 @@ const startedAt = new Date();
 const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
 if (values.only && values.only !== 'bridge' && values.only !== 'relay') throw new Error('--only takes bridge or relay');
 const scenarios = values.scenarios!.split(',').map((x) => x.trim());
-for (const x of scenarios) if (!['1', '2', '3', '4', 'abuse'].includes(x)) throw new Error(`--scenarios: ${x} is not one of 1, 2, 3, 4, abuse`);
+for (const x of scenarios) if (!['1', '2', '3', '4', 'abuse', 'cluster'].includes(x)) throw new Error(`--scenarios: ${x} is not one of 1, 2, 3, 4, abuse, cluster`);
 const attacks = values.attacks?.split(',').map((x) => x.trim());
 for (const x of attacks ?? []) if (!(ATTACKS as string[]).includes(x)) throw new Error(`--attacks: ${x} is not one of ${ATTACKS.join(', ')}`);
+// Else the variables scripts/services.sh exports.
+const postgresUrl = values['postgres-url'] || process.env.TEST_POSTGRES_URL;
+const redisUrl = values['redis-url'] || process.env.TEST_REDIS_URL;
 const settings: Settings = {
   quick,
   m: whole('m', values.m!),
@@ -82,12 +93,18 @@ const settings: Settings = {
   idleConnections: whole('idle-connections', values['idle-connections'] ?? (quick ? '1000' : '20000')),
   soakS: seconds('soak', values.soak ?? (quick ? '2' : '600'), 0),
   soakEventsPerS: whole('soak-events', values['soak-events']!),
+  clusterRate: whole('cluster-rate', values['cluster-rate']!),
+  ...(postgresUrl ? { postgresUrl } : {}),
+  ...(redisUrl ? { redisUrl } : {}),
   ...(values.only ? { only: values.only as 'bridge' | 'relay' } : {}),
   ...(attacks ? { attacks: attacks as Settings['attacks'] } : {}),
   ...(values.profile ? { profileDir: join(ROOT, 'bench/results/profiles', stamp) } : {}),
 };
 
-const runners = { '1': ['token_streaming', closedLoop], '2': ['open_loop_latency', openLoop], '3': ['event_acceptance', eventAcceptance], '4': ['idle_connections', idleConnections], abuse: ['abuse', abuse] } as const;
+// Checked before any scenario runs, so that a mistake here does not throw away the figures of the others.
+if (scenarios.includes('cluster') && settings.m < 2) throw new Error('--scenarios cluster needs --m 2 or more (its two generators get half the agents each)');
+
+const runners = { '1': ['token_streaming', closedLoop], '2': ['open_loop_latency', openLoop], '3': ['event_acceptance', eventAcceptance], '4': ['idle_connections', idleConnections], abuse: ['abuse', abuse], cluster: ['cluster', cluster] } as const;
 const tables: Table[] = [];
 const targets: Target[] = [];
 const json: Record<string, unknown> = {};
@@ -110,6 +127,9 @@ const resultsDir = join(ROOT, 'bench/results');
 mkdirSync(resultsDir, { recursive: true });
 const file = join(resultsDir, `${stamp}.json`);
 const { profileDir, ...params } = settings;
+// A results file is for comparing and sharing: the services' passwords stay out of it.
+const withoutPassword = (url: string | undefined) => url?.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+Object.assign(params, { postgresUrl: withoutPassword(params.postgresUrl), redisUrl: withoutPassword(params.redisUrl) });
 writeFileSync(file, `${JSON.stringify({ at: startedAt.toISOString(), finished_at: new Date().toISOString(), quick, params, machine: host, scenarios: json, targets, errors, profiles: profileDir ?? null }, null, 2)}\n`);
 console.log(`\nwritten: ${file}${profileDir ? `\nprofiles: ${profileDir}` : ''}`);
 if (errors > 0) {

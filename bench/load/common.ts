@@ -117,6 +117,12 @@ export class Errors {
   }
 }
 
+/** CPU seconds (user + system) this process has used since it started. */
+export function cpuSeconds(): number {
+  const cpu = process.cpuUsage();
+  return round((cpu.user + cpu.system) / 1e6);
+}
+
 /** CPU use of this process and of the server over a measured window, in percent of one core. */
 export function cpuWindow(serverPid: number | undefined) {
   const cpu0 = process.cpuUsage();

@@ -5,11 +5,12 @@
 //   open loop (scenario 2): a fixed total rate, fragments due on a schedule whatever the server does, latency
 //   counted from the due time (so a stall shows, instead of slowing the sender down).
 // Targets: the bridge (tokens from run.ts) or bench/relay.ts (one app and one agent socket per stream, paired by
-// key; the same JSON frames, forwarded verbatim).
+// key; the same JSON frames, forwarded verbatim). On several nodes of one bridge, `appUrl` and `agentUrl` put the
+// apps and the agents on the nodes of the placement measured (both default to `url`; the relay is one server).
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
-import { drain, Errors, Latencies, measure, open, pace, timedResult, type TimedConfig, type TimedResult } from './common.js';
+import { cpuSeconds, drain, Errors, Latencies, measure, open, pace, timedResult, type TimedConfig, type TimedResult } from './common.js';
 import { ENDPOINT_PATHS } from '../../generated/index.js';
 
 export interface StreamingConfig extends TimedConfig {
@@ -18,6 +19,24 @@ export interface StreamingConfig extends TimedConfig {
   m: number;
   n: number;
   apps?: { app_id: string; token: string }[];
+  /** The bridge's node the apps, and the agents, connect to (several nodes of one bridge); `url` when absent. */
+  appUrl?: string;
+  agentUrl?: string;
+  /**
+   * Numbers each stream's fragments and checks at the app that they arrive each once and in order (what crossing
+   * nodes must keep). Off by default: it makes every fragment a few bytes longer than scenarios 1 and 2 measure.
+   */
+  sequence?: boolean;
+}
+
+/** With `sequence`: what the app got of what the agents sent, over the whole run (warm-up and drain included). */
+export interface Order {
+  sent: number;
+  received: number;
+  /** Fragments that arrived after a later one of their stream. */
+  out_of_order: number;
+  /** Fragments a stream skipped over when a later one arrived first (lost, or late: then also out_of_order). */
+  skipped: number;
 }
 
 export interface StreamingResult extends TimedResult {
@@ -25,6 +44,11 @@ export interface StreamingResult extends TimedResult {
   fragments: number;
   fragments_per_s: number;
   fragment_bytes_mean: number;
+  order?: Order;
+  /** Events sent again because the app's node did not know yet that their agent had connected (several nodes). */
+  start_retries: number;
+  /** CPU seconds (user + system) the generator used in all, start-up included. */
+  generator_cpu_s: number;
   /** Filled in by run.ts for the bridge: its GC time and pauses during the run (warm-up included). */
   bridge_gc?: { gc_seconds: Record<string, number>; gc_count: Record<string, number> } | null;
 }
@@ -38,6 +62,9 @@ interface Stream {
   appWs: WebSocket;
   inFlight: number;
   started: boolean;
+  /** Fragments sent, and the number the app expects next (with `sequence`). */
+  sent: number;
+  next: number;
 }
 
 export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResult> {
@@ -51,10 +78,11 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
   let fragmentBytes = 0;
   let replies = 0;
   let wordSeed = 1;
+  const order: Order = { sent: 0, received: 0, out_of_order: 0, skipped: 0 };
 
   const fragmentFor = (s: Stream, dueAt: number): string => {
     const count = 1 + (wordSeed++ % 5);
-    let text = dueAt.toFixed(3);
+    let text = cfg.sequence ? `${dueAt.toFixed(3)}/${s.sent}` : dueAt.toFixed(3);
     for (let i = 0; i < count; i++) text += ` ${WORDS[(wordSeed * 7 + i * 13) % WORDS.length]}`;
     return JSON.stringify({ type: 'token', event_id: s.eventId, token: text });
   };
@@ -74,6 +102,7 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
       sock.cork();
     }
     s.agentWs.send(fragmentFor(s, dueAt));
+    s.sent++;
   };
   const startStream = (s: Stream) => {
     if (s.started) return;
@@ -83,22 +112,49 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
   const onToken = (s: Stream, token: string, frameBytes: number) => {
     const now = performance.now();
     s.inFlight--;
+    let head = token.slice(0, token.indexOf(' '));
+    if (cfg.sequence) {
+      const slash = head.indexOf('/');
+      checkOrder(s, Number(head.slice(slash + 1)));
+      head = head.slice(0, slash);
+    }
     if (measuring) {
       fragments++;
       fragmentBytes += frameBytes;
-      latencies.add(now - Number(token.slice(0, token.indexOf(' '))));
+      latencies.add(now - Number(head));
     }
     if (closedLoop && !stopping) sendFragment(s, now);
+  };
+  const checkOrder = (s: Stream, seq: number) => {
+    order.received++;
+    if (seq === s.next) s.next++;
+    else if (seq > s.next) {
+      order.skipped += seq - s.next;
+      s.next = seq + 1;
+    } else order.out_of_order++;
   };
   const eventFrame = (s: Stream, agentId: string) =>
     JSON.stringify({ type: 'event', agent_id: agentId, thread_id: s.threadId, payload: { text: payloadText } });
 
-  const streams = cfg.target === 'bridge' ? await bridgeStreams(cfg, startStream, onToken, errors, () => replies++) : await relayStreams(cfg, startStream, onToken, errors);
+  // On several nodes an agent's arrival reaches the apps' node through Redis a moment after its socket opened, so
+  // an event sent at once can be refused AGENT_OFFLINE (retry: true). Sent again, and counted: a client would see it.
+  const agentOf = new Map<Stream, string>();
+  let startRetries = 0;
+  const retryStart = (s: Stream): boolean => {
+    if (s.started || stopping) return false;
+    startRetries++;
+    setTimeout(() => s.appWs.send(eventFrame(s, agentOf.get(s)!)), 50);
+    return true;
+  };
+  const streams = cfg.target === 'bridge' ? await bridgeStreams(cfg, startStream, onToken, errors, () => replies++, retryStart) : await relayStreams(cfg, startStream, onToken, errors);
   for (const s of streams) {
     s.appWs.on('close', (code, reason) => !stopping && errors.add('app socket', `closed ${code} ${reason.toString()}`));
     s.agentWs.on('close', (code, reason) => !stopping && errors.add('agent socket', `closed ${code} ${reason.toString()}`));
   }
-  for (const [i, s] of streams.entries()) s.appWs.send(eventFrame(s, cfg.agents?.[Math.floor(i / cfg.n)]?.agent_id ?? `agent-${i}`));
+  for (const [i, s] of streams.entries()) {
+    agentOf.set(s, cfg.agents?.[Math.floor(i / cfg.n)]?.agent_id ?? `agent-${i}`);
+    s.appWs.send(eventFrame(s, agentOf.get(s)!));
+  }
 
   const startDeadline = performance.now() + 10_000;
   while (!streams.every((s) => s.started)) {
@@ -108,13 +164,21 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
 
   // Open loop: fragments round-robin over the streams.
   const stopPacer = closedLoop ? () => {} : pace(cfg.rate!, (k, dueAt) => sendFragment(streams[k % streams.length]!, dueAt));
-  const cpu = await measure(cfg, (on) => (measuring = on));
+  // Told on stdout, so that whoever started this generator can read other processes' CPU over the same window.
+  const cpu = await measure(cfg, (on) => {
+    measuring = on;
+    console.log(on ? 'MEASURING' : 'MEASURED');
+  });
   stopping = true;
   stopPacer();
 
   // Drain the fragments in flight, then (bridge) end each event with a reply.
   const undrained = await drain(() => streams.reduce((a, s) => a + s.inFlight, 0));
   if (undrained) errors.add('drain', `${undrained} fragments never arrived`);
+  if (cfg.sequence) {
+    order.sent = streams.reduce((a, s) => a + s.sent, 0);
+    if (order.out_of_order || order.skipped) errors.add('order', `${order.out_of_order} fragments out of order, ${order.skipped} skipped over (of ${order.sent} sent)`);
+  }
   if (cfg.target === 'bridge') {
     for (const s of streams) s.agentWs.send(JSON.stringify({ type: 'reply', event_id: s.eventId, content: 'done', done: true }));
     const replyDeadline = performance.now() + 5000;
@@ -132,24 +196,34 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
     fragments,
     fragments_per_s: Math.round(fragments / cpu.measured_s),
     fragment_bytes_mean: fragments ? Math.round(fragmentBytes / fragments) : 0,
+    ...(cfg.sequence ? { order } : {}),
+    start_retries: startRetries,
+    generator_cpu_s: cpuSeconds(),
   };
 }
 
 type OnToken = (s: Stream, token: string, frameBytes: number) => void;
 
 /** One socket per agent and per app, authenticated by their tokens; streams found by thread id and agent id. */
-async function bridgeStreams(cfg: StreamingConfig, startStream: (s: Stream) => void, onToken: OnToken, errors: Errors, onReply: () => void): Promise<Stream[]> {
+async function bridgeStreams(
+  cfg: StreamingConfig,
+  startStream: (s: Stream) => void,
+  onToken: OnToken,
+  errors: Errors,
+  onReply: () => void,
+  retryStart: (s: Stream) => boolean,
+): Promise<Stream[]> {
   const agents = cfg.agents ?? [];
   const apps = cfg.apps ?? [];
   if (agents.length !== cfg.m || apps.length !== cfg.n) throw new Error('bridge target: need m agents and n apps');
-  const agentSockets = await Promise.all(agents.map((a) => open(`${cfg.url}${ENDPOINT_PATHS.agent}`, { authorization: `Bearer ${a.token}` })));
-  const appSockets = await Promise.all(apps.map((a) => open(`${cfg.url}${ENDPOINT_PATHS.app}`, { authorization: `Bearer ${a.token}` })));
+  const agentSockets = await Promise.all(agents.map((a) => open(`${cfg.agentUrl ?? cfg.url}${ENDPOINT_PATHS.agent}`, { authorization: `Bearer ${a.token}` })));
+  const appSockets = await Promise.all(apps.map((a) => open(`${cfg.appUrl ?? cfg.url}${ENDPOINT_PATHS.app}`, { authorization: `Bearer ${a.token}` })));
   const streams: Stream[] = [];
   const byThread = new Map<string, Stream>();
   const byAppAgent = new Map<string, Stream>(); // `${appIdx}/${agent_id}`
   for (let i = 0; i < cfg.m; i++) {
     for (let j = 0; j < cfg.n; j++) {
-      const s: Stream = { threadId: `bench-${i}-${j}`, agentWs: agentSockets[i]!, appWs: appSockets[j]!, inFlight: 0, started: false };
+      const s: Stream = { threadId: `bench-${i}-${j}`, agentWs: agentSockets[i]!, appWs: appSockets[j]!, inFlight: 0, started: false, sent: 0, next: 0 };
       streams.push(s);
       byThread.set(s.threadId, s);
       byAppAgent.set(`${j}/${agents[i]!.agent_id}`, s);
@@ -170,19 +244,22 @@ async function bridgeStreams(cfg: StreamingConfig, startStream: (s: Stream) => v
   appSockets.forEach((ws, j) => {
     ws.on('message', (data) => {
       const text = data.toString();
-      const msg = JSON.parse(text) as { type: string; agent_id?: string; token?: string };
+      const msg = JSON.parse(text) as { type: string; agent_id?: string; token?: string; code?: string };
       if (msg.type === 'token') {
         const s = byAppAgent.get(`${j}/${msg.agent_id}`);
         if (s) onToken(s, msg.token!, text.length);
         else errors.add(`app ${j}`, `token of unknown stream ${text.slice(0, 200)}`);
       } else if (msg.type === 'reply') onReply();
-      else if (msg.type === 'error') errors.add(`app ${j}`, text);
+      else if (msg.type === 'error') {
+        const s = byAppAgent.get(`${j}/${msg.agent_id}`);
+        if (!(msg.code === 'AGENT_OFFLINE' && s && retryStart(s))) errors.add(`app ${j}`, text);
+      }
     });
   });
   return streams;
 }
 
-/** A pair of sockets per stream on the relay; the event id has the bridge's shape (a 26-character ULID). */
+/** A pair of sockets per stream on the relay (one server: `url`); the event id has the bridge's shape (a 26-character ULID). */
 async function relayStreams(cfg: StreamingConfig, startStream: (s: Stream) => void, onToken: OnToken, errors: Errors): Promise<Stream[]> {
   const streams: Stream[] = [];
   for (let i = 0; i < cfg.m; i++) {
@@ -190,7 +267,7 @@ async function relayStreams(cfg: StreamingConfig, startStream: (s: Stream) => vo
       const key = `s-${i}-${j}`;
       const appWs = await open(`${cfg.url}/app?key=${key}`);
       const agentWs = await open(`${cfg.url}/agent?key=${key}`);
-      const s: Stream = { threadId: `bench-${i}-${j}`, eventId: `01BENCH${String(i * cfg.n + j).padStart(19, '0')}`, agentWs, appWs, inFlight: 0, started: false };
+      const s: Stream = { threadId: `bench-${i}-${j}`, eventId: `01BENCH${String(i * cfg.n + j).padStart(19, '0')}`, agentWs, appWs, inFlight: 0, started: false, sent: 0, next: 0 };
       streams.push(s);
       agentWs.on('message', (data) => {
         const msg = JSON.parse(data.toString()) as { type: string };

@@ -18,6 +18,11 @@ export interface Settings {
   soakS: number;
   soakEventsPerS: number;
   only?: 'bridge' | 'relay';
+  /** Scenario cluster: the servers it makes its database and links its nodes on (skipped without both). */
+  postgresUrl?: string;
+  redisUrl?: string;
+  /** Scenario cluster: the open-loop rate, fragments/s. */
+  clusterRate: number;
   /** Scenario abuse: which attacks (all when absent). */
   attacks?: import('../load/abuse.js').Attack[];
   /** Write a CPU profile of the bridge for each scenario into this folder. */
