@@ -74,6 +74,19 @@ export class NodeIdInUseError extends Error {}
 
 export const newNodeId = () => randomBytes(5).toString('hex');
 
+/** How long a node waits for Redis to answer a question (where is an agent, the rate limit) before it decides alone. */
+export const QUESTION_TIMEOUT_MS = 1000;
+
+/** `promise`, or a rejection once `ms` have passed (what it was waiting for is not cancelled, only no longer awaited). */
+export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 export class RedisBus implements Bus {
   readonly nodeId: string;
   readonly traffic: BusTraffic = { publishes: 0, messages: 0, dropped: 0 };
@@ -95,8 +108,10 @@ export class RedisBus implements Bus {
     this.nodeId = options.nodeId ?? newNodeId();
     this.prefix = options.prefix ?? 'bridge';
     // No offline queue: what cannot be sent now fails now (and is counted), rather than piling up in memory for a
-    // Redis that may be gone for minutes. A command Redis does not answer fails after 1 s.
-    const common = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1000, retryStrategy: (n: number) => Math.min(n * 100, 1000) };
+    // Redis that may be gone for minutes. No command timeout either: a PUBLISH answered late was still delivered
+    // (under load, 1 s passed and fragments arrived that a timeout had counted lost), and one that really fails
+    // fails with the connection, whose loss ends what depended on it. Questions wait at most QUESTION_TIMEOUT_MS.
+    const common = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (n: number) => Math.min(n * 100, 1000) };
     this.pub = new Redis(options.url, { ...common, connectionName: `bridge-${this.nodeId}-pub` });
     this.sub = new Redis(options.url, { ...common, connectionName: `bridge-${this.nodeId}-sub`, autoResubscribe: false });
   }
@@ -232,7 +247,7 @@ export class RedisBus implements Bus {
   }
 
   async lookupAgent(agentId: string): Promise<string | undefined> {
-    return (await this.pub.hget(this.claims, agentId)) ?? undefined;
+    return (await withTimeout(this.pub.hget(this.claims, agentId), QUESTION_TIMEOUT_MS)) ?? undefined;
   }
 
   private async beat(): Promise<void> {

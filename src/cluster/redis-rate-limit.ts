@@ -4,6 +4,7 @@
 import type { Redis } from 'ioredis';
 import { RateLimiter, type EventRateLimit } from '../core/rate-limit.js';
 import type { Logger } from '../shared/logger.js';
+import { QUESTION_TIMEOUT_MS, withTimeout } from './redis-bus.js';
 
 // KEYS[1] the bucket; ARGV rate per second, burst, now (ms). Returns the seconds to wait, as text (a Lua number
 // would reach the client truncated to an integer).
@@ -47,7 +48,7 @@ export class RedisRateLimiter implements EventRateLimit {
 
   take(appId: string, now: number): number | Promise<number> {
     if (!this.local.enabled) return 0;
-    return this.redis.bridgeTakeToken(`${this.prefix}:rate:${appId}`, this.perSecond, this.burst, now).then(
+    return withTimeout(this.redis.bridgeTakeToken(`${this.prefix}:rate:${appId}`, this.perSecond, this.burst, now), QUESTION_TIMEOUT_MS).then(
       (wait) => Number(wait),
       (err: Error) => {
         if (this.fallbacks++ % 1000 === 0) this.log.warn({ err: err.message, fallbacks: this.fallbacks }, 'the shared rate limit did not answer: this node\'s own bucket decides');
