@@ -25,4 +25,18 @@ describe('the burst log', function () {
     expect(lines.at(-1)).to.equal('1 {"a":1}');
     log.stop();
   });
+
+  it('counts several occurrences recorded at once as they are, in the first line and in the next', function () {
+    const clock = new AdjustableClock({ frozen: true, start: 0 });
+    const lines: string[] = [];
+    const log = new BurstLog<string>({ clock, windowMs: 1_000, report: (counts, total) => lines.push(`${total} ${JSON.stringify(Object.fromEntries(counts))}`) });
+    log.record('rows', 40);
+    log.record('rows', 2);
+    log.record('other');
+    expect(lines).to.deep.equal(['40 {"rows":40}']);
+    expect(log.recent()?.counts.get('rows')).to.equal(42);
+    clock.advance(1_000);
+    expect(lines).to.deep.equal(['40 {"rows":40}', '3 {"rows":2,"other":1}']);
+    log.stop();
+  });
 });
