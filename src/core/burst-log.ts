@@ -54,6 +54,14 @@ export class BurstLog<K extends string> {
     this.timer = undefined;
   }
 
+  /** Writes the line for what is not logged yet now, rather than at the end of the window (a shutdown); stops. */
+  flush(): void {
+    this.stop();
+    const total = countTotal(this.unlogged);
+    if (total) this.options.report(this.unlogged, total);
+    this.unlogged = new Map();
+  }
+
   private logWindow(): void {
     const total = countTotal(this.unlogged);
     if (total === 0) {
