@@ -69,6 +69,8 @@ export interface StartOptions {
   log?: Logger;
   /** Events of a disconnected agent wait this long for it (default: the spec's agentReconnectGraceMs). */
   agentReconnectGraceMs?: number;
+  /** Delays between retries of an event-log commit the database did not take (default 100 ms doubling to 5 s). */
+  eventLogRetryMs?: { first: number; max: number };
 }
 
 export function makeLogger(level: Config['logLevel']): Logger {
@@ -141,7 +143,7 @@ async function startOnDatabase(
   const sessions = new SessionTable(config.maxSessionsPerApp);
   await reader.deleteExpiredSessions(clock.now()); // those that expired while the bridge was stopped
   const overBound = sessions.load(await reader.liveSessions(clock.now()));
-  const writer = new WriteBehind(db, config.eventLogFlushMs, log);
+  const writer = new WriteBehind(db, log, { flushMs: config.eventLogFlushMs, maxRows: config.eventLogQueueMaxRows, clock, retryMs: options.eventLogRetryMs });
   if (overBound.length) {
     // MAX_SESSIONS_PER_APP was lowered since they were stored (L17).
     log.info({ evicted: overBound.length, maxPerApp: config.maxSessionsPerApp }, 'sessions evicted at start: over the per-app bound');
@@ -152,7 +154,7 @@ async function startOnDatabase(
   const cap = connectionCap();
   const maxWebSockets = webSocketCap(config.maxConnections, cap);
   let bridgeRef: Bridge | undefined;
-  const metrics = makeMetrics(() => bridgeRef!, () => writer.pending, () => sessions.size);
+  const metrics = makeMetrics(() => bridgeRef!, writer, () => sessions.size);
   const rateLimiter = cluster
     ? new RedisRateLimiter(cluster.bus.commands, config.rateLimitPerSecond, config.rateLimitBurst, log, cluster.bus.prefix)
     : new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);

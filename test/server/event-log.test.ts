@@ -471,7 +471,7 @@ describeEachDatabase('the event log', function (db) {
       const knex = await db.open({ migrate: true });
       const errors: string[] = [];
       const log: Logger = { debug() {}, info() {}, warn() {}, error: (fields: any, message) => errors.push(`${message}: ${fields.err?.message}`) };
-      const writer = new WriteBehind(knex, 1_000, log);
+      const writer = new WriteBehind(knex, log, { flushMs: 1_000, maxRows: 10_000 });
       const at = Date.parse('2026-11-22T12:00:00.000Z');
       const count = 6_000; // over two statements of 2,500 rows
       const id = (i: number) => `01KEV${String(i).padStart(6, '0')}`;
