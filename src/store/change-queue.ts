@@ -29,35 +29,65 @@ export function halves(b: Batch): [Batch, Batch] {
   ];
 }
 
+/**
+ * Every change waiting to be written: queued for the next commit, or taken by the commit under way until it is
+ * settled (written, or refused and dropped) or put back (the database did not take it).
+ */
 export class ChangeQueue {
-  /** Rows whose outcome is final, in the order they became so. */
+  /** Queued rows whose outcome is final, in the order they became so. */
   private finished = new Map<string, EventRow>();
-  /** Rows of events still in flight (`pending`). */
+  /** Queued rows of events still in flight (`pending`). */
   private inFlight = new Map<string, EventRow>();
-  /** Per session key its newest change: the row to upsert, or null to delete it. */
+  /** Per session key its newest queued change: the row to upsert, or null to delete it. */
   private sessions = new Map<string, SessionRow | null>();
+  /**
+   * The keys of the commit under way, of each kind, that still wait: not changed again since (the older version
+   * goes either way then: overwritten in the database by the newer, or not put back) and not dropped.
+   */
+  private takenFinished = new Set<string>();
+  private takenInFlight = new Set<string>();
+  private takenSessions = new Set<string>();
+  /** Keys of the commit under way dropped while it runs: if it fails, they are not put back, and are lost. */
+  private droppedEvents = new Set<string>();
+  private droppedSessions = new Set<string>();
 
+  /** Rows waiting, each once. */
   get size(): number {
+    return this.queued + this.takenFinished.size + this.takenInFlight.size + this.takenSessions.size;
+  }
+
+  /** Rows queued for the next commit. */
+  get queued(): number {
     return this.finished.size + this.inFlight.size + this.sessions.size;
   }
 
   event(row: EventRow): void {
+    const id = row.event_id;
+    this.takenFinished.delete(id);
+    this.takenInFlight.delete(id);
+    this.droppedEvents.delete(id); // the row lives on in its newer version
     const pending = row.outcome === 'pending';
-    (pending ? this.finished : this.inFlight).delete(row.event_id);
-    (pending ? this.inFlight : this.finished).set(row.event_id, row);
+    (pending ? this.finished : this.inFlight).delete(id);
+    (pending ? this.inFlight : this.finished).set(id, row);
   }
 
   upsertSession(row: SessionRow): void {
-    this.sessions.delete(row.session_key); // to the end: the order drops follow
+    this.sessionChanged(row.session_key);
     this.sessions.set(row.session_key, row);
   }
 
   deleteSession(key: string): void {
-    this.sessions.delete(key);
+    this.sessionChanged(key);
     this.sessions.set(key, null);
   }
 
-  /** Everything queued, as one batch; the queue is then empty. */
+  private sessionChanged(key: string): void {
+    this.takenSessions.delete(key);
+    this.droppedSessions.delete(key);
+    this.sessions.delete(key); // to the end: the order drops follow
+  }
+
+  /** Everything queued, as one batch for the next commit (the one before it settled or put back). */
   take(): Batch {
     const batch: Batch = {
       // Copies: the writer changes an open event's row in place when it ends, while this batch is being written.
@@ -69,50 +99,82 @@ export class ChangeQueue {
       if (row) batch.sessionUpserts.push(row);
       else batch.sessionDeletes.push(key);
     }
+    this.takenFinished = new Set(this.finished.keys());
+    this.takenInFlight = new Set(this.inFlight.keys());
+    this.takenSessions = new Set(this.sessions.keys());
     this.finished = new Map();
     this.inFlight = new Map();
     this.sessions = new Map();
     return batch;
   }
 
-  /**
-   * A batch the database did not take, back in the queue ahead of what was queued since (it is older), except the
-   * keys changed since: their newer change stands, as it would have overwritten this one in the database.
-   */
-  putBack(batch: Batch): void {
-    const finished = new Map<string, EventRow>();
-    const inFlight = new Map<string, EventRow>();
-    for (const row of batch.events) {
-      if (this.finished.has(row.event_id) || this.inFlight.has(row.event_id)) continue;
-      (row.outcome === 'pending' ? inFlight : finished).set(row.event_id, row);
+  /** Part of the batch taken is done with: written, or refused and dropped. */
+  settle(part: Batch): void {
+    for (const row of part.events) {
+      this.takenFinished.delete(row.event_id);
+      this.takenInFlight.delete(row.event_id);
+      this.droppedEvents.delete(row.event_id);
     }
-    const sessions = new Map<string, SessionRow | null>();
-    for (const row of batch.sessionUpserts) sessions.set(row.session_key, row);
-    for (const key of batch.sessionDeletes) sessions.set(key, null);
-    for (const key of this.sessions.keys()) sessions.delete(key);
-    this.finished = new Map([...finished, ...this.finished]);
-    this.inFlight = new Map([...inFlight, ...this.inFlight]);
-    this.sessions = new Map([...sessions, ...this.sessions]);
+    for (const key of [...part.sessionUpserts.map((r) => r.session_key), ...part.sessionDeletes]) {
+      this.takenSessions.delete(key);
+      this.droppedSessions.delete(key);
+    }
   }
 
   /**
-   * Drops up to `count` changes, the oldest finished rows first, and returns how many it dropped.
+   * Part of the batch taken that the database did not take, back in the queue ahead of what was queued since (it is
+   * older), except the keys changed since (their newer change stands, as it would have overwritten this one in the
+   * database) and those dropped meanwhile. Returns how many of those are lost: finished rows and session changes.
+   */
+  putBack(part: Batch): number {
+    let lost = 0;
+    const finished = new Map<string, EventRow>();
+    const inFlight = new Map<string, EventRow>();
+    for (const row of part.events) {
+      const id = row.event_id;
+      if (this.takenFinished.delete(id) || this.takenInFlight.delete(id)) (row.outcome === 'pending' ? inFlight : finished).set(id, row);
+      else if (this.droppedEvents.delete(id) && row.outcome !== 'pending') lost++;
+    }
+    const sessions = new Map<string, SessionRow | null>();
+    const sessionBack = (key: string, row: SessionRow | null) => {
+      if (this.takenSessions.delete(key)) sessions.set(key, row);
+      else if (this.droppedSessions.delete(key)) lost++;
+    };
+    for (const row of part.sessionUpserts) sessionBack(row.session_key, row);
+    for (const key of part.sessionDeletes) sessionBack(key, null);
+    this.finished = new Map([...finished, ...this.finished]);
+    this.inFlight = new Map([...inFlight, ...this.inFlight]);
+    this.sessions = new Map([...sessions, ...this.sessions]);
+    return lost;
+  }
+
+  /**
+   * Drops `count` rows waiting, the oldest finished rows first, and returns how many are lost now. Rows of the
+   * commit under way are lost only if it fails (putBack says); rows still pending are never lost by this.
    *
    * Finished rows first: a finished row is what the log keeps for good, so dropping it loses one row, once. A row
-   * still pending comes back whole when its event ends (the writer keeps open events' rows), so dropping it would
-   * only put the loss off to a later drop and count it twice; pending rows and session changes go only when no
-   * finished row is left (a bound below the events in flight). The oldest first: after an outage the log then holds
-   * the most recent stretch, without a gap up to the present, and what waited longest is what gets let go.
+   * still pending comes back whole when its event ends (the writer keeps open events' rows), so dropping it only
+   * defers it; pending rows and then session changes go only when no finished row is left (a bound below the events
+   * in flight). The oldest first, those of the commit under way before those queued since: after an outage the log
+   * then holds the most recent stretch, without a gap up to the present, and what waited longest is let go.
    */
   dropOldest(count: number): number {
-    let dropped = 0;
-    for (const source of [this.finished, this.inFlight, this.sessions] as Map<string, unknown>[]) {
-      for (const key of source.keys()) {
-        if (dropped === count) return dropped;
-        source.delete(key);
-        dropped++;
+    let left = count;
+    let lost = 0;
+    const drop = (keys: Set<string> | Map<string, unknown>, dropped: (key: string) => void) => {
+      for (const key of keys.keys()) {
+        if (left === 0) return;
+        keys.delete(key);
+        left--;
+        dropped(key);
       }
-    }
-    return dropped;
+    };
+    drop(this.takenFinished, (key) => this.droppedEvents.add(key));
+    drop(this.finished, () => lost++);
+    drop(this.takenInFlight, (key) => this.droppedEvents.add(key));
+    drop(this.inFlight, () => {});
+    drop(this.takenSessions, (key) => this.droppedSessions.add(key));
+    drop(this.sessions, () => lost++);
+    return lost;
   }
 }

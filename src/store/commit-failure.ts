@@ -18,8 +18,15 @@ export function refusesRows(err: unknown): boolean {
   return typeof code === 'string' && (REFUSED_SQLSTATE.test(code) || REFUSED_SQLITE.has(code));
 }
 
-/** How a failure is told apart from the one before it: the driver's code, or its message. */
-export function failureKind(err: unknown): string {
+/**
+ * A failure as the log shows it: the driver's code and message, without the statement knex puts before the message
+ * (`<statement> - <message>`, the statement without its values: database.ts), which for a group commit is
+ * thousands of placeholders.
+ */
+export function failureOf(err: unknown): { code?: string; message: string } {
   const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : err instanceof Error ? err.message : String(err);
+  let message = err instanceof Error ? err.message : String(err);
+  const statementEnds = message.indexOf(' - ');
+  if (/^(INSERT INTO|DELETE FROM) /.test(message) && statementEnds >= 0) message = message.slice(statementEnds + 3);
+  return typeof code === 'string' ? { code, message } : { message };
 }

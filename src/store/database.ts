@@ -39,6 +39,9 @@ export async function claimDatabase(url: string, log: Logger, options: ClaimOpti
 export function connectDatabase(url: string): Knex {
   return knexFactory({
     ...(kind(url) === 'postgres' ? postgresConfig(url) : sqliteConfig(url)),
+    // A failed statement's error says the statement without its values: they are tenants' ids and names, token
+    // hashes, and for a group commit thousands of rows, which would all go to the log.
+    compileSqlOnError: false,
     // knex prints a failed connection with its stack before it rejects; the rejection alone says it (openDatabase).
     log: { warn: (message: string) => void (message.startsWith('Acquire connection error') || console.warn(message)) },
   });
@@ -56,3 +59,4 @@ export async function openDatabase(url: string): Promise<Knex> {
   }
   return knex;
 }
+

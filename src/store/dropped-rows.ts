@@ -31,6 +31,7 @@ export class DroppedRows {
     });
   }
 
+  /** `err`: why the database refused them (the last refusal is in the next line logged). */
   record(reason: DropReason, rows: number, err?: unknown): void {
     if (rows === 0) return;
     this.counts[reason] += rows;

@@ -17,7 +17,7 @@ import type { SessionRecord } from '../core/sessions.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { ChangeQueue, batchSize, halves, type Batch } from './change-queue.js';
-import { failureKind, refusesRows } from './commit-failure.js';
+import { failureOf, refusesRows } from './commit-failure.js';
 import { DroppedRows, type DropReason } from './dropped-rows.js';
 
 /** An `events` row: the core's record, column for column (timestamps in epoch ms, as the core holds them). */
@@ -96,13 +96,15 @@ function statements(batch: Batch): [string, Knex.Value[]][] {
 /** The first retry of a failed commit waits this long; each next one twice as long, up to RETRY_MAX_MS. */
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 5_000;
+/** While commits fail, one of them is logged at error this often (the others at debug). */
+const FAILURE_LOG_INTERVAL_MS = 60_000;
 
 /**
  * Halvings at most of one batch to find the rows a database refuses: one bad row among 100,000 takes 17 (and as many
  * commits of good halves). Where every row fails (a column too narrow for all of them), the parts left then are
  * tried once each and dropped, rather than each row alone.
  */
-const ISOLATION_COMMITS = 64;
+const ISOLATION_HALVINGS = 64;
 
 export interface WriteBehindOptions {
   /** The group-commit window (EVENT_LOG_FLUSH_MS). */
@@ -126,12 +128,11 @@ export class WriteBehind {
   /** The end of the group-commit window, or the next retry while commits fail. */
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
-  private rowsBeingWritten = 0;
   private closed = false;
-  /** Commits that failed in a row, since when, and the last one's kind (a new kind is logged). */
+  /** Commits that failed in a row, since when (performance.now()), and when one was last logged at error. */
   private failures = 0;
   private failingSince = 0;
-  private lastFailure: string | undefined;
+  private failureLoggedAt = 0;
 
   constructor(
     private readonly db: Knex,
@@ -172,7 +173,7 @@ export class WriteBehind {
 
   /** Changes not yet committed: queued, in the commit under way, or waiting for a retry. */
   get pending(): number {
-    return this.queue.size + this.rowsBeingWritten;
+    return this.queue.size;
   }
 
   /** Rows dropped since the start, by reason (never silently: each is logged too). */
@@ -198,19 +199,32 @@ export class WriteBehind {
     await this.flush();
     this.closed = true;
     this.cancelTimer();
-    this.drops.record('shutdown', this.queue.dropOldest(this.queue.size));
+    this.dropAtShutdown();
     this.drops.flush();
   }
 
+  private dropAtShutdown(): void {
+    const left = this.queue.queued;
+    this.queue.dropOldest(left);
+    this.drops.record('shutdown', left);
+  }
+
   private queued(): void {
-    if (this.closed) {
-      this.drops.record('shutdown', this.queue.dropOldest(this.queue.size));
-      return;
-    }
-    const over = this.pending - this.options.maxRows;
+    if (this.closed) return this.dropAtShutdown();
+    const over = this.queue.size - this.options.maxRows;
     if (over > 0) this.drops.record('queue_full', this.queue.dropOldest(over));
-    // While commits fail, the retry takes these rows too: no window of their own.
-    if (!this.timer && !this.failures) this.setTimer(this.options.flushMs, () => this.windowEnded());
+    this.arm();
+  }
+
+  /** The end of a group-commit window, or while commits fail the next retry (which takes every row queued). */
+  private arm(): void {
+    if (this.timer || this.closed) return;
+    if (this.failures) this.setTimer(this.retryDelay(), () => void this.flush());
+    else this.setTimer(this.options.flushMs, () => this.windowEnded());
+  }
+
+  private retryDelay(): number {
+    return Math.min(this.retryMs.max, this.retryMs.first * 2 ** (this.failures - 1));
   }
 
   private windowEnded(): void {
@@ -236,34 +250,35 @@ export class WriteBehind {
    * for what they hold are found by committing halves of the batch, and dropped alone.
    */
   private async write(): Promise<void> {
-    if (!this.queue.size) return;
+    if (!this.queue.queued) return;
     const parts = [this.queue.take()];
-    this.rowsBeingWritten = batchSize(parts[0]!);
-    let isolating = 0;
-    try {
-      for (let part = parts.shift(); part; part = parts.shift()) {
-        const size = batchSize(part);
-        const started = performance.now();
-        try {
-          await this.commit(part);
-          this.options.onCommit?.(size, performance.now() - started);
-        } catch (err) {
-          if (!refusesRows(err)) {
-            // All of it again later, the newer changes queued since winning: every statement is an upsert or a
-            // delete by key, so a commit that failed after the database applied it does no harm when repeated.
-            for (const left of [part, ...parts].reverse()) this.queue.putBack(left);
-            this.failed(err);
-            return;
-          }
-          if (size === 1 || ++isolating > ISOLATION_COMMITS) this.drops.record('refused', size, err);
-          else parts.unshift(...halves(part));
+    let halvings = 0;
+    for (let part = parts.shift(); part; part = parts.shift()) {
+      const size = batchSize(part);
+      const started = performance.now();
+      try {
+        await this.commit(part);
+        this.queue.settle(part);
+        this.options.onCommit?.(size, performance.now() - started);
+      } catch (err) {
+        if (!refusesRows(err)) {
+          // All of it again later, the newer changes queued since winning: every statement is an upsert or a
+          // delete by key, so a commit that failed after the database applied it does no harm when repeated.
+          let lost = 0;
+          for (const left of [part, ...parts].reverse()) lost += this.queue.putBack(left);
+          this.drops.record('queue_full', lost);
+          this.failed(err);
+          return;
         }
-        this.rowsBeingWritten = parts.reduce((n, p) => n + batchSize(p), 0);
+        if (size > 1 && ++halvings <= ISOLATION_HALVINGS) {
+          parts.unshift(...halves(part));
+        } else {
+          this.queue.settle(part);
+          this.drops.record('refused', size, failureOf(err));
+        }
       }
-      this.succeeded();
-    } finally {
-      this.rowsBeingWritten = 0;
     }
+    this.succeeded();
   }
 
   private async commit(batch: Batch): Promise<void> {
@@ -277,26 +292,27 @@ export class WriteBehind {
   }
 
   private failed(err: unknown): void {
-    const kind = failureKind(err);
-    if (!this.failures) this.failingSince = performance.now();
+    const now = performance.now();
+    if (!this.failures) this.failingSince = now;
     this.failures++;
-    const retryInMs = Math.min(this.retryMs.max, this.retryMs.first * 2 ** (this.failures - 1));
-    const fields = { err, waiting: this.queue.size, failed_commits: this.failures, retry_in_ms: retryInMs };
-    // Once per outage, and when its cause changes: a retry every few seconds is not news.
-    if (kind !== this.lastFailure) this.log.error(fields, 'event log: the database did not take a group commit; its rows wait in memory (at most EVENT_LOG_QUEUE_MAX_ROWS) and it is retried');
-    else this.log.debug(fields, 'event log: group commit failed again');
-    this.lastFailure = kind;
+    const fields = { err: failureOf(err), waiting: this.queue.size, failed_commits: this.failures, retry_in_ms: this.retryDelay(), failing_for_ms: Math.round(now - this.failingSince) };
+    // At the start of an outage, then once a minute while it lasts: a retry every few seconds is not news.
+    if (this.failures === 1 || now - this.failureLoggedAt >= FAILURE_LOG_INTERVAL_MS) {
+      this.failureLoggedAt = now;
+      this.log.error(fields, 'event log: the database did not take a group commit; its rows wait in memory (at most EVENT_LOG_QUEUE_MAX_ROWS) and it is retried');
+    } else {
+      this.log.debug(fields, 'event log: group commit failed again');
+    }
     this.cancelTimer();
-    if (!this.closed) this.setTimer(retryInMs, () => void this.flush());
+    this.arm();
   }
 
   private succeeded(): void {
     if (this.failures) {
       this.log.info({ failed_commits: this.failures, unavailable_ms: Math.round(performance.now() - this.failingSince) }, 'event log: the database takes group commits again');
       this.failures = 0;
-      this.lastFailure = undefined;
       this.cancelTimer();
     }
-    if (this.queue.size && !this.timer) this.setTimer(this.options.flushMs, () => this.windowEnded());
+    if (this.queue.queued) this.arm();
   }
 }
