@@ -27,7 +27,7 @@ import { connectionCap, watchAccepts, webSocketCap, type AcceptFailures } from '
 import { makeMetrics } from './ops/metrics.js';
 import { registerClusterMetrics } from './ops/cluster-metrics.js';
 import { metricsApp } from './ops/metrics-server.js';
-import { claimDatabase, openDatabase } from './store/database.js';
+import { claimDatabase, databaseAnswers, openDatabase } from './store/database.js';
 import type { DatabaseLock } from './store/database-lock.js';
 import { isPostgresUrl, shownUrl } from './store/database-url.js';
 import { EventLogReader } from './store/event-log.js';
@@ -41,6 +41,11 @@ import { attachWebSockets } from './ws/upgrade.js';
 /** Sessions and event-log retention are swept this often, on the bridge's clock. */
 export const SWEEP_INTERVAL_MS = 3_600_000;
 const DAY_MS = 86_400_000;
+/**
+ * /readyz answers 500 once the database has not answered for this long: within the 2 s or more a load balancer's
+ * health check waits, whatever the database does (O15).
+ */
+const READY_DATABASE_MS = 1_500;
 
 export interface RunningBridge {
   /**
@@ -284,7 +289,7 @@ async function startOnDatabase(
     ready: async () => {
       if (shuttingDown) return { code: 'SHUTTING_DOWN', why: errorText('SHUTTING_DOWN', 'not_ready') };
       if (cluster && !cluster.bus.isLinked()) return { code: 'INTERNAL_ERROR', why: errorText('INTERNAL_ERROR', 'cluster_link') };
-      await db.raw('select 1');
+      await databaseAnswers(db, READY_DATABASE_MS);
       const overloaded = accepts?.recent();
       return overloaded ? { code: 'OVERLOADED', why: overloaded } : undefined;
     },
