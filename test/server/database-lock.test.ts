@@ -4,7 +4,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import knexFactory from 'knex';
 import { pino } from 'pino';
@@ -14,21 +13,10 @@ import { claimDatabase, openDatabase } from '../../src/store/database.js';
 import { DatabaseInUseError } from '../../src/store/database-errors.js';
 import { startTestBridge, testConfig } from '../helpers/bridge.js';
 import { describePostgres } from '../helpers/databases.js';
+import { capturedLog } from '../helpers/log.js';
 import { startBridgeProcess, stopBridgeProcesses } from '../helpers/process.js';
 
 const IN_USE = /^the database file (\S+) is in use by another bridge process \(pid (\d+)\); SQLite serves one process — for several nodes use PostgreSQL \+ Redis \(not yet available\)/;
-
-/** A logger that keeps its JSON lines for the test to read. */
-function capturedLog(): { log: pino.Logger; lines: () => any[] } {
-  const lines: any[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { log: pino({ level: 'info', base: undefined }, sink), lines: () => lines };
-}
 
 async function refusal(start: Promise<unknown>): Promise<Error> {
   try {
