@@ -63,12 +63,17 @@ export class ChangeQueue {
 
   event(row: EventRow): void {
     const id = row.event_id;
-    this.takenFinished.delete(id);
-    this.takenInFlight.delete(id);
-    this.droppedEvents.delete(id); // the row lives on in its newer version
-    const pending = row.outcome === 'pending';
-    (pending ? this.finished : this.inFlight).delete(id);
-    (pending ? this.inFlight : this.finished).set(id, row);
+    if (this.takenFinished.size + this.takenInFlight.size) {
+      this.takenFinished.delete(id);
+      this.takenInFlight.delete(id);
+    }
+    if (this.droppedEvents.size) this.droppedEvents.delete(id); // the row lives on in its newer version
+    // An outcome goes from pending to final, never back.
+    if (row.outcome === 'pending') this.inFlight.set(id, row);
+    else {
+      this.inFlight.delete(id);
+      this.finished.set(id, row);
+    }
   }
 
   upsertSession(row: SessionRow): void {
@@ -108,8 +113,16 @@ export class ChangeQueue {
     return batch;
   }
 
-  /** Part of the batch taken is done with: written, or refused and dropped. */
-  settle(part: Batch): void {
+  /** Part of the batch taken is done with (written, or refused and dropped); without a part, all of it. */
+  settle(part?: Batch): void {
+    if (!part) {
+      this.takenFinished = new Set();
+      this.takenInFlight = new Set();
+      this.takenSessions = new Set();
+      this.droppedEvents = new Set();
+      this.droppedSessions = new Set();
+      return;
+    }
     for (const row of part.events) {
       this.takenFinished.delete(row.event_id);
       this.takenInFlight.delete(row.event_id);
