@@ -5,8 +5,7 @@ import { BurstLog, LOG_WINDOW_MS } from '../core/burst-log.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 
-export const DROP_REASONS = ['queue_full', 'refused', 'shutdown'] as const;
-export type DropReason = (typeof DROP_REASONS)[number];
+export type DropReason = 'queue_full' | 'refused' | 'shutdown';
 
 export class DroppedRows {
   /** Rows dropped since the start, by reason. */
