@@ -2,7 +2,7 @@
 // meanwhile, and are written when it is back; the rows waiting are bounded, the oldest finished ones dropped over
 // the bound; rows the database refuses are dropped alone and not retried; every dropped row is counted and logged;
 // the bridge relays all the while, and /readyz says the database is away. PostgreSQL is made unreachable through a
-// TCP proxy the test cuts (the server itself keeps running for the other tests).
+// TCP proxy the test cuts or stalls (the server itself keeps running for the other tests); SQLite by a lock.
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { LOG_WINDOW_MS } from '../../src/core/burst-log.js';
@@ -10,7 +10,7 @@ import { connectDatabase } from '../../src/store/database.js';
 import { WriteBehind, type EventRow, type SessionRow } from '../../src/store/write-behind.js';
 import { startTestBridge, stopAll, type TestBridge } from '../helpers/bridge.js';
 import { endOutages, writerWithOutage } from '../helpers/database-outage.js';
-import { describeEachDatabase, describePostgres, type TestDatabase } from '../helpers/databases.js';
+import { describeEachDatabase, describePostgres } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { capturedLog } from '../helpers/log.js';
 import { scrape, sample } from '../helpers/metrics.js';
