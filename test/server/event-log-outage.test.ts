@@ -255,16 +255,16 @@ describePostgres('the bridge while PostgreSQL is unreachable (O15)', function (d
     await db.open({ migrate: true });
     proxy = await startTcpProxy(db.url());
     const knex = connectDatabase(proxy.url);
+    const { log, lines } = capturedLog();
+    const writer = new WriteBehind(knex, log, { flushMs: 1, maxRows: 10, retryMs: FAST_RETRIES });
     try {
-      const { log, lines } = capturedLog();
-      const writer = new WriteBehind(knex, log, { flushMs: 1, maxRows: 10, retryMs: FAST_RETRIES });
       const id = (i: number) => `01KEV${String(i).padStart(3, '0')}`;
       writer.insertEvent({ ...pending('01KEVFIRST'), ...replied });
       await writer.flush(); // the pool holds a connection, which the network then swallows the commit on
       proxy.stall();
       for (let i = 0; i < 10; i++) writer.insertEvent({ ...pending(id(i)), ...replied });
-      await eventually('a commit under way', () => writer.pending, (n) => n === 10);
-      await sleep(50);
+      void writer.flush(); // takes the ten rows at once, and hangs
+      await sleep(0);
       for (let i = 10; i < 15; i++) writer.insertEvent({ ...pending(id(i)), ...replied });
       expect(writer.pending, 'rows waiting').to.equal(10);
       expect(writer.dropped.queue_full, 'not lost yet: the hung commit may still write them').to.equal(0);
@@ -275,8 +275,9 @@ describePostgres('the bridge while PostgreSQL is unreachable (O15)', function (d
       const rows = await (await db.open())('events').select('event_id');
       expect(rows.map((r) => r.event_id)).to.have.members(['01KEVFIRST', ...Array.from({ length: 10 }, (_, i) => id(i + 5))]);
       expect(messages(lines)).to.include(`event log rows dropped: 5 (5 because more than EVENT_LOG_QUEUE_MAX_ROWS=10 rows waited for the database)`);
-      await writer.close();
     } finally {
+      await proxy.restore(); // a commit still hung would keep the pool from closing
+      await writer.close();
       await knex.destroy();
     }
   });
