@@ -31,7 +31,7 @@ for (const [name, v] of [['--events', N], ['--in-flight', IN_FLIGHT], ['--chunk'
   if (!Number.isInteger(v) || v < 1) throw new Error(`${name} must be a whole number, 1 or more`);
 }
 
-const flushMs = loadConfig({}).eventLogFlushMs; // the default window (EVENT_LOG_FLUSH_MS unset)
+const { eventLogFlushMs: flushMs, eventLogQueueMaxRows: maxRows } = loadConfig({}); // the defaults (EVENT_LOG_* unset)
 
 const quantile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN);
 
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     };
     // Group commits, timed where they happen (one transaction each).
     const commits: { ms: number; rows: number }[] = [];
-    const writer = new WriteBehind(db, flushMs, log, (rows, ms) => commits.push({ rows, ms }));
+    const writer = new WriteBehind(db, log, { flushMs, maxRows, onCommit: (rows, ms) => commits.push({ rows, ms }) });
 
     // And flush() from the call to its promise resolving (this includes waiting behind earlier commits).
     const flushLatency: number[] = [];

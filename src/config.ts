@@ -22,6 +22,8 @@ export interface Config {
   eventLogRetentionDays: number;
   /** The event log's group-commit window. */
   eventLogFlushMs: number;
+  /** Event-log rows and session changes waiting to be written, at most; over it the oldest finished rows are dropped (O15). */
+  eventLogQueueMaxRows: number;
   /** A graceful shutdown gives up waiting after this long. */
   shutdownTimeoutMs: number;
   /** Bytes queued for one connection that it has not read yet; beyond them it is closed (SLOW_CONSUMER). */
@@ -80,6 +82,7 @@ const SCHEMA = {
     RATE_LIMIT_BURST: { type: 'integer', minimum: 0, maximum: MAX_RATE, default: LIMITS.rateLimitBurst },
     EVENT_LOG_RETENTION_DAYS: { type: 'integer', minimum: 0, maximum: MAX_RETENTION_DAYS, default: 30 },
     EVENT_LOG_FLUSH_MS: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    EVENT_LOG_QUEUE_MAX_ROWS: { type: 'integer', minimum: 1_000, maximum: 10_000_000, default: LIMITS.eventLogQueueMaxRows },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: MAX_TIMER_MS, default: 10_000 },
     SEND_BUFFER_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_SEND_BUFFER_BYTES, default: LIMITS.sendBufferMaxBytes },
     MAX_EVENTS_IN_FLIGHT_PER_APP: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LIMITS.eventsInFlightPerAppMax },
@@ -169,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitBurst: raw.RATE_LIMIT_BURST,
     eventLogRetentionDays: raw.EVENT_LOG_RETENTION_DAYS,
     eventLogFlushMs: raw.EVENT_LOG_FLUSH_MS,
+    eventLogQueueMaxRows: raw.EVENT_LOG_QUEUE_MAX_ROWS,
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,
     sendBufferMaxBytes: raw.SEND_BUFFER_MAX_BYTES,
     maxEventsInFlightPerApp: raw.MAX_EVENTS_IN_FLIGHT_PER_APP,

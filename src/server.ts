@@ -27,7 +27,7 @@ import { connectionCap, watchAccepts, webSocketCap, type AcceptFailures } from '
 import { makeMetrics } from './ops/metrics.js';
 import { registerClusterMetrics } from './ops/cluster-metrics.js';
 import { metricsApp } from './ops/metrics-server.js';
-import { claimDatabase, openDatabase } from './store/database.js';
+import { claimDatabase, databaseAnswers, openDatabase } from './store/database.js';
 import type { DatabaseLock } from './store/database-lock.js';
 import { isPostgresUrl, shownUrl } from './store/database-url.js';
 import { EventLogReader } from './store/event-log.js';
@@ -41,6 +41,11 @@ import { attachWebSockets } from './ws/upgrade.js';
 /** Sessions and event-log retention are swept this often, on the bridge's clock. */
 export const SWEEP_INTERVAL_MS = 3_600_000;
 const DAY_MS = 86_400_000;
+/**
+ * /readyz answers 500 once the database has not answered for this long: within the 2 s or more a load balancer's
+ * health check waits, whatever the database does (O15).
+ */
+const READY_DATABASE_MS = 1_500;
 
 export interface RunningBridge {
   /**
@@ -69,6 +74,8 @@ export interface StartOptions {
   log?: Logger;
   /** Events of a disconnected agent wait this long for it (default: the spec's agentReconnectGraceMs). */
   agentReconnectGraceMs?: number;
+  /** Delays between retries of an event-log commit the database did not take (default 100 ms doubling to 5 s). */
+  eventLogRetryMs?: { first: number; max: number };
 }
 
 export function makeLogger(level: Config['logLevel']): Logger {
@@ -141,7 +148,7 @@ async function startOnDatabase(
   const sessions = new SessionTable(config.maxSessionsPerApp);
   await reader.deleteExpiredSessions(clock.now()); // those that expired while the bridge was stopped
   const overBound = sessions.load(await reader.liveSessions(clock.now()));
-  const writer = new WriteBehind(db, config.eventLogFlushMs, log);
+  const writer = new WriteBehind(db, log, { flushMs: config.eventLogFlushMs, maxRows: config.eventLogQueueMaxRows, clock, retryMs: options.eventLogRetryMs });
   if (overBound.length) {
     // MAX_SESSIONS_PER_APP was lowered since they were stored (L17).
     log.info({ evicted: overBound.length, maxPerApp: config.maxSessionsPerApp }, 'sessions evicted at start: over the per-app bound');
@@ -152,7 +159,7 @@ async function startOnDatabase(
   const cap = connectionCap();
   const maxWebSockets = webSocketCap(config.maxConnections, cap);
   let bridgeRef: Bridge | undefined;
-  const metrics = makeMetrics(() => bridgeRef!, () => writer.pending, () => sessions.size);
+  const metrics = makeMetrics(() => bridgeRef!, writer, () => sessions.size);
   const rateLimiter = cluster
     ? new RedisRateLimiter(cluster.bus.commands, config.rateLimitPerSecond, config.rateLimitBurst, log, cluster.bus.prefix)
     : new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
@@ -294,7 +301,7 @@ async function startOnDatabase(
     ready: async () => {
       if (shuttingDown) return { code: 'SHUTTING_DOWN', why: errorText('SHUTTING_DOWN', 'not_ready') };
       if (cluster && !cluster.bus.isLinked()) return { code: 'INTERNAL_ERROR', why: errorText('INTERNAL_ERROR', 'cluster_link') };
-      await db.raw('select 1');
+      await databaseAnswers(db, READY_DATABASE_MS);
       const overloaded = accepts?.recent();
       return overloaded ? { code: 'OVERLOADED', why: overloaded } : undefined;
     },

@@ -1761,9 +1761,10 @@
       "messages": {
         "not_connected": "Agent {agent_id} is not connected.",
         "dropped": "Agent {agent_id} disconnected before answering and did not come back within {seconds} s.",
-        "revoked": "Agent {agent_id} was {cause} before answering."
+        "revoked": "Agent {agent_id} was {cause} before answering.",
+        "cut_off": "Agent {agent_id} is connected to another node of this bridge, and the link between the nodes was cut while the event was in flight; its answer may be lost. Send the event again."
       },
-      "cause": "The agent is not connected when the event arrives, or its connection dropped with the event in flight and it did not come back within agentReconnectGraceMs."
+      "cause": "The agent is not connected when the event arrives, or its connection dropped with the event in flight and it did not come back within agentReconnectGraceMs (on several nodes, also when the agent's node stops answering, or the link to it is cut with the event in flight)."
     },
     "AGENT_TIMEOUT": {
       "receivers": [
@@ -2038,7 +2039,8 @@
       "messages": {
         "frame": "The bridge failed to handle a message; reconnect and retry.",
         "request": "The bridge failed to handle this request; it is safe to retry.",
-        "database": "The database does not answer."
+        "database": "The database does not answer.",
+        "cluster_link": "This node has lost its link to the other nodes (Redis does not answer); it takes no new traffic until the link is back."
       },
       "close_code": 4500,
       "http_status": 500,
@@ -2228,6 +2230,12 @@
       "applies_to": "each app (its sessions with every agent)",
       "description": "Live sessions the service keeps for one app. A new session over it evicts the app's least recently used one (L17); the conversation is not affected (the agent's session key is the same), only the service's record of it. Configurable per deployment (MAX_SESSIONS_PER_APP)."
     },
+    "eventLogQueueMaxRows": {
+      "value": 100000,
+      "unit": "rows",
+      "applies_to": "service (the event log and the stored sessions)",
+      "description": "Event-log rows and session changes waiting in memory to be written, queued or kept for a retry while the database does not take them. One more drops the oldest row whose outcome is final, counted in bridge_event_log_rows_dropped_total{reason=\"queue_full\"} and logged (O15). Relaying never waits for the database. Configurable per deployment (EVENT_LOG_QUEUE_MAX_ROWS)."
+    },
     "connectionsPerAgent": {
       "value": 1,
       "unit": "connections",
@@ -2287,6 +2295,18 @@
       "unit": "milliseconds",
       "applies_to": "events in flight when their agent disconnects",
       "description": "How long events in flight wait for their agent to reconnect before they end with AGENT_OFFLINE. Decision; short enough that the app is not left waiting, long enough for a reconnect."
+    },
+    "nodeHeartbeatMs": {
+      "value": 1000,
+      "unit": "milliseconds",
+      "applies_to": "each node of a bridge of several nodes (REDIS_URL)",
+      "description": "How often a node tells the others it is alive (a heartbeat in Redis), and looks for nodes whose heartbeat has expired. Decision (O14)."
+    },
+    "nodeExpiryMs": {
+      "value": 5000,
+      "unit": "milliseconds",
+      "applies_to": "each node of a bridge of several nodes (REDIS_URL)",
+      "description": "A node whose last heartbeat is older than this is gone; its agents count as disconnected from then on (their events wait agentReconnectGraceMs, then end with AGENT_OFFLINE), within nodeExpiryMs + nodeHeartbeatMs of its last heartbeat. Decision (O14)."
     },
     "rotationGraceMs": {
       "value": 3600000,

@@ -1,20 +1,25 @@
 // Several nodes in one process, for tests: a hub passes messages between them asynchronously (as a network
 // would: in order, never within the sender's call) and can kill a node or cut its link.
 import type { Bus, BusMessage } from './bus.js';
+import { BusListeners } from './bus-listeners.js';
 
-type Handler<T extends unknown[]> = (...args: T) => void;
-
-class MemoryBus implements Bus {
-  readonly handlers: Handler<[string, BusMessage]>[] = [];
-  readonly downHandlers: Handler<[string]>[] = [];
-  readonly lostHandlers: Handler<[]>[] = [];
-  readonly restoredHandlers: Handler<[]>[] = [];
+class MemoryBus extends BusListeners implements Bus {
   linked = true;
 
   constructor(
     readonly nodeId: string,
     private readonly hub: MemoryHub,
-  ) {}
+  ) {
+    super();
+  }
+
+  /** What the hub does to this node: a message, a node gone, the link cut or back. */
+  readonly hears = {
+    message: (from: string, message: BusMessage) => this.handlers.forEach((h) => h(from, message)),
+    down: (node: string) => this.downHandlers.forEach((h) => h(node)),
+    lost: () => this.lostHandlers.forEach((h) => h()),
+    restored: () => this.restoredHandlers.forEach((h) => h()),
+  };
 
   send(node: string, message: BusMessage): void {
     this.hub.deliver(this.nodeId, node, message);
@@ -24,28 +29,12 @@ class MemoryBus implements Bus {
     for (const node of this.hub.nodeIds()) if (node !== this.nodeId) this.hub.deliver(this.nodeId, node, message);
   }
 
-  subscribe(handler: (from: string, message: BusMessage) => void): void {
-    this.handlers.push(handler);
-  }
-
   isNodeUp(node: string): boolean {
     return this.hub.has(node);
   }
 
   peers(): string[] {
     return this.hub.nodeIds().filter((n) => n !== this.nodeId);
-  }
-
-  onNodeDown(handler: (node: string) => void): void {
-    this.downHandlers.push(handler);
-  }
-
-  onLinkLost(handler: () => void): void {
-    this.lostHandlers.push(handler);
-  }
-
-  onLinkRestored(handler: () => void): void {
-    this.restoredHandlers.push(handler);
   }
 
   isLinked(): boolean {
@@ -102,7 +91,7 @@ export class MemoryHub {
       this.inFlight--;
       const receiver = this.buses.get(to);
       if (!receiver?.linked || !this.buses.get(from)?.linked) return;
-      for (const handler of receiver.handlers) handler(from, JSON.parse(wire));
+      receiver.hears.message(from, JSON.parse(wire));
     });
   }
 
@@ -110,20 +99,20 @@ export class MemoryHub {
   kill(nodeId: string): void {
     this.buses.delete(nodeId);
     for (const [agentId, holder] of this.claims) if (holder.startsWith(`${nodeId}:`)) this.claims.delete(agentId);
-    for (const bus of this.buses.values()) for (const h of bus.downHandlers) h(nodeId);
+    for (const bus of this.buses.values()) bus.hears.down(nodeId);
   }
 
   /** The node's link is cut: nothing it sends or is sent arrives until `restore`. */
   cut(nodeId: string): void {
     const bus = this.buses.get(nodeId)!;
     bus.linked = false;
-    for (const h of bus.lostHandlers) h();
+    bus.hears.lost();
   }
 
   restore(nodeId: string): void {
     const bus = this.buses.get(nodeId)!;
     bus.linked = true;
-    for (const h of bus.restoredHandlers) h();
+    bus.hears.restored();
   }
 
   /**

@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../shared/logger.js';
 import type { Bus, BusMessage } from './bus.js';
+import { BusListeners } from './bus-listeners.js';
 
 export interface RedisBusOptions {
   url: string;
@@ -87,16 +88,12 @@ export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-export class RedisBus implements Bus {
+export class RedisBus extends BusListeners implements Bus {
   readonly nodeId: string;
   readonly traffic: BusTraffic = { publishes: 0, messages: 0, dropped: 0 };
   readonly prefix: string;
   private readonly pub: Redis;
   private readonly sub: Redis;
-  private readonly handlers: ((from: string, message: BusMessage) => void)[] = [];
-  private readonly downHandlers: ((node: string) => void)[] = [];
-  private readonly lostHandlers: (() => void)[] = [];
-  private readonly restoredHandlers: (() => void)[] = [];
   private readonly outbox = new Map<string, BusMessage[]>();
   private flushing = false;
   private live = new Set<string>();
@@ -105,6 +102,7 @@ export class RedisBus implements Bus {
   private heartbeat: NodeJS.Timeout | undefined;
 
   private constructor(private readonly options: RedisBusOptions) {
+    super();
     this.nodeId = options.nodeId ?? newNodeId();
     this.prefix = options.prefix ?? 'bridge';
     // No offline queue: what cannot be sent now fails now (and is counted), rather than piling up in memory for a
@@ -201,10 +199,6 @@ export class RedisBus implements Bus {
     this.outbox.clear();
   }
 
-  subscribe(handler: (from: string, message: BusMessage) => void): void {
-    this.handlers.push(handler);
-  }
-
   /** The connection for commands (the shared rate limit): the other one only listens. */
   get commands(): Redis {
     return this.pub;
@@ -216,18 +210,6 @@ export class RedisBus implements Bus {
 
   peers(): string[] {
     return [...this.live].filter((n) => n !== this.nodeId);
-  }
-
-  onNodeDown(handler: (node: string) => void): void {
-    this.downHandlers.push(handler);
-  }
-
-  onLinkLost(handler: () => void): void {
-    this.lostHandlers.push(handler);
-  }
-
-  onLinkRestored(handler: () => void): void {
-    this.restoredHandlers.push(handler);
   }
 
   isLinked(): boolean {

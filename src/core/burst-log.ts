@@ -33,12 +33,13 @@ export class BurstLog<K extends string> {
 
   constructor(private readonly options: BurstLogOptions<K>) {}
 
-  record(kind: K): void {
+  /** `count` occurrences at once (rows of one commit): one occurrence of the burst, counted `count` times. */
+  record(kind: K, count = 1): void {
     const now = this.options.clock.now();
     if (!this.burst || now - this.burst.last >= this.options.windowMs) this.burst = { since: now, last: now, counts: new Map() };
     this.burst.last = now;
-    this.burst.counts.set(kind, (this.burst.counts.get(kind) ?? 0) + 1);
-    this.unlogged.set(kind, (this.unlogged.get(kind) ?? 0) + 1);
+    this.burst.counts.set(kind, (this.burst.counts.get(kind) ?? 0) + count);
+    this.unlogged.set(kind, (this.unlogged.get(kind) ?? 0) + count);
     if (!this.timer) this.logWindow(); // the first of a burst at once
   }
 
@@ -51,6 +52,14 @@ export class BurstLog<K extends string> {
   stop(): void {
     this.timer?.cancel();
     this.timer = undefined;
+  }
+
+  /** Writes the line for what is not logged yet now, rather than at the end of the window (a shutdown); stops. */
+  flush(): void {
+    this.stop();
+    const total = countTotal(this.unlogged);
+    if (total) this.options.report(this.unlogged, total);
+    this.unlogged = new Map();
   }
 
   private logWindow(): void {

@@ -12,7 +12,15 @@ export interface Metrics {
   acceptFailed(reason: AcceptFailureReason): void;
 }
 
-export function makeMetrics(bridge: () => Bridge, pendingRows: () => number, sessionCount: () => number): Metrics {
+/** What the event log's writer tells /metrics (the WriteBehind). */
+export interface EventLogStats {
+  /** Rows waiting to be written: queued, in the commit under way, or kept for a retry. */
+  readonly pending: number;
+  /** Rows dropped without being written since the start, by reason. */
+  readonly dropped: Readonly<Record<string, number>>;
+}
+
+export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessionCount: () => number): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   new Gauge({
@@ -69,12 +77,19 @@ export function makeMetrics(bridge: () => Bridge, pendingRows: () => number, ses
   });
   new Gauge({
     name: 'bridge_event_log_pending_rows',
-    help: 'Event log and session changes queued for the next group commit.',
+    help: 'Event log rows and session changes waiting to be written: queued for the next group commit, in the one under way, or kept for a retry while the database does not take them (at most EVENT_LOG_QUEUE_MAX_ROWS).',
     registers: [registry],
     collect() {
-      this.set(pendingRows());
+      this.set(eventLog.pending);
     },
   });
+  countedByLabel(
+    registry,
+    'bridge_event_log_rows_dropped_total',
+    'Event log rows and session changes dropped without being written, by reason: queue_full (more waited than EVENT_LOG_QUEUE_MAX_ROWS while the database did not take them; the oldest finished rows went), refused (the database refused the row itself), shutdown (still waiting when the bridge stopped). Each drop is logged too (O15).',
+    'reason',
+    () => ({ ...eventLog.dropped }),
+  );
   const events = new Counter({
     name: 'bridge_events_total',
     help: 'App events by status (delivered, rejected) and outcome (as in the event log).',

@@ -39,8 +39,12 @@ export async function claimDatabase(url: string, log: Logger, options: ClaimOpti
 export function connectDatabase(url: string): Knex {
   return knexFactory({
     ...(kind(url) === 'postgres' ? postgresConfig(url) : sqliteConfig(url)),
-    // knex prints a failed connection with its stack before it rejects; the rejection alone says it (openDatabase).
-    log: { warn: (message: string) => void (message.startsWith('Acquire connection error') || console.warn(message)) },
+    // A failed statement's error says the statement without its values: they are tenants' ids and names, token
+    // hashes, and for a group commit thousands of rows, which would all go to the log.
+    compileSqlOnError: false,
+    // knex prints a failed connection with its stack before it rejects, and a pooled connection the server ended
+    // when it finds it dead; the rejection alone says it (openDatabase, the event log's retries, /readyz).
+    log: { warn: (message: string) => void (/^(Acquire connection error|Connection Error: )/.test(message) || console.warn(message)) },
   });
 }
 
@@ -55,4 +59,21 @@ export async function openDatabase(url: string): Promise<Knex> {
     throw new DatabaseOpenError(`cannot open the database ${shownUrl(url)}: ${(err as Error).message}`);
   }
   return knex;
+}
+
+/**
+ * Resolves when the database answers a trivial query; rejects when it fails, or after `ms` without an answer: a
+ * server behind a network that drops packets would otherwise keep the caller (the readiness probe) waiting for as
+ * long as TCP takes to give up, minutes. Real time, not the bridge's clock: this waits on I/O.
+ */
+export async function databaseAnswers(db: Knex, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const silence = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the database did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    await Promise.race([db.raw('select 1'), silence]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -33,6 +33,9 @@ export function connectionSettings(url: string): pg.ClientConfig {
  */
 const POOL_MAX = 4;
 
+/** Longer than a busy pool makes a query wait (a commit of thousands of rows takes a second or so). */
+const ACQUIRE_TIMEOUT_MS = 5_000;
+
 export function postgresConfig(url: string): Knex.Config {
   return {
     client: 'pg',
@@ -41,6 +44,10 @@ export function postgresConfig(url: string): Knex.Config {
     // The object goes to pg.Client as it is; knex's type for it lacks some of pg's settings.
     connection: { ...connectionSettings(url), lock_timeout: 5_000 } satisfies pg.ClientConfig as Knex.PgConnectionConfig,
     pool: { min: 1, max: POOL_MAX },
+    // A query waits at most this long for a connection (knex's default is a minute): with the server gone or not
+    // answering, a group commit fails and is retried later (O15) and an admin call answers 500, instead of each
+    // hanging a minute while connections that will never come back hold the pool.
+    acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
   };
 }
 

@@ -7,10 +7,18 @@
 // few statements as its rows allow, and one that is a single statement runs without BEGIN/COMMIT (atomic by
 // itself). With 400-row statements in a transaction, commits at ~10k events/s took hundreds of ms and a crash lost
 // rows up to 0.7 s old; see bench/crash-loss.ts and O2.
+// A commit the database does not take (unreachable, restarting, locked) keeps its rows, merged with what comes
+// meanwhile, and is retried with a growing delay; the rows waiting are bounded, and what goes over the bound, or is
+// refused by the database for what it holds, is dropped, counted and logged (O15). Nothing here ever makes the core
+// wait: the bridge relays whatever the database does.
 import type { Knex } from 'knex';
 import type { EventRecord } from '../core/observer.js';
 import type { SessionRecord } from '../core/sessions.js';
+import { systemClock, type Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
+import { ChangeQueue, batchSize, halves, type Batch } from './change-queue.js';
+import { failureOf, refusesRows } from './commit-failure.js';
+import { DroppedRows, type DropReason } from './dropped-rows.js';
 
 /** An `events` row: the core's record, column for column (timestamps in epoch ms, as the core holds them). */
 export type EventRow = EventRecord;
@@ -69,12 +77,6 @@ function bindings<R>(rows: R[], columns: readonly (keyof R)[]): Knex.Value[] {
   return out;
 }
 
-interface Batch {
-  events: EventRow[];
-  sessionUpserts: SessionRow[];
-  sessionDeletes: string[];
-}
-
 /** A batch as SQL statements with their bound values, as few as ROWS_PER_STATEMENT allows. */
 function statements(batch: Batch): [string, Knex.Value[]][] {
   const out: [string, Knex.Value[]][] = [];
@@ -93,29 +95,67 @@ function statements(batch: Batch): [string, Knex.Value[]][] {
   return out;
 }
 
+/** The first retry of a failed commit waits this long; each next one twice as long, up to RETRY_MAX_MS. */
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 5_000;
+/**
+ * Over the bound, this share of it goes too, at once. Letting go of a Map's oldest entry one row at a time is
+ * quadratic in V8 (finding the first entry walks past the holes earlier deletions left): at the default bound,
+ * 100,000 rows arriving during an outage took 4.1 s of the event loop one at a time, 0.19 s a hundredth at a time.
+ * The rows dropped early are those the next rows would have pushed out anyway.
+ */
+const DROP_AHEAD = 0.01;
+/** While commits fail, one of them is logged at error this often (the others at debug). */
+const FAILURE_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * Halvings at most of one batch to find the rows a database refuses: one bad row among 100,000 takes 17 (and as many
+ * commits of good halves). Where every row fails (a column too narrow for all of them), the parts left then are
+ * tried once each and dropped, rather than each row alone.
+ */
+const ISOLATION_HALVINGS = 64;
+
+export interface WriteBehindOptions {
+  /** The group-commit window (EVENT_LOG_FLUSH_MS). */
+  flushMs: number;
+  /** Rows waiting at most, queued or in the commit under way (EVENT_LOG_QUEUE_MAX_ROWS). */
+  maxRows: number;
+  /** The delays between retries of a failed commit, from first to longest (tests shorten them). */
+  retryMs?: { first: number; max: number } | undefined;
+  /** The bridge's clock, for the burst log of dropped rows. Commits and retries run on real time: they wait on I/O. */
+  clock?: Clock;
+  /** Told after each group commit: its rows and how long it took (benchmarks, metrics). */
+  onCommit?(rows: number, ms: number): void;
+}
+
 export class WriteBehind {
   /** Events whose outcome is still pending: their rows, so an update can be written as a whole row. */
   private readonly open = new Map<string, EventRow>();
-  private dirtyEvents = new Map<string, EventRow>();
-  private sessionUpserts = new Map<string, SessionRow>();
-  private sessionDeletes = new Set<string>();
+  private readonly queue = new ChangeQueue();
+  private readonly drops: DroppedRows;
+  private readonly retryMs: { first: number; max: number };
+  /** The end of the group-commit window, or the next retry while commits fail. */
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
-  private rowsBeingWritten = 0;
   private closed = false;
+  /** Commits that failed in a row, since when (performance.now()), and when one was last logged at error. */
+  private failures = 0;
+  private failingSince = 0;
+  private failureLoggedAt = 0;
 
   constructor(
     private readonly db: Knex,
-    private readonly flushMs: number,
     private readonly log: Logger,
-    /** Told after each group commit: its rows and how long it took (benchmarks, metrics). */
-    private readonly onCommit: (rows: number, ms: number) => void = () => {},
-  ) {}
+    private readonly options: WriteBehindOptions,
+  ) {
+    this.drops = new DroppedRows(options.clock ?? systemClock, log, options.maxRows);
+    this.retryMs = options.retryMs ?? { first: RETRY_FIRST_MS, max: RETRY_MAX_MS };
+  }
 
   insertEvent(row: EventRow): void {
     if (row.outcome === 'pending') this.open.set(row.event_id, row);
-    this.dirtyEvents.set(row.event_id, row);
-    this.schedule();
+    this.queue.event(row);
+    this.queued();
   }
 
   updateEvent(eventId: string, patch: EventPatch): void {
@@ -126,87 +166,163 @@ export class WriteBehind {
     }
     Object.assign(row, patch);
     if (row.outcome !== 'pending') this.open.delete(eventId);
-    this.dirtyEvents.set(eventId, row);
-    this.schedule();
+    this.queue.event(row);
+    this.queued();
   }
 
   upsertSession(row: SessionRow): void {
-    this.sessionDeletes.delete(row.session_key);
-    this.sessionUpserts.set(row.session_key, row);
-    this.schedule();
+    this.queue.upsertSession(row);
+    this.queued();
   }
 
   deleteSessions(keys: string[]): void {
-    for (const key of keys) {
-      this.sessionUpserts.delete(key);
-      this.sessionDeletes.add(key);
-    }
-    this.schedule();
+    for (const key of keys) this.queue.deleteSession(key);
+    this.queued();
   }
 
-  /** Changes not yet committed: queued, or in the commit under way. */
+  /** Changes not yet committed: queued, in the commit under way, or waiting for a retry. */
   get pending(): number {
-    return this.dirtyEvents.size + this.sessionUpserts.size + this.sessionDeletes.size + this.rowsBeingWritten;
+    return this.queue.size;
   }
 
-  /** Commits everything queued so far (after any commit under way); resolves when it is in the database. */
+  /** Rows dropped since the start, by reason (never silently: each is logged too). */
+  get dropped(): Readonly<Record<DropReason, number>> {
+    return this.drops.counts;
+  }
+
+  /**
+   * Commits everything queued so far now (after any commit under way), without waiting for a retry that is due
+   * later; resolves when it is in the database, or when the database did not take it (its rows then wait for the
+   * next retry).
+   */
   flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancelTimer();
     // The batch is taken when the previous commit has finished, so one commit carries everything queued
     // meanwhile: commits never pile up behind each other, however slow the disk.
-    this.writing = this.writing.then(() => this.write(this.take()));
+    this.writing = this.writing.then(() => this.write());
     return this.writing;
   }
 
-  /** Flushes and stops; a change after this is logged as lost rather than dropped silently. */
+  /** Flushes and stops; what the database did not take by then, and any change after this, is dropped and logged. */
   async close(): Promise<void> {
     await this.flush();
     this.closed = true;
+    this.cancelTimer();
+    this.dropAtShutdown();
+    this.drops.flush();
   }
 
-  private schedule(): void {
-    if (this.closed) {
-      this.log.error({ pending: this.pending }, 'event log change after close; it will not be written');
-      return;
-    }
-    if (this.timer) return;
-    this.timer = setTimeout(() => void this.flush(), this.flushMs);
+  private dropAtShutdown(): void {
+    const left = this.queue.queued;
+    this.queue.dropOldest(left);
+    this.drops.record('shutdown', left);
+  }
+
+  private queued(): void {
+    if (this.closed) return this.dropAtShutdown();
+    const over = this.queue.size - this.options.maxRows;
+    if (over > 0) this.drops.record('queue_full', this.queue.dropOldest(over + Math.floor(this.options.maxRows * DROP_AHEAD)));
+    this.arm();
+  }
+
+  /** The end of a group-commit window, or while commits fail the next retry (which takes every row queued). */
+  private arm(): void {
+    if (this.timer || this.closed) return;
+    if (this.failures) this.setTimer(this.retryDelay(), () => void this.flush());
+    else this.setTimer(this.options.flushMs, () => this.windowEnded());
+  }
+
+  private retryDelay(): number {
+    return Math.min(this.retryMs.max, this.retryMs.first * 2 ** (this.failures - 1));
+  }
+
+  private windowEnded(): void {
+    // A commit that failed after this window began has set its retry; the rows wait for it.
+    this.writing = this.writing.then(() => (this.failures ? undefined : this.write()));
+  }
+
+  private setTimer(ms: number, fn: () => void): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      fn();
+    }, ms);
     this.timer.unref();
   }
 
-  private take(): Batch {
-    const batch = {
-      // A copy: the row may change again while this commit is under way; the change is queued anew.
-      events: [...this.dirtyEvents.values()].map((row) => ({ ...row })),
-      sessionUpserts: [...this.sessionUpserts.values()],
-      sessionDeletes: [...this.sessionDeletes],
-    };
-    this.dirtyEvents = new Map();
-    this.sessionUpserts = new Map();
-    this.sessionDeletes = new Set();
-    return batch;
+  private cancelTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
-  private async write(batch: Batch): Promise<void> {
-    const size = batch.events.length + batch.sessionUpserts.length + batch.sessionDeletes.length;
-    if (size === 0) return;
-    this.rowsBeingWritten = size;
-    const started = performance.now();
-    try {
-      const sql = statements(batch);
-      if (sql.length === 1) await this.db.raw(...sql[0]!);
-      else {
-        await this.db.transaction(async (trx) => {
-          for (const statement of sql) await trx.raw(...statement);
-        });
+  /**
+   * Commits what is queued. What the database cannot take now goes back to the queue for a retry; rows it refuses
+   * for what they hold are found by committing halves of the batch, and dropped alone.
+   */
+  private async write(): Promise<void> {
+    if (!this.queue.queued) return;
+    const batch = this.queue.take();
+    const parts = [batch];
+    let halvings = 0;
+    for (let part = parts.shift(); part; part = parts.shift()) {
+      const size = batchSize(part);
+      const started = performance.now();
+      try {
+        await this.commit(part);
+        this.queue.settle(part === batch ? undefined : part);
+        this.options.onCommit?.(size, performance.now() - started);
+      } catch (err) {
+        if (!refusesRows(err)) {
+          // All of it again later, the newer changes queued since winning: every statement is an upsert or a
+          // delete by key, so a commit that failed after the database applied it does no harm when repeated.
+          let lost = 0;
+          for (const left of [part, ...parts].reverse()) lost += this.queue.putBack(left);
+          this.drops.record('queue_full', lost);
+          this.failed(err);
+          return;
+        }
+        if (size > 1 && ++halvings <= ISOLATION_HALVINGS) {
+          parts.unshift(...halves(part));
+        } else {
+          this.queue.settle(part);
+          this.drops.record('refused', size, failureOf(err));
+        }
       }
-      this.onCommit(size, performance.now() - started);
-    } catch (err) {
-      // Dropped rather than retried forever: the bridge keeps serving, and the log says what was lost.
-      this.log.error({ err, rows: size }, 'event log group commit failed; these rows are lost');
-    } finally {
-      this.rowsBeingWritten = 0;
     }
+    this.succeeded();
+  }
+
+  private async commit(batch: Batch): Promise<void> {
+    const sql = statements(batch);
+    if (sql.length === 1) await this.db.raw(...sql[0]!);
+    else {
+      await this.db.transaction(async (trx) => {
+        for (const statement of sql) await trx.raw(...statement);
+      });
+    }
+  }
+
+  private failed(err: unknown): void {
+    const now = performance.now();
+    if (!this.failures) this.failingSince = now;
+    this.failures++;
+    const fields = { err: failureOf(err), waiting: this.queue.size, failed_commits: this.failures, retry_in_ms: this.retryDelay(), failing_for_ms: Math.round(now - this.failingSince) };
+    // At the start of an outage, then once a minute while it lasts: a retry every few seconds is not news.
+    if (this.failures === 1 || now - this.failureLoggedAt >= FAILURE_LOG_INTERVAL_MS) {
+      this.failureLoggedAt = now;
+      this.log.error(fields, 'event log: the database did not take a group commit; its rows wait in memory (at most EVENT_LOG_QUEUE_MAX_ROWS) and it is retried');
+    } else {
+      this.log.debug(fields, 'event log: group commit failed again');
+    }
+    this.cancelTimer();
+    this.arm();
+  }
+
+  private succeeded(): void {
+    if (this.failures) {
+      this.log.info({ failed_commits: this.failures, unavailable_ms: Math.round(performance.now() - this.failingSince) }, 'event log: the database takes group commits again');
+      this.failures = 0;
+      this.cancelTimer();
+    }
+    if (this.queue.queued) this.arm();
   }
 }

@@ -55,17 +55,22 @@ function cluster(nodeIds: string[]) {
   }
   const send = (peer: Peer, message: unknown) => peer.handlers.message(JSON.stringify(message), false);
   const event = (thread = 't', agentId = 'tutor') => ({ type: 'event', agent_id: agentId, thread_id: thread, payload: { q: 'why?' } });
-  return { hub, clock, nodes, connect, send, event, settle: () => hub.settle() };
+  /** The agent connected to `agentNode`, the app to `appNode`, and one event of the app accepted and delivered. */
+  async function inFlight(agentNode: string, appNode: string) {
+    const agentConn = connect(agentNode, agentPrincipal);
+    await hub.settle();
+    const appConn = connect(appNode, appPrincipal);
+    send(appConn, event());
+    await hub.settle();
+    return { agentConn, appConn, eventId: appConn.frames[0].event_id as string };
+  }
+  return { hub, clock, nodes, connect, send, event, inFlight, settle: () => hub.settle() };
 }
 
 describe('several cores on one bus (the cluster router)', function () {
   it('carries a whole event between an app on one node and its agent on another', async function () {
     const c = cluster(['n1', 'n2']);
-    const agentConn = c.connect('n2', agentPrincipal);
-    await c.settle();
-    const appConn = c.connect('n1', appPrincipal);
-    c.send(appConn, c.event());
-    await c.settle();
+    const { agentConn, appConn } = await c.inFlight('n2', 'n1');
     const accepted = appConn.frames[0];
     expect(accepted).to.include({ type: 'accepted', agent_id: 'tutor' });
     expect(homeOf(accepted.event_id)).to.equal('n1');
@@ -110,12 +115,7 @@ describe('several cores on one bus (the cluster router)', function () {
 
   it('answers INVALID_EVENT_ID for an event id of another node that is not in flight there', async function () {
     const c = cluster(['n1', 'n2']);
-    const agentConn = c.connect('n2', agentPrincipal);
-    await c.settle();
-    const appConn = c.connect('n1', appPrincipal);
-    c.send(appConn, c.event());
-    await c.settle();
-    const id: string = appConn.frames[0].event_id;
+    const { agentConn, appConn, eventId: id } = await c.inFlight('n2', 'n1');
     c.send(agentConn, { type: 'reply', event_id: id, content: 'done', done: true });
     await c.settle();
     c.send(agentConn, { type: 'reply', event_id: id, content: 'again', done: true }); // the event is over
@@ -126,12 +126,7 @@ describe('several cores on one bus (the cluster router)', function () {
 
   it('lets an agent that reconnects to a third node within the grace finish an event held on the first', async function () {
     const c = cluster(['n1', 'n2', 'n3']);
-    const first = c.connect('n2', agentPrincipal);
-    await c.settle();
-    const appConn = c.connect('n1', appPrincipal);
-    c.send(appConn, c.event());
-    await c.settle();
-    const id: string = appConn.frames[0].event_id;
+    const { agentConn: first, appConn, eventId: id } = await c.inFlight('n2', 'n1');
     first.handlers.closed();
     await c.settle();
     c.clock.advance(GRACE_MS - 1);
@@ -145,11 +140,7 @@ describe('several cores on one bus (the cluster router)', function () {
 
   it('ends the events at an agent on a killed node with AGENT_OFFLINE once the grace has passed, and reaches the agent again on another node', async function () {
     const c = cluster(['n1', 'n2', 'n3']);
-    c.connect('n2', agentPrincipal);
-    await c.settle();
-    const appConn = c.connect('n1', appPrincipal);
-    c.send(appConn, c.event());
-    await c.settle();
+    const { appConn } = await c.inFlight('n2', 'n1');
     c.hub.kill('n2');
     c.clock.advance(GRACE_MS - 1);
     expect(appConn.frames.map((f) => f.type)).to.deep.equal(['accepted']);

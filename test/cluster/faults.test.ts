@@ -57,15 +57,22 @@ describePostgres('a bridge of three nodes under faults', function (db) {
 
   const event = (agentId: string, thread: string) => ({ type: 'event', agent_id: agentId, thread_id: thread, payload: { q: thread } });
 
-  it('ends the events at an agent on a killed node with AGENT_OFFLINE within the node expiry plus the grace, and the agent is reachable again on another node', async function () {
-    this.timeout(60_000);
+  /** The agent on n2, the app on n1, and one event of the app accepted and delivered across them. */
+  async function eventAcrossNodes() {
     const { app, agent } = await provision();
-    const [n1, n2, n3] = nodes as [BridgeProcess, BridgeProcess, BridgeProcess];
+    const [n1, n2] = nodes as [BridgeProcess, BridgeProcess];
     const agentOnN2 = await connect(n2, 'agent', agent.token);
     const appOnN1 = await connect(n1, 'app', app.token);
     appOnN1.send(event(agent.agent_id, 'before'));
     const accepted = await appOnN1.expect('accepted');
     await agentOnN2.expect('event');
+    return { agent, agentOnN2, appOnN1, accepted };
+  }
+
+  it('ends the events at an agent on a killed node with AGENT_OFFLINE within the node expiry plus the grace, and the agent is reachable again on another node', async function () {
+    this.timeout(60_000);
+    const [n1, n2, n3] = nodes as [BridgeProcess, BridgeProcess, BridgeProcess];
+    const { agent, appOnN1, accepted } = await eventAcrossNodes();
 
     const killedAt = Date.now();
     n2.child.kill('SIGKILL');
@@ -88,13 +95,8 @@ describePostgres('a bridge of three nodes under faults', function (db) {
 
   it('ends the events that crossed nodes when Redis dies, says not ready meanwhile, and carries traffic again once Redis is back', async function () {
     this.timeout(60_000);
-    const { app, agent } = await provision();
-    const [n1, n2] = nodes as [BridgeProcess, BridgeProcess];
-    const agentOnN2 = await connect(n2, 'agent', agent.token);
-    const appOnN1 = await connect(n1, 'app', app.token);
-    appOnN1.send(event(agent.agent_id, 'before'));
-    const accepted = await appOnN1.expect('accepted');
-    await agentOnN2.expect('event');
+    const n1 = nodes[0]!;
+    const { agent, agentOnN2, appOnN1, accepted } = await eventAcrossNodes();
 
     const killedAt = Date.now();
     redis.kill();

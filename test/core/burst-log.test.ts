@@ -25,4 +25,31 @@ describe('the burst log', function () {
     expect(lines.at(-1)).to.equal('1 {"a":1}');
     log.stop();
   });
+
+  it('counts several occurrences recorded at once as they are, in the first line and in the next', function () {
+    const clock = new AdjustableClock({ frozen: true, start: 0 });
+    const lines: string[] = [];
+    const log = new BurstLog<string>({ clock, windowMs: 1_000, report: (counts, total) => lines.push(`${total} ${JSON.stringify(Object.fromEntries(counts))}`) });
+    log.record('rows', 40);
+    log.record('rows', 2);
+    log.record('other');
+    expect(lines).to.deep.equal(['40 {"rows":40}']);
+    expect(log.recent()?.counts.get('rows')).to.equal(42);
+    clock.advance(1_000);
+    expect(lines).to.deep.equal(['40 {"rows":40}', '3 {"rows":2,"other":1}']);
+    log.stop();
+  });
+
+  it('writes what the window has not logged yet at once when flushed (a shutdown), and nothing when all is logged', function () {
+    const clock = new AdjustableClock({ frozen: true, start: 0 });
+    const lines: string[] = [];
+    const log = new BurstLog<string>({ clock, windowMs: 1_000, report: (counts, total) => lines.push(`${total} ${JSON.stringify(Object.fromEntries(counts))}`) });
+    log.record('a');
+    log.record('a', 5);
+    log.flush();
+    expect(lines).to.deep.equal(['1 {"a":1}', '5 {"a":5}']);
+    log.flush();
+    clock.advance(5_000);
+    expect(lines, 'stopped: no line at the end of the window').to.have.length(2);
+  });
 });

@@ -60,7 +60,7 @@ export async function disconnect(bridge: RunningBridge, ...clients: TestClient<a
   throw new Error(`the bridge still holds connections: ${JSON.stringify(bridge.bridge.stats())}`);
 }
 
-export async function startTestBridge(overrides: Partial<Config> = {}, options: Pick<StartOptions, 'agentReconnectGraceMs' | 'log'> = {}): Promise<TestBridge> {
+export async function startTestBridge(overrides: Partial<Config> = {}, options: Pick<StartOptions, 'agentReconnectGraceMs' | 'log' | 'eventLogRetryMs'> = {}): Promise<TestBridge> {
   const clock = new AdjustableClock({ frozen: true, start: Date.parse('2026-11-22T12:00:00.000Z') });
   const config = testConfig(overrides);
   const running = await startServer(config, { clock, ...options });

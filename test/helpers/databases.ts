@@ -69,9 +69,25 @@ const POSTGRES: Kind = {
     const url = new URL(POSTGRES_URL!);
     url.pathname = `/${name}`;
     // FORCE: a bridge a failed test left running must not keep its database (nor fail the next test's clean-up).
-    return { url: url.toString(), remove: () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+    return { url: url.toString(), remove: () => dropDatabase(name) };
   },
 };
+
+/**
+ * FORCE ends the sessions on the database, but PostgreSQL refuses (42501) to end a process that runs as no role,
+ * which only a superuser may: an autovacuum worker on the tables a test filled, or a connection still starting up.
+ * Those end by themselves within moments: the drop is tried again.
+ */
+async function dropDatabase(name: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== '42501' || attempt === 50) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
 
 /** A suite's body, given its database; `this` is the suite (`this.timeout(…)`). */
 type Body = (this: Mocha.Suite, db: TestDatabase) => void;

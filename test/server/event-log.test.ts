@@ -2,13 +2,13 @@
 // paging; written in group commits off the per-message path; old rows deleted by the hourly retention sweep.
 import { existsSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import type { Knex } from 'knex';
 import { LIMITS } from '../../generated/index.js';
 import type { Config } from '../../src/config.js';
 import { SWEEP_INTERVAL_MS } from '../../src/server.js';
 import type { Logger } from '../../src/shared/logger.js';
 import { WriteBehind, type EventRow } from '../../src/store/write-behind.js';
 import { startTestBridge, type TestBridge, disconnect } from '../helpers/bridge.js';
+import { lockAgainstWriters } from '../helpers/database-outage.js';
 import { describeEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import type { AgentClient, AppClient, TestClient } from '../helpers/ws-client.js';
 
@@ -37,23 +37,6 @@ async function exchange(appClient: AppClient, agentClient: AgentClient, agentId:
   agentClient.send({ type: 'reply', event_id, content: 'ok', done: true });
   expect((await appClient.expect('reply')).event_id).to.equal(event_id);
   return event_id;
-}
-
-/**
- * Another session holding the event log against writers until released, as an operator's open transaction or a
- * backup would: SQLite's exclusive lock on the whole file, PostgreSQL's lock on the events table. `holder` reads
- * through that session.
- */
-async function lockAgainstWriters(db: TestDatabase): Promise<{ holder: Knex; release(): Promise<void> }> {
-  const knex = await db.open(); // SQLite: one connection, so BEGIN and what follows share it
-  let held = true;
-  if (!db.postgres) {
-    await knex.raw('BEGIN EXCLUSIVE');
-    return { holder: knex, release: async () => void (held && ((held = false), await knex.raw('COMMIT'))) };
-  }
-  const trx = await knex.transaction();
-  await trx.raw('LOCK TABLE "events" IN EXCLUSIVE MODE');
-  return { holder: trx, release: async () => void (held && ((held = false), await trx.commit())) };
 }
 
 /** Whether another session can write to the event log now, asked without waiting. */
@@ -471,7 +454,7 @@ describeEachDatabase('the event log', function (db) {
       const knex = await db.open({ migrate: true });
       const errors: string[] = [];
       const log: Logger = { debug() {}, info() {}, warn() {}, error: (fields: any, message) => errors.push(`${message}: ${fields.err?.message}`) };
-      const writer = new WriteBehind(knex, 1_000, log);
+      const writer = new WriteBehind(knex, log, { flushMs: 1_000, maxRows: 10_000 });
       const at = Date.parse('2026-11-22T12:00:00.000Z');
       const count = 6_000; // over two statements of 2,500 rows
       const id = (i: number) => `01KEV${String(i).padStart(6, '0')}`;

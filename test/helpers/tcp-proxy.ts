@@ -1,0 +1,92 @@
+// A TCP proxy in front of a server (PostgreSQL) that a test can cut and restore, to make the database unreachable
+// without stopping it (other tests share it). `cut()` is a restart or a dropped network as the client sees it:
+// open connections reset, new ones refused. `stall()` is a network that swallows packets: connections are taken and
+// held open, and nothing goes through either way, until `restore()`.
+import { createServer, connect, type Server, type Socket } from 'node:net';
+
+export interface TcpProxy {
+  /** `url` with its host and port replaced by the proxy's. */
+  readonly url: string;
+  cut(): Promise<void>;
+  stall(): void;
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const proxies = new Set<TcpProxy>();
+
+/** A proxy to the host and port of `url` (postgres://…), listening on 127.0.0.1 at a free port. */
+export async function startTcpProxy(url: string): Promise<TcpProxy> {
+  const target = new URL(url);
+  const pairs = new Set<[Socket, Socket]>();
+  let stalled = false;
+  let server: Server | undefined;
+
+  const listen = (port: number) =>
+    new Promise<Server>((resolve, reject) => {
+      const s = createServer((client) => {
+        const upstream = connect(Number(target.port || 5432), target.hostname);
+        const pair: [Socket, Socket] = [client, upstream];
+        pairs.add(pair);
+        const end = () => {
+          pairs.delete(pair);
+          client.destroy();
+          upstream.destroy();
+        };
+        for (const socket of pair) socket.on('error', end).on('close', end);
+        client.on('data', (chunk) => void (stalled || upstream.write(chunk)));
+        upstream.on('data', (chunk) => void (stalled || client.write(chunk)));
+      });
+      s.once('error', reject).listen(port, '127.0.0.1', () => resolve(s));
+    });
+
+  server = await listen(0);
+  const port = (server.address() as { port: number }).port;
+  const proxied = new URL(url);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(port);
+
+  const stopListening = () => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  const resetAll = () => {
+    for (const [client, upstream] of pairs) {
+      client.resetAndDestroy();
+      upstream.destroy();
+    }
+    pairs.clear();
+  };
+
+  const proxy: TcpProxy = {
+    url: proxied.toString(),
+    async cut() {
+      const closed = stopListening();
+      server = undefined;
+      resetAll();
+      await closed;
+    },
+    stall() {
+      stalled = true;
+    },
+    async restore() {
+      if (stalled) {
+        // What was swallowed is gone: the connections it broke are reset, as TCP would end them in the end.
+        stalled = false;
+        resetAll();
+      }
+      server ??= await listen(port);
+    },
+    async close() {
+      proxies.delete(proxy);
+      const closed = stopListening();
+      server = undefined;
+      resetAll();
+      await closed;
+    },
+  };
+  proxies.add(proxy);
+  return proxy;
+}
+
+/** Closes every proxy a test started (from its afterEach). */
+export async function closeTcpProxies(): Promise<void> {
+  await Promise.all([...proxies].map((p) => p.close()));
+}
