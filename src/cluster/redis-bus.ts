@@ -281,7 +281,9 @@ export class RedisBus extends BusListeners implements Bus {
     this.flush();
     this.linked = false;
     // Leaving at once, not by expiry: the other nodes need not wait to know this node's agents are gone.
-    await this.pub.zrem(`${this.prefix}:nodes`, this.nodeId).catch(() => {});
-    await Promise.allSettled([this.pub.quit(), this.sub.quit()]);
+    if (this.pub.status === 'ready') await withTimeout(this.pub.zrem(`${this.prefix}:nodes`, this.nodeId), QUESTION_TIMEOUT_MS).catch(() => {});
+    // disconnect, not quit: quit fails on a connection that is reconnecting and leaves it reconnecting for ever.
+    this.pub.disconnect();
+    this.sub.disconnect();
   }
 }

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { LIMITS } from '../../generated/index.js';
 import { describePostgres } from '../helpers/databases.js';
-import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { startTestBridge, stopAll, type TestBridge } from '../helpers/bridge.js';
 import { startTestRedis, type TestRedis } from '../helpers/redis.js';
 import type { TestClient } from '../helpers/ws-client.js';
 
@@ -19,7 +19,10 @@ describePostgres('three nodes as one bridge', function (db) {
     n1 = await node('n1');
     [n2, n3] = [await node('n2'), await node('n3')];
   });
-  afterEach(() => redis?.kill());
+  afterEach(async () => {
+    await stopAll(); // the nodes leave while Redis is there to hear them, then Redis goes
+    redis?.kill();
+  });
 
   async function setup() {
     const org = await n1.org();
@@ -107,7 +110,10 @@ describePostgres('three nodes as one bridge', function (db) {
 
 describePostgres('three nodes sharing one rate limit', function (db) {
   let redis: TestRedis | undefined;
-  afterEach(() => redis?.kill());
+  afterEach(async () => {
+    await stopAll(); // the nodes leave while Redis is there to hear them, then Redis goes
+    redis?.kill();
+  });
 
   it('counts an app\'s events on every node against one bucket', async function () {
     if (!process.env.TEST_REDIS_URL) this.skip();
