@@ -50,7 +50,6 @@ export class ClusterRouter implements Router {
   constructor(
     private readonly bus: Bus,
     private readonly log: Logger = silentLogger,
-    private readonly claimGraceMs = CLAIM_GRACE_MS,
   ) {
     this.me = bus.nodeId;
     this.eventIdSuffix = `-${bus.nodeId}`;
@@ -103,12 +102,6 @@ export class ClusterRouter implements Router {
     let claim: string | undefined;
     try {
       claim = await this.bus.lookupAgent(agentId);
-      // An agent's node claims it just after the handshake's answer left: on a loaded machine the client can be
-      // told, and an app reach another node, before the claim reaches Redis. Asked once more before "offline".
-      if (claim === undefined && this.claimGraceMs > 0) {
-        await new Promise((resolve) => setTimeout(resolve, this.claimGraceMs));
-        claim = await this.bus.lookupAgent(agentId);
-      }
     } catch {
       return false; // the link is cut: the agent is out of reach whoever holds it
     }
@@ -274,9 +267,6 @@ export class ClusterRouter implements Router {
     this.bus.broadcast(this.snapshot());
   }
 }
-
-/** How long a node waits to ask the record again before it answers AGENT_OFFLINE for an agent of another node. */
-export const CLAIM_GRACE_MS = 50;
 
 const claimOf = (holder: Holder) => `${holder.node}:${holder.stamp}`;
 

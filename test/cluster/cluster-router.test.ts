@@ -30,7 +30,7 @@ function cluster(nodeIds: string[]) {
     directory.addApp(app);
     directory.addAgent(agent);
     directory.addAgent(coach);
-    const router = new ClusterRouter(hub.join(id), undefined, 0); // the record is never late here
+    const router = new ClusterRouter(hub.join(id));
     nodes.set(id, { bridge: makeBridge({ directory, clock, router, agentReconnectGraceMs: GRACE_MS }), router });
   }
   let ids = 0;
