@@ -59,20 +59,20 @@ describePostgres('a bridge of three nodes under faults', function (db) {
 
   /** The agent on n2, the app on n1, and one event of the app accepted and delivered across them. */
   async function eventAcrossNodes() {
-    const { app, agent } = await provision();
+    const { org, app, agent } = await provision();
     const [n1, n2] = nodes as [BridgeProcess, BridgeProcess];
     const agentOnN2 = await connect(n2, 'agent', agent.token);
     const appOnN1 = await connect(n1, 'app', app.token);
     appOnN1.send(event(agent.agent_id, 'before'));
     const accepted = await appOnN1.expect('accepted');
     await agentOnN2.expect('event');
-    return { agent, agentOnN2, appOnN1, accepted };
+    return { org, app, agent, agentOnN2, appOnN1, accepted };
   }
 
   it('ends the events at an agent on a killed node with AGENT_OFFLINE within the node expiry plus the grace, and the agent is reachable again on another node', async function () {
     this.timeout(60_000);
     const [n1, n2, n3] = nodes as [BridgeProcess, BridgeProcess, BridgeProcess];
-    const { agent, appOnN1, accepted } = await eventAcrossNodes();
+    const { org, app, agent, appOnN1, accepted } = await eventAcrossNodes();
 
     const killedAt = Date.now();
     n2.child.kill('SIGKILL');
@@ -87,6 +87,11 @@ describePostgres('a bridge of three nodes under faults', function (db) {
 
     const reconnectedAt = Date.now();
     const agentOnN3 = await connect(n3, 'agent', agent.token);
+    // As an app would: once the directory (which asks the record, as an event does) shows it online on n1.
+    await until('the agent online again in n1\'s directory', async () => {
+      const directory = await n1.http('GET', `/v1/organizations/${org.org_id}/agents`, { token: app.token });
+      return directory.body.agents?.[0]?.status === 'online' ? true : undefined;
+    });
     appOnN1.send(event(agent.agent_id, 'after'));
     expect(await appOnN1.expect('accepted')).to.include({ agent_id: agent.agent_id });
     expect(await agentOnN3.expect('event')).to.deep.include({ payload: { q: 'after' } });
