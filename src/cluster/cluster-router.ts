@@ -144,16 +144,9 @@ export class ClusterRouter implements Router {
     return this.localApps.has(appId) || (this.remoteApps.get(appId)?.size ?? 0) > 0;
   }
 
-  /** Agents held by each node, for the per-node picture. */
-  agentsByNode(): Map<string, number> {
-    const counts = new Map<string, number>();
-    for (const { node } of this.holders.values()) counts.set(node, (counts.get(node) ?? 0) + 1);
-    return counts;
-  }
-
-  /** The agents connected to other nodes, by node: what a cut link may have lost messages of. */
-  remoteAgents(): string[] {
-    return [...this.holders].filter(([, h]) => h.node !== this.me).map(([id]) => id);
+  /** The agents this node's picture places on a node that `node` matches. */
+  private agentsOn(node: (holder: string) => boolean): string[] {
+    return [...this.holders].filter(([, h]) => node(h.node)).map(([id]) => id);
   }
 
   private receive(from: string, message: Message): void {
@@ -170,7 +163,7 @@ export class ClusterRouter implements Router {
         return this.bus.send(from, this.snapshot());
       case 'cut': {
         // Its link was cut and is back: what went between it and this node in the gap may be lost.
-        const agents = [...this.holders].filter(([, h]) => h.node === from).map(([id]) => id);
+        const agents = this.agentsOn((node) => node === from);
         this.counters.agentsCutOff += agents.length;
         if (agents.length) this.listener?.agentsCutOff(agents);
         return;
@@ -231,7 +224,7 @@ export class ClusterRouter implements Router {
 
   /** A node is gone: its agents are offline (their events here wait the grace), its apps too. */
   private nodeGone(node: string): void {
-    const gone = [...this.holders].filter(([, h]) => h.node === node).map(([id]) => id);
+    const gone = this.agentsOn((holder) => holder === node);
     for (const agentId of gone) this.holders.delete(agentId);
     for (const [appId, nodes] of this.remoteApps) {
       nodes.delete(node);
@@ -246,7 +239,7 @@ export class ClusterRouter implements Router {
    * and the events held here that wait on them end now, since nothing they send can arrive.
    */
   private cutOff(): void {
-    const remote = [...this.holders].filter(([, h]) => h.node !== this.me).map(([id]) => id);
+    const remote = this.agentsOn((node) => node !== this.me);
     for (const agentId of remote) this.holders.delete(agentId);
     this.remoteApps.clear();
     this.log.warn({ agents: remote.length }, 'the link to the other nodes is cut: their agents are out of reach');

@@ -2,6 +2,7 @@
 // when another node's admin API makes them. server.ts calls `joinCluster` and wires the result in.
 import { LIMITS, type ClientKind } from '../../generated/index.js';
 import type { Logger } from '../shared/logger.js';
+import { shownUrl } from '../shared/shown-url.js';
 import { ClusterControl, type ControlAnswer, type ControlOp } from './control.js';
 import { ClusterRouter } from './cluster-router.js';
 import { NodeIdInUseError, RedisBus } from './redis-bus.js';
@@ -18,9 +19,6 @@ export interface ClusterNode {
   close(): Promise<void>;
 }
 
-/** Redis URLs as logs and errors show them: without a password. */
-export const redactedRedisUrl = (url: string) => url.replace(/\/\/[^@]*@/, '//***@');
-
 export async function joinCluster(options: { redisUrl: string; nodeId: string | undefined; log: Logger }): Promise<ClusterNode> {
   const { log } = options;
   let bus: RedisBus;
@@ -28,7 +26,7 @@ export async function joinCluster(options: { redisUrl: string; nodeId: string | 
     bus = await RedisBus.connect({ url: options.redisUrl, nodeId: options.nodeId, heartbeatMs: LIMITS.nodeHeartbeatMs, expiryMs: LIMITS.nodeExpiryMs, log });
   } catch (err) {
     if (err instanceof NodeIdInUseError) throw new ClusterLinkError(err.message);
-    throw new ClusterLinkError(`cannot reach Redis at ${redactedRedisUrl(options.redisUrl)} (REDIS_URL): ${(err as Error).message}`);
+    throw new ClusterLinkError(`cannot reach Redis at ${shownUrl(options.redisUrl)} (REDIS_URL): ${(err as Error).message}`);
   }
   const router = new ClusterRouter(bus, log);
   let control: ClusterControl | undefined;

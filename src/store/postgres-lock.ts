@@ -11,7 +11,7 @@ import type { Client } from 'pg';
 import type { Logger } from '../shared/logger.js';
 import type { DatabaseLock } from './database-lock.js';
 import { DatabaseInUseError, DatabaseOpenError } from './database-errors.js';
-import { shownUrl } from './database-url.js';
+import { shownUrl } from '../shared/shown-url.js';
 import { BRIDGE_LOCK_KEY, connect } from './postgres.js';
 
 /** Names this process in pg_stat_activity (its first 63 bytes), so that a refused bridge can say which one holds the lock. */
