@@ -2308,6 +2308,18 @@
       "applies_to": "each node of a bridge of several nodes (REDIS_URL)",
       "description": "A node whose last heartbeat is older than this is gone; its agents count as disconnected from then on (their events wait agentReconnectGraceMs, then end with AGENT_OFFLINE), within nodeExpiryMs + nodeHeartbeatMs of its last heartbeat. Decision (O14)."
     },
+    "overviewSampleMs": {
+      "value": 5000,
+      "unit": "milliseconds",
+      "applies_to": "each node's overview ring (GET /admin/v1/overview)",
+      "description": "One sample of a node's numbers (gauges, counts, error codes, latency percentiles) is taken this often. Decision (D8)."
+    },
+    "overviewWindowMs": {
+      "value": 3600000,
+      "unit": "milliseconds",
+      "applies_to": "each node's overview ring (GET /admin/v1/overview)",
+      "description": "How far back a node keeps its samples; the ring holds overviewWindowMs / overviewSampleMs of them (720), the oldest dropped first. Decision (D8)."
+    },
     "rotationGraceMs": {
       "value": 3600000,
       "unit": "milliseconds",

@@ -16,8 +16,8 @@ export function param<T>(value: unknown, name: string, validate: (v: unknown) =>
   return value;
 }
 
-/** The bounds of a paged listing's `limit` (events and sessions have the same; spec/openapi.yaml). */
-type PageLimitBounds = (typeof QUERY_PARAMETERS)[keyof typeof QUERY_PARAMETERS]['limit'];
+/** The bounds of a paged listing's `limit` (every paged listing has the same; spec/openapi.yaml). */
+type PageLimitBounds = Extract<(typeof QUERY_PARAMETERS)[keyof typeof QUERY_PARAMETERS], { limit: unknown }>['limit'];
 
 /** The `limit` of a paged admin listing: within its parameter's bounds, its default when absent. */
 export function pageLimit(value: unknown, bounds: PageLimitBounds): number {

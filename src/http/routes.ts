@@ -115,20 +115,20 @@ export function routes(deps: RouteDeps): Router {
 
   const admin = new Router({ prefix: '/admin/v1' });
   admin.get('/organizations', (ctx) => {
-    ctx.body = { organizations: registry.organizations() } satisfies OrganizationList;
+    ctx.body = { organizations: registry.organizations(), next_after: null } satisfies OrganizationList;
   });
   admin.post('/organizations', async (ctx) => created(ctx, await registry.createOrganization(body(ctx, validateOrganizationCreate))));
   admin.delete('/organizations/:org_id', async (ctx) => {
     ctx.body = await registry.deleteOrganization(ctx.params.org_id!);
   });
   admin.get('/organizations/:org_id/apps', (ctx) => {
-    ctx.body = { apps: registry.apps(ctx.params.org_id!) } satisfies AppList;
+    ctx.body = { apps: registry.apps(ctx.params.org_id!), next_after: null } satisfies AppList;
   });
   admin.post('/organizations/:org_id/apps', async (ctx) =>
     created(ctx, await registry.createApp(ctx.params.org_id!, body(ctx, validateAppCreate))),
   );
   admin.get('/organizations/:org_id/agents', (ctx) => {
-    ctx.body = { agents: registry.agents(ctx.params.org_id!) } satisfies AgentList;
+    ctx.body = { agents: registry.agents(ctx.params.org_id!), next_after: null } satisfies AgentList;
   });
   admin.post('/organizations/:org_id/agents', async (ctx) =>
     created(ctx, await registry.createAgent(ctx.params.org_id!, body(ctx, validateAgentCreate))),
