@@ -32,6 +32,7 @@ import { BurstLog, LOG_WINDOW_MS } from './burst-log.js';
 import { ConnectionBounds, DEFAULT_CONNECTION_LIMITS, type ConnectionBound, type ConnectionLimits } from './connection-bounds.js';
 import { endpointOf, identify, type ConnectionFacts, type HandshakeRefusalCode } from './handshake.js';
 import type { ConnectionHandlers, Socket } from './transport.js';
+import type { LiveClient } from './live-picture.js';
 import { ByteBudget, StreamedText, type NotKept } from './streamed-text.js';
 
 export interface BridgeOptions {
@@ -116,17 +117,6 @@ export interface Bridge {
   limitCounters(): LimitCounters;
   /** Bytes held right now for the streamed text of events in flight (L14). */
   streamedTextBytes(): number;
-}
-
-/** One live connection of an app or agent, as the admin API's live picture shows it (D8). */
-export interface LiveClient {
-  kind: ClientKind;
-  /** Its app_id or agent_id. */
-  id: string;
-  /** When its handshake completed (epoch ms, the bridge's clock). */
-  connected_at: number;
-  /** When its last `ping` arrived; null before the first. */
-  last_ping_at: number | null;
 }
 
 /** Why an app or agent was revoked, as its clients read it in the error text. */

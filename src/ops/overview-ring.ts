@@ -1,7 +1,8 @@
 // The overview's history (D8): every overviewSampleMs on the bridge's clock, one sample of this node's gauges and
 // of what happened since the previous sample, kept in a ring of overviewWindowMs. In memory only: the bridge holds
 // these numbers already, and an hour of them is about 100 KB. Fed by the core's observer; no I/O.
-import { LIMITS, type ErrorCode, type OverviewNow, type OverviewSample } from '../../generated/index.js';
+import { LIMITS, type ErrorCode, type OverviewNode, type OverviewNow, type OverviewSample } from '../../generated/index.js';
+import type { Bridge } from '../core/bridge.js';
 import type { BridgeObserver } from '../core/observer.js';
 import type { Clock, Timer } from '../shared/clock.js';
 
@@ -13,6 +14,17 @@ export interface OverviewGauges {
   now(): OverviewNow;
   /** Token fragments forwarded since start (a running total). */
   fragmentsForwarded(): number;
+}
+
+/** The gauges, read from the bridge when asked (the same numbers /metrics reads). */
+export function bridgeGauges(bridge: () => Bridge): OverviewGauges {
+  return {
+    now() {
+      const { apps, agents, eventsInFlight } = bridge().stats();
+      return { app_connections: apps, agent_connections: agents, apps_online: bridge().appsOnline(), agents_online: agents, events_in_flight: eventsInFlight };
+    },
+    fragmentsForwarded: () => bridge().tokensForwarded(),
+  };
 }
 
 export interface OverviewRingOptions {
@@ -91,6 +103,11 @@ export class OverviewRing {
   stop(): void {
     this.timer?.cancel();
     this.timer = undefined;
+  }
+
+  /** This node as the overview shows it: its gauges now, and its samples taken after `after`. */
+  node(nodeId: string, after?: number): OverviewNode {
+    return { node_id: nodeId, now: this.gauges.now(), samples: this.samplesAfter(after) };
   }
 
   /** The samples taken after `after` (epoch ms; all when undefined), oldest first. */
