@@ -4,11 +4,13 @@ import type {
   AgentCreate,
   AgentCreated,
   AgentList,
+  AgentUpdate,
   App,
   AppCreated,
   AppList,
   AgentTokenRotated,
   AppTokenRotated,
+  AuditLog,
   EventLog,
   HttpError,
   Organization,
@@ -66,26 +68,33 @@ export class AdminClient {
     return json as T;
   }
 
-  organizations = () => this.call<OrganizationList>('GET', '/admin/v1/organizations');
+  organizations = (query: Query = {}) => this.call<OrganizationList>('GET', `/admin/v1/organizations${queryString(query)}`);
   createOrganization = (name: string) => this.call<Organization>('POST', '/admin/v1/organizations', { name });
+  renameOrganization = (orgId: string, name: string) => this.call<Organization>('PATCH', `/admin/v1/organizations/${encodeURIComponent(orgId)}`, { name });
   deleteOrganization = (orgId: string) => this.call<OrganizationDeleted>('DELETE', `/admin/v1/organizations/${encodeURIComponent(orgId)}`);
-  apps = (orgId: string) => this.call<AppList>('GET', `/admin/v1/organizations/${encodeURIComponent(orgId)}/apps`);
+  apps = (orgId: string, query: Query = {}) => this.call<AppList>('GET', `/admin/v1/organizations/${encodeURIComponent(orgId)}/apps${queryString(query)}`);
+  renameApp = (appId: string, name: string) => this.call<App>('PATCH', `/admin/v1/apps/${encodeURIComponent(appId)}`, { name });
   createApp = (orgId: string, name: string) =>
     this.call<AppCreated>('POST', `/admin/v1/organizations/${encodeURIComponent(orgId)}/apps`, { name });
-  agents = (orgId: string) => this.call<AgentList>('GET', `/admin/v1/organizations/${encodeURIComponent(orgId)}/agents`);
+  agents = (orgId: string, query: Query = {}) => this.call<AgentList>('GET', `/admin/v1/organizations/${encodeURIComponent(orgId)}/agents${queryString(query)}`);
+  updateAgent = (agentId: string, body: AgentUpdate) => this.call<Agent>('PATCH', `/admin/v1/agents/${encodeURIComponent(agentId)}`, body);
   createAgent = (orgId: string, body: AgentCreate) =>
     this.call<AgentCreated>('POST', `/admin/v1/organizations/${encodeURIComponent(orgId)}/agents`, body);
   rotateAppToken = (appId: string) => this.call<AppTokenRotated>('POST', `/admin/v1/apps/${encodeURIComponent(appId)}/rotate-token`);
   rotateAgentToken = (agentId: string) => this.call<AgentTokenRotated>('POST', `/admin/v1/agents/${encodeURIComponent(agentId)}/rotate-token`);
   deactivateApp = (appId: string) => this.call<App>('POST', `/admin/v1/apps/${encodeURIComponent(appId)}/deactivate`);
   deactivateAgent = (agentId: string) => this.call<Agent>('POST', `/admin/v1/agents/${encodeURIComponent(agentId)}/deactivate`);
-  events = (query: Record<string, string | undefined>) => this.call<EventLog>('GET', `/admin/v1/events${queryString(query)}`);
-  sessions = (query: Record<string, string | undefined>) => this.call<SessionList>('GET', `/admin/v1/sessions${queryString(query)}`);
+  events = (query: Query) => this.call<EventLog>('GET', `/admin/v1/events${queryString(query)}`);
+  sessions = (query: Query) => this.call<SessionList>('GET', `/admin/v1/sessions${queryString(query)}`);
+  audit = (query: Query) => this.call<AuditLog>('GET', `/admin/v1/audit${queryString(query)}`);
   setAllowlist = (agentId: string, appIds: App['app_id'][] | null) =>
     this.call<Agent>('PUT', `/admin/v1/agents/${encodeURIComponent(agentId)}/allowlist`, { app_ids: appIds });
 }
 
-function queryString(query: Record<string, string | undefined>): string {
+/** Query parameters; the undefined ones are left out. */
+export type Query = Record<string, string | undefined>;
+
+function queryString(query: Query): string {
   const params = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined));
   const text = params.toString();
   return text ? `?${text}` : '';

@@ -7,7 +7,7 @@ import { ClusterLinkError } from '../cluster/node.js';
 import { DatabaseInUseError, DatabaseOpenError, DatabaseUrlError } from '../store/database-errors.js';
 import { TlsError } from '../tls.js';
 import { ENDPOINT_PATHS, FIELD_BOUNDS, QUERY_PARAMETERS } from '../../generated/index.js';
-import { AdminApiError, AdminClient } from './admin-client.js';
+import { AdminApiError, AdminClient, type Query } from './admin-client.js';
 
 const program = new Command('bridge')
   .description('Agent messaging bridge: a WebSocket bridge between apps and AI agents.')
@@ -60,6 +60,38 @@ function positiveInt(value: string): number {
   return n;
 }
 
+function pageLimitHelp(limit: { minimum: number; maximum: number; default: number }): string {
+  return `${limit.minimum} to ${limit.maximum} (default ${limit.default})`;
+}
+
+interface PageOptions {
+  search?: string;
+  limit?: string;
+  after?: string;
+}
+
+/** --search, --limit and --after of a searchable listing (organizations, apps, agents; D11). */
+function paged(command: Command, what: 'organizations' | 'apps' | 'agents'): Command {
+  const bounds = { organizations: QUERY_PARAMETERS.listOrganizations, apps: QUERY_PARAMETERS.listApps, agents: QUERY_PARAMETERS.listAgents }[what];
+  return command
+    .option('--search <text>', `only the ${what} whose id or name contains this text (any case)`)
+    .option('--limit <n>', `${what} per page, ${pageLimitHelp(bounds.limit)}`)
+    .option('--after <id>', 'the next_after of the previous page');
+}
+
+const pageQuery = (o: PageOptions): Query => ({ q: o.search, limit: o.limit, after: o.after });
+
+/**
+ * Prints the page as JSON on stdout, and on stderr, when more follow, the command that prints the next one: a
+ * user who lists without options sees that the list goes on, and a script still reads one JSON document.
+ */
+function printPage(page: { next_after: string | null }, command: string, o: PageOptions): void {
+  print(page);
+  if (page.next_after === null) return;
+  const kept = [o.search !== undefined ? `--search ${JSON.stringify(o.search)}` : '', o.limit !== undefined ? `--limit ${o.limit}` : ''].filter(Boolean);
+  console.error(`more follow: bridge ${[command, ...kept, `--after ${page.next_after}`].join(' ')}`);
+}
+
 // Read from the environment by commander at parse time, never given as a default: a default is printed by --help,
 // and the admin token's would be the secret itself.
 program
@@ -67,15 +99,27 @@ program
   .addOption(new Option('--admin-token <token>', 'the server\'s ADMIN_TOKEN').env('ADMIN_TOKEN'));
 
 const orgs = program.command('orgs').description('organizations');
-orgs.command('list').action(async (_o, cmd) => print(await client(cmd).organizations()));
+paged(orgs.command('list').description('organizations by id, one page at a time'), 'organizations').action(async (o: PageOptions, cmd) =>
+  printPage(await client(cmd).organizations(pageQuery(o)), 'orgs list', o),
+);
 orgs.command('create <name>').action(async (name, _o, cmd) => print(await client(cmd).createOrganization(name)));
+orgs
+  .command('rename <org_id> <name>')
+  .description('change its display name; its id, apps and agents stay')
+  .action(async (orgId, name, _o, cmd) => print(await client(cmd).renameOrganization(orgId, name)));
 orgs
   .command('delete <org_id>')
   .description('remove it with its apps and agents for good: their connections close, their tokens stop working')
   .action(async (orgId, _o, cmd) => print(await client(cmd).deleteOrganization(orgId)));
 
 const apps = program.command('apps').description('apps of an organization');
-apps.command('list <org_id>').action(async (orgId, _o, cmd) => print(await client(cmd).apps(orgId)));
+paged(apps.command('list <org_id>').description('apps by id, one page at a time'), 'apps').action(async (orgId: string, o: PageOptions, cmd) =>
+  printPage(await client(cmd).apps(orgId, pageQuery(o)), `apps list ${orgId}`, o),
+);
+apps
+  .command('rename <app_id> <name>')
+  .description('change its display name; its id, tokens and connections stay')
+  .action(async (appId, name, _o, cmd) => print(await client(cmd).renameApp(appId, name)));
 apps
   .command('create <org_id> <name>')
   .description('register an app; its token is shown once')
@@ -91,7 +135,9 @@ apps
   .action(async (appId, _o, cmd) => print(await client(cmd).deactivateApp(appId)));
 
 const agents = program.command('agents').description('agents of an organization');
-agents.command('list <org_id>').action(async (orgId, _o, cmd) => print(await client(cmd).agents(orgId)));
+paged(agents.command('list <org_id>').description('agents by id, one page at a time'), 'agents').action(async (orgId: string, o: PageOptions, cmd) =>
+  printPage(await client(cmd).agents(orgId, pageQuery(o)), `agents list ${orgId}`, o),
+);
 agents
   .command('create <org_id> <name>')
   .description('register an agent; its token is shown once')
@@ -108,6 +154,21 @@ agents
   );
 
 agents
+  .command('update <agent_id>')
+  .description('change its name, description or session TTL (the TTL applies to sessions created from now on)')
+  .option('--name <name>')
+  .option('--description <text>', 'what the agent does ("" for none)')
+  .option('--ttl-days <days>', 'session TTL in days for new sessions', positiveInt)
+  .action(async (agentId, opts: { name?: string; description?: string; ttlDays?: number }, cmd) => {
+    const change = {
+      ...(opts.name !== undefined ? { name: opts.name } : {}),
+      ...(opts.description !== undefined ? { description: opts.description } : {}),
+      ...(opts.ttlDays !== undefined ? { ttl_days: opts.ttlDays } : {}),
+    };
+    if (!Object.keys(change).length) cmd.error('bridge: agents update: give at least one of --name, --description, --ttl-days');
+    print(await client(cmd).updateAgent(agentId, change));
+  });
+agents
   .command('rotate-token <agent_id>')
   .description('issue a new token (shown once); the old one works for one more hour')
   .action(async (agentId, _o, cmd) => print(await client(cmd).rotateAgentToken(agentId)));
@@ -119,14 +180,29 @@ agents
 program
   .command('events')
   .description('the event log, newest first (never payloads)')
+  .option('--org-id <id>', "the events of the organization's apps")
   .option('--app-id <id>')
   .option('--agent-id <id>')
   .option('--status <status>', 'delivered or rejected')
   .option('--code <code>', 'an error code, e.g. AGENT_TIMEOUT')
+  .option('--since <time>', 'received at or after this ISO 8601 time, e.g. 2025-02-01T11:00:00Z')
+  .option('--until <time>', 'received before this ISO 8601 time')
   .option('--limit <n>', pageLimitHelp(QUERY_PARAMETERS.listEvents.limit))
   .option('--before <event_id>', 'the next_before of the previous page')
   .action(async (o: Record<string, string | undefined>, cmd) =>
-    print(await client(cmd).events({ app_id: o.appId, agent_id: o.agentId, status: o.status, code: o.code, limit: o.limit, before: o.before })),
+    print(
+      await client(cmd).events({
+        org_id: o.orgId,
+        app_id: o.appId,
+        agent_id: o.agentId,
+        status: o.status,
+        code: o.code,
+        since: o.since,
+        until: o.until,
+        limit: o.limit,
+        before: o.before,
+      }),
+    ),
   );
 
 program
@@ -138,9 +214,12 @@ program
   .option('--after <session_key>', 'the next_after of the previous page')
   .action(async (o: Record<string, string | undefined>, cmd) => print(await client(cmd).sessions({ app_id: o.appId, agent_id: o.agentId, limit: o.limit, after: o.after })));
 
-function pageLimitHelp(limit: { minimum: number; maximum: number; default: number }): string {
-  return `${limit.minimum} to ${limit.maximum} (default ${limit.default})`;
-}
+program
+  .command('audit')
+  .description('the audit trail of admin changes and dashboard sign-ins, newest first (next page: --before the printed next_before)')
+  .option('--limit <n>', `entries per page, ${pageLimitHelp(QUERY_PARAMETERS.listAuditEntries.limit)}`)
+  .option('--before <audit_id>', 'the next_before of the previous page')
+  .action(async (o: Record<string, string | undefined>, cmd) => print(await client(cmd).audit({ limit: o.limit, before: o.before })));
 
 const allowlist = program.command('allowlist').description("an agent's allowlist");
 allowlist

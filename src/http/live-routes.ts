@@ -1,7 +1,6 @@
 // The admin API's live routes (D8, D9): the overview of every node, an organization's live picture, and test
 // events streamed back as server-sent events.
 import { Router } from '@koa/router';
-import type { Context } from 'koa';
 import { LIMITS, QUERY_PARAMETERS, validateTestEvent, type Overview, type OverviewNode } from '../../generated/index.js';
 import { problem } from '../admin/problem.js';
 import { organizationLive, requireOrganization, LAST_MINUTE_MS } from '../admin/org-live.js';
@@ -9,6 +8,7 @@ import type { Principal } from '../core/directory.js';
 import type { NodeConnections } from '../core/live-picture.js';
 import type { ConnectionHandlers, Socket } from '../core/transport.js';
 import { inProcessApp } from './in-process-app.js';
+import { actorOf } from './auth.js';
 import { body, param } from './input.js';
 import type { RouteDeps } from './routes.js';
 
@@ -28,8 +28,6 @@ export interface LiveDeps {
   organizationConnections(orgId: string): Promise<FromEveryNode<NodeConnections>>;
   /** Opens a connection inside the bridge as `principal`, within its bounds (the core's `open`; D9). */
   openConnection(socket: Socket, principal: Principal): ConnectionHandlers;
-  /** Audit hook (D10, `test_event.send`): awaited once the test event is found valid, before it is sent. */
-  testEventSent?(ctx: Context, event: { app_id: string; agent_id: string; thread_id: string }): Promise<void> | void;
 }
 
 const { after: AFTER } = QUERY_PARAMETERS.getOverview;
@@ -76,7 +74,8 @@ export function liveRoutes(deps: RouteDeps & LiveDeps): Router {
     // Authenticated as the app with its current token: what one of its instances would hold.
     const token = tokens.find((t) => t.expires_at === null) ?? tokens.at(-1)!;
     const threadId = request.thread_id ?? TEST_EVENT_THREAD;
-    await deps.testEventSent?.(ctx, { app_id: app.app_id, agent_id: agent.agent_id, thread_id: threadId });
+    // Recorded before it is sent (D10): the event reaches the agent, whatever becomes of the stream.
+    await deps.audit.record(actorOf(ctx), 'test_event.send', agent.agent_id, { app_id: app.app_id, thread_id: threadId });
 
     const instance = inProcessApp({
       clock,

@@ -50,6 +50,26 @@ describePostgres('three nodes as one bridge', function (db) {
     expect(apps.body[0] ?? apps.body.apps?.[0]).to.include({ app_id: app.app_id, online: true });
   });
 
+  it('shows a rename on every node as soon as the admin API answered, and gives sessions opened on another node the new TTL', async function () {
+    const { org, app, agent } = await setup();
+    await n1.http('PATCH', `/admin/v1/organizations/${org.org_id}`, { body: { name: 'Renamed Org' } });
+    await n1.http('PATCH', `/admin/v1/apps/${app.app_id}`, { body: { name: 'Renamed App' } });
+    expect((await n1.http('PATCH', `/admin/v1/agents/${agent.agent_id}`, { body: { name: 'Renamed Agent', description: 'New.', ttl_days: 2 } })).status).to.equal(200);
+    const directory = await n2.http('GET', `/v1/organizations/${org.org_id}/agents`, { token: app.token });
+    expect(directory.body.agents[0]).to.include({ id: agent.agent_id, name: 'Renamed Agent', description: 'New.' });
+    expect((await n3.http('GET', `/admin/v1/organizations?q=renamed`)).body.organizations.map((o: { name: string }) => o.name)).to.deep.equal(['Renamed Org']);
+    expect((await n3.http('GET', `/admin/v1/organizations/${org.org_id}/apps`)).body.apps[0].name).to.equal('Renamed App');
+
+    const agentClient = await n3.connectAgent(agent.token);
+    const appClient = await n2.connectApp(app.token);
+    appClient.send(event(agent.agent_id, 'after-ttl-change'));
+    const accepted = await appClient.expect('accepted');
+    await agentClient.expect('event');
+    const sessions = await n1.http('GET', `/admin/v1/sessions?agent_id=${agent.agent_id}`);
+    const session = sessions.body.sessions.find((s: { session_key: string }) => s.session_key === accepted.session_key);
+    expect(Date.parse(session.expires_at) - Date.parse(session.created_at)).to.equal(2 * 86_400_000);
+  });
+
   it('closes an agent\'s connection on another node with TOKEN_REVOKED when it is deactivated, and ends its events held on a third', async function () {
     const { app, agent } = await setup();
     const agentClient = await n3.connectAgent(agent.token);

@@ -18,6 +18,10 @@ const ADMIN_ROUTES: [method: string, path: string, body?: unknown][] = [
   ['POST', '/admin/v1/organizations/acme-abc123/agents', { name: 'Agent' }],
   ['PUT', '/admin/v1/agents/agent-abc123/allowlist', { app_ids: null }],
   ['POST', '/admin/v1/test/clock', { advance_ms: 0 }],
+  ['PATCH', '/admin/v1/organizations/acme-abc123', { name: 'Acme' }],
+  ['PATCH', '/admin/v1/apps/app-abc123', { name: 'App' }],
+  ['PATCH', '/admin/v1/agents/agent-abc123', { ttl_days: 1 }],
+  ['GET', '/admin/v1/audit'],
 ];
 
 /** Moves the test clock through POST /admin/v1/test/clock in heartbeat periods, the clients pinging in between. */

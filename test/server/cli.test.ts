@@ -103,6 +103,90 @@ describe('the bridge CLI', function () {
     expect(again.stderr).to.match(/^bridge: NOT_FOUND: /).and.include(org.org_id);
   });
 
+  it('renames organizations and apps, updates an agent, and shows the changes in the audit trail', async function () {
+    const bridge = await startTestBridge();
+    const org = await bridge.org('Acme');
+    const app = await bridge.app(org.org_id, 'Classroom');
+    const agent = await bridge.agent(org.org_id, 'Tutor');
+
+    expect(json(await admin(bridge, 'orgs', 'rename', org.org_id, 'Acme Europe'))).to.deep.equal({ ...org, name: 'Acme Europe' });
+    expect(json(await admin(bridge, 'apps', 'rename', app.app_id, 'Classroom iOS'))).to.include({ app_id: app.app_id, name: 'Classroom iOS' });
+    const updated = json(await admin(bridge, 'agents', 'update', agent.agent_id, '--description', 'Explains maths.', '--ttl-days', '30'));
+    expect(updated).to.include({ agent_id: agent.agent_id, name: 'Tutor', description: 'Explains maths.', ttl_days: 30 });
+    expect(json(await admin(bridge, 'agents', 'update', agent.agent_id, '--name', 'Maths Tutor'))).to.include({ name: 'Maths Tutor', ttl_days: 30 });
+
+    const nothing = await admin(bridge, 'agents', 'update', agent.agent_id);
+    expect(nothing.code).to.equal(1);
+    expect(nothing.stderr).to.match(/--name, --description, --ttl-days/);
+    const unknown = await admin(bridge, 'apps', 'rename', 'nope-abc123', 'X');
+    expect(unknown.code).to.equal(1);
+    expect(unknown.stderr).to.match(/^bridge: NOT_FOUND: /);
+
+    const audit = json(await admin(bridge, 'audit', '--limit', '2'));
+    expect(audit.entries.map((e: { action: string }) => e.action)).to.deep.equal(['agent.update', 'agent.update']);
+    const older = json(await admin(bridge, 'audit', '--before', String(audit.next_before)));
+    expect(older.entries.map((e: { action: string }) => e.action)).to.deep.equal(['app.update', 'organization.update', 'agent.create', 'app.create', 'organization.create']);
+    expect(older.next_before).to.equal(null);
+  });
+
+  it('lists a page at a time with --search, --limit and --after, and tells on stderr how to get the next page', async function () {
+    const bridge = await startTestBridge();
+    const ids = [];
+    for (const name of ['Acme One', 'Acme Two', 'Acme Three', 'Beta']) ids.push((await bridge.org(name)).org_id);
+    const acme = ids.slice(0, 3).sort();
+
+    const first = await admin(bridge, 'orgs', 'list', '--search', 'ACME', '--limit', '2');
+    expect(json(first).organizations.map((o: { org_id: string }) => o.org_id)).to.deep.equal(acme.slice(0, 2));
+    expect(json(first).next_after).to.equal(acme[1]);
+    expect(first.stderr.trim()).to.equal(`more follow: bridge orgs list --search "ACME" --limit 2 --after ${acme[1]}`);
+    const second = await admin(bridge, 'orgs', 'list', '--search', 'ACME', '--limit', '2', '--after', acme[1]!);
+    expect(json(second)).to.deep.equal({ organizations: [(await bridge.http('GET', `/admin/v1/organizations?q=${acme[2]}`)).body.organizations[0]], next_after: null });
+    expect(second.stderr).to.equal('');
+
+    const all = await admin(bridge, 'orgs', 'list');
+    expect(json(all).organizations).to.have.length(4);
+    expect(all.stderr).to.equal('');
+
+    const org = await bridge.org('Apps Org');
+    const apps = [await bridge.app(org.org_id, 'iOS'), await bridge.app(org.org_id, 'Android')].map((a) => a.app_id).sort();
+    const appPage = await admin(bridge, 'apps', 'list', org.org_id, '--limit', '1');
+    expect(json(appPage).apps.map((a: { app_id: string }) => a.app_id)).to.deep.equal([apps[0]]);
+    expect(appPage.stderr.trim()).to.equal(`more follow: bridge apps list ${org.org_id} --limit 1 --after ${apps[0]}`);
+    const agent = await bridge.agent(org.org_id, 'Grader');
+    expect(json(await admin(bridge, 'agents', 'list', org.org_id, '--search', 'grad')).agents.map((a: { agent_id: string }) => a.agent_id)).to.deep.equal([agent.agent_id]);
+
+    const bad = await admin(bridge, 'orgs', 'list', '--limit', '0');
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.match(/^bridge: INVALID_REQUEST: limit/);
+  });
+
+  it('filters the event log by organization and time range', async function () {
+    const bridge = await startTestBridge();
+    const { org, agent, appClient, agentClient } = await bridge.pair();
+    const other = await bridge.pair();
+    const send = async (client: typeof appClient, to: typeof agentClient, agentId: string) => {
+      client.send({ type: 'event', agent_id: agentId, thread_id: 't', payload: {} });
+      const { event_id } = await client.expect('accepted');
+      await to.expect('event');
+      to.send({ type: 'reply', event_id, content: 'ok', done: true });
+      await client.expect('reply');
+      return event_id;
+    };
+    const early = await send(appClient, agentClient, agent.agent_id);
+    bridge.clock.advance(60_000);
+    const boundary = new Date(bridge.clock.now()).toISOString();
+    const late = await send(appClient, agentClient, agent.agent_id);
+    await send(other.appClient, other.agentClient, other.agent.agent_id);
+
+    const ofOrg = json(await admin(bridge, 'events', '--org-id', org.org_id));
+    expect(ofOrg.events.map((e: { event_id: string }) => e.event_id)).to.deep.equal([late, early]);
+    expect(json(await admin(bridge, 'events', '--org-id', org.org_id, '--since', boundary)).events.map((e: { event_id: string }) => e.event_id)).to.deep.equal([late]);
+    expect(json(await admin(bridge, 'events', '--org-id', org.org_id, '--until', boundary)).events.map((e: { event_id: string }) => e.event_id)).to.deep.equal([early]);
+    const bad = await admin(bridge, 'events', '--since', 'yesterday');
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.match(/^bridge: INVALID_REQUEST: since/);
+  });
+
   it('exits 1 with the error code on stderr for a wrong admin token, and says it cannot reach a bridge that is not there (worth retrying, unlike the wrong token)', async function () {
     const bridge = await startTestBridge();
     const port = await closedPort();

@@ -127,7 +127,7 @@ describePostgres('the PostgreSQL store', function (db) {
     try {
       expect(starts.flatMap((s) => (s.status === 'rejected' ? [String(s.reason)] : [])), 'failed starts').to.deep.equal([]);
       const done = await nodes[0]!('knex_migrations').select('name').orderBy('id');
-      expect(done.map((m) => m.name)).to.deep.equal(['001_registry', '002_sessions_and_event_log', '003_events_pending', '004_postgres_tokens_used']);
+      expect(done.map((m) => m.name)).to.deep.equal(['001_registry', '002_sessions_and_event_log', '003_events_pending', '004_postgres_tokens_used', '005_admin_audit']);
     } finally {
       await Promise.all(nodes.map((k) => k.destroy()));
     }

@@ -16,7 +16,7 @@ import { TestClient } from '../helpers/ws-client.js';
 
 const ADMIN = 'store-test-admin-token-0123456789';
 /** Every table of the schema (knex's own bookkeeping aside). */
-const TABLES = ['organizations', 'apps', 'agents', 'agent_allowlist', 'tokens', 'sessions', 'events'];
+const TABLES = ['organizations', 'apps', 'agents', 'agent_allowlist', 'tokens', 'sessions', 'events', 'admin_audit'];
 
 /** Bridges and clients of one test, on the database `databaseUrl()` names; all closed after it. */
 function harness(databaseUrl: () => string) {

@@ -51,6 +51,9 @@ describe('test events (POST /admin/v1/test-events)', function () {
     await untilAppConnections(bridge, 0); // closed once the reply was streamed
     const [logged] = await loggedEvent(bridge, agent.agent_id);
     expect(logged).to.include({ event_id: delivered.event_id, app_id: app.app_id, thread_id: 'dashboard-test', outcome: 'replied' });
+    const audit = await bridge.http('GET', '/admin/v1/audit?limit=1', { schema: 'AuditLog' });
+    expect(audit.body.entries[0]).to.deep.include({ action: 'test_event.send', target: agent.agent_id, actor: { kind: 'admin_token', session: null } });
+    expect(audit.body.entries[0]!.detail).to.deep.equal({ app_id: app.app_id, thread_id: 'dashboard-test' });
   });
 
   it('ends with AGENT_TIMEOUT when the agent never answers, the instance pinging meanwhile as an app does', async function () {
