@@ -81,7 +81,17 @@ function signInView() {
         signedInWith(session);
       },
     }),
+    aboutTheBridge(),
   );
+}
+
+/** What the bridge's address used to show before it led here (GET / redirects to the dashboard). */
+function aboutTheBridge() {
+  return h('section', { 'aria-labelledby': 'about-title', class: 'about' },
+    h('h2', { id: 'about-title' }, 'About this bridge'),
+    h('ul', {},
+      h('li', {}, h('a', { href: '/docs/' }, 'The protocol'), ': how apps and agents connect and what they send (the AsyncAPI and OpenAPI documents).'),
+      h('li', {}, h('a', { href: '/healthz' }, '/healthz'), ' and ', h('a', { href: '/readyz' }, '/readyz'), ': the probes, no token needed.')));
 }
 
 function adminOffView() {
@@ -90,6 +100,7 @@ function adminOffView() {
     h('p', {}, 'This bridge was started without ADMIN_TOKEN, so nobody can sign in and registration is closed. Restart it with an admin token of 16 characters or more, for example:'),
     h('pre', {}, 'ADMIN_TOKEN=change-me-admin-token npm start'),
     h('p', {}, 'then reload this page and sign in with that token.'),
+    aboutTheBridge(),
   );
 }
 
