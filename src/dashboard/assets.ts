@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { STATIC_CONTENT_TYPES } from '../http/content-types.js';
-import { ERRORS, ERROR_CODES, FIELD_BOUNDS, LIMITS } from '../../generated/index.js';
+import { ERRORS, ERROR_CODES, FIELD_BOUNDS, LIMITS, QUERY_PARAMETERS } from '../../generated/index.js';
 
 export interface Asset {
   type: string;
@@ -14,7 +14,7 @@ const DIR = new URL('./assets/', import.meta.url);
 
 /**
  * Field rules of the admin API's request bodies (spec/openapi.yaml OrganizationCreate, AppCreate, AgentCreate and
- * asyncapi.yaml AppId), read from generated/; the id pattern lives only inside the validators, so it is named here
+ * asyncapi.yaml AppId) and of its listings' `q` and `limit`, read from generated/; the id pattern lives only inside the validators, so it is named here
  * and a test holds it equal to the spec.
  */
 export const FIELD_RULES = {
@@ -24,6 +24,8 @@ export const FIELD_RULES = {
   ttlDaysMax: FIELD_BOUNDS.AgentCreate.ttl_days.maximum,
   idPattern: '^[a-z0-9-]+$',
   idMaxLength: LIMITS.idMaxChars,
+  searchMaxLength: QUERY_PARAMETERS.listOrganizations.q.maxLength,
+  pageMax: QUERY_PARAMETERS.listOrganizations.limit.maximum,
 } as const;
 
 function specModule(): string {

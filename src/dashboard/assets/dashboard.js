@@ -1,5 +1,7 @@
-// The dashboard's entry: signing in and out, and the views by address (#/orgs, #/orgs/<id>, #/events?…).
+// The dashboard's entry: signing in and out, and the views by address (#/orgs?…, #/orgs/<id>?…, #/events?…,
+// #/audit?…).
 import { api, setSession, whenSignedOut } from './api.js';
+import { auditView } from './audit.js';
 import { announce, announceOnNextView, h, heading, replace, startView } from './dom.js';
 import { eventsView } from './events.js';
 import { field, form, input } from './forms.js';
@@ -10,11 +12,14 @@ import { sessionsView } from './sessions.js';
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 const ID = '([a-z0-9-]{1,64})';
+const QUERY = '(?:\\?(.*))?';
+const query = (text) => new URLSearchParams(text ?? '');
 const ROUTES = [
   [new RegExp(`^#/orgs/${ID}/agents/${ID}/sessions$`), (m) => sessionsView(main, m[1], m[2])],
-  [new RegExp(`^#/orgs/${ID}$`), (m) => orgView(main, m[1])],
-  [/^#\/events(?:\?(.*))?$/, (m) => eventsView(main, new URLSearchParams(m[1] ?? ''))],
-  [/^#\/orgs$/, () => orgsView(main)],
+  [new RegExp(`^#/orgs/${ID}${QUERY}$`), (m) => orgView(main, m[1], query(m[2]))],
+  [new RegExp(`^#/events${QUERY}$`), (m) => eventsView(main, query(m[1]))],
+  [new RegExp(`^#/orgs${QUERY}$`), (m) => orgsView(main, query(m[1]))],
+  [new RegExp(`^#/audit${QUERY}$`), (m) => auditView(main, query(m[1]))],
 ];
 
 let signedIn = false;
