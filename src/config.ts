@@ -20,6 +20,8 @@ export interface Config {
   rateLimitBurst: number;
   /** Event log rows older than this are deleted by the hourly sweep; 0 keeps them forever. */
   eventLogRetentionDays: number;
+  /** Audit trail rows older than this are deleted by the hourly sweep; 0 keeps them forever (D10). */
+  auditLogRetentionDays: number;
   /** The event log's group-commit window. */
   eventLogFlushMs: number;
   /** Event-log rows and session changes waiting to be written, at most; over it the oldest finished rows are dropped (O15). */
@@ -81,6 +83,7 @@ const SCHEMA = {
     RATE_LIMIT_EVENTS_PER_SECOND: { type: 'number', minimum: 0, maximum: MAX_RATE, default: LIMITS.rateLimitEventsPerSecond },
     RATE_LIMIT_BURST: { type: 'integer', minimum: 0, maximum: MAX_RATE, default: LIMITS.rateLimitBurst },
     EVENT_LOG_RETENTION_DAYS: { type: 'integer', minimum: 0, maximum: MAX_RETENTION_DAYS, default: 30 },
+    AUDIT_LOG_RETENTION_DAYS: { type: 'integer', minimum: 0, maximum: MAX_RETENTION_DAYS, default: 365 },
     EVENT_LOG_FLUSH_MS: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
     EVENT_LOG_QUEUE_MAX_ROWS: { type: 'integer', minimum: 1_000, maximum: 10_000_000, default: LIMITS.eventLogQueueMaxRows },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: MAX_TIMER_MS, default: 10_000 },
@@ -171,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerSecond: raw.RATE_LIMIT_EVENTS_PER_SECOND,
     rateLimitBurst: raw.RATE_LIMIT_BURST,
     eventLogRetentionDays: raw.EVENT_LOG_RETENTION_DAYS,
+    auditLogRetentionDays: raw.AUDIT_LOG_RETENTION_DAYS,
     eventLogFlushMs: raw.EVENT_LOG_FLUSH_MS,
     eventLogQueueMaxRows: raw.EVENT_LOG_QUEUE_MAX_ROWS,
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { LIMITS } from '../generated/index.js';
+import { AuditTrail } from './admin/audit.js';
 import { Registry } from './admin/registry.js';
 import { ConfigError, type Config } from './config.js';
 import { joinCluster, type ClusterNode, type ControlOp } from './cluster/node.js';
@@ -31,6 +32,7 @@ import { claimDatabase, databaseAnswers, openDatabase } from './store/database.j
 import type { DatabaseLock } from './store/database-lock.js';
 import { isPostgresUrl } from './store/database-url.js';
 import { shownUrl } from './shared/shown-url.js';
+import { AuditStore } from './store/audit-log.js';
 import { EventLogReader } from './store/event-log.js';
 import { eventRecorder } from './store/event-recorder.js';
 import { lostAfterMs, markLostAtStart, markLostOutcomes } from './store/lost-outcomes.js';
@@ -193,6 +195,7 @@ async function startOnDatabase(
     });
   }
 
+  const audit = new AuditTrail(new AuditStore(db), clock, log, metrics.adminAction);
   const timers: Timer[] = [];
   // Once per token: on several nodes, every reload of the registrations offers each rotated token again.
   const expiring = new Set<string>();
@@ -216,6 +219,12 @@ async function startOnDatabase(
         reader.deleteBefore(clock.now() - config.eventLogRetentionDays * DAY_MS).then(
           (deleted) => deleted && log.info({ deleted }, 'event log retention sweep'),
           (err) => log.error({ err }, 'event log retention sweep failed'),
+        );
+      }
+      if (config.auditLogRetentionDays > 0) {
+        audit.deleteBefore(clock.now() - config.auditLogRetentionDays * DAY_MS).then(
+          (deleted) => deleted && log.info({ deleted }, 'audit trail retention sweep'),
+          (err) => log.error({ err }, 'audit trail retention sweep failed'),
         );
       }
     }),
@@ -284,6 +293,7 @@ async function startOnDatabase(
   let accepts: AcceptFailures | undefined;
   const app = httpApp({
     registry,
+    audit,
     directory,
     clock,
     adminToken: config.adminToken,

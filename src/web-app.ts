@@ -23,7 +23,7 @@ export function httpApp(deps: AppDeps): Koa {
   app.silent = true; // errors become {code, error} bodies in errorBodies and are logged there
   const sessions = new AdminSessions(deps.clock);
   const router = routes(deps);
-  const dashboard = dashboardRoutes({ adminToken: deps.adminToken, sessions });
+  const dashboard = dashboardRoutes({ adminToken: deps.adminToken, sessions, audit: deps.audit });
   app.use(errorBodies(deps.log));
   app.use((ctx, next) => (isDashboardPath(ctx.path) ? dashboardHeaders(ctx, next) : next()));
   // Before routing, so that an unknown admin path answers like a known one while the admin API is off or locked.

@@ -5,20 +5,27 @@ import type {
   AgentCreate,
   AgentCreated,
   AgentDirectory,
+  AgentList,
+  AgentUpdate,
   AllowlistUpdate,
   App,
   AppCreate,
   AppCreated,
+  AppList,
+  AppUpdate,
   ClientKind,
   Organization,
   OrganizationCreate,
   OrganizationDeleted,
+  OrganizationList,
+  OrganizationUpdate,
 } from '../../generated/index.js';
 import { LIMITS } from '../../generated/index.js';
 import type { RevokeCause } from '../core/bridge.js';
 import type { Clock } from '../shared/clock.js';
 import { hashToken, TOKEN_PREFIX, type AgentRecord, type AppRecord, type Directory, type OrgRecord, type TokenRecord } from '../core/directory.js';
 import { registrationId, tokenSecret } from '../core/ids.js';
+import { byCodeUnits, pageAfter, type KeyPage } from '../shared/paging.js';
 import type { RegistryStore } from '../store/registry.js';
 import { problem, type Problem } from './problem.js';
 
@@ -46,6 +53,19 @@ export interface LiveEffects {
   changed(): Promise<void>;
 }
 
+/** One page of a listing: `q` keeps the records whose id or name contains it, whatever the case (D11). */
+export interface ListQuery {
+  q?: string | undefined;
+  after?: string | undefined;
+  limit: number;
+}
+
+/** A change as made: the record after it, and the values the changed fields had before (for the audit trail). */
+export interface Updated<T, F> {
+  view: T;
+  previous: Partial<F>;
+}
+
 export class Registry {
   constructor(
     private readonly store: RegistryStore,
@@ -54,8 +74,9 @@ export class Registry {
     private readonly live: LiveEffects,
   ) {}
 
-  organizations(): Organization[] {
-    return [...this.directory.orgs.values()].sort((a, b) => a.org_id.localeCompare(b.org_id)).map(orgView);
+  organizations(query: ListQuery): OrganizationList {
+    const page = listed(this.directory.orgs.values(), (o) => o.org_id, query);
+    return { organizations: page.items.map(orgView), next_after: page.next_after };
   }
 
   async createOrganization(body: OrganizationCreate): Promise<Organization> {
@@ -64,6 +85,15 @@ export class Registry {
     this.directory.addOrg(org);
     await this.live.changed();
     return orgView(org);
+  }
+
+  async updateOrganization(orgId: string, body: OrganizationUpdate): Promise<Updated<Organization, OrganizationUpdate>> {
+    const org = this.org(orgId);
+    const previous = { name: org.name };
+    if (!(await this.store.updateOrg(orgId, body))) throw orgNotFound(orgId); // deleted meanwhile
+    Object.assign(org, body);
+    await this.live.changed();
+    return { view: orgView(org), previous };
   }
 
   /**
@@ -85,12 +115,11 @@ export class Registry {
     return { org_id: orgId, ...removed };
   }
 
-  apps(orgId: string): App[] {
+  apps(orgId: string, query: ListQuery): AppList {
     this.org(orgId);
-    return [...this.directory.apps.values()]
-      .filter((a) => a.org_id === orgId)
-      .sort((a, b) => a.app_id.localeCompare(b.app_id))
-      .map((a) => this.appView(a));
+    const ofOrg = [...this.directory.apps.values()].filter((a) => a.org_id === orgId);
+    const page = listed(ofOrg, (a) => a.app_id, query);
+    return { apps: page.items.map((a) => this.appView(a)), next_after: page.next_after };
   }
 
   async createApp(orgId: string, body: AppCreate): Promise<AppCreated> {
@@ -104,12 +133,22 @@ export class Registry {
     return { ...this.appView(app), token };
   }
 
-  agents(orgId: string): Agent[] {
+  /** A deactivated app can be renamed too: its id and tokens stay as they are (T5). */
+  async updateApp(appId: string, body: AppUpdate): Promise<Updated<App, AppUpdate>> {
+    const app = this.directory.apps.get(appId);
+    if (!app) throw problem('NOT_FOUND', 'owner', { owner: ownerName('app', appId) });
+    const previous = { name: app.name };
+    if (!(await this.store.updateApp(appId, body))) throw problem('NOT_FOUND', 'owner', { owner: ownerName('app', appId) });
+    Object.assign(app, body);
+    await this.live.changed();
+    return { view: this.appView(app), previous };
+  }
+
+  agents(orgId: string, query: ListQuery): AgentList {
     this.org(orgId);
-    return [...this.directory.agents.values()]
-      .filter((a) => a.org_id === orgId)
-      .sort((a, b) => a.agent_id.localeCompare(b.agent_id))
-      .map((a) => this.agentView(a));
+    const ofOrg = [...this.directory.agents.values()].filter((a) => a.org_id === orgId);
+    const page = listed(ofOrg, (a) => a.agent_id, query);
+    return { agents: page.items.map((a) => this.agentView(a)), next_after: page.next_after };
   }
 
   async createAgent(orgId: string, body: AgentCreate): Promise<AgentCreated> {
@@ -130,6 +169,21 @@ export class Registry {
     this.directory.addToken(record);
     await this.live.changed();
     return { ...this.agentView(agent), token };
+  }
+
+  /**
+   * Changes the fields given. The record is changed in place, so the directory answers with the new name and
+   * description at once; `ttl_days` is read when a session is created, so live sessions keep their expiry (T5).
+   */
+  async updateAgent(agentId: string, body: AgentUpdate): Promise<Updated<Agent, AgentUpdate>> {
+    const agent = this.directory.agents.get(agentId);
+    if (!agent) throw problem('NOT_FOUND', 'owner', { owner: ownerName('agent', agentId) });
+    const previous: Partial<AgentUpdate> = {};
+    for (const field of ['name', 'description', 'ttl_days'] as const) if (field in body) Object.assign(previous, { [field]: agent[field] });
+    if (!(await this.store.updateAgent(agentId, body))) throw problem('NOT_FOUND', 'owner', { owner: ownerName('agent', agentId) });
+    Object.assign(agent, body);
+    await this.live.changed();
+    return { view: this.agentView(agent), previous };
   }
 
   async setAllowlist(agentId: string, body: AllowlistUpdate): Promise<Agent> {
@@ -229,6 +283,13 @@ export class Registry {
   private agentView(a: AgentRecord): Agent {
     return { ...a, allowlist: a.allowlist && [...a.allowlist], online: this.live.isAgentOnline(a.agent_id), created_at: iso(a.created_at) };
   }
+}
+
+/** The records matching `query.q`, sorted by id, one page of them. */
+function listed<R extends { name: string }>(records: Iterable<R>, id: (r: R) => string, query: ListQuery): KeyPage<R> {
+  const q = query.q?.toLowerCase();
+  const matching = [...records].filter((r) => q === undefined || id(r).toLowerCase().includes(q) || r.name.toLowerCase().includes(q));
+  return pageAfter(matching.sort((a, b) => byCodeUnits(id(a), id(b))), id, query.after, query.limit);
 }
 
 function orgNotFound(orgId: string): Problem {

@@ -3,6 +3,7 @@
 // the store persists the changes it is told about. Each app keeps at most `maxPerApp` of them (L17): one more
 // evicts the app's least recently used session, so an app inventing thread_ids costs only its own oldest records.
 import { LIMITS, type Session } from '../../generated/index.js';
+import { byCodeUnits, pageAfter } from '../shared/paging.js';
 import type { EpochMs } from './records.js';
 
 /** A session as the core holds it, and as the store's `sessions` row is: the wire's Session in epoch ms. */
@@ -114,13 +115,12 @@ export interface SessionPage {
   next_after: string | null;
 }
 
-const byKey = (a: SessionRecord, b: SessionRecord) => (a.session_key < b.session_key ? -1 : a.session_key > b.session_key ? 1 : 0);
+const byKey = (a: SessionRecord, b: SessionRecord) => byCodeUnits(a.session_key, b.session_key);
 
 /** A page of sessions sorted by key: at most `limit` after the cursor `after`, and the next cursor (null: the last). */
 export function pageOf(sorted: SessionRecord[], after: string | undefined, limit: number): SessionPage {
-  const rest = after === undefined ? sorted : sorted.filter((s) => s.session_key > after);
-  const sessions = rest.slice(0, limit);
-  return { sessions, next_after: rest.length > limit ? sessions[sessions.length - 1]!.session_key : null };
+  const { items, next_after } = pageAfter(sorted, (s) => s.session_key, after, limit);
+  return { sessions: items, next_after };
 }
 
 /**

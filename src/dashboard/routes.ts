@@ -3,12 +3,13 @@
 import { Router } from '@koa/router';
 import type { Context, Next } from 'koa';
 import { validateDashboardSignIn, type DashboardSession } from '../../generated/index.js';
+import type { AuditTrail } from '../admin/audit.js';
 import { problem } from '../admin/problem.js';
 import { adminApiOff, adminTokenCheck } from '../http/auth.js';
 import { body } from '../http/input.js';
 import { loadAssets } from './assets.js';
 import type { AdminSession, AdminSessions } from '../http/admin-sessions.js';
-import { clearSessionCookie, requireCsrf, requireOwnOrigin, sessionOf, setSessionCookie } from '../http/session-cookie.js';
+import { clearSessionCookie, requireCsrf, requireOwnOrigin, sessionActor, sessionOf, setSessionCookie } from '../http/session-cookie.js';
 
 const SECURITY_HEADERS = {
   'Content-Security-Policy':
@@ -27,8 +28,8 @@ export async function dashboardHeaders(ctx: Context, next: Next): Promise<void> 
 
 const view = (session: AdminSession): DashboardSession => ({ csrf_token: session.csrfToken, expires_at: new Date(session.expiresAt).toISOString() });
 
-export function dashboardRoutes(deps: { adminToken: string | undefined; sessions: AdminSessions }): Router {
-  const { sessions } = deps;
+export function dashboardRoutes(deps: { adminToken: string | undefined; sessions: AdminSessions; audit: AuditTrail }): Router {
+  const { sessions, audit } = deps;
   const isAdminToken = adminTokenCheck(deps.adminToken);
   const { page, files } = loadAssets();
   const router = new Router();
@@ -60,7 +61,8 @@ export function dashboardRoutes(deps: { adminToken: string | undefined; sessions
     if (!session) throw problem('UNAUTHORIZED', 'not_signed_in');
     ctx.body = view(session);
   });
-  router.post('/dashboard/session', (ctx) => {
+  // Failed sign-ins are not recorded (D10): anybody could fill the audit trail with them.
+  router.post('/dashboard/session', async (ctx) => {
     if (!isAdminToken) throw adminApiOff();
     requireOwnOrigin(ctx);
     const { admin_token } = body(ctx, validateDashboardSignIn);
@@ -68,10 +70,11 @@ export function dashboardRoutes(deps: { adminToken: string | undefined; sessions
     const previous = sessionOf(ctx, sessions);
     if (previous) sessions.close(previous.id);
     const session = sessions.open();
+    await audit.record(sessionActor(session), 'dashboard.sign_in', null);
     setSessionCookie(ctx, session);
     ctx.body = view(session);
   });
-  router.delete('/dashboard/session', (ctx) => {
+  router.delete('/dashboard/session', async (ctx) => {
     if (!isAdminToken) throw adminApiOff();
     const session = sessionOf(ctx, sessions);
     if (!session) {
@@ -81,6 +84,7 @@ export function dashboardRoutes(deps: { adminToken: string | undefined; sessions
     requireCsrf(ctx, session);
     sessions.close(session.id);
     clearSessionCookie(ctx);
+    await audit.record(sessionActor(session), 'dashboard.sign_out', null);
     ctx.status = 204;
   });
   return router;

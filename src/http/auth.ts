@@ -2,13 +2,16 @@
 // (Bearer app token) for the directory.
 import { timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
+import type { AuditActor } from '../../generated/index.js';
 import { hashToken, type AppRecord, type Directory } from '../core/directory.js';
 import { authenticate, bearerToken } from '../core/handshake.js';
 import { errorText } from '../shared/error-text.js';
 import type { Clock } from '../shared/clock.js';
 import { Problem } from '../admin/problem.js';
 import type { AdminSessions } from './admin-sessions.js';
-import { requireCsrf, sessionOf } from './session-cookie.js';
+import { requireCsrf, sessionActor, sessionOf } from './session-cookie.js';
+
+const ADMIN_TOKEN_ACTOR: AuditActor = { kind: 'admin_token', session: null };
 
 export const bearer = (ctx: Context): string | undefined => bearerToken(ctx.get('authorization'));
 
@@ -25,7 +28,8 @@ export function adminApiOff(): Problem {
 
 /**
  * The admin API is off without ADMIN_TOKEN (every route ADMIN_API_DISABLED). Otherwise it takes the admin token
- * as a Bearer, or a dashboard session cookie; an Authorization header, when sent, decides alone.
+ * as a Bearer, or a dashboard session cookie; an Authorization header, when sent, decides alone. Who it was is
+ * left on ctx.state for the audit trail (actorOf).
  */
 export function adminOnly(adminToken: string | undefined, sessions: AdminSessions) {
   const isAdminToken = adminTokenCheck(adminToken);
@@ -34,13 +38,22 @@ export function adminOnly(adminToken: string | undefined, sessions: AdminSession
     if (ctx.get('authorization')) {
       const given = bearer(ctx);
       if (!given || !isAdminToken(given)) throw new Problem('UNAUTHORIZED', errorText('UNAUTHORIZED', 'admin_token'));
+      ctx.state.actor = ADMIN_TOKEN_ACTOR;
     } else {
       const session = sessionOf(ctx, sessions);
       if (!session) throw new Problem('UNAUTHORIZED', errorText('UNAUTHORIZED', 'admin_token_or_session'));
       requireCsrf(ctx, session);
+      ctx.state.actor = sessionActor(session);
     }
     await next();
   };
+}
+
+/** Who made this admin request (adminOnly authenticated it). */
+export function actorOf(ctx: Context): AuditActor {
+  const actor = ctx.state.actor as AuditActor | undefined;
+  if (!actor) throw new Error('an admin route ran without adminOnly: nobody to record in the audit trail');
+  return actor;
 }
 
 /** The calling app, from its `rlk_` token. */

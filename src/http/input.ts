@@ -1,5 +1,6 @@
 // Request input checked against the generated validators: a JSON body, or an optional query parameter.
 import type { Context } from 'koa';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { describeErrors, QUERY_PARAMETERS, type Validator } from '../../generated/index.js';
 import { problem } from '../admin/problem.js';
 
@@ -27,7 +28,24 @@ export function pageLimit(value: unknown, bounds: PageLimitBounds): number {
   return limit;
 }
 
+/** An optional whole-number query parameter within its schema's bounds. */
+export function integerParam(value: unknown, name: string, bounds: { minimum: number; maximum: number }): number | undefined {
+  const valid = (v: unknown): v is string => typeof v === 'string' && /^[0-9]+$/.test(v) && Number(v) >= bounds.minimum && Number(v) <= bounds.maximum;
+  const text = param(value, name, valid);
+  return text === undefined ? undefined : Number(text);
+}
+
 /** A string query parameter within its schema's length bounds. */
 export function withinLength(bounds: { minLength: number; maxLength: number }): (v: unknown) => v is string {
   return (v): v is string => typeof v === 'string' && v.length >= bounds.minLength && v.length <= bounds.maxLength;
+}
+
+/** The spec's `format: date-time` (RFC 3339, with its offset), as the generated validators check it. */
+const dateTime = fullFormats['date-time'] as { validate: (v: string) => boolean };
+
+/** An optional ISO 8601 date-time query parameter within its length bound, as epoch milliseconds. */
+export function timeParam(value: unknown, name: string, bounds: { maxLength: number }): number | undefined {
+  const valid = (v: unknown): v is string => typeof v === 'string' && v.length <= bounds.maxLength && dateTime.validate(v);
+  const text = param(value, name, valid);
+  return text === undefined ? undefined : Date.parse(text);
 }

@@ -3,8 +3,10 @@ import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import {
   validateAgentCreate,
+  validateAgentUpdate,
   validateAllowlistUpdate,
   validateAppCreate,
+  validateAppUpdate,
   validateAgentId,
   validateAppId,
   validateClockAdvance,
@@ -12,9 +14,12 @@ import {
   validateEventId,
   validateEventStatus,
   validateOrganizationCreate,
+  validateOrganizationUpdate,
+  validateOrgId,
   validateSessionKey,
   type AgentList,
   type AppList,
+  type AuditLog,
   type ClockNow,
   type Health,
   type Readiness,
@@ -23,18 +28,21 @@ import {
   QUERY_PARAMETERS,
   type ErrorCode,
 } from '../../generated/index.js';
-import type { Registry } from '../admin/registry.js';
+import type { AuditTrail } from '../admin/audit.js';
+import type { ListQuery, Registry } from '../admin/registry.js';
 import { Problem, problem } from '../admin/problem.js';
 import type { AdjustableClock, Clock } from '../shared/clock.js';
 import type { Directory } from '../core/directory.js';
 import { pageOf, type SessionRecord } from '../core/sessions.js';
 import type { EventLogReader } from '../store/event-log.js';
 import type { Registry as PromRegistry } from 'prom-client';
-import { appFromBearer } from './auth.js';
-import { body, pageLimit, param, withinLength } from './input.js';
+import { actorOf, appFromBearer } from './auth.js';
+import { body, integerParam, pageLimit, param, timeParam, withinLength } from './input.js';
 
 export interface RouteDeps {
   registry: Registry;
+  /** Every admin change is recorded here before the API answers (D10); `actorOf(ctx)` says who made it. */
+  audit: AuditTrail;
   events: EventLogReader;
   /** Commits what the event log has queued (on several nodes, every node's), so that a listing reads its writes. */
   flushEventLog(): Promise<void>;
@@ -64,6 +72,18 @@ export function metricsHandler(metrics: PromRegistry) {
 function created(ctx: Context, value: unknown): void {
   ctx.status = 201;
   ctx.body = value;
+}
+
+/** The bounds of a searchable listing's parameters (organizations, apps and agents have the same shape). */
+type ListingBounds = (typeof QUERY_PARAMETERS)['listOrganizations' | 'listApps' | 'listAgents'];
+
+/** `q`, `after` and `limit` of a listing, each checked against its parameter's schema (D11). */
+function listQuery(ctx: Context, bounds: ListingBounds, validateId: (v: unknown) => v is string): ListQuery {
+  return {
+    q: param(ctx.query.q, 'q', withinLength(bounds.q)),
+    after: param(ctx.query.after, 'after', validateId),
+    limit: pageLimit(ctx.query.limit, bounds.limit),
+  };
 }
 
 export function routes(deps: RouteDeps): Router {
@@ -96,53 +116,100 @@ export function routes(deps: RouteDeps): Router {
   });
 
   const admin = new Router({ prefix: '/admin/v1' });
+  const { audit } = deps;
   admin.get('/organizations', (ctx) => {
-    ctx.body = { organizations: registry.organizations(), next_after: null } satisfies OrganizationList;
+    ctx.body = registry.organizations(listQuery(ctx, QUERY_PARAMETERS.listOrganizations, validateOrgId)) satisfies OrganizationList;
   });
-  admin.post('/organizations', async (ctx) => created(ctx, await registry.createOrganization(body(ctx, validateOrganizationCreate))));
+  admin.post('/organizations', async (ctx) => {
+    const org = await registry.createOrganization(body(ctx, validateOrganizationCreate));
+    await audit.record(actorOf(ctx), 'organization.create', org.org_id, { name: org.name });
+    created(ctx, org);
+  });
+  admin.patch('/organizations/:org_id', async (ctx) => {
+    const { view, previous } = await registry.updateOrganization(ctx.params.org_id!, body(ctx, validateOrganizationUpdate));
+    await audit.record(actorOf(ctx), 'organization.update', view.org_id, { name: view.name, previous });
+    ctx.body = view;
+  });
   admin.delete('/organizations/:org_id', async (ctx) => {
-    ctx.body = await registry.deleteOrganization(ctx.params.org_id!);
+    const name = directory.orgs.get(ctx.params.org_id!)?.name;
+    const deleted = await registry.deleteOrganization(ctx.params.org_id!);
+    await audit.record(actorOf(ctx), 'organization.delete', deleted.org_id, { name, apps: deleted.apps, agents: deleted.agents });
+    ctx.body = deleted;
   });
   admin.get('/organizations/:org_id/apps', (ctx) => {
-    ctx.body = { apps: registry.apps(ctx.params.org_id!), next_after: null } satisfies AppList;
+    ctx.body = registry.apps(ctx.params.org_id!, listQuery(ctx, QUERY_PARAMETERS.listApps, validateAppId)) satisfies AppList;
   });
-  admin.post('/organizations/:org_id/apps', async (ctx) =>
-    created(ctx, await registry.createApp(ctx.params.org_id!, body(ctx, validateAppCreate))),
-  );
+  admin.post('/organizations/:org_id/apps', async (ctx) => {
+    const app = await registry.createApp(ctx.params.org_id!, body(ctx, validateAppCreate));
+    await audit.record(actorOf(ctx), 'app.create', app.app_id, { org_id: app.org_id, name: app.name });
+    created(ctx, app);
+  });
   admin.get('/organizations/:org_id/agents', (ctx) => {
-    ctx.body = { agents: registry.agents(ctx.params.org_id!), next_after: null } satisfies AgentList;
+    ctx.body = registry.agents(ctx.params.org_id!, listQuery(ctx, QUERY_PARAMETERS.listAgents, validateAgentId)) satisfies AgentList;
   });
-  admin.post('/organizations/:org_id/agents', async (ctx) =>
-    created(ctx, await registry.createAgent(ctx.params.org_id!, body(ctx, validateAgentCreate))),
-  );
+  admin.post('/organizations/:org_id/agents', async (ctx) => {
+    const agent = await registry.createAgent(ctx.params.org_id!, body(ctx, validateAgentCreate));
+    await audit.record(actorOf(ctx), 'agent.create', agent.agent_id, { org_id: agent.org_id, name: agent.name, ttl_days: agent.ttl_days });
+    created(ctx, agent);
+  });
+  admin.patch('/apps/:app_id', async (ctx) => {
+    const { view, previous } = await registry.updateApp(ctx.params.app_id!, body(ctx, validateAppUpdate));
+    await audit.record(actorOf(ctx), 'app.update', view.app_id, { name: view.name, previous });
+    ctx.body = view;
+  });
+  admin.patch('/agents/:agent_id', async (ctx) => {
+    const change = body(ctx, validateAgentUpdate);
+    const { view, previous } = await registry.updateAgent(ctx.params.agent_id!, change);
+    await audit.record(actorOf(ctx), 'agent.update', view.agent_id, { ...change, previous });
+    ctx.body = view;
+  });
   admin.put('/agents/:agent_id/allowlist', async (ctx) => {
-    ctx.body = await registry.setAllowlist(ctx.params.agent_id!, body(ctx, validateAllowlistUpdate));
+    const agent = await registry.setAllowlist(ctx.params.agent_id!, body(ctx, validateAllowlistUpdate));
+    await audit.record(actorOf(ctx), 'agent.set_allowlist', agent.agent_id, { app_ids: agent.allowlist });
+    ctx.body = agent;
   });
   admin.post('/apps/:app_id/rotate-token', async (ctx) => {
-    ctx.body = await registry.rotateToken('app', ctx.params.app_id!);
+    const rotated = await registry.rotateToken('app', ctx.params.app_id!);
+    await audit.record(actorOf(ctx), 'app.rotate_token', ctx.params.app_id!, { previous_token_expires_at: rotated.previous_token_expires_at });
+    ctx.body = rotated;
   });
   admin.post('/agents/:agent_id/rotate-token', async (ctx) => {
-    ctx.body = await registry.rotateToken('agent', ctx.params.agent_id!);
+    const rotated = await registry.rotateToken('agent', ctx.params.agent_id!);
+    await audit.record(actorOf(ctx), 'agent.rotate_token', ctx.params.agent_id!, { previous_token_expires_at: rotated.previous_token_expires_at });
+    ctx.body = rotated;
   });
   admin.post('/apps/:app_id/deactivate', async (ctx) => {
-    ctx.body = await registry.deactivateApp(ctx.params.app_id!);
+    const app = await registry.deactivateApp(ctx.params.app_id!);
+    await audit.record(actorOf(ctx), 'app.deactivate', app.app_id, { name: app.name });
+    ctx.body = app;
   });
   admin.post('/agents/:agent_id/deactivate', async (ctx) => {
-    ctx.body = await registry.deactivateAgent(ctx.params.agent_id!);
+    const agent = await registry.deactivateAgent(ctx.params.agent_id!);
+    await audit.record(actorOf(ctx), 'agent.deactivate', agent.agent_id, { name: agent.name });
+    ctx.body = agent;
   });
   admin.get('/events', async (ctx) => {
     const q = ctx.query;
-    const limit = pageLimit(q.limit, QUERY_PARAMETERS.listEvents.limit);
+    const bounds = QUERY_PARAMETERS.listEvents;
     const filter = {
+      org_id: param(q.org_id, 'org_id', validateOrgId),
       app_id: param(q.app_id, 'app_id', validateAppId),
-      agent_id: param(q.agent_id, 'agent_id', withinLength(QUERY_PARAMETERS.listEvents.agent_id)),
+      agent_id: param(q.agent_id, 'agent_id', withinLength(bounds.agent_id)),
       status: param(q.status, 'status', validateEventStatus),
       code: param(q.code, 'code', validateErrorCode),
+      since: timeParam(q.since, 'since', bounds.since),
+      until: timeParam(q.until, 'until', bounds.until),
       before: param(q.before, 'before', validateEventId),
-      limit,
+      limit: pageLimit(q.limit, bounds.limit),
     };
     await deps.flushEventLog(); // read your writes: every event answered so far is in the page
     ctx.body = await deps.events.page(filter);
+  });
+  admin.get('/audit', async (ctx) => {
+    const bounds = QUERY_PARAMETERS.listAuditEntries;
+    const limit = pageLimit(ctx.query.limit, bounds.limit);
+    const before = integerParam(ctx.query.before, 'before', bounds.before);
+    ctx.body = (await audit.page({ before, limit })) satisfies AuditLog;
   });
   admin.get('/sessions', async (ctx) => {
     const agentId = param(ctx.query.agent_id, 'agent_id', validateAgentId);
@@ -158,8 +225,10 @@ export function routes(deps: RouteDeps): Router {
   });
   admin.post('/test/clock', async (ctx) => {
     if (!deps.testClock) throw problem('NOT_FOUND', 'test_clock');
-    const now = deps.testClock.advance(body(ctx, validateClockAdvance).advance_ms);
+    const { advance_ms } = body(ctx, validateClockAdvance);
+    const now = deps.testClock.advance(advance_ms);
     await deps.clockMoved?.(now);
+    await audit.record(actorOf(ctx), 'test_clock.advance', null, { advance_ms, now: new Date(now).toISOString() });
     ctx.body = { now: new Date(now).toISOString() } satisfies ClockNow;
   });
 

@@ -3,6 +3,7 @@
 // from this bridge's own host (decision D3).
 import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
+import type { AuditActor } from '../../generated/index.js';
 import { problem } from '../admin/problem.js';
 import { hashToken } from '../core/directory.js';
 import { ADMIN_SESSION_TTL_MS, type AdminSession, type AdminSessions } from './admin-sessions.js';
@@ -37,6 +38,14 @@ export function requireCsrf(ctx: Context, session: AdminSession): void {
   if (!given || !timingSafeEqual(hashToken(given), hashToken(session.csrfToken))) {
     throw problem('FORBIDDEN', 'no_csrf');
   }
+}
+
+/**
+ * How the audit trail names a dashboard session: the first 12 hex digits of the SHA-256 of its id (AuditActor's
+ * pattern). It tells two sessions apart without being usable as a cookie.
+ */
+export function sessionActor(session: AdminSession): AuditActor {
+  return { kind: 'dashboard_session', session: hashToken(session.id).toString('hex').slice(0, 12) };
 }
 
 export function setSessionCookie(ctx: Context, session: AdminSession): void {

@@ -1,6 +1,7 @@
 // Prometheus metrics (prom-client). Gauges and the token counter are read from the bridge when scraped, so
 // nothing is counted twice on the per-message path; events are counted as they end.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AuditAction } from '../../generated/index.js';
 import type { Bridge } from '../core/bridge.js';
 import type { BridgeObserver } from '../core/observer.js';
 import { ACCEPT_FAILURE_REASONS, type AcceptFailureReason } from './accept-failures.js';
@@ -10,6 +11,8 @@ export interface Metrics {
   observer: BridgeObserver;
   /** One connection the bridge could not accept (O8). */
   acceptFailed(reason: AcceptFailureReason): void;
+  /** One admin change recorded in the audit trail (D10). */
+  adminAction(action: AuditAction): void;
 }
 
 /** What the event log's writer tells /metrics (the WriteBehind). */
@@ -120,10 +123,17 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
     help: 'Sessions removed before their expiry to keep their app within its session bound (L17).',
     registers: [registry],
   });
+  const adminActions = new Counter({
+    name: 'bridge_admin_actions_total',
+    help: 'Admin changes and dashboard sign-ins and sign-outs recorded in the audit trail, by action (D10).',
+    labelNames: ['action'],
+    registers: [registry],
+  });
   const nothing = () => {};
   return {
     registry,
     acceptFailed: (reason) => acceptFailures.inc({ reason }),
+    adminAction: (action) => adminActions.inc({ action }),
     observer: {
       eventRejected(_e, code, admitted) {
         events.inc({ status: 'rejected', outcome: 'rejected' });

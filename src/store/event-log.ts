@@ -10,6 +10,12 @@ export interface EventQuery {
   status?: EventStatus | undefined;
   code?: ErrorCode | undefined;
   before?: string | undefined;
+  /** The events of the apps this organization has now (a deleted app's rows match none). */
+  org_id?: string | undefined;
+  /** Received at or after (epoch ms). */
+  since?: number | undefined;
+  /** Received before (epoch ms). */
+  until?: number | undefined;
   limit: number;
 }
 
@@ -41,6 +47,10 @@ export class EventLogReader {
     const query = this.db<EventRow>('events').orderBy('event_id', 'desc').limit(q.limit + 1);
     for (const key of ['app_id', 'agent_id', 'status', 'code'] as const) if (q[key] !== undefined) query.where(key, q[key]!);
     if (q.before !== undefined) query.where('event_id', '<', q.before);
+    // A subquery, not a list of ids: the statement stays the same size however many apps the organization has.
+    if (q.org_id !== undefined) query.whereIn('app_id', this.db('apps').select('app_id').where({ org_id: q.org_id }));
+    if (q.since !== undefined) query.where('received_at', '>=', q.since);
+    if (q.until !== undefined) query.where('received_at', '<', q.until);
     const rows = await query;
     const page = rows.slice(0, q.limit).map(entry);
     return { events: page, next_before: rows.length > q.limit ? page[page.length - 1]!.event_id : null };

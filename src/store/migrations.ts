@@ -116,6 +116,26 @@ const MIGRATIONS: Migration[] = [
       if (knex.client.dialect === 'postgresql') await knex.raw('ALTER TABLE "events" ALTER COLUMN "tokens_used" TYPE integer');
     },
   },
+  {
+    name: '005_admin_audit',
+    // The audit trail (D10): one row per admin change or dashboard sign-in/out. `detail` is JSON text (names,
+    // fields, counts), the same on both databases; `at` is indexed for the retention sweep.
+    async up(knex) {
+      await knex.schema.createTable('admin_audit', (t) => {
+        t.bigIncrements('audit_id').primary();
+        t.bigInteger('at').notNullable();
+        t.string('actor_kind', 32).notNullable();
+        t.string('actor_session', 16).nullable();
+        t.string('action', 64).notNullable();
+        t.string('target', 64).nullable();
+        t.text('detail').notNullable();
+        t.index(['at']);
+      });
+    },
+    async down(knex) {
+      await knex.schema.dropTable('admin_audit');
+    },
+  },
 ];
 
 export const migrationSource: Knex.MigrationSource<Migration> = {

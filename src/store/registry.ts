@@ -59,6 +59,19 @@ export class RegistryStore {
     });
   }
 
+  /** Whether the organization was there to change (false: deleted meanwhile). */
+  async updateOrg(orgId: string, fields: { name: string }): Promise<boolean> {
+    return (await this.db('organizations').where({ org_id: orgId }).update(fields)) > 0;
+  }
+
+  async updateApp(appId: string, fields: { name: string }): Promise<boolean> {
+    return (await this.db('apps').where({ app_id: appId }).update(fields)) > 0;
+  }
+
+  async updateAgent(agentId: string, fields: Partial<Pick<AgentRecord, 'name' | 'description' | 'ttl_days'>>): Promise<boolean> {
+    return (await this.db('agents').where({ agent_id: agentId }).update(fields)) > 0;
+  }
+
   /** Starts the grace of the owner's current tokens and adds the new one, atomically. */
   async rotate(ownerId: string, graceEndsAt: number, next: TokenRecord): Promise<void> {
     await this.db.transaction(async (trx) => {

@@ -97,7 +97,7 @@ export async function startTestBridge(overrides: Partial<Config> = {}, options: 
     async untilAgentOnline(agentId, online) {
       const orgId = running.directory.agents.get(agentId)?.org_id ?? '';
       for (let i = 0; i < 200; i++) {
-        if (running.registry.agents(orgId).find((a) => a.agent_id === agentId)?.online === online) return;
+        if (running.registry.agents(orgId, { q: agentId, limit: Number.MAX_SAFE_INTEGER }).agents.find((a) => a.agent_id === agentId)?.online === online) return;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       throw new Error(`agent ${agentId} never became ${online ? 'online' : 'offline'}`);
