@@ -22,7 +22,7 @@ export function agentFields(agent) {
       name: 'ttl_days',
       label: 'Session TTL (days)',
       hint: agent
-        ? 'Applies to the conversations that start from now on; a conversation under way keeps the expiry it started with.'
+        ? 'A new TTL applies to the sessions started from now on: a conversation under way keeps the expiry it was given when it started.'
         : 'A conversation (app + thread) is kept this many days after its first event.',
       control: ttl,
       read: (c) => (c.value.trim() === '' ? NaN : Number(c.value)),

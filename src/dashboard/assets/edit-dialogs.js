@@ -46,7 +46,6 @@ export function editAgent(agent) {
     content: [
       h('p', {}, 'Its ID ', h('code', {}, agent.agent_id), ' and its token stay; apps see the new name and description in the directory at once.'),
       fields.map((f) => f.element),
-      h('p', { class: 'hint' }, h('strong', {}, 'A new session TTL '), 'applies to sessions started from now on: a conversation under way keeps the expiry it was given when it started.'),
     ],
     confirmLabel: 'Save changes',
     fields,

@@ -88,6 +88,7 @@ export function searchBox(listing, { label, hint, onSearch }) {
  * the buttons' data-key, so the focus stays on them when the list is drawn again.
  */
 export function pager(listing, { shown, nextAfter, what, key, onPage }) {
+  if (!listing.q && !listing.after && !nextAfter) return null; // one page, all of it: the table says it all
   const where = `${shown} ${what}${listing.q ? ` matching “${listing.q}”` : ''}${listing.after ? ` after ${listing.after}` : ''}${nextAfter ? '; more on the next page' : ''}.`;
   const go = (move) => () => {
     move();
