@@ -28,10 +28,17 @@ function who(actor, mine) {
   return actor.session === mine ? [session, ' ', h('span', { class: 'mine' }, '(this session)')] : session;
 }
 
-/** `{ name: 'Acme', apps: 2 }` -> `name: Acme; apps: 2`: what changed, as the bridge recorded it. */
+/** `{ name: 'Acme', previous: { name: 'Acme School' } }` -> `name: Acme; previous: (name: Acme School)`. */
 function detailText(detail) {
-  const parts = Object.entries(detail).map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  const parts = Object.entries(detail).map(([key, value]) => `${key}: ${valueText(value)}`);
   return parts.length ? parts.join('; ') : '—';
+}
+
+function valueText(value) {
+  if (value === null || value === undefined) return '—';
+  if (Array.isArray(value)) return value.length ? value.map(valueText).join(', ') : 'none';
+  if (typeof value === 'object') return `(${Object.entries(value).map(([key, v]) => `${key}: ${valueText(v)}`).join(', ')})`;
+  return String(value);
 }
 
 function go(before) {
