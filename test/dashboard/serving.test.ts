@@ -84,10 +84,18 @@ describe('dashboard page and files', function () {
 
   it('validates forms by the rules of spec/openapi.yaml and asyncapi.yaml', async function () {
     const schemas = openapi.components.schemas;
-    for (const name of ['OrganizationCreate', 'AppCreate', 'AgentCreate']) expect(schemas[name].properties.name.maxLength, name).to.equal(FIELD_RULES.nameMaxLength);
+    for (const name of ['OrganizationCreate', 'AppCreate', 'AgentCreate', 'OrganizationUpdate', 'AppUpdate', 'AgentUpdate']) expect(schemas[name].properties.name.maxLength, name).to.equal(FIELD_RULES.nameMaxLength);
     const agent = schemas.AgentCreate.properties;
-    expect(agent.description.maxLength).to.equal(FIELD_RULES.descriptionMaxLength);
-    expect([agent.ttl_days.minimum, agent.ttl_days.maximum]).to.deep.equal([FIELD_RULES.ttlDaysMin, FIELD_RULES.ttlDaysMax]);
+    for (const { properties: fields } of [schemas.AgentCreate, schemas.AgentUpdate]) {
+      expect(fields.description.maxLength).to.equal(FIELD_RULES.descriptionMaxLength);
+      expect([fields.ttl_days.minimum, fields.ttl_days.maximum]).to.deep.equal([FIELD_RULES.ttlDaysMin, FIELD_RULES.ttlDaysMax]);
+    }
+    const parameters = (path: string) => Object.fromEntries(openapi.paths[path].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, p.schema]));
+    for (const path of ['/admin/v1/organizations', '/admin/v1/organizations/{org_id}/apps', '/admin/v1/organizations/{org_id}/agents']) {
+      expect(parameters(path).q.maxLength, path).to.equal(FIELD_RULES.searchMaxLength);
+      expect(parameters(path).limit.maximum, path).to.equal(FIELD_RULES.pageMax);
+    }
+    for (const path of ['/admin/v1/sessions', '/admin/v1/audit']) expect(parameters(path).limit.maximum, path).to.equal(FIELD_RULES.pageMax);
     expect(asyncapi.components.schemas.AppId.pattern).to.equal(FIELD_RULES.idPattern);
     expect(asyncapi.components.schemas.AppId.maxLength).to.equal(FIELD_RULES.idMaxLength);
 

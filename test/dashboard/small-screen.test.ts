@@ -70,7 +70,7 @@ describe('dashboard on a small screen', function () {
     context = undefined;
   });
 
-  it('fits every page in 390 px: sign-in, organizations, an organization, events, sessions', async function () {
+  it('fits every page in 390 px: sign-in, organizations, an organization, events, sessions, audit', async function () {
     const bridge = await startTestBridge();
     const { org, agent } = await populated(bridge);
     const opened = await openDashboard(browser, bridge);
@@ -100,6 +100,24 @@ describe('dashboard on a small screen', function () {
     await inView(page, tutor.getByRole('button', { name: 'Deactivate Maths Tutor' }), 'the actions of an agent');
     expect(await tutor.locator('td', { has: page.locator('.badge') }).evaluate((td: any) => td.ownerDocument.defaultView.getComputedStyle(td, '::before').content)).to.equal('"Status"');
 
+    // A token shown once, and the dialogs, on the phone.
+    await page.getByLabel('App name').fill('Phone App');
+    await page.getByRole('button', { name: 'Register app' }).click();
+    await page.getByRole('region', { name: 'App token of “Phone App”: shown once' }).waitFor();
+    await fitsAndShoot(page, 'small-token-panel');
+    await page.getByRole('button', { name: /I have stored it/ }).click();
+    await page.getByRole('button', { name: 'Delete organization…' }).click();
+    const dialog = page.getByRole('dialog', { name: `Delete ${org.name}?` });
+    await dialog.getByText('2 of them are online now').waitFor();
+    await inView(page, dialog.getByRole('button', { name: 'Delete organization' }), 'the dialog\'s button');
+    expect((await overflow(page)).scroll).to.be.at.most(PHONE.width);
+    await screenshot(page, 'small-delete-organization-390', false);
+    await page.keyboard.press('Escape');
+    await tutor.getByRole('button', { name: 'Edit Maths Tutor' }).click();
+    await inView(page, page.getByRole('dialog', { name: 'Edit Maths Tutor' }).getByLabel('Session TTL (days)'), 'the TTL field');
+    await screenshot(page, 'small-edit-agent-390', false);
+    await page.keyboard.press('Escape');
+
     await page.setViewportSize(LAPTOP);
     await page.goto(`${bridge.url}/dashboard#/orgs/${org.org_id}/agents/${agent.agent_id}/sessions`);
     await page.getByRole('row').filter({ hasText: 'lesson-1' }).waitFor();
@@ -112,6 +130,11 @@ describe('dashboard on a small screen', function () {
     const received = page.locator('tbody th time').first();
     const lines = await received.evaluate((el: any) => Math.round(el.getBoundingClientRect().height / parseFloat(el.ownerDocument.defaultView.getComputedStyle(el).lineHeight)));
     expect(lines, 'an event\'s time on one line').to.equal(1);
+
+    await page.setViewportSize(LAPTOP);
+    await page.getByRole('navigation').getByRole('link', { name: 'Audit' }).click();
+    await page.getByRole('row').filter({ hasText: 'app.create' }).first().waitFor();
+    await fitsAndShoot(page, 'small-audit');
     expect(errors).to.deep.equal([]);
   });
 });
