@@ -2,8 +2,9 @@
 // here from generated/ so that the page validates its forms by the spec's rules without restating them.
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
+import { ADMIN_SESSION_TTL_MS } from '../http/admin-sessions.js';
 import { STATIC_CONTENT_TYPES } from '../http/content-types.js';
-import { ERRORS, ERROR_CODES, FIELD_BOUNDS, LIMITS } from '../../generated/index.js';
+import { ERRORS, ERROR_CODES, FIELD_BOUNDS, LIMITS, QUERY_PARAMETERS } from '../../generated/index.js';
 
 export interface Asset {
   type: string;
@@ -14,8 +15,8 @@ const DIR = new URL('./assets/', import.meta.url);
 
 /**
  * Field rules of the admin API's request bodies (spec/openapi.yaml OrganizationCreate, AppCreate, AgentCreate and
- * asyncapi.yaml AppId), read from generated/; the id pattern lives only inside the validators, so it is named here
- * and a test holds it equal to the spec.
+ * asyncapi.yaml AppId) and of its listings' `q` and `limit`, read from generated/; the id pattern lives only
+ * inside the validators, so it is named here and a test holds it equal to the spec.
  */
 export const FIELD_RULES = {
   nameMaxLength: FIELD_BOUNDS.AgentCreate.name.maxLength,
@@ -24,6 +25,8 @@ export const FIELD_RULES = {
   ttlDaysMax: FIELD_BOUNDS.AgentCreate.ttl_days.maximum,
   idPattern: '^[a-z0-9-]+$',
   idMaxLength: LIMITS.idMaxChars,
+  searchMaxLength: QUERY_PARAMETERS.listOrganizations.q.maxLength,
+  pageMax: QUERY_PARAMETERS.listOrganizations.limit.maximum,
 } as const;
 
 function specModule(): string {
@@ -33,6 +36,7 @@ function specModule(): string {
     `export const FIELD_RULES = ${JSON.stringify({ ...FIELD_RULES, ttlDaysDefault: LIMITS.sessionTtlDefaultDays })};`,
     `export const EVENT_ERROR_CODES = ${JSON.stringify(eventCodes)};`,
     `export const ROTATION_GRACE_MS = ${LIMITS.rotationGraceMs};`,
+    `export const DASHBOARD_SESSION_MS = ${ADMIN_SESSION_TTL_MS};`,
     '',
   ].join('\n');
 }

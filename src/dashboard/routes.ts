@@ -39,6 +39,14 @@ export function dashboardRoutes(deps: { adminToken: string | undefined; sessions
     ctx.type = page.type;
     ctx.body = page.body;
   });
+  // Browsers ask for /favicon.ico whatever the page links; the same icon, with the page's headers (it is an SVG).
+  const icon = files.get('favicon.svg')!;
+  router.get('/favicon.ico', (ctx) => {
+    ctx.set(SECURITY_HEADERS);
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.type = icon.type;
+    ctx.body = icon.body;
+  });
   router.get('/dashboard/assets/:file', (ctx) => {
     const asset = files.get(ctx.params.file!);
     if (!asset) throw problem('NOT_FOUND', 'dashboard_file', { file: ctx.params.file!.slice(0, 80) });

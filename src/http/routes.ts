@@ -25,7 +25,6 @@ import {
   type Readiness,
   type SessionList,
   type OrganizationList,
-  ENDPOINT_PATHS,
   QUERY_PARAMETERS,
   type ErrorCode,
 } from '../../generated/index.js';
@@ -87,30 +86,13 @@ function listQuery(ctx: Context, bounds: ListingBounds, validateId: (v: unknown)
   };
 }
 
-const HOME = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Agent messaging bridge</title></head>
-<body>
-<h1>Agent messaging bridge</h1>
-<p>A WebSocket service between applications and AI agents. Apps connect to <code>${ENDPOINT_PATHS.app}</code>, agents to
-<code>${ENDPOINT_PATHS.agent}</code>, each with its token.</p>
-<ul>
-<li><a href="/dashboard">Dashboard</a>: organizations, apps, agents, the event log (sign in with the admin token)</li>
-<li><a href="/healthz">/healthz</a> and <a href="/readyz">/readyz</a>: probes</li>
-</ul>
-<p>The protocol: <a href="/docs/">/docs</a> (rendered from the AsyncAPI document in the project's <code>spec/</code>
-folder, which also holds the OpenAPI document of the admin API).</p>
-</body></html>
-`;
-
 export function routes(deps: RouteDeps): Router {
   const { registry, directory, clock } = deps;
   const router = new Router();
 
-  // Someone who opens the bridge's address in a browser gets pointers, not a 404.
-  router.get('/', (ctx) => {
-    ctx.type = 'text/html';
-    ctx.body = HOME;
-  });
+  // Whoever opens the bridge's address in a browser lands where they can sign in (the sign-in view links the
+  // documentation and the probes).
+  router.get('/', (ctx) => ctx.redirect('/dashboard'));
 
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' } satisfies Health;

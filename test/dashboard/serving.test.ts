@@ -35,7 +35,8 @@ describe('dashboard page and files', function () {
       seen.add(file);
       const res = await send(bridge, 'GET', `/dashboard/assets/${file}`);
       expect(res.status, file).to.equal(200);
-      expect(res.headers.get('content-type'), file).to.equal(file.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8');
+      const type = file.endsWith('.css') ? 'text/css; charset=utf-8' : file.endsWith('.svg') ? 'image/svg+xml' : 'text/javascript; charset=utf-8';
+      expect(res.headers.get('content-type'), file).to.equal(type);
       expectSecurityHeaders(res.headers, file);
       for (const m of (res.body as string).matchAll(/from '\.\/([\w.-]+)'/g)) pending.push(m[1]!);
     }
@@ -49,6 +50,19 @@ describe('dashboard page and files', function () {
     const slash = await send(bridge, 'GET', '/dashboard/');
     expect(slash.status, 'the page at /dashboard/ too (its files have absolute paths)').to.equal(200);
     expect(slash.body).to.equal(page.body);
+  });
+
+  it('serves its icon at /favicon.ico too, the SVG the page links, with the same headers', async function () {
+    const bridge = await startTestBridge();
+    const page = await send(bridge, 'GET', '/dashboard');
+    expect(page.body).to.include('<link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml">');
+    const linked = await send(bridge, 'GET', '/dashboard/assets/favicon.svg');
+    const icon = await send(bridge, 'GET', '/favicon.ico');
+    expect(icon.status).to.equal(200);
+    expect(icon.headers.get('content-type')).to.equal('image/svg+xml');
+    expectSecurityHeaders(icon.headers, '/favicon.ico');
+    expect(icon.body).to.equal(linked.body).and.equal(readFileSync(new URL('favicon.svg', ASSETS), 'utf8'));
+    expect(icon.body).to.match(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/).and.not.match(/<script|\son\w+=/);
   });
 
   it('serves the page even when the admin API is off (the page then says so)', async function () {
@@ -70,10 +84,18 @@ describe('dashboard page and files', function () {
 
   it('validates forms by the rules of spec/openapi.yaml and asyncapi.yaml', async function () {
     const schemas = openapi.components.schemas;
-    for (const name of ['OrganizationCreate', 'AppCreate', 'AgentCreate']) expect(schemas[name].properties.name.maxLength, name).to.equal(FIELD_RULES.nameMaxLength);
+    for (const name of ['OrganizationCreate', 'AppCreate', 'AgentCreate', 'OrganizationUpdate', 'AppUpdate', 'AgentUpdate']) expect(schemas[name].properties.name.maxLength, name).to.equal(FIELD_RULES.nameMaxLength);
     const agent = schemas.AgentCreate.properties;
-    expect(agent.description.maxLength).to.equal(FIELD_RULES.descriptionMaxLength);
-    expect([agent.ttl_days.minimum, agent.ttl_days.maximum]).to.deep.equal([FIELD_RULES.ttlDaysMin, FIELD_RULES.ttlDaysMax]);
+    for (const { properties: fields } of [schemas.AgentCreate, schemas.AgentUpdate]) {
+      expect(fields.description.maxLength).to.equal(FIELD_RULES.descriptionMaxLength);
+      expect([fields.ttl_days.minimum, fields.ttl_days.maximum]).to.deep.equal([FIELD_RULES.ttlDaysMin, FIELD_RULES.ttlDaysMax]);
+    }
+    const parameters = (path: string) => Object.fromEntries(openapi.paths[path].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, p.schema]));
+    for (const path of ['/admin/v1/organizations', '/admin/v1/organizations/{org_id}/apps', '/admin/v1/organizations/{org_id}/agents']) {
+      expect(parameters(path).q.maxLength, path).to.equal(FIELD_RULES.searchMaxLength);
+      expect(parameters(path).limit.maximum, path).to.equal(FIELD_RULES.pageMax);
+    }
+    for (const path of ['/admin/v1/sessions', '/admin/v1/audit']) expect(parameters(path).limit.maximum, path).to.equal(FIELD_RULES.pageMax);
     expect(asyncapi.components.schemas.AppId.pattern).to.equal(FIELD_RULES.idPattern);
     expect(asyncapi.components.schemas.AppId.maxLength).to.equal(FIELD_RULES.idMaxLength);
 

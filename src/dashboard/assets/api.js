@@ -54,6 +54,7 @@ export const api = {
   get: (path) => call('GET', path),
   post: (path, body) => call('POST', path, body),
   put: (path, body) => call('PUT', path, body),
+  patch: (path, body) => call('PATCH', path, body),
   delete: (path) => call('DELETE', path),
 };
 

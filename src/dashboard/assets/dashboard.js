@@ -1,20 +1,26 @@
-// The dashboard's entry: signing in and out, and the views by address (#/orgs, #/orgs/<id>, #/events?…).
+// The dashboard's entry: signing in and out, and the views by address (#/orgs?…, #/orgs/<id>?…, #/events?…,
+// #/audit?…).
 import { api, setSession, whenSignedOut } from './api.js';
+import { auditView } from './audit.js';
 import { announce, announceOnNextView, h, heading, replace, startView } from './dom.js';
 import { eventsView } from './events.js';
 import { field, form, input } from './forms.js';
 import { orgView } from './org.js';
 import { orgsView } from './orgs.js';
+import { rememberSignIn } from './own-session.js';
 import { sessionsView } from './sessions.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 const ID = '([a-z0-9-]{1,64})';
+const QUERY = '(?:\\?(.*))?';
+const query = (text) => new URLSearchParams(text ?? '');
 const ROUTES = [
   [new RegExp(`^#/orgs/${ID}/agents/${ID}/sessions$`), (m) => sessionsView(main, m[1], m[2])],
-  [new RegExp(`^#/orgs/${ID}$`), (m) => orgView(main, m[1])],
-  [/^#\/events(?:\?(.*))?$/, (m) => eventsView(main, new URLSearchParams(m[1] ?? ''))],
-  [/^#\/orgs$/, () => orgsView(main)],
+  [new RegExp(`^#/orgs/${ID}${QUERY}$`), (m) => orgView(main, m[1], query(m[2]))],
+  [new RegExp(`^#/events${QUERY}$`), (m) => eventsView(main, query(m[1]))],
+  [new RegExp(`^#/orgs${QUERY}$`), (m) => orgsView(main, query(m[1]))],
+  [new RegExp(`^#/audit${QUERY}$`), (m) => auditView(main, query(m[1]))],
 ];
 
 let signedIn = false;
@@ -77,11 +83,22 @@ function signInView() {
       fields: [token],
       async send(values) {
         const session = await api.post('/dashboard/session', values);
+        await rememberSignIn(session);
         announceOnNextView('Signed in. The session lasts 12 hours; signing out ends it at once.');
         signedInWith(session);
       },
     }),
+    aboutTheBridge(),
   );
+}
+
+/** What the bridge's address used to show before it led here (GET / redirects to the dashboard). */
+function aboutTheBridge() {
+  return h('section', { 'aria-labelledby': 'about-title', class: 'about' },
+    h('h2', { id: 'about-title' }, 'About this bridge'),
+    h('ul', {},
+      h('li', {}, h('a', { href: '/docs/' }, 'The protocol'), ': how apps and agents connect and what they send (the AsyncAPI and OpenAPI documents).'),
+      h('li', {}, h('a', { href: '/healthz' }, '/healthz'), ' and ', h('a', { href: '/readyz' }, '/readyz'), ': the probes, no token needed.')));
 }
 
 function adminOffView() {
@@ -90,6 +107,7 @@ function adminOffView() {
     h('p', {}, 'This bridge was started without ADMIN_TOKEN, so nobody can sign in and registration is closed. Restart it with an admin token of 16 characters or more, for example:'),
     h('pre', {}, 'ADMIN_TOKEN=change-me-admin-token npm start'),
     h('p', {}, 'then reload this page and sign in with that token.'),
+    aboutTheBridge(),
   );
 }
 

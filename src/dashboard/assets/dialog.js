@@ -4,9 +4,10 @@ import { h, uid } from './dom.js';
 
 /**
  * Opens a dialog; resolves with what `action()` returned, or undefined when cancelled. The focus goes back to the
- * control that opened it (found again by its `data-key` when a refresh has replaced it).
+ * control that opened it (found again by its `data-key` when a refresh has replaced it). `fields` (from forms.js,
+ * part of `content`) are checked before `action(values)` runs, and an API error naming one is shown under it.
  */
-export function openDialog({ title, content, confirmLabel, danger = false, action }) {
+export function openDialog({ title, content, confirmLabel, danger = false, action, fields = [] }) {
   const opener = document.activeElement;
   const openerKey = opener?.dataset?.key;
   const titleId = uid('dialog-title');
@@ -29,14 +30,27 @@ export function openDialog({ title, content, confirmLabel, danger = false, actio
     body.addEventListener('submit', async (event) => {
       event.preventDefault();
       problem.textContent = '';
+      let first;
+      for (const f of fields) {
+        const message = f.check();
+        f.show(message);
+        first ??= message ? f : undefined;
+      }
+      if (first) return first.control.focus();
       confirm.disabled = true;
       try {
-        result = await action();
+        result = await action(Object.fromEntries(fields.map((f) => [f.name, f.value()])));
         dialog.close();
       } catch (err) {
-        problem.textContent = err.message;
         confirm.disabled = false;
-        confirm.focus();
+        const culprit = fields.find((f) => new RegExp(`\\b${f.name}\\b`, 'i').test(err.message));
+        if (culprit) {
+          culprit.show(err.message);
+          culprit.control.focus();
+        } else {
+          problem.textContent = err.message;
+          confirm.focus();
+        }
       }
     });
     dialog.showModal();

@@ -64,7 +64,8 @@ export function table(caption, headers, rows, empty) {
       {},
       h('caption', {}, caption),
       h('thead', {}, h('tr', {}, headers.map((title) => h('th', { scope: 'col' }, title)))),
-      h('tbody', {}, rows.map((cells) => h('tr', {}, cells.map((cell, i) => (i === 0 ? h('th', { scope: 'row' }, cell) : h('td', {}, cell)))))),
+      // Each cell names its column (data-label): on a narrow screen a row is a card and shows the names (CSS).
+      h('tbody', {}, rows.map((cells) => h('tr', {}, cells.map((cell, i) => h(i === 0 ? 'th' : 'td', { scope: i === 0 ? 'row' : undefined, 'data-label': headers[i] }, cell))))),
     ),
   );
 }

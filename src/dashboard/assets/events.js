@@ -1,12 +1,13 @@
-// The event log, newest first, filtered by app, agent, status and code, a page at a time. The filters and the
+// The event log, newest first, filtered by organization, app, agent, status, code and time, a page at a time. The filters and the
 // paging cursor live in the address (#/events?…), so the browser's Back returns to the newer page.
 import { api } from './api.js';
 import { badge, h, heading, table, time } from './dom.js';
 import { field, form, input } from './forms.js';
 import { EVENT_ERROR_CODES, FIELD_RULES } from './spec.js';
+import { timeRangeFields } from './time-range.js';
 
 const PAGE_SIZE = 50;
-const FILTERS = ['app_id', 'agent_id', 'status', 'code'];
+const FILTERS = ['org_id', 'app_id', 'agent_id', 'status', 'code', 'since', 'until'];
 const ID = new RegExp(FIELD_RULES.idPattern);
 const MAX = FIELD_RULES.idMaxLength;
 
@@ -21,10 +22,12 @@ export function eventsView(main, query) {
     label: 'Filter the event log',
     submitLabel: 'Apply filters',
     fields: [
+      field({ name: 'org_id', label: 'Organization ID', control: input({ value: filters.org_id }), check: optional((v) => (ID.test(v) && v.length <= MAX ? undefined : `An organization ID has only a–z, 0–9 and -, at most ${MAX} characters.`)) }),
       field({ name: 'app_id', label: 'App ID', control: input({ value: filters.app_id }), check: optional((v) => (ID.test(v) && v.length <= MAX ? undefined : `An app ID has only a–z, 0–9 and -, at most ${MAX} characters.`)) }),
       field({ name: 'agent_id', label: 'Agent ID', control: input({ value: filters.agent_id }), check: optional((v) => (v.length <= MAX ? undefined : `At most ${MAX} characters.`)) }),
       field({ name: 'status', label: 'Status', control: select([['', 'Any'], ['delivered', 'delivered'], ['rejected', 'rejected']], filters.status) }),
       field({ name: 'code', label: 'Error code', control: select([['', 'Any'], ...EVENT_ERROR_CODES.map((c) => [c, c])], filters.code) }),
+      ...timeRangeFields(filters),
     ],
     extra: h('p', { class: 'hint' }, 'Leave a filter empty to see every value.'),
     async send(values) {

@@ -19,15 +19,22 @@ function lifecycleButtons(owner, actions) {
   ];
 }
 
-export function appsTable(apps, actions) {
+/** What an empty page says: nothing matches the search, the pages ended, or there is nothing yet. */
+function nothing(listing, what, yet) {
+  if (listing?.q) return `No ${what}’s name or ID contains “${listing.q}”.`;
+  return listing?.after ? `No more ${what}s.` : yet;
+}
+
+export function appsTable(apps, actions, listing) {
   return table(
     'Apps: status is live',
     ['Name', 'App ID', 'Status', 'Registered', 'Actions'],
     apps.map((app) => {
       const owner = { kind: 'app', id: app.app_id, name: app.name };
-      return [app.name, h('code', {}, app.app_id), status(app), time(app.created_at), h('div', { class: 'row-actions' }, app.active ? lifecycleButtons(owner, actions) : '—')];
+      const rename = button('Rename…', `rename:${app.app_id}`, `Rename ${app.name}`, () => actions.rename(app));
+      return [app.name, h('code', {}, app.app_id), status(app), time(app.created_at), h('div', { class: 'row-actions' }, app.active ? [rename, ...lifecycleButtons(owner, actions)] : '—')];
     }),
-    'No app yet: register one below. Each app gets a token (rlk_…) to connect with.',
+    nothing(listing, 'app', 'No app yet: register one below. Each app gets a token (rlk_…) to connect with.'),
   );
 }
 
@@ -38,7 +45,7 @@ export function allowlistText(allowlist, apps) {
   return allowlist.map((id) => names.get(id) ?? id).join(', ');
 }
 
-export function agentsTable(orgId, agents, apps, actions) {
+export function agentsTable(orgId, agents, apps, actions, listing) {
   return table(
     'Agents: status is live',
     ['Name', 'Agent ID', 'Session TTL', 'Allowlist', 'Status', 'Actions'],
@@ -48,16 +55,17 @@ export function agentsTable(orgId, agents, apps, actions) {
         h('a', { href: `#/orgs/${enc(orgId)}/agents/${enc(agent.agent_id)}/sessions`, 'aria-label': `Sessions of ${agent.name}` }, 'Sessions'),
         h('a', { href: `#/events?agent_id=${enc(agent.agent_id)}`, 'aria-label': `Events of ${agent.name}` }, 'Events'),
       ];
-      const edit = button('Allowlist…', `allowlist:${agent.agent_id}`, `Edit allowlist of ${agent.name}`, () => actions.allowlist(agent));
+      const allowlist = button('Allowlist…', `allowlist:${agent.agent_id}`, `Edit allowlist of ${agent.name}`, () => actions.allowlist(agent));
+      const edit = button('Edit…', `edit:${agent.agent_id}`, `Edit ${agent.name}`, () => actions.edit(agent));
       return [
         [agent.name, agent.description ? h('span', { class: 'description' }, agent.description) : null],
         h('code', {}, agent.agent_id),
         `${agent.ttl_days} day${agent.ttl_days === 1 ? '' : 's'}`,
         allowlistText(agent.allowlist, apps),
         status(agent),
-        h('div', { class: 'row-actions' }, agent.active ? [edit, ...lifecycleButtons(owner, actions)] : null, links),
+        h('div', { class: 'row-actions' }, agent.active ? [edit, allowlist, ...lifecycleButtons(owner, actions)] : null, links),
       ];
     }),
-    'No agent yet: register one below. Each agent gets a token (rla_…) to connect with.',
+    nothing(listing, 'agent', 'No agent yet: register one below. Each agent gets a token (rla_…) to connect with.'),
   );
 }

@@ -1,18 +1,24 @@
-// One organization: its apps and agents with their live status (polled while the page is visible), registration
-// with the token shown once, allowlists, token rotation and deactivation.
+// One organization: its apps and agents with their live status (polled while the page is visible), searched and a
+// page at a time, registration with the token shown once, allowlists, renaming, token rotation and deactivation,
+// and deleting the organization.
 import { api, enc } from './api.js';
+import { agentFields } from './agent-fields.js';
 import { editAllowlist } from './allowlist.js';
+import { editAgent, renameApp } from './edit-dialogs.js';
 import { announce, h, heading, rerender } from './dom.js';
 import { field, form, input, required } from './forms.js';
 import { deactivate, rotate } from './lifecycle.js';
+import { organizationEdits } from './org-edits.js';
 import { agentsTable, appsTable } from './org-tables.js';
+import { everything, Listing, pager, searchBox } from './search.js';
 import { FIELD_RULES } from './spec.js';
 import { tokenPanel } from './token-panel.js';
 
 const POLL_MS = 3000;
 
-export function orgView(main, orgId) {
+export function orgView(main, orgId, query) {
   const state = { org: undefined, apps: [], agents: [], shown: '' };
+  const lists = { apps: new Listing(query, 'apps'), agents: new Listing(query, 'agents') };
   const title = heading('Organization');
   const live = h('p', { class: 'live' }, 'Loading…');
   const appTokens = h('div', { class: 'tokens' });
@@ -39,23 +45,37 @@ export function orgView(main, orgId) {
       await refresh();
     },
     async allowlist(agent) {
-      const updated = await editAllowlist(agent, state.apps);
+      const updated = await editAllowlist(agent, await everything(`${base}/apps`, 'apps'));
       if (!updated) return;
       announce(`Allowlist of ${agent.name} saved.`);
+      await refresh();
+    },
+    async rename(app) {
+      const renamed = await renameApp(app);
+      if (!renamed) return;
+      announce(`App ${app.name} is now called ${renamed.name}.`);
+      await refresh();
+    },
+    async edit(agent) {
+      const changed = await editAgent(agent);
+      if (!changed) return;
+      announce(`Agent ${changed.name} saved.`);
       await refresh();
     },
   };
 
   async function refresh() {
     try {
-      const [{ apps }, { agents }] = await Promise.all([api.get(`${base}/apps`), api.get(`${base}/agents`)]);
+      const [appsPage, agentsPage] = await Promise.all([api.get(lists.apps.url(`${base}/apps`)), api.get(lists.agents.url(`${base}/agents`))]);
+      const [{ apps }, { agents }] = [appsPage, agentsPage];
       if (state.shown) sayWhoseStatusChanged(state, apps, agents);
       Object.assign(state, { apps, agents });
-      const now = JSON.stringify([apps, agents]);
+      const now = JSON.stringify([appsPage, agentsPage, lists.apps, lists.agents]);
       if (now !== state.shown) {
         state.shown = now;
-        rerender(appsBox, appsTable(apps, actions));
-        rerender(agentsBox, agentsTable(orgId, agents, apps, actions));
+        const paging = (kind, page) => pager(lists[kind], { shown: page[kind].length, nextAfter: page.next_after, what: page[kind].length === 1 ? kind.slice(0, -1) : kind, key: kind, onPage: refresh });
+        rerender(appsBox, appsTable(apps, actions, lists.apps), paging('apps', appsPage));
+        rerender(agentsBox, agentsTable(orgId, agents, apps, actions, lists.agents), paging('agents', agentsPage));
       }
       live.textContent = `Online status is live: this page asks the bridge every ${POLL_MS / 1000} seconds while it is open (last: ${new Date().toLocaleTimeString()}).`;
     } catch (err) {
@@ -86,21 +106,31 @@ export function orgView(main, orgId) {
     },
   });
 
+  const search = (kind, label) => searchBox(lists[kind], { label, hint: 'Part of a name or an ID, in any case.', onSearch: refresh });
+  const named = (org) => {
+    state.org = org;
+    title.textContent = org ? org.name : `No organization ${orgId}`;
+    document.getElementById('crumb-org').textContent = org?.name ?? orgId;
+    document.title = `${title.textContent} · Bridge dashboard`;
+  };
+  const edits = organizationEdits(orgId, { org: () => state.org, renamed: named });
+
   main.append(
     h('p', { class: 'crumbs' }, h('a', { href: '#/orgs' }, 'Organizations'), ' / ', h('span', { id: 'crumb-org' }, orgId)),
     title,
     h('p', {}, 'Organization ID ', h('code', {}, orgId), '. Apps may use only the agents of their own organization.'),
+    edits.rename,
     live,
-    h('section', { 'aria-labelledby': 'apps-title' }, h('h2', { id: 'apps-title' }, 'Apps'), appTokens, appsBox, h('h3', {}, 'Register an app'), appForm),
-    h('section', { 'aria-labelledby': 'agents-title' }, h('h2', { id: 'agents-title' }, 'Agents'), agentTokens, agentsBox, h('h3', {}, 'Register an agent'), agentForm),
+    h('section', { 'aria-labelledby': 'apps-title' }, h('h2', { id: 'apps-title' }, 'Apps'), appTokens, search('apps', 'Search apps'), appsBox, h('h3', {}, 'Register an app'), appForm),
+    h('section', { 'aria-labelledby': 'agents-title' }, h('h2', { id: 'agents-title' }, 'Agents'), agentTokens, search('agents', 'Search agents'), agentsBox, h('h3', {}, 'Register an agent'), agentForm),
+    edits.remove,
   );
 
-  api.get('/admin/v1/organizations').then(({ organizations }) => {
-    state.org = organizations.find((o) => o.org_id === orgId);
-    title.textContent = state.org ? state.org.name : `No organization ${orgId}`;
-    document.getElementById('crumb-org').textContent = state.org?.name ?? orgId;
-    document.title = `${title.textContent} · Bridge dashboard`;
-  }, (err) => announce(err.message, 'error'));
+  // The listing has no single-organization read: search for the ID, which finds it among those containing it.
+  api.get(`/admin/v1/organizations?${new URLSearchParams({ q: orgId, limit: String(FIELD_RULES.pageMax) })}`).then(
+    ({ organizations }) => named(organizations.find((o) => o.org_id === orgId)),
+    (err) => announce(err.message, 'error'),
+  );
   refresh();
 
   const timer = setInterval(() => document.visibilityState === 'visible' && refresh(), POLL_MS);
@@ -110,31 +140,6 @@ export function orgView(main, orgId) {
     clearInterval(timer);
     document.removeEventListener('visibilitychange', onVisible);
   };
-}
-
-function agentFields() {
-  const ttl = input({ type: 'number', inputmode: 'numeric', min: FIELD_RULES.ttlDaysMin, max: FIELD_RULES.ttlDaysMax, step: 1, value: FIELD_RULES.ttlDaysDefault });
-  return [
-    field({ name: 'name', label: 'Agent name', control: input(), check: required('a name', FIELD_RULES.nameMaxLength) }),
-    field({
-      name: 'description',
-      label: 'Description (optional)',
-      hint: 'What the agent does; apps see it in the directory.',
-      control: h('textarea', { rows: 2 }),
-      check: (v) => (v.length > FIELD_RULES.descriptionMaxLength ? `At most ${FIELD_RULES.descriptionMaxLength} characters (now ${v.length}).` : undefined),
-    }),
-    field({
-      name: 'ttl_days',
-      label: 'Session TTL (days)',
-      hint: 'A conversation (app + thread) is kept this many days after its first event.',
-      control: ttl,
-      read: (c) => (c.value.trim() === '' ? NaN : Number(c.value)),
-      check: (v) =>
-        Number.isInteger(v) && v >= FIELD_RULES.ttlDaysMin && v <= FIELD_RULES.ttlDaysMax
-          ? undefined
-          : `Enter a whole number of days from ${FIELD_RULES.ttlDaysMin} to ${FIELD_RULES.ttlDaysMax}.`,
-    }),
-  ];
 }
 
 /** Tells screen reader users (and everyone, under the header) when an app or agent comes online or goes offline. */

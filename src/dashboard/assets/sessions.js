@@ -1,9 +1,10 @@
 // The live sessions of one agent: one per app and thread, each with its expiry (the agent's session TTL).
 import { api, enc } from './api.js';
 import { h, heading, table, time } from './dom.js';
+import { FIELD_RULES } from './spec.js';
 
 /** The admin API's largest page: an agent with more sessions gets a pointer to the next page. */
-const PAGE = 500;
+const PAGE = FIELD_RULES.pageMax;
 
 export function sessionsView(main, orgId, agentId) {
   const title = heading(`Sessions of ${agentId}`);
@@ -16,7 +17,7 @@ export function sessionsView(main, orgId, agentId) {
     list,
     h('p', {}, h('a', { href: `#/events?agent_id=${enc(agentId)}` }, 'Events of this agent in the event log')),
   );
-  Promise.all([api.get(`/admin/v1/organizations/${enc(orgId)}/agents`), api.get(`/admin/v1/sessions?agent_id=${enc(agentId)}&limit=${PAGE}`)]).then(
+  Promise.all([api.get(`/admin/v1/organizations/${enc(orgId)}/agents?q=${enc(agentId)}&limit=${PAGE}`), api.get(`/admin/v1/sessions?agent_id=${enc(agentId)}&limit=${PAGE}`)]).then(
     ([{ agents }, { sessions, next_after }]) => {
       const agent = agents.find((a) => a.agent_id === agentId);
       if (agent) {
