@@ -14,8 +14,8 @@ const DIR = new URL('./assets/', import.meta.url);
 
 /**
  * Field rules of the admin API's request bodies (spec/openapi.yaml OrganizationCreate, AppCreate, AgentCreate and
- * asyncapi.yaml AppId), read from generated/; the id pattern lives only inside the validators, so it is named here
- * and a test holds it equal to the spec.
+ * asyncapi.yaml AppId, ThreadId), read from generated/; the id and thread patterns live only inside the validators,
+ * so they are named here and a test holds them equal to the spec.
  */
 export const FIELD_RULES = {
   nameMaxLength: FIELD_BOUNDS.AgentCreate.name.maxLength,
@@ -24,6 +24,8 @@ export const FIELD_RULES = {
   ttlDaysMax: FIELD_BOUNDS.AgentCreate.ttl_days.maximum,
   idPattern: '^[a-z0-9-]+$',
   idMaxLength: LIMITS.idMaxChars,
+  threadIdPattern: '^[^\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF]+$',
+  threadIdMaxLength: LIMITS.threadIdMaxChars,
 } as const;
 
 function specModule(): string {
@@ -33,6 +35,7 @@ function specModule(): string {
     `export const FIELD_RULES = ${JSON.stringify({ ...FIELD_RULES, ttlDaysDefault: LIMITS.sessionTtlDefaultDays })};`,
     `export const EVENT_ERROR_CODES = ${JSON.stringify(eventCodes)};`,
     `export const ROTATION_GRACE_MS = ${LIMITS.rotationGraceMs};`,
+    `export const LIMITS = ${JSON.stringify(LIMITS)};`,
     '',
   ].join('\n');
 }

@@ -1,20 +1,23 @@
-// The dashboard's entry: signing in and out, and the views by address (#/orgs, #/orgs/<id>, #/events?…).
+// The dashboard's entry: signing in and out, and the views by address (#/overview, #/orgs, #/orgs/<id>, #/events?…).
 import { api, setSession, whenSignedOut } from './api.js';
 import { announce, announceOnNextView, h, heading, replace, startView } from './dom.js';
 import { eventsView } from './events.js';
 import { field, form, input } from './forms.js';
 import { orgView } from './org.js';
 import { orgsView } from './orgs.js';
+import { overviewView } from './overview.js';
 import { sessionsView } from './sessions.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 const ID = '([a-z0-9-]{1,64})';
+const LANDING = '#/overview';
 const ROUTES = [
   [new RegExp(`^#/orgs/${ID}/agents/${ID}/sessions$`), (m) => sessionsView(main, m[1], m[2])],
   [new RegExp(`^#/orgs/${ID}$`), (m) => orgView(main, m[1])],
   [/^#\/events(?:\?(.*))?$/, (m) => eventsView(main, new URLSearchParams(m[1] ?? ''))],
   [/^#\/orgs$/, () => orgsView(main)],
+  [/^#\/overview$/, () => overviewView(main)],
 ];
 
 let signedIn = false;
@@ -36,7 +39,7 @@ function route() {
   if (!signedIn) return;
   const hash = location.hash;
   const match = ROUTES.map(([pattern, view]) => [pattern.exec(hash), view]).find(([m]) => m);
-  if (!match) return location.replace('#/orgs');
+  if (!match) return location.replace(LANDING);
   for (const link of nav.querySelectorAll('a')) {
     if (hash.startsWith(link.getAttribute('href'))) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
@@ -49,7 +52,7 @@ function signedInWith(session) {
   signedIn = true;
   nav.hidden = false;
   if (ROUTES.some(([pattern]) => pattern.test(location.hash))) route();
-  else location.replace('#/orgs'); // routed by the hashchange that follows
+  else location.replace(LANDING); // routed by the hashchange that follows
 }
 
 function signedOut(message, kind = 'info') {

@@ -5,8 +5,10 @@ import { editAllowlist } from './allowlist.js';
 import { announce, h, heading, rerender } from './dom.js';
 import { field, form, input, required } from './forms.js';
 import { deactivate, rotate } from './lifecycle.js';
+import { orgLive } from './org-live.js';
 import { agentsTable, appsTable } from './org-tables.js';
 import { FIELD_RULES } from './spec.js';
+import { testEventPanel } from './test-event.js';
 import { tokenPanel } from './token-panel.js';
 
 const POLL_MS = 3000;
@@ -20,6 +22,8 @@ export function orgView(main, orgId) {
   const appsBox = h('div');
   const agentsBox = h('div');
   const base = `/admin/v1/organizations/${enc(orgId)}`;
+  const testEvent = testEventPanel();
+  const liveBox = orgLive({ testEvent: (agent) => testEvent.choose(agent) });
 
   const showToken = (slot, options) => {
     const { panel, focus } = tokenPanel(options);
@@ -48,6 +52,7 @@ export function orgView(main, orgId) {
 
   async function refresh() {
     try {
+      const picture = api.get(`${base}/live`).catch((err) => err); // the lists are shown even when it fails
       const [{ apps }, { agents }] = await Promise.all([api.get(`${base}/apps`), api.get(`${base}/agents`)]);
       if (state.shown) sayWhoseStatusChanged(state, apps, agents);
       Object.assign(state, { apps, agents });
@@ -57,6 +62,8 @@ export function orgView(main, orgId) {
         rerender(appsBox, appsTable(apps, actions));
         rerender(agentsBox, agentsTable(orgId, agents, apps, actions));
       }
+      liveBox.show(await picture, apps, agents);
+      testEvent.update(apps, agents);
       live.textContent = `Online status is live: this page asks the bridge every ${POLL_MS / 1000} seconds while it is open (last: ${new Date().toLocaleTimeString()}).`;
     } catch (err) {
       live.textContent = `Could not refresh: ${err.message}`;
@@ -91,8 +98,10 @@ export function orgView(main, orgId) {
     title,
     h('p', {}, 'Organization ID ', h('code', {}, orgId), '. Apps may use only the agents of their own organization.'),
     live,
+    liveBox.element,
     h('section', { 'aria-labelledby': 'apps-title' }, h('h2', { id: 'apps-title' }, 'Apps'), appTokens, appsBox, h('h3', {}, 'Register an app'), appForm),
     h('section', { 'aria-labelledby': 'agents-title' }, h('h2', { id: 'agents-title' }, 'Agents'), agentTokens, agentsBox, h('h3', {}, 'Register an agent'), agentForm),
+    testEvent.element,
   );
 
   api.get('/admin/v1/organizations').then(({ organizations }) => {
@@ -109,6 +118,7 @@ export function orgView(main, orgId) {
   return () => {
     clearInterval(timer);
     document.removeEventListener('visibilitychange', onVisible);
+    testEvent.stop();
   };
 }
 
