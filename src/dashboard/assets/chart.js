@@ -14,11 +14,11 @@ function svg(tag, attributes = {}, ...children) {
   return el;
 }
 
-/** The smallest of 1, 2 and 5 times a power of ten that is at least `n` (at least 1): a scale a reader can take in. */
+/** The smallest of 1, 2, 2.5 and 5 times a power of ten that is at least `n` (at least 1): a scale a reader can take in. */
 function niceCeiling(n) {
   if (!(n > 1)) return 1;
   const power = 10 ** Math.floor(Math.log10(n));
-  return [1, 2, 5, 10].map((m) => m * power).find((v) => v >= n);
+  return [1, 2, 2.5, 5, 10].map((m) => m * power).find((v) => v >= n);
 }
 
 /** The path of one series; a gap longer than `gapMs` (a node restarted, nobody sampled) breaks the line. */
@@ -56,7 +56,8 @@ export function lineChart({ title, series, from, to, gapMs, format, summary }) {
   return h(
     'div',
     { class: 'chart-box' },
-    h('div', { class: 'chart-frame' }, h('span', { class: 'chart-top', 'aria-hidden': 'true' }, format(top)), picture),
+    h('p', { class: 'chart-top', 'aria-hidden': 'true' }, format(top)),
+    picture,
     h('p', { class: 'chart-axis', 'aria-hidden': 'true' }, h('span', {}, `${minutes} min ago`), h('span', {}, 'now')),
     series.length > 1 ? h('p', { class: 'legend', 'aria-hidden': 'true' }, series.map((s, i) => h('span', { class: `key key-${i}` }, s.name))) : null,
   );
