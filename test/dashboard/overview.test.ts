@@ -45,7 +45,7 @@ describe('dashboard overview', function () {
         rejected: i % 30 === 0 ? 2 : 0,
         fragments: 300 + 20 * (i % 13),
         replied: 10 * node,
-        errors: i % 30 === 0 ? { RATE_LIMIT_EXCEEDED: 2 } : i === 118 ? { AGENT_TIMEOUT: node } : {},
+        errors: (i % 30 === 0 ? { RATE_LIMIT_EXCEEDED: 2 } : i === 118 ? { AGENT_TIMEOUT: node } : {}) as OverviewSample['errors'],
         latency_p50_ms: 400 * node,
         latency_p99_ms: 1000 * node + 200,
       }));
