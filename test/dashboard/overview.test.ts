@@ -8,7 +8,7 @@ import type { Overview, OverviewSample } from '../../generated/index.js';
 import { LIMITS } from '../../generated/index.js';
 import { startTestBridge } from '../helpers/bridge.js';
 import { sample, scrape } from '../helpers/metrics.js';
-import { launchChromium, openDashboard, screenshot, signIn } from './browser.js';
+import { goTo, launchChromium, openDashboard, screenshot, signIn } from './browser.js';
 
 const tileValue = (page: Page, title: string) => page.getByRole('region', { name: title, exact: true }).locator('.value');
 
@@ -26,6 +26,69 @@ describe('dashboard overview', function () {
   afterEach(async function () {
     await context?.close();
     context = undefined;
+  });
+
+  it('moves with the bridge as apps and agents connect and events flow, by the same numbers as /metrics', async function () {
+    const bridge = await startTestBridge();
+    const opened = await openDashboard(browser, bridge);
+    context = opened.context;
+    const { page, errors } = opened;
+    await page.clock.install();
+    const polls: string[] = [];
+    page.on('request', (r) => new URL(r.url()).pathname === '/admin/v1/overview' && polls.push(new URL(r.url()).search));
+    await signIn(page);
+    await tileValue(page, 'Apps').getByText('0 apps online').waitFor();
+    await page.getByText('Newest sample not taken yet').waitFor();
+
+    const { org, agent, appClient, agentClient } = await bridge.pair();
+    const second = await bridge.connectApp((await bridge.app(org.org_id, 'Second App')).token);
+    for (const thread of ['a', 'b']) {
+      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: thread, payload: { text: 'Hello' } });
+      const { event_id } = await appClient.expect('accepted');
+      await agentClient.expect('event');
+      for (const token of ['One ', 'two ', 'three.']) agentClient.send({ type: 'token', event_id, token });
+      agentClient.send({ type: 'reply', event_id, content: '', done: true });
+      for (let i = 0; i < 3; i++) await appClient.expect('token');
+      await appClient.expect('reply');
+    }
+    second.send({ type: 'event', agent_id: 'no-such-agent', thread_id: 'c', payload: { text: 'Hello' } });
+    expect(await second.expect('error')).to.include({ code: 'AGENT_NOT_FOUND' });
+
+    // The bridge takes its sample on its clock; the page asks on its own.
+    bridge.clock.advance(LIMITS.overviewSampleMs);
+    await page.clock.runFor(LIMITS.overviewSampleMs);
+    await tileValue(page, 'Apps').getByText('2 apps online').waitFor();
+    const metrics = await scrape(bridge.url);
+    const perSecond = (n: number | undefined) => `${Number(((n ?? NaN) / (LIMITS.overviewSampleMs / 1000)).toFixed(1))}/s`;
+    expect(await page.getByRole('region', { name: 'Apps', exact: true }).locator('.detail').textContent()).to.equal(`${sample(metrics, 'bridge_connections', { kind: 'app' })} connections (instances)`);
+    expect(await tileValue(page, 'Agents').textContent()).to.equal('1 agent online');
+    expect(await page.getByRole('region', { name: 'Agents', exact: true }).locator('.detail').textContent()).to.equal(`${sample(metrics, 'bridge_connections', { kind: 'agent' })} connection`);
+    expect(await tileValue(page, 'Events in flight').textContent()).to.equal(String(sample(metrics, 'bridge_events_in_flight')));
+    expect(await tileValue(page, 'Accepted events').textContent()).to.equal(perSecond(sample(metrics, 'bridge_events_total', { status: 'delivered', outcome: 'replied' })));
+    expect(await tileValue(page, 'Rejected events').textContent()).to.equal(perSecond(sample(metrics, 'bridge_events_total', { status: 'rejected', outcome: 'rejected' })));
+    expect(await tileValue(page, 'Fragments').textContent()).to.equal(perSecond(sample(metrics, 'bridge_tokens_forwarded_total')));
+    expect(await tileValue(page, 'Errors').textContent()).to.equal('1 error');
+    expect(await page.getByRole('region', { name: 'Errors', exact: true }).getByRole('row').allTextContents()).to.deep.equal(['CodeEvents', 'AGENT_NOT_FOUND1']);
+    expect(await tileValue(page, 'Latency').textContent(), 'the frozen clock: replies in no time').to.equal('p50 0 ms · p99 0 ms');
+    await page.getByRole('img', { name: /^Accepted events per second: accepted 0\.4\/s now/ }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Nodes' }).count(), 'one node: no table of nodes').to.equal(0);
+    await screenshot(page, 'overview');
+
+    appClient.close();
+    second.close();
+    await appClient.waitForClose();
+    await second.waitForClose();
+    bridge.clock.advance(LIMITS.overviewSampleMs);
+    await page.clock.runFor(LIMITS.overviewSampleMs);
+    await tileValue(page, 'Apps').getByText('0 apps online').waitFor();
+    expect(await tileValue(page, 'Accepted events').textContent(), 'nothing in the newest interval').to.equal('0/s');
+    expect(polls.slice(1).every((q) => /^\?after=\d+$/.test(q)), 'later polls ask only for newer samples').to.equal(true);
+
+    const before = polls.length;
+    await goTo(page, 'Organizations');
+    await page.clock.runFor(3 * LIMITS.overviewSampleMs);
+    expect(polls.length, 'leaving the overview stops its polling').to.equal(before);
+    expect(errors).to.deep.equal([]);
   });
 
   it('adds several nodes up, shows each in a table with their own numbers, and names the nodes that do not answer', async function () {
