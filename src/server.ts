@@ -25,6 +25,10 @@ import { clientAddress } from './http/proxy.js';
 import { isListenError, ListenFailure, listenFailure } from './shared/listen-error.js';
 import { connectionCap, watchAccepts, webSocketCap, type AcceptFailures } from './ops/accept-failures.js';
 import { makeMetrics } from './ops/metrics.js';
+import { bridgeGauges, OverviewRing } from './ops/overview-ring.js';
+import { CONNECTIONS_LISTED_PER_APP } from './admin/org-live.js';
+import { nodeConnections } from './core/live-picture.js';
+import { newNodeId } from './cluster/redis-bus.js';
 import { registerClusterMetrics } from './ops/cluster-metrics.js';
 import { metricsApp } from './ops/metrics-server.js';
 import { claimDatabase, databaseAnswers, openDatabase } from './store/database.js';
@@ -161,6 +165,9 @@ async function startOnDatabase(
   const maxWebSockets = webSocketCap(config.maxConnections, cap);
   let bridgeRef: Bridge | undefined;
   const metrics = makeMetrics(() => bridgeRef!, writer, () => sessions.size);
+  const overview = new OverviewRing({ clock, gauges: bridgeGauges(() => bridgeRef!) });
+  // The overview and the live picture name each node: a bridge of one node has an id too (its NODE_ID, or made up).
+  const nodeId = cluster?.bus.nodeId ?? config.nodeId ?? newNodeId();
   const rateLimiter = cluster
     ? new RedisRateLimiter(cluster.bus.commands, config.rateLimitPerSecond, config.rateLimitBurst, log, cluster.bus.prefix)
     : new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
@@ -178,7 +185,7 @@ async function startOnDatabase(
     streamedTextPerAgentMaxBytes: config.streamedTextPerAgentMaxBytes,
     connectionLimits: { total: maxWebSockets, perAddress: config.maxConnectionsPerAddress, perApp: config.maxConnectionsPerApp },
     sendBufferMaxBytes: config.sendBufferMaxBytes,
-    observer: fanOut(eventRecorder(writer), metrics.observer),
+    observer: fanOut(eventRecorder(writer), metrics.observer, overview.observer),
     ...(options.agentReconnectGraceMs !== undefined ? { agentReconnectGraceMs: options.agentReconnectGraceMs } : {}),
   });
   bridgeRef = bridge;
@@ -193,7 +200,7 @@ async function startOnDatabase(
     });
   }
 
-  const timers: Timer[] = [];
+  const timers: Timer[] = [overview.start()];
   // Once per token: on several nodes, every reload of the registrations offers each rotated token again.
   const expiring = new Set<string>();
   const scheduleExpiry = (token: TokenRecord) => {
@@ -278,7 +285,19 @@ async function startOnDatabase(
         return writer.flush();
       case 'sessions':
         return sessions.list(change.now, change.filter);
+      case 'overview':
+        return overview.node(nodeId, change.after);
+      case 'org-live':
+        return ownConnections(change.org_id);
     }
+  }
+  function ownConnections(orgId: string) {
+    return nodeConnections(nodeId, bridge.liveConnections(orgId), CONNECTIONS_LISTED_PER_APP);
+  }
+  /** This node's answer and, on several nodes, every other node's (those that did not answer named). */
+  async function fromEveryNode<T>(own: T, others: Promise<{ answers: T[]; missing: string[] }> | undefined) {
+    const { answers, missing } = (await others) ?? { answers: [], missing: [] };
+    return { nodes: [own, ...answers], missing_nodes: missing };
   }
   let shuttingDown = false;
   let accepts: AcceptFailures | undefined;
@@ -295,6 +314,9 @@ async function startOnDatabase(
     flushEventLog: async () => {
       await Promise.all([writer.flush(), cluster?.ask({ op: 'flush-event-log' })]);
     },
+    overview: (after) => fromEveryNode(overview.node(nodeId, after), cluster?.gather({ op: 'overview', ...(after === undefined ? {} : { after }) })),
+    organizationConnections: (orgId) => fromEveryNode(ownConnections(orgId), cluster?.gather({ op: 'org-live', org_id: orgId })),
+    openConnection: (socket, principal) => bridge.open(socket, principal),
     liveSessions: async (now, filter) => mergeSessions([sessions.list(now, filter), ...((await cluster?.ask({ op: 'sessions', now, filter })) ?? [])]),
     // Served on its own port instead when METRICS_PORT is set (O12).
     metrics: config.metricsPort === undefined ? metrics.registry : undefined,

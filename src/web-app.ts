@@ -10,9 +10,10 @@ import { adminOnly } from './http/auth.js';
 import { docsPages } from './http/docs.js';
 import { errorBodies } from './http/errors.js';
 import { proxyOptions } from './http/proxy.js';
+import { liveRoutes, type LiveDeps } from './http/live-routes.js';
 import { routes, type RouteDeps } from './http/routes.js';
 
-export interface AppDeps extends RouteDeps {
+export interface AppDeps extends RouteDeps, LiveDeps {
   log: Logger;
   /** Reverse proxies whose X-Forwarded-* headers are believed (TRUST_PROXY): ctx.secure, ctx.ip (O12). */
   trustProxy: number;
@@ -23,6 +24,7 @@ export function httpApp(deps: AppDeps): Koa {
   app.silent = true; // errors become {code, error} bodies in errorBodies and are logged there
   const sessions = new AdminSessions(deps.clock);
   const router = routes(deps);
+  const live = liveRoutes(deps);
   const dashboard = dashboardRoutes({ adminToken: deps.adminToken, sessions });
   app.use(errorBodies(deps.log));
   app.use((ctx, next) => (isDashboardPath(ctx.path) ? dashboardHeaders(ctx, next) : next()));
@@ -33,6 +35,8 @@ export function httpApp(deps: AppDeps): Koa {
   app.use(docsPages());
   app.use(router.routes());
   app.use(router.allowedMethods());
+  app.use(live.routes());
+  app.use(live.allowedMethods());
   app.use(dashboard.routes());
   app.use(dashboard.allowedMethods());
   return app;

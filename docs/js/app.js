@@ -2071,10 +2071,11 @@
         "parameter": "{name}: {value} is not a valid value.",
         "page_limit": "limit: must be a whole number from {minimum} to {maximum}.",
         "foreign_apps": "Not apps of organization {org_id}: {app_ids}.",
-        "deactivated": "{owner} is deactivated; its tokens cannot be rotated."
+        "deactivated": "{owner} is deactivated; its tokens cannot be rotated.",
+        "app_deactivated": "App {app_id} is deactivated; it cannot send events."
       },
       "http_status": 400,
-      "cause": "An HTTP request body or query parameter is missing, mistyped or out of range, or not acceptable in the resource's state (an allowlist naming an app of another organization, rotating a deactivated token)."
+      "cause": "An HTTP request body or query parameter is missing, mistyped or out of range, or not acceptable in the resource's state (an allowlist naming an app of another organization, rotating a deactivated token, a test event from a deactivated app or from an app of another organization)."
     },
     "NOT_FOUND": {
       "receivers": [

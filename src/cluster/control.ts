@@ -1,10 +1,12 @@
 // What every node must do, not just the one whose admin API was called: apply a change (registrations reloaded
 // from the shared database, a revocation closing live connections wherever they are, sessions dropped with an
-// organization, the test clock) or answer a question (its sessions; commit its event log before a listing). The
+// organization, the test clock) or answer a question (its sessions, its overview, an organization's connections on
+// it; commit its event log before a listing). The
 // asking node waits until every live node has answered (at most `waitMs`), so that once the admin API answers,
 // the change holds on every node and a listing is every node's.
-import type { ClientKind } from '../../generated/index.js';
+import type { ClientKind, OverviewNode } from '../../generated/index.js';
 import type { RevokeCause } from '../core/bridge.js';
+import type { NodeConnections } from '../core/live-picture.js';
 import type { SessionRecord } from '../core/sessions.js';
 import type { Logger } from '../shared/logger.js';
 import type { Bus, BusMessage } from './bus.js';
@@ -15,15 +17,31 @@ export type ControlOp =
   | { op: 'drop-sessions'; ids: string[] }
   | { op: 'clock'; to: number }
   | { op: 'flush-event-log' }
-  | { op: 'sessions'; now: number; filter: { agent_id?: string; app_id?: string } };
+  | { op: 'sessions'; now: number; filter: { agent_id?: string; app_id?: string } }
+  | { op: 'overview'; after?: number }
+  | { op: 'org-live'; org_id: string };
 
 /** What a node answers to each op (undefined: done). */
-export type ControlAnswer<O extends ControlOp> = O extends { op: 'sessions' } ? SessionRecord[] : undefined;
+export type ControlAnswer<O extends ControlOp> = O extends { op: 'sessions' }
+  ? SessionRecord[]
+  : O extends { op: 'overview' }
+    ? OverviewNode
+    : O extends { op: 'org-live' }
+      ? NodeConnections
+      : undefined;
+
+/** Every answer to a question, and the nodes that were asked and did not answer in time (or went down). */
+export interface Gathered<A> {
+  answers: A[];
+  missing: string[];
+}
 
 type Message = { k: 'ctl'; id: number; change: ControlOp } | { k: 'ctl-ack'; id: number; answer?: unknown };
 
 interface Waiting {
+  asked: string[];
   from: Set<string>;
+  answered: Set<string>;
   answers: unknown[];
   done: () => void;
 }
@@ -45,17 +63,31 @@ export class ClusterControl {
   }
 
   /** Tells every other node; resolves with their answers once they all have, or after `waitMs` (logged). */
-  ask<O extends ControlOp>(change: O): Promise<ControlAnswer<O>[]> {
+  async ask<O extends ControlOp>(change: O): Promise<ControlAnswer<O>[]> {
+    return (await this.gather(change)).answers;
+  }
+
+  /** As `ask`, also naming the nodes that did not answer (the overview lists them, D8). */
+  gather<O extends ControlOp>(change: O): Promise<Gathered<ControlAnswer<O>>> {
     const peers = this.bus.peers();
     const id = ++this.next;
     const message = { k: 'ctl', id, change } satisfies Message as BusMessage;
     // Sent to every node subscribed, also one this node has not seen beat yet; waited for from those it has.
     if (!peers.length) {
       this.bus.broadcast(message);
-      return Promise.resolve([]);
+      return Promise.resolve({ answers: [], missing: [] });
     }
     return new Promise((resolve) => {
-      const wait: Waiting = { from: new Set(peers), answers: [], done: () => (clearTimeout(timer), resolve(wait.answers as ControlAnswer<O>[])) };
+      const wait: Waiting = {
+        asked: peers,
+        from: new Set(peers),
+        answered: new Set(),
+        answers: [],
+        done: () => {
+          clearTimeout(timer);
+          resolve({ answers: wait.answers as ControlAnswer<O>[], missing: wait.asked.filter((node) => !wait.answered.has(node)) });
+        },
+      };
       const timer = setTimeout(() => {
         this.log.warn({ op: change.op, nodes: [...wait.from] }, 'nodes did not answer within 1 s; they apply a change when it reaches them');
         this.finish(id);
@@ -76,6 +108,7 @@ export class ClusterControl {
     if (message.k === 'ctl-ack') {
       const wait = this.waiting.get(message.id);
       if (!wait?.from.delete(from)) return;
+      wait.answered.add(from);
       if (message.answer !== undefined) wait.answers.push(message.answer);
       if (!wait.from.size) this.finish(message.id);
       return;

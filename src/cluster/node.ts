@@ -3,7 +3,7 @@
 import { LIMITS, type ClientKind } from '../../generated/index.js';
 import type { Logger } from '../shared/logger.js';
 import { shownUrl } from '../shared/shown-url.js';
-import { ClusterControl, type ControlAnswer, type ControlOp } from './control.js';
+import { ClusterControl, type ControlAnswer, type ControlOp, type Gathered } from './control.js';
 import { ClusterRouter } from './cluster-router.js';
 import { NodeIdInUseError, RedisBus } from './redis-bus.js';
 
@@ -16,6 +16,8 @@ export interface ClusterNode {
   handleChanges(apply: (change: ControlOp) => Promise<unknown> | unknown): void;
   /** Tells every live node a change, or asks them; resolves with their answers (waiting at most 1 s). */
   ask<O extends ControlOp>(change: O): Promise<ControlAnswer<O>[]>;
+  /** As `ask`, also naming the nodes that did not answer within 1 s. */
+  gather<O extends ControlOp>(change: O): Promise<Gathered<ControlAnswer<O>>>;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export async function joinCluster(options: { redisUrl: string; nodeId: string | 
       control = new ClusterControl(bus, apply, log);
     },
     ask: (change) => control?.ask(change) ?? Promise.resolve([]),
+    gather: (change) => control?.gather(change) ?? Promise.resolve({ answers: [], missing: [] }),
     close: () => bus.close(),
   };
 }

@@ -32,6 +32,7 @@ import { BurstLog, LOG_WINDOW_MS } from './burst-log.js';
 import { ConnectionBounds, DEFAULT_CONNECTION_LIMITS, type ConnectionBound, type ConnectionLimits } from './connection-bounds.js';
 import { endpointOf, identify, type ConnectionFacts, type HandshakeRefusalCode } from './handshake.js';
 import type { ConnectionHandlers, Socket } from './transport.js';
+import type { LiveClient } from './live-picture.js';
 import { ByteBudget, StreamedText, type NotKept } from './streamed-text.js';
 
 export interface BridgeOptions {
@@ -106,6 +107,10 @@ export interface Bridge {
   stats(): { apps: number; agents: number; eventsInFlight: number };
   /** Whether the app has at least one live connection. */
   isAppOnline(appId: string): boolean;
+  /** Apps with at least one live connection on this node. */
+  appsOnline(): number;
+  /** The live connections on this node of an organization's apps and agents, oldest first (D8). */
+  liveConnections(orgId: string): LiveClient[];
   /** Token fragments forwarded to apps since start (a counter for metrics, kept off the observer's path). */
   tokensForwarded(): number;
   /** What the bounds on events and replies have done since start (counters for metrics). */
@@ -122,6 +127,8 @@ interface Client {
   principal: Principal;
   address: string | undefined;
   lastSeen: number;
+  connectedAt: number;
+  lastPingAt: number | null;
   idle: Timer;
   /** Dropped (closed, refused, replaced) or shut down: its socket's last frames and timers are not heard. */
   gone: boolean;
@@ -294,7 +301,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
     bounds.add(principal, address);
     if (firstOfApp) router.appPresence(principal.app.app_id, true);
     const conn = guarded(socket);
-    const client: Client = { conn, principal, address, lastSeen: clock.now(), idle: { cancel() {} }, gone: false, paused: false, backlog: [], socket };
+    const now = clock.now();
+    const client: Client = { conn, principal, address, lastSeen: now, connectedAt: now, lastPingAt: null, idle: { cancel() {} }, gone: false, paused: false, backlog: [], socket };
     clients.set(conn, client);
     client.idle = watchIdle(client, idleCloseMs);
     log.debug({ conn: conn.id, endpoint: principal.kind, address }, 'connection open');
@@ -369,7 +377,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   function handle(client: Client, data: string, isBinary: boolean): void {
     try {
-      const waiting = client.principal.kind === 'app' ? fromApp(client.conn, client.principal.app, data, isBinary) : fromAgent(client.conn, client.principal.agent, data, isBinary);
+      const waiting = client.principal.kind === 'app' ? fromApp(client, client.principal.app, data, isBinary) : fromAgent(client, client.principal.agent, data, isBinary);
       if (waiting) pauseFor(client, waiting);
     } catch (err) {
       failed(client, err);
@@ -400,7 +408,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   // ---- app side ----------------------------------------------------------------------------------------
 
-  function fromApp(conn: Connection, app: AppRecord, data: string, isBinary: boolean): Promise<void> | void {
+  function fromApp(client: Client, app: AppRecord, data: string, isBinary: boolean): Promise<void> | void {
+    const { conn } = client;
     const parsed = parseInbound(data, isBinary, validateAppToServiceMessage, 'AppToServiceMessage');
     if (!parsed.ok) {
       if (parsed.type !== 'event') return conn.send(frames.appError(parsed.code, parsed.error));
@@ -418,6 +427,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     const message = parsed.message;
     switch (message.type) {
       case 'ping':
+        client.lastPingAt = client.lastSeen;
         return conn.send(frames.PONG);
       case 'discover':
         return conn.send(
@@ -578,14 +588,18 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   // ---- agent side --------------------------------------------------------------------------------------
 
-  function fromAgent(conn: Connection, agent: AgentRecord, data: string, isBinary: boolean): void {
+  function fromAgent(client: Client, agent: AgentRecord, data: string, isBinary: boolean): void {
+    const { conn } = client;
     const parsed = parseInbound(data, isBinary, validateAgentToServiceMessage, 'AgentToServiceMessage');
     if (!parsed.ok) {
       const eventId = validateEventId(parsed.fields.event_id) ? parsed.fields.event_id : undefined;
       return conn.send(frames.agentError(parsed.code, parsed.error, eventId));
     }
     const message = parsed.message;
-    if (message.type === 'ping') return conn.send(frames.PONG);
+    if (message.type === 'ping') {
+      client.lastPingAt = client.lastSeen;
+      return conn.send(frames.PONG);
+    }
     if (!events.has(message.event_id) && router.toEventHome(agent.agent_id, message)) return;
     agentMessage(agent.agent_id, message, (frame) => conn.send(frame));
   }
@@ -780,6 +794,15 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   const isAppOnline = (appId: string) => router.isAppOnline(appId);
 
+  function liveConnections(orgId: string): LiveClient[] {
+    const live: LiveClient[] = [];
+    for (const { principal: p, connectedAt, lastPingAt } of clients.values()) {
+      const [id, org] = p.kind === 'app' ? [p.app.app_id, p.app.org_id] : [p.agent.agent_id, p.agent.org_id];
+      if (org === orgId) live.push({ kind: p.kind, id, connected_at: connectedAt, last_ping_at: lastPingAt });
+    }
+    return live;
+  }
+
   function streamedTextBytes(): number {
     let bytes = 0;
     for (const budget of textBudgets.values()) bytes += budget.used;
@@ -794,6 +817,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
     shutdown,
     stats,
     isAppOnline,
+    appsOnline: () => bounds.appCount(),
+    liveConnections,
     tokensForwarded: () => tokensForwarded,
     limitCounters: () => structuredClone(counters),
     streamedTextBytes,

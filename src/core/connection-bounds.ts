@@ -69,6 +69,11 @@ export class ConnectionBounds {
     return this.byApp.has(appId);
   }
 
+  /** How many apps have at least one live connection. */
+  appCount(): number {
+    return this.byApp.size;
+  }
+
   private count(principal: Principal, address: string | undefined, by: 1 | -1): void {
     this.total += by;
     if (address !== undefined) bump(this.byAddress, address, by);

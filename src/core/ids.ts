@@ -1,7 +1,7 @@
 // Identifiers the service generates: event ids (ULIDs: unique and sortable by time), registration ids that read
 // like their names, and token secrets.
 import { randomFillSync } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
+import { encodeTime, monotonicFactory } from 'ulid';
 import { customAlphabet } from 'nanoid';
 import { LIMITS } from '../../generated/index.js';
 import type { Clock } from '../shared/clock.js';
@@ -39,6 +39,12 @@ export function eventIdFactory(clock: Clock, suffix = ''): () => string {
   const next = monotonicFactory(pooledRandom());
   return suffix ? () => next(clock.now()) + suffix : () => next(clock.now());
 }
+
+/**
+ * The smallest event id made at `ms` or later (its time part alone sorts before any id of that millisecond): an
+ * event's id is made at or after its receipt, so `event_id >= eventIdFloor(t)` bounds an index range scan by time.
+ */
+export const eventIdFloor = (ms: number): string => encodeTime(ms);
 
 /** `Maths Tutor` -> `maths-tutor-k3x9q2`: lowercase letters, digits and hyphens, at most idMaxChars. */
 export function registrationId(name: string): string {

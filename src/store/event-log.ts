@@ -1,6 +1,7 @@
 // Reading the event log and the sessions back, and deleting what is past its retention.
 import type { Knex } from 'knex';
 import type { ErrorCode, EventLog, EventLogEntry, EventStatus } from '../../generated/index.js';
+import { eventIdFloor } from '../core/ids.js';
 import type { SessionRecord } from '../core/sessions.js';
 import type { EventRow } from './write-behind.js';
 
@@ -44,6 +45,23 @@ export class EventLogReader {
     const rows = await query;
     const page = rows.slice(0, q.limit).map(entry);
     return { events: page, next_before: rows.length > q.limit ? page[page.length - 1]!.event_id : null };
+  }
+
+  /**
+   * For each agent of the organization with events received from `since` on, how many, and how many of them
+   * ended with an error (refused, or failed after `accepted`): one grouped query. The event id bound lets each
+   * agent's index be read from `since` only, not over its whole retained log.
+   */
+  async agentActivity(orgId: string, since: number): Promise<Map<string, { events: number; errors: number }>> {
+    const rows: { agent_id: string; events: number | string; errors: number | string | null }[] = await this.db('events')
+      .select('agent_id')
+      .count({ events: '*' })
+      .select(this.db.raw('SUM(CASE WHEN "code" IS NULL THEN 0 ELSE 1 END) AS "errors"'))
+      .whereIn('agent_id', this.db('agents').select('agent_id').where('org_id', orgId))
+      .where('event_id', '>=', eventIdFloor(since))
+      .where('received_at', '>=', since)
+      .groupBy('agent_id');
+    return new Map(rows.map((r) => [r.agent_id, { events: Number(r.events), errors: Number(r.errors ?? 0) }]));
   }
 
   /** Deletes events received before `cutoff`; returns how many. */

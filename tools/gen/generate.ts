@@ -47,9 +47,9 @@ function scenarioStepSchemas(specs: Specs): string {
   return `/** Each scenario step kind (its only key) and the name of the schema (and validator) of such a step. */\nexport const SCENARIO_STEP_SCHEMAS = ${JSON.stringify(Object.fromEntries(kinds), null, 2)} as const;\n`;
 }
 
-const BOUND_KEYWORDS = ['minLength', 'maxLength', 'minimum', 'maximum', 'pattern', 'default'] as const;
+const BOUND_KEYWORDS = ['minLength', 'maxLength', 'minimum', 'maximum', 'maxItems', 'pattern', 'default'] as const;
 
-/** The keywords of `schema` that bound a value (lengths, range, pattern, default), or undefined when it has none. */
+/** The keywords of `schema` that bound a value (lengths, range, list length, pattern, default), or undefined when it has none. */
 function boundsOf(schema: Schema | undefined): Record<string, unknown> | undefined {
   const found = BOUND_KEYWORDS.filter((k) => schema?.[k] !== undefined).map((k) => [k, schema![k]]);
   return found.length ? Object.fromEntries(found) : undefined;

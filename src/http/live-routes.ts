@@ -1,0 +1,96 @@
+// The admin API's live routes (D8, D9): the overview of every node, an organization's live picture, and test
+// events streamed back as server-sent events.
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { LIMITS, QUERY_PARAMETERS, validateTestEvent, type Overview, type OverviewNode } from '../../generated/index.js';
+import { problem } from '../admin/problem.js';
+import { organizationLive, requireOrganization, LAST_MINUTE_MS } from '../admin/org-live.js';
+import type { Principal } from '../core/directory.js';
+import type { NodeConnections } from '../core/live-picture.js';
+import type { ConnectionHandlers, Socket } from '../core/transport.js';
+import { inProcessApp } from './in-process-app.js';
+import { body, param } from './input.js';
+import type { RouteDeps } from './routes.js';
+
+/** A node's answer and the nodes that gave none within 1 s (several nodes, O14). */
+export interface FromEveryNode<T> {
+  nodes: T[];
+  missing_nodes: string[];
+}
+
+/** A test event's thread when the request names none (spec: TestEvent.thread_id). */
+export const TEST_EVENT_THREAD = 'dashboard-test';
+
+export interface LiveDeps {
+  /** Every node's numbers now and its samples taken after `after` (D8). */
+  overview(after: number | undefined): Promise<FromEveryNode<OverviewNode>>;
+  /** The organization's live connections on every node. */
+  organizationConnections(orgId: string): Promise<FromEveryNode<NodeConnections>>;
+  /** Opens a connection inside the bridge as `principal`, within its bounds (the core's `open`; D9). */
+  openConnection(socket: Socket, principal: Principal): ConnectionHandlers;
+  /** Audit hook (D10, `test_event.send`): awaited once the test event is found valid, before it is sent. */
+  testEventSent?(ctx: Context, event: { app_id: string; agent_id: string; thread_id: string }): Promise<void> | void;
+}
+
+const { after: AFTER } = QUERY_PARAMETERS.getOverview;
+
+/** An epoch-milliseconds query parameter within its bounds. */
+function isEpochMs(value: unknown): value is string {
+  return typeof value === 'string' && /^\d{1,16}$/.test(value) && Number(value) >= AFTER.minimum && Number(value) <= AFTER.maximum;
+}
+
+export function liveRoutes(deps: RouteDeps & LiveDeps): Router {
+  const { directory, clock } = deps;
+  const admin = new Router({ prefix: '/admin/v1' });
+
+  admin.get('/overview', async (ctx) => {
+    const after = param(ctx.query.after, 'after', isEpochMs);
+    const { nodes, missing_nodes } = await deps.overview(after === undefined ? undefined : Number(after));
+    ctx.body = {
+      at: clock.now(),
+      sample_ms: LIMITS.overviewSampleMs,
+      window_ms: LIMITS.overviewWindowMs,
+      nodes: nodes.sort((a, b) => a.node_id.localeCompare(b.node_id)),
+      missing_nodes: missing_nodes.sort(),
+    } satisfies Overview;
+  });
+
+  admin.get('/organizations/:org_id/live', async (ctx) => {
+    const orgId = ctx.params.org_id!;
+    requireOrganization(directory, orgId);
+    // Read your writes, as GET /admin/v1/events does: every event answered so far is counted.
+    const [connections] = await Promise.all([deps.organizationConnections(orgId), deps.flushEventLog()]);
+    const lastMinute = await deps.events.agentActivity(orgId, clock.now() - LAST_MINUTE_MS);
+    ctx.body = organizationLive(directory, orgId, connections.nodes, lastMinute, connections.missing_nodes);
+  });
+
+  admin.post('/test-events', async (ctx) => {
+    const request = body(ctx, validateTestEvent);
+    const app = directory.apps.get(request.app_id);
+    if (!app) throw problem('NOT_FOUND', 'owner', { owner: `App ${request.app_id}` });
+    const agent = directory.agents.get(request.agent_id);
+    if (!agent) throw problem('NOT_FOUND', 'owner', { owner: `Agent ${request.agent_id}` });
+    if (app.org_id !== agent.org_id) throw problem('INVALID_REQUEST', 'foreign_apps', { org_id: agent.org_id, app_ids: app.app_id });
+    if (!app.active) throw problem('INVALID_REQUEST', 'app_deactivated', { app_id: app.app_id });
+    const tokens = directory.tokensOf(app.app_id);
+    // Authenticated as the app with its current token: what one of its instances would hold.
+    const token = tokens.find((t) => t.expires_at === null) ?? tokens.at(-1)!;
+    const threadId = request.thread_id ?? TEST_EVENT_THREAD;
+    await deps.testEventSent?.(ctx, { app_id: app.app_id, agent_id: agent.agent_id, thread_id: threadId });
+
+    const instance = inProcessApp({
+      clock,
+      open: (socket) => deps.openConnection(socket, { kind: 'app', app, token }),
+      eventFrame: JSON.stringify({ type: 'event', agent_id: agent.agent_id, thread_id: threadId, payload: request.payload }),
+      response: ctx.res,
+    });
+    ctx.res.once('close', () => instance.abandon());
+    ctx.status = 200;
+    ctx.type = 'text/event-stream';
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.set('X-Accel-Buffering', 'no'); // nginx would otherwise hold the frames back until its buffer fills
+    ctx.body = instance.stream;
+  });
+
+  return admin;
+}
