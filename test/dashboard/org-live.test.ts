@@ -45,7 +45,7 @@ describe('dashboard organization live', function () {
     const instances = liveRow(page, /^Apps: live instances/, 'Classroom').getByRole('cell').first();
     await instances.getByText('0', { exact: true }).waitFor();
     const tutor = liveRow(page, /^Agents: live connection/, 'Maths Tutor');
-    await tutor.getByText('offline').waitFor();
+    await tutor.getByText('not connected').waitFor();
 
     // An event to the agent while it is away: one of its last minute's events, and an error.
     const first = await bridge.connectApp(app.token);

@@ -30,7 +30,9 @@ function pathOf(points, x, y, gapMs) {
       previous = undefined;
       continue;
     }
-    d += `${previous === undefined || p.at - previous > gapMs ? 'M' : 'L'}${x(p.at).toFixed(1)},${y(p.value).toFixed(1)}`;
+    const point = `${x(p.at).toFixed(1)},${y(p.value).toFixed(1)}`;
+    // A line starts with a zero-length segment, so that a lone sample still shows as a dot (round caps).
+    d += previous === undefined || p.at - previous > gapMs ? `M${point}L${point}` : `L${point}`;
     previous = p.at;
   }
   return d;

@@ -72,7 +72,7 @@ function agentsLive(live, agents, actions) {
       const { events, errors } = last_minute;
       return [
         name,
-        connection ? [badge('connected', 'online'), ' ', connectionText(connection)] : badge('offline', 'offline'),
+        connection ? [badge('connected', 'online'), ' ', connectionText(connection)] : badge('not connected', 'offline'),
         perSecond(events),
         events ? `${Math.round((errors / events) * 100)}% (${errors} of ${events})` : '—',
         h(

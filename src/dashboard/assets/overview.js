@@ -9,6 +9,8 @@ import { LIMITS } from './spec.js';
 
 /** How far back "error codes in the last minutes" looks. */
 const ERRORS_MINUTES = 5;
+/** The shortest span a chart shows: a bridge that started a minute ago gets a readable line, not a sliver. */
+const MIN_SPAN_MINUTES = 5;
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const decimal = (n) => (n < 10 && !Number.isInteger(n) ? n.toFixed(1) : String(Math.round(n)));
@@ -62,16 +64,19 @@ function render(history, { live, missing, tiles, nodesBox }) {
   const last = samples.at(-1);
   const perSecond = (n) => n / (overview.sample_ms / 1000);
   const nodes = overview.nodes.length;
+  // The last hour, or less while the samples held cover less.
+  const from = Math.max(overview.at - overview.window_ms, Math.min(samples[0]?.at ?? overview.at, overview.at - MIN_SPAN_MINUTES * 60_000));
   const chartOf = (title, series, format) => {
     const latest = series.map((s) => `${s.name} ${format(s.points.at(-1)?.value)}`).join(', ');
     const highest = Math.max(...series.flatMap((s) => s.points.map((p) => p.value ?? 0)), 0);
-    const summary = samples.length ? `${latest} now; at most ${format(highest)} in the last ${overview.window_ms / 60_000} minutes.` : 'no sample yet.';
-    return lineChart({ title, series, from: overview.at - overview.window_ms, to: overview.at, gapMs: 2 * overview.sample_ms, format, summary });
+    const summary = samples.length ? `${latest} now; at most ${format(highest)} in the last ${Math.round((overview.at - from) / 60_000)} minutes.` : 'no sample yet.';
+    return lineChart({ title, series, from, to: overview.at, gapMs: 2 * overview.sample_ms, format, summary });
   };
   const over = (field, f = (v) => v) => samples.map((s) => ({ at: s.at, value: f(s[field], s) }));
   const count = (n) => (n === null || n === undefined ? '—' : decimal(n));
   const rate = (n) => (n === null || n === undefined ? '—' : `${decimal(n)}/s`);
   const interval = `in the last ${overview.sample_ms / 1000} s`;
+  const timed = last !== undefined && last.latency_p50_ms !== null;
   const recentErrors = errorsSince(samples, overview.at - ERRORS_MINUTES * 60_000);
 
   live.textContent = `Live: the page asks the bridge every ${overview.sample_ms / 1000} seconds while it is open. Newest sample ${last ? utc(new Date(last.at).toISOString()) : 'not taken yet'}${nodes > 1 ? `; the sum of ${nodes} nodes` : ''}.`;
@@ -98,8 +103,9 @@ function render(history, { live, missing, tiles, nodesBox }) {
     tile('Errors', plural(recentErrors.reduce((n, [, v]) => n + v, 0), 'error'), `in the last ${ERRORS_MINUTES} minutes`,
       chartOf('Errors per second', [{ name: 'errors', points: samples.map((s) => ({ at: s.at, value: perSecond(errorCount(s)) })) }], rate),
       table(`Error codes in the last ${ERRORS_MINUTES} minutes`, ['Code', 'Events'], recentErrors, 'No error in these minutes.')),
-    tile('Latency', `p50 ${duration(last?.latency_p50_ms)} · p99 ${duration(last?.latency_p99_ms)}`,
-      nodes > 1 ? `replied ${interval}; across nodes p50 is their mean weighted by replies, p99 the largest of theirs` : `of the events replied ${interval}`,
+    tile('Latency', timed ? `p50 ${duration(last.latency_p50_ms)} · p99 ${duration(last.latency_p99_ms)}` : '—',
+      !timed ? `no event was replied ${interval}`
+        : nodes > 1 ? `replied ${interval}; across nodes p50 is their mean weighted by replies, p99 the largest of theirs` : `of the events replied ${interval}`,
       chartOf('Latency', [{ name: 'p50', points: over('latency_p50_ms') }, { name: 'p99', points: over('latency_p99_ms') }], duration)),
   );
   replace(nodesBox, nodes > 1 ? nodesTable(history, perSecond) : null);
