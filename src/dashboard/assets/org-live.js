@@ -1,7 +1,8 @@
 // An organization's live picture (GET …/live, D8): each app's instances, each agent's connection and its last
 // minute, read with the page's other lists every few seconds. Names come from those lists; the live answer has ids.
+// The connection is said in words, not with a status badge: the agents table's badge stays a row's one status.
 import { enc } from './api.js';
-import { badge, h, rerender, table, time } from './dom.js';
+import { h, rerender, table, time } from './dom.js';
 
 /** AgentLastMinute counts the last 60 s of the event log. */
 const LAST_MINUTE_S = 60;
@@ -72,7 +73,7 @@ function agentsLive(live, agents, actions) {
       const { events, errors } = last_minute;
       return [
         name,
-        connection ? [badge('connected', 'online'), ' ', connectionText(connection)] : badge('not connected', 'offline'),
+        connection ? [h('strong', { class: 'state on' }, 'connected'), ' ', connectionText(connection)] : h('strong', { class: 'state off' }, 'not connected'),
         perSecond(events),
         events ? `${Math.round((errors / events) * 100)}% (${errors} of ${events})` : '—',
         h(
