@@ -291,6 +291,7 @@ async function startOnDatabase(
         return ownConnections(change.org_id);
     }
   }
+  /** This node's share of an organization's live picture, as it also answers the other nodes. */
   function ownConnections(orgId: string) {
     return nodeConnections(nodeId, bridge.liveConnections(orgId), CONNECTIONS_LISTED_PER_APP);
   }

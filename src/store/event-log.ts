@@ -48,9 +48,9 @@ export class EventLogReader {
   }
 
   /**
-   * For each agent of the organization with events received from `since` on, how many, and how many of them
+   * For each agent of the organization with events received after `since`, how many, and how many of them
    * ended with an error (refused, or failed after `accepted`): one grouped query. The event id bound lets each
-   * agent's index be read from `since` only, not over its whole retained log.
+   * agent's index be read from `since` on only, not over its whole retained log.
    */
   async agentActivity(orgId: string, since: number): Promise<Map<string, { events: number; errors: number }>> {
     const rows: { agent_id: string; events: number | string; errors: number | string | null }[] = await this.db('events')
@@ -59,7 +59,7 @@ export class EventLogReader {
       .select(this.db.raw('SUM(CASE WHEN "code" IS NULL THEN 0 ELSE 1 END) AS "errors"'))
       .whereIn('agent_id', this.db('agents').select('agent_id').where('org_id', orgId))
       .where('event_id', '>=', eventIdFloor(since))
-      .where('received_at', '>=', since)
+      .where('received_at', '>', since)
       .groupBy('agent_id');
     return new Map(rows.map((r) => [r.agent_id, { events: Number(r.events), errors: Number(r.errors ?? 0) }]));
   }
