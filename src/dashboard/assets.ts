@@ -15,8 +15,8 @@ const DIR = new URL('./assets/', import.meta.url);
 
 /**
  * Field rules of the admin API's request bodies (spec/openapi.yaml OrganizationCreate, AppCreate, AgentCreate and
- * asyncapi.yaml AppId) and of its listings' `q` and `limit`, read from generated/; the id pattern lives only
- * inside the validators, so it is named here and a test holds it equal to the spec.
+ * asyncapi.yaml AppId, ThreadId) and of its listings' `q` and `limit`, read from generated/; the id and thread
+ * patterns live only inside the validators, so they are named here and a test holds them equal to the spec.
  */
 export const FIELD_RULES = {
   nameMaxLength: FIELD_BOUNDS.AgentCreate.name.maxLength,
@@ -27,6 +27,8 @@ export const FIELD_RULES = {
   idMaxLength: LIMITS.idMaxChars,
   searchMaxLength: QUERY_PARAMETERS.listOrganizations.q.maxLength,
   pageMax: QUERY_PARAMETERS.listOrganizations.limit.maximum,
+  threadIdPattern: '^[^\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF]+$',
+  threadIdMaxLength: LIMITS.threadIdMaxChars,
 } as const;
 
 function specModule(): string {
@@ -37,6 +39,7 @@ function specModule(): string {
     `export const EVENT_ERROR_CODES = ${JSON.stringify(eventCodes)};`,
     `export const ROTATION_GRACE_MS = ${LIMITS.rotationGraceMs};`,
     `export const DASHBOARD_SESSION_MS = ${ADMIN_SESSION_TTL_MS};`,
+    `export const LIMITS = ${JSON.stringify(LIMITS)};`,
     '',
   ].join('\n');
 }

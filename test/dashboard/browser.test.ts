@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_TOKEN, startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import type { AgentClient, AppClient } from '../helpers/ws-client.js';
-import { launchChromium, openDashboard, pageHolds, row, screenshot, signIn, untilStatus } from './browser.js';
+import { goTo, launchChromium, openDashboard, pageHolds, row, screenshot, signIn, untilStatus } from './browser.js';
 import { send } from './cookie-http.js';
 
 const PAYLOAD = { text: 'a secret question' };
@@ -73,7 +73,8 @@ describe('dashboard in a browser', function () {
     await page.keyboard.press('Control+A');
     await page.keyboard.type(ADMIN_TOKEN);
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { level: 1, name: 'Organizations' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    expect(page.url()).to.match(/#\/overview$/);
     expect(writes).to.deep.equal(['POST /dashboard/session', 'POST /dashboard/session']);
 
     const cookies = await context!.cookies();
@@ -99,6 +100,7 @@ describe('dashboard in a browser', function () {
     const writes: string[] = [];
     page.on('request', (r) => r.method() !== 'GET' && writes.push(`${r.method()} ${new URL(r.url()).pathname}`));
     await signIn(page);
+    await goTo(page, 'Organizations');
 
     await page.getByRole('button', { name: 'Create organization' }).click();
     await page.getByText('Enter a name.').waitFor();
@@ -169,6 +171,7 @@ describe('dashboard in a browser', function () {
     const eventQueries: string[] = [];
     page.on('request', (r) => new URL(r.url()).pathname === '/admin/v1/events' && eventQueries.push(new URL(r.url()).search));
     await signIn(page);
+    await goTo(page, 'Organizations');
     await page.getByRole('link', { name: 'Acme School' }).click();
 
     const allowlist = async () => (await bridge.http('GET', `/admin/v1/organizations/${org.org_id}/agents`)).body.agents[0].allowlist;
@@ -241,6 +244,7 @@ describe('dashboard in a browser', function () {
     await deliverOne(appClient, agentClient, agent.agent_id, 'lesson-1');
     const { page, errors } = await open(bridge);
     await signIn(page);
+    await goTo(page, 'Organizations');
     await page.getByRole('link', { name: 'Acme School' }).click();
 
     await row(page, 'Classroom').getByRole('button', { name: 'Rotate token of Classroom' }).click();
@@ -299,6 +303,7 @@ describe('dashboard in a browser', function () {
     const bridge = await startTestBridge();
     const { page, errors } = await open(bridge);
     await signIn(page);
+    await goTo(page, 'Organizations');
     bridge.clock.advance(12 * 3_600_000);
     await page.getByLabel('Organization name').fill('Too Late');
     await page.getByRole('button', { name: 'Create organization' }).click();

@@ -48,10 +48,17 @@ export async function openDashboard(browser: Browser, bridge: TestBridge): Promi
   return { context, page, errors };
 }
 
+/** Signs in and waits for the landing view, the overview. */
 export async function signIn(page: Page): Promise<void> {
   await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { level: 1, name: 'Organizations' }).waitFor();
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+}
+
+/** Follows the main navigation's link to a view and waits for its heading. */
+export async function goTo(page: Page, view: 'Overview' | 'Organizations' | 'Event log'): Promise<void> {
+  await page.getByRole('navigation').getByRole('link', { name: view }).click();
+  await page.getByRole('heading', { level: 1, name: view }).waitFor();
 }
 
 /** The whole page, or only the window (a modal dialog's backdrop covers only the window). */

@@ -98,10 +98,13 @@ describe('dashboard page and files', function () {
     for (const path of ['/admin/v1/sessions', '/admin/v1/audit']) expect(parameters(path).limit.maximum, path).to.equal(FIELD_RULES.pageMax);
     expect(asyncapi.components.schemas.AppId.pattern).to.equal(FIELD_RULES.idPattern);
     expect(asyncapi.components.schemas.AppId.maxLength).to.equal(FIELD_RULES.idMaxLength);
+    expect(asyncapi.components.schemas.ThreadId.pattern).to.equal(FIELD_RULES.threadIdPattern);
+    expect(asyncapi.components.schemas.ThreadId.maxLength).to.equal(FIELD_RULES.threadIdMaxLength);
 
     const bridge = await startTestBridge();
     const spec = await send(bridge, 'GET', '/dashboard/assets/spec.js');
     expect(spec.body).to.include(`"ttlDaysDefault":${agent.ttl_days.default}`);
+    expect(spec.body).to.include(`"overviewSampleMs":${asyncapi['x-limits'].overviewSampleMs.value}`);
     expect(spec.body).to.include('"PERMISSION_DENIED"').and.include('"AGENT_OFFLINE"').and.not.include('"ADMIN_API_DISABLED"');
   });
 

@@ -1,5 +1,5 @@
-// The dashboard's entry: signing in and out, and the views by address (#/orgs?…, #/orgs/<id>?…, #/events?…,
-// #/audit?…).
+// The dashboard's entry: signing in and out, and the views by address (#/overview, #/orgs?…, #/orgs/<id>?…,
+// #/events?…, #/audit?…).
 import { api, setSession, whenSignedOut } from './api.js';
 import { auditView } from './audit.js';
 import { announce, announceOnNextView, h, heading, replace, startView } from './dom.js';
@@ -8,11 +8,13 @@ import { field, form, input } from './forms.js';
 import { orgView } from './org.js';
 import { orgsView } from './orgs.js';
 import { rememberSignIn } from './own-session.js';
+import { overviewView } from './overview.js';
 import { sessionsView } from './sessions.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
 const ID = '([a-z0-9-]{1,64})';
+const LANDING = '#/overview';
 const QUERY = '(?:\\?(.*))?';
 const query = (text) => new URLSearchParams(text ?? '');
 const ROUTES = [
@@ -21,6 +23,7 @@ const ROUTES = [
   [new RegExp(`^#/events${QUERY}$`), (m) => eventsView(main, query(m[1]))],
   [new RegExp(`^#/orgs${QUERY}$`), (m) => orgsView(main, query(m[1]))],
   [new RegExp(`^#/audit${QUERY}$`), (m) => auditView(main, query(m[1]))],
+  [/^#\/overview$/, () => overviewView(main)],
 ];
 
 let signedIn = false;
@@ -42,7 +45,7 @@ function route() {
   if (!signedIn) return;
   const hash = location.hash;
   const match = ROUTES.map(([pattern, view]) => [pattern.exec(hash), view]).find(([m]) => m);
-  if (!match) return location.replace('#/orgs');
+  if (!match) return location.replace(LANDING);
   for (const link of nav.querySelectorAll('a')) {
     if (hash.startsWith(link.getAttribute('href'))) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
@@ -55,7 +58,7 @@ function signedInWith(session) {
   signedIn = true;
   nav.hidden = false;
   if (ROUTES.some(([pattern]) => pattern.test(location.hash))) route();
-  else location.replace('#/orgs'); // routed by the hashchange that follows
+  else location.replace(LANDING); // routed by the hashchange that follows
 }
 
 function signedOut(message, kind = 'info') {

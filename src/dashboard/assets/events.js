@@ -1,10 +1,12 @@
-// The event log, newest first, filtered by organization, app, agent, status, code and time, a page at a time. The filters and the
-// paging cursor live in the address (#/events?…), so the browser's Back returns to the newer page.
+// The event log, newest first, filtered by organization, app, agent, status, code and time, a page at a time. The
+// filters and the paging cursor live in the address (#/events?…), so the browser's Back returns to the newer page.
+// The first page can be followed live (tail.js).
 import { api } from './api.js';
 import { badge, h, heading, table, time } from './dom.js';
 import { field, form, input } from './forms.js';
 import { EVENT_ERROR_CODES, FIELD_RULES } from './spec.js';
 import { timeRangeFields } from './time-range.js';
+import { liveTail } from './tail.js';
 
 const PAGE_SIZE = 50;
 const FILTERS = ['org_id', 'app_id', 'agent_id', 'status', 'code', 'since', 'until'];
@@ -47,10 +49,18 @@ export function eventsView(main, query) {
   const params = new URLSearchParams({ limit: String(PAGE_SIZE) });
   for (const [k, v] of Object.entries(filters)) if (v) params.set(k, v);
   if (before) params.set('before', before);
-  api.get(`/admin/v1/events?${params}`).then(
-    (page) => results.replaceChildren(...render(page, filters, before)),
+  const read = () => api.get(`/admin/v1/events?${params}`);
+  const show = (page) => results.replaceChildren(...render(page, filters, before));
+  const tail = before ? undefined : liveTail({ read, show, results });
+  if (tail) results.before(tail.element);
+  read().then(
+    (page) => {
+      show(page);
+      tail?.seen(page);
+    },
     (err) => results.replaceChildren(h('p', { class: 'form-error', role: 'alert' }, err.message)),
   ).finally(() => results.removeAttribute('aria-busy'));
+  return () => tail?.stop();
 }
 
 function go(filters, before) {

@@ -9,9 +9,11 @@ import { announce, h, heading, rerender } from './dom.js';
 import { field, form, input, required } from './forms.js';
 import { deactivate, rotate } from './lifecycle.js';
 import { organizationEdits } from './org-edits.js';
+import { orgLive } from './org-live.js';
 import { agentsTable, appsTable } from './org-tables.js';
 import { everything, Listing, pager, searchBox } from './search.js';
 import { FIELD_RULES } from './spec.js';
+import { testEventPanel } from './test-event.js';
 import { tokenPanel } from './token-panel.js';
 
 const POLL_MS = 3000;
@@ -26,6 +28,8 @@ export function orgView(main, orgId, query) {
   const appsBox = h('div');
   const agentsBox = h('div');
   const base = `/admin/v1/organizations/${enc(orgId)}`;
+  const testEvent = testEventPanel();
+  const liveBox = orgLive({ testEvent: (agent) => testEvent.choose(agent) });
 
   const showToken = (slot, options) => {
     const { panel, focus } = tokenPanel(options);
@@ -64,8 +68,25 @@ export function orgView(main, orgId, query) {
     },
   };
 
+  /**
+   * What a test event may be sent as and to: every app and agent of the organization, not only the pages shown. The
+   * whole lists are read again only when the live picture's ids say the organization changed.
+   */
+  let whole = { key: '', apps: [], agents: [] };
+  async function choices(appsPage, agentsPage, picture) {
+    const partial = (listing, page) => listing.q || listing.after || page.next_after;
+    if (!partial(lists.apps, appsPage) && !partial(lists.agents, agentsPage)) return [appsPage.apps, agentsPage.agents];
+    const key = picture instanceof Error ? whole.key : JSON.stringify([picture.apps.map((a) => a.app_id), picture.agents.map((a) => a.agent_id)]);
+    if (key !== whole.key || !whole.apps.length) {
+      const [apps, agents] = await Promise.all([everything(`${base}/apps`, 'apps'), everything(`${base}/agents`, 'agents')]);
+      whole = { key, apps, agents };
+    }
+    return [whole.apps, whole.agents];
+  }
+
   async function refresh() {
     try {
+      const picture = api.get(`${base}/live`).catch((err) => err); // the lists are shown even when it fails
       const [appsPage, agentsPage] = await Promise.all([api.get(lists.apps.url(`${base}/apps`)), api.get(lists.agents.url(`${base}/agents`))]);
       const [{ apps }, { agents }] = [appsPage, agentsPage];
       if (state.shown) sayWhoseStatusChanged(state, apps, agents);
@@ -77,6 +98,9 @@ export function orgView(main, orgId, query) {
         rerender(appsBox, appsTable(apps, actions, lists.apps), paging('apps', appsPage));
         rerender(agentsBox, agentsTable(orgId, agents, apps, actions, lists.agents), paging('agents', agentsPage));
       }
+      const livePicture = await picture;
+      liveBox.show(livePicture, apps, agents);
+      testEvent.update(...(await choices(appsPage, agentsPage, livePicture)));
       live.textContent = `Online status is live: this page asks the bridge every ${POLL_MS / 1000} seconds while it is open (last: ${new Date().toLocaleTimeString()}).`;
     } catch (err) {
       live.textContent = `Could not refresh: ${err.message}`;
@@ -121,8 +145,10 @@ export function orgView(main, orgId, query) {
     h('p', {}, 'Organization ID ', h('code', {}, orgId), '. Apps may use only the agents of their own organization.'),
     edits.rename,
     live,
+    liveBox.element,
     h('section', { 'aria-labelledby': 'apps-title' }, h('h2', { id: 'apps-title' }, 'Apps'), appTokens, search('apps', 'Search apps'), appsBox, h('h3', {}, 'Register an app'), appForm),
     h('section', { 'aria-labelledby': 'agents-title' }, h('h2', { id: 'agents-title' }, 'Agents'), agentTokens, search('agents', 'Search agents'), agentsBox, h('h3', {}, 'Register an agent'), agentForm),
+    testEvent.element,
     edits.remove,
   );
 
@@ -139,6 +165,7 @@ export function orgView(main, orgId, query) {
   return () => {
     clearInterval(timer);
     document.removeEventListener('visibilitychange', onVisible);
+    testEvent.stop();
   };
 }
 
