@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Browser, BrowserContext } from 'playwright-core';
 import WebSocket from 'ws';
+import { ENDPOINT_PATHS } from '../generated/index.js';
 import { launchChromium } from '../test/dashboard/browser.js';
 import { provision, shutdown, startBridge } from './processes.js';
 
@@ -60,14 +61,14 @@ async function traffic(wsUrl: string, app: { token: string }, agent: { agent_id:
       ws.once('open', () => resolve(ws));
       ws.once('error', reject);
     });
-  const agentWs = await open('/v1/ws/agent', agent.token);
+  const agentWs = await open(ENDPOINT_PATHS.agent, agent.token);
   agentWs.on('message', (data) => {
     const frame = JSON.parse(String(data));
     if (frame.type !== 'event') return;
     for (const token of ['one ', 'two ', 'three']) agentWs.send(JSON.stringify({ type: 'token', event_id: frame.event_id, token }));
     agentWs.send(JSON.stringify({ type: 'reply', event_id: frame.event_id, content: '', done: true }));
   });
-  const appWs = await open('/v1/ws/app', app.token);
+  const appWs = await open(ENDPOINT_PATHS.app, app.token);
   let n = 0;
   const timer = setInterval(() => appWs.send(JSON.stringify({ type: 'event', agent_id: agent.agent_id, thread_id: `t${n++ % 10}`, payload: { text: 'hi' } })), 1000 / perSecond);
   return () => {

@@ -2,7 +2,6 @@
 // here from generated/ so that the page validates its forms by the spec's rules without restating them.
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { ADMIN_SESSION_TTL_MS } from '../http/admin-sessions.js';
 import { STATIC_CONTENT_TYPES } from '../http/content-types.js';
 import { ERRORS, ERROR_CODES, FIELD_BOUNDS, LIMITS, QUERY_PARAMETERS } from '../../generated/index.js';
 
@@ -38,7 +37,6 @@ function specModule(): string {
     `export const FIELD_RULES = ${JSON.stringify({ ...FIELD_RULES, ttlDaysDefault: LIMITS.sessionTtlDefaultDays })};`,
     `export const EVENT_ERROR_CODES = ${JSON.stringify(eventCodes)};`,
     `export const ROTATION_GRACE_MS = ${LIMITS.rotationGraceMs};`,
-    `export const DASHBOARD_SESSION_MS = ${ADMIN_SESSION_TTL_MS};`,
     `export const LIMITS = ${JSON.stringify(LIMITS)};`,
     '',
   ].join('\n');

@@ -26,7 +26,11 @@ export async function dashboardHeaders(ctx: Context, next: Next): Promise<void> 
   await next();
 }
 
-const view = (session: AdminSession): DashboardSession => ({ csrf_token: session.csrfToken, expires_at: new Date(session.expiresAt).toISOString() });
+const view = (session: AdminSession): DashboardSession => ({
+  csrf_token: session.csrfToken,
+  expires_at: new Date(session.expiresAt).toISOString(),
+  fingerprint: sessionActor(session).session!,
+});
 
 export function dashboardRoutes(deps: { adminToken: string | undefined; sessions: AdminSessions; audit: AuditTrail }): Router {
   const { sessions, audit } = deps;

@@ -62,7 +62,7 @@ describe('dashboard: edit and remove', function () {
     await appDialog.getByText(`Its ID ${app.app_id} and its token stay`).waitFor();
     await appDialog.getByLabel('App name').fill('Classroom (iOS)');
     await appDialog.getByRole('button', { name: 'Save name' }).click();
-    await row(page, 'Classroom (iOS)').waitFor();
+    await row(page, 'Classroom (iOS)').getByRole('button', { name: 'Rename Classroom (iOS)' }).waitFor(); // the apps table's row, not the live one
 
     await row(page, 'Maths Tutor').getByRole('button', { name: 'Edit Maths Tutor' }).click();
     const agentDialog = page.getByRole('dialog', { name: 'Edit Maths Tutor' });

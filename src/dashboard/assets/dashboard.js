@@ -7,7 +7,6 @@ import { eventsView } from './events.js';
 import { field, form, input } from './forms.js';
 import { orgView } from './org.js';
 import { orgsView } from './orgs.js';
-import { rememberSignIn } from './own-session.js';
 import { overviewView } from './overview.js';
 import { sessionsView } from './sessions.js';
 
@@ -86,7 +85,6 @@ function signInView() {
       fields: [token],
       async send(values) {
         const session = await api.post('/dashboard/session', values);
-        await rememberSignIn(session);
         announceOnNextView('Signed in. The session lasts 12 hours; signing out ends it at once.');
         signedInWith(session);
       },
