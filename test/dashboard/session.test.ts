@@ -32,7 +32,11 @@ describe('dashboard sessions', function () {
 
     const read = await send(bridge, 'GET', '/dashboard/session', { cookie: session.cookie, schema: 'DashboardSession' });
     expect(read.status).to.equal(200);
-    expect(read.body).to.deep.equal({ csrf_token: session.csrf, expires_at: session.expiresAt });
+    // The fingerprint is how the audit trail names this session: its sign-in is the newest entry.
+    const audit = await send(bridge, 'GET', '/admin/v1/audit?limit=1', { cookie: session.cookie, schema: 'AuditLog' });
+    expect(audit.body.entries[0]).to.deep.include({ action: 'dashboard.sign_in', actor: { kind: 'dashboard_session', session: read.body.fingerprint } });
+    expect(read.body).to.deep.equal({ csrf_token: session.csrf, expires_at: session.expiresAt, fingerprint: read.body.fingerprint });
+    expect(session.cookie).not.to.include(read.body.fingerprint);
     expect(session.cookie).not.to.include(session.csrf);
 
     for (const cookie of [undefined, 'bridge_session=not-a-session', `bridge_session=${session.csrf}`]) {
