@@ -13,7 +13,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import WebSocket from 'ws';
 import { ENDPOINT_PATHS } from '../generated/index.js';
 import { launchChromium } from '../test/dashboard/browser.js';
-import { provision, shutdown, startBridge } from './processes.js';
+import { ADMIN_TOKEN, provision, shutdown, startBridge } from './processes.js';
 
 const { values } = parseArgs({
   options: {
@@ -27,7 +27,6 @@ const PAGE_COUNTS = values.pages.split(',').map(Number);
 const SECONDS = Number(values.seconds);
 const WARMUP = Number(values.warmup);
 const VIEWS = values.views.split(',');
-const ADMIN = 'bench-dashboard-admin-token-0123';
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -82,7 +81,7 @@ async function openPage(browser: Browser, base: string, hash: string): Promise<B
   const context = await browser.newContext({ viewport: { width: 1366, height: 800 } });
   const page = await context.newPage();
   await page.goto(`${base}/dashboard`);
-  await page.getByLabel('Admin token').fill(ADMIN);
+  await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation').waitFor();
   await page.goto(`${base}/dashboard${hash}`);
@@ -99,7 +98,7 @@ async function measure(pid: number, bytes: { down: number; up: number }) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-dashboard-'));
-const bridge = await startBridge(dir, undefined, { ADMIN_TOKEN: ADMIN });
+const bridge = await startBridge(dir);
 const proxy = await countingProxy(bridge.port);
 const base = `http://127.0.0.1:${proxy.port}`;
 const creds = await provision(bridge.admin, 1, 1);

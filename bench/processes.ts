@@ -10,7 +10,7 @@ import { AdminClient } from '../src/cli/admin-client.js';
 import type { LoadConfig } from './load.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const ADMIN_TOKEN = 'bench-admin-token-0123456789';
+export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
 export interface Server {
   child: ChildProcess;
