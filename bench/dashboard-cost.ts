@@ -3,7 +3,7 @@
 // against the same bridge with no page open. An app and an agent exchange a few events a second meanwhile, so the
 // views have something to show.
 //
-//   npx tsx bench/dashboard-cost.ts [--pages 1,5] [--seconds 60] [--warmup 10] [--views overview,org,events]
+//   npx tsx bench/dashboard-cost.ts [--pages 1,10] [--seconds 60] [--warmup 10] [--views overview,org,events]
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, connect, type Server as NetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,7 @@ import { ADMIN_TOKEN, provision, shutdown, startBridge } from './processes.js';
 
 const { values } = parseArgs({
   options: {
-    pages: { type: 'string', default: '1,5' },
+    pages: { type: 'string', default: '1,10' },
     seconds: { type: 'string', default: '60' },
     warmup: { type: 'string', default: '10' },
     views: { type: 'string', default: 'overview,org,events' },
@@ -108,18 +108,19 @@ const browser = await launchChromium();
 const hashes: Record<string, string> = { overview: '#/overview', org: `#/orgs/${orgId}`, events: '#/events?live=1' };
 try {
   await sleep(WARMUP * 1000);
-  const idle = await measure(bridge.pid, proxy.bytes);
-  console.log(`no page open: bridge CPU ${idle.cpuMsPerS.toFixed(2)} ms/s (an app and an agent, 5 events/s)`);
-  console.log('view      pages  CPU ms/s  +CPU ms/s per page  bytes/s down per page  bytes/s up per page');
+  console.log(`bridge CPU in ms per second of wall time; each row against a stretch of ${SECONDS} s with no page open just before it`);
+  console.log('view      pages  no page  with pages  +CPU ms/s per page  bytes/s down per page  bytes/s up per page');
   for (const view of VIEWS) {
     for (const count of PAGE_COUNTS) {
+      // The machine's other work drifts: each measurement has its own baseline, taken just before it.
+      const idle = await measure(bridge.pid, proxy.bytes);
       const contexts: BrowserContext[] = [];
       for (let i = 0; i < count; i++) contexts.push(await openPage(browser, base, hashes[view]!));
       await sleep(WARMUP * 1000);
       const m = await measure(bridge.pid, proxy.bytes);
       for (const c of contexts) await c.close();
       console.log(
-        [view.padEnd(9), String(count).padStart(5), m.cpuMsPerS.toFixed(2).padStart(9), ((m.cpuMsPerS - idle.cpuMsPerS) / count).toFixed(2).padStart(19), (m.downPerS / count).toFixed(0).padStart(22), (m.upPerS / count).toFixed(0).padStart(20)].join('  '),
+        [view.padEnd(9), String(count).padStart(5), idle.cpuMsPerS.toFixed(2).padStart(7), m.cpuMsPerS.toFixed(2).padStart(10), ((m.cpuMsPerS - idle.cpuMsPerS) / count).toFixed(2).padStart(19), (m.downPerS / count).toFixed(0).padStart(22), (m.upPerS / count).toFixed(0).padStart(20)].join('  '),
       );
       await sleep(2000);
     }
