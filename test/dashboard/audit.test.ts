@@ -2,37 +2,22 @@
 // one), on what and when, newest first and a page at a time.
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import type { Browser, BrowserContext } from 'playwright-core';
 import { startTestBridge } from '../helpers/bridge.js';
-import { launchChromium, openDashboard, screenshot, signIn } from './browser.js';
+import { browserSuite, screenshot, signIn } from './browser.js';
 import { send, signIn as signInOverHttp } from './cookie-http.js';
 
 const fingerprint = (sessionId: string) => createHash('sha256').update(sessionId).digest('hex').slice(0, 12);
 
 describe('dashboard: audit trail', function () {
   this.timeout(90_000);
-  let browser: Browser;
-  let context: BrowserContext | undefined;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
-  afterEach(async function () {
-    await context?.close();
-    context = undefined;
-  });
+  const { open } = browserSuite();
 
   it('shows the actions just done, telling the admin token, this session and another session apart, with older pages', async function () {
     const bridge = await startTestBridge();
     for (let i = 1; i <= 50; i++) await bridge.org(`Old run ${i}`); // a page's worth from before
     const org = await bridge.org('Acme School');
     const app = await bridge.app(org.org_id, 'Classroom');
-    const opened = await openDashboard(browser, bridge);
-    context = opened.context;
-    const { page, errors } = opened;
+    const { context, page, errors } = await open(bridge);
     await signIn(page);
     const mine = fingerprint((await context.cookies()).find((c) => c.name === 'bridge_session')!.value);
 

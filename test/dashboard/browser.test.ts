@@ -1,10 +1,10 @@
 // The dashboard end to end (issue 8): headless Debian Chromium driven by playwright-core against a real bridge,
 // the way an operator uses it, keyboard included. Screenshots of the main pages go to test-output/screenshots/.
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN_TOKEN, startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import type { Page } from 'playwright-core';
+import { ADMIN_TOKEN, startTestBridge } from '../helpers/bridge.js';
 import type { AgentClient, AppClient } from '../helpers/ws-client.js';
-import { goTo, launchChromium, openDashboard, pageHolds, row, screenshot, signIn, untilStatus } from './browser.js';
+import { browserSuite, goTo, pageHolds, row, screenshot, signIn, untilStatus } from './browser.js';
 import { send } from './cookie-http.js';
 
 const PAYLOAD = { text: 'a secret question' };
@@ -27,29 +27,11 @@ const isFocused = (locator: ReturnType<Page['getByLabel']>) => locator.evaluate(
 
 describe('dashboard in a browser', function () {
   this.timeout(90_000);
-  let browser: Browser;
-  let context: BrowserContext | undefined;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
-  afterEach(async function () {
-    await context?.close();
-    context = undefined;
-  });
-
-  async function open(bridge: TestBridge) {
-    const opened = await openDashboard(browser, bridge);
-    context = opened.context;
-    return opened;
-  }
+  const { open } = browserSuite();
 
   it('signs in with the keyboard alone, keeps the admin token and the session out of storage, scripts and the address, and signs out', async function () {
     const bridge = await startTestBridge();
-    const { page, errors } = await open(bridge);
+    const { context, page, errors } = await open(bridge);
     const writes: string[] = [];
     page.on('request', (r) => r.method() !== 'GET' && writes.push(`${r.method()} ${new URL(r.url()).pathname}`));
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
@@ -77,7 +59,7 @@ describe('dashboard in a browser', function () {
     expect(page.url()).to.match(/#\/overview$/);
     expect(writes).to.deep.equal(['POST /dashboard/session', 'POST /dashboard/session']);
 
-    const cookies = await context!.cookies();
+    const cookies = await context.cookies();
     expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).to.deep.equal([['bridge_session', true, 'Strict']]);
     const { body: session } = await send(bridge, 'GET', '/dashboard/session', { cookie: `bridge_session=${cookies[0]!.value}` });
     expect(await page.evaluate('localStorage.length + sessionStorage.length')).to.equal(0);
@@ -96,7 +78,7 @@ describe('dashboard in a browser', function () {
 
   it('registers an organization, an app and an agent, shows each token once with a copy button, and shows them online when they connect', async function () {
     const bridge = await startTestBridge();
-    const { page, errors } = await open(bridge);
+    const { context, page, errors } = await open(bridge);
     const writes: string[] = [];
     page.on('request', (r) => r.method() !== 'GET' && writes.push(`${r.method()} ${new URL(r.url()).pathname}`));
     await signIn(page);

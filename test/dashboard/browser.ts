@@ -48,6 +48,31 @@ export async function openDashboard(browser: Browser, bridge: TestBridge): Promi
   return { context, page, errors };
 }
 
+/**
+ * The set-up of a describe block of browser tests, called inside it: one Chromium for the block, and `open` gives
+ * each test a fresh profile on the dashboard (openDashboard), closed after the test.
+ */
+export function browserSuite(): { open(bridge: TestBridge): ReturnType<typeof openDashboard> } {
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  before(async function () {
+    browser = await launchChromium();
+  });
+  after(async function () {
+    await browser?.close();
+  });
+  afterEach(async function () {
+    for (const context of contexts.splice(0)) await context.close();
+  });
+  return {
+    async open(bridge) {
+      const opened = await openDashboard(browser!, bridge);
+      contexts.push(opened.context);
+      return opened;
+    },
+  };
+}
+
 /** Signs in and waits for the landing view, the overview. */
 export async function signIn(page: Page): Promise<void> {
   await page.getByLabel('Admin token').fill(ADMIN_TOKEN);

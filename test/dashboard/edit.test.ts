@@ -2,29 +2,16 @@
 // and the directory at once; deleting an organization says what goes, asks for its name, and closes the live
 // connections of its apps and agents.
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
-import { launchChromium, openDashboard, row, screenshot, signIn, untilStatus } from './browser.js';
+import { browserSuite, row, screenshot, signIn, untilStatus } from './browser.js';
 
 describe('dashboard: edit and remove', function () {
   this.timeout(90_000);
-  let browser: Browser;
-  let context: BrowserContext | undefined;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
-  afterEach(async function () {
-    await context?.close();
-    context = undefined;
-  });
+  const { open } = browserSuite();
 
   async function openOrg(bridge: TestBridge, orgId: string, name: string) {
-    const opened = await openDashboard(browser, bridge);
-    context = opened.context;
+    const opened = await open(bridge);
     await signIn(opened.page);
     await opened.page.goto(`${bridge.url}/dashboard#/orgs/${orgId}`);
     await opened.page.getByRole('heading', { level: 1, name }).waitFor();

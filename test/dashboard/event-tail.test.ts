@@ -2,10 +2,9 @@
 // marked new, with the page's filters still applied; paused, the page asks nothing. The page's timers run on
 // Playwright's clock, so the 3 s between reads take no real time.
 import { expect } from 'chai';
-import type { Browser, BrowserContext } from 'playwright-core';
 import { startTestBridge } from '../helpers/bridge.js';
 import type { AgentClient, AppClient } from '../helpers/ws-client.js';
-import { goTo, launchChromium, openDashboard, screenshot, signIn } from './browser.js';
+import { browserSuite, goTo, screenshot, signIn } from './browser.js';
 
 const TAIL_MS = 3000;
 
@@ -23,19 +22,7 @@ async function deliverOne(appClient: AppClient, agentClient: AgentClient, agentI
 
 describe('dashboard event tail', function () {
   this.timeout(90_000);
-  let browser: Browser;
-  let context: BrowserContext | undefined;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
-  afterEach(async function () {
-    await context?.close();
-    context = undefined;
-  });
+  const { open } = browserSuite();
 
   it('shows a new event without a reload, marked new and filtered, and asks nothing while paused', async function () {
     const bridge = await startTestBridge();
@@ -43,9 +30,7 @@ describe('dashboard event tail', function () {
     const other = await bridge.app(org.org_id, 'Other App');
     const otherClient = await bridge.connectApp(other.token);
     const first = await deliverOne(appClient, agentClient, agent.agent_id, 'lesson-1');
-    const opened = await openDashboard(browser, bridge);
-    context = opened.context;
-    const { page, errors } = opened;
+    const { page, errors } = await open(bridge);
     await page.clock.install();
     const reads: string[] = [];
     page.on('request', (r) => new URL(r.url()).pathname === '/admin/v1/events' && reads.push(new URL(r.url()).search));

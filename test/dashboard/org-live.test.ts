@@ -2,9 +2,9 @@
 // agent's connection (since, last ping) and its last minute (events per second, error rate), and the link to its
 // recent events. The page's timers run on Playwright's clock, so the 3 s between reads take no real time.
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startTestBridge } from '../helpers/bridge.js';
-import { goTo, launchChromium, openDashboard, screenshot, signIn } from './browser.js';
+import { browserSuite, goTo, screenshot, signIn } from './browser.js';
 
 const POLL_MS = 3000;
 
@@ -15,28 +15,14 @@ function liveRow(page: Page, caption: RegExp, name: string) {
 
 describe('dashboard organization live', function () {
   this.timeout(90_000);
-  let browser: Browser;
-  let context: BrowserContext | undefined;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
-  afterEach(async function () {
-    await context?.close();
-    context = undefined;
-  });
+  const { open } = browserSuite();
 
   it('counts an app\'s instances 0 to 2, shows an agent\'s connection, last ping, events per second and error rate, and links to its events', async function () {
     const bridge = await startTestBridge();
     const org = await bridge.org('Acme School');
     const app = await bridge.app(org.org_id, 'Classroom');
     const agent = await bridge.agent(org.org_id, 'Maths Tutor');
-    const opened = await openDashboard(browser, bridge);
-    context = opened.context;
-    const { page, errors } = opened;
+    const { page, errors } = await open(bridge);
     await page.clock.install();
     await signIn(page);
     await goTo(page, 'Organizations');

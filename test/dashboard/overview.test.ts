@@ -3,36 +3,22 @@
 // that do not answer. The page's timers run on Playwright's clock and the bridge's on the test clock, so a sample
 // and the poll that reads it take no real time.
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { Overview, OverviewSample } from '../../generated/index.js';
 import { LIMITS } from '../../generated/index.js';
 import { startTestBridge } from '../helpers/bridge.js';
 import { sample, scrape } from '../helpers/metrics.js';
-import { goTo, launchChromium, openDashboard, screenshot, signIn } from './browser.js';
+import { browserSuite, goTo, screenshot, signIn } from './browser.js';
 
 const tileValue = (page: Page, title: string) => page.getByRole('region', { name: title, exact: true }).locator('.value');
 
 describe('dashboard overview', function () {
   this.timeout(90_000);
-  let browser: Browser;
-  let context: BrowserContext | undefined;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
-  afterEach(async function () {
-    await context?.close();
-    context = undefined;
-  });
+  const { open } = browserSuite();
 
   it('moves with the bridge as apps and agents connect and events flow, by the same numbers as /metrics', async function () {
     const bridge = await startTestBridge();
-    const opened = await openDashboard(browser, bridge);
-    context = opened.context;
-    const { page, errors } = opened;
+    const { page, errors } = await open(bridge);
     await page.clock.install();
     const polls: string[] = [];
     page.on('request', (r) => new URL(r.url()).pathname === '/admin/v1/overview' && polls.push(new URL(r.url()).search));
@@ -103,9 +89,7 @@ describe('dashboard overview', function () {
 
   it('adds several nodes up, shows each in a table with their own numbers, and names the nodes that do not answer', async function () {
     const bridge = await startTestBridge();
-    const opened = await openDashboard(browser, bridge);
-    context = opened.context;
-    const { page, errors } = opened;
+    const { page, errors } = await open(bridge);
     const at = Date.parse('2026-11-22T12:00:00.000Z');
     const step = LIMITS.overviewSampleMs;
     const samples = (node: number): OverviewSample[] =>

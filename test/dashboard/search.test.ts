@@ -2,32 +2,19 @@
 // paged, the page shown is kept in the address across a reload, and the event log filters by organization and
 // by a time range.
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
-import { launchChromium, openDashboard, screenshot, signIn } from './browser.js';
+import { browserSuite, screenshot, signIn } from './browser.js';
 
 /** The names in the table's row headers, in order. */
 const names = (page: Page, table = page.locator('table')) => table.locator('tbody th').allTextContents();
 
 describe('dashboard: search and paging', function () {
   this.timeout(90_000);
-  let browser: Browser;
-  let context: BrowserContext | undefined;
+  const { open } = browserSuite();
 
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
-  afterEach(async function () {
-    await context?.close();
-    context = undefined;
-  });
-
-  async function open(bridge: TestBridge, hash: string) {
-    const opened = await openDashboard(browser, bridge);
-    context = opened.context;
+  async function openAt(bridge: TestBridge, hash: string) {
+    const opened = await open(bridge);
     await signIn(opened.page);
     await opened.page.goto(`${bridge.url}/dashboard${hash}`);
     return opened;
@@ -39,7 +26,7 @@ describe('dashboard: search and paging', function () {
     for (let i = 1; i <= 40; i++) all.push((await bridge.org(`Conformance run ${String(i).padStart(2, '0')}`)).name);
     const acme = await bridge.org('Acme Learning');
     all.push(acme.name);
-    const { page, errors } = await open(bridge, '#/orgs');
+    const { page, errors } = await openAt(bridge, '#/orgs');
     await page.getByRole('heading', { level: 1, name: 'Organizations' }).waitFor();
     await page.getByText('25 organizations; more on the next page.').waitFor();
 
@@ -85,7 +72,7 @@ describe('dashboard: search and paging', function () {
     await bridge.agent(org.org_id, 'Maths Tutor');
     await bridge.agent(org.org_id, 'Physics Tutor');
     await bridge.agent(org.org_id, 'Librarian');
-    const { page, errors } = await open(bridge, `#/orgs/${org.org_id}`);
+    const { page, errors } = await openAt(bridge, `#/orgs/${org.org_id}`);
     await page.getByRole('heading', { level: 1, name: 'Acme School' }).waitFor();
     const apps = page.getByRole('region', { name: 'Apps' });
     const agents = page.getByRole('region', { name: 'Agents' });
@@ -119,7 +106,7 @@ describe('dashboard: search and paging', function () {
     await send(a, 'at-noon'); // 12:00 UTC on the bridge's clock
     await bridge.advanceWithHeartbeats(3_600_000, [a.appClient, a.agentClient, b.appClient, b.agentClient]);
     await send(b, 'at-one'); // 13:00
-    const { page, errors } = await open(bridge, '#/events');
+    const { page, errors } = await openAt(bridge, '#/events');
     await page.getByRole('heading', { level: 1, name: 'Event log' }).waitFor();
     const rows = page.locator('tbody tr');
     await rows.nth(1).waitFor();

@@ -1,9 +1,9 @@
 // The dashboard on a phone (D11): at 390 px wide no page scrolls sideways, tables become one card per row with
 // Status and Actions in view, and the nav wraps. Screenshots of every page at 1366 and at 390 px.
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
-import { launchChromium, openDashboard, screenshot, signIn } from './browser.js';
+import { browserSuite, screenshot, signIn } from './browser.js';
 
 const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1366, height: 800 };
@@ -56,26 +56,12 @@ async function populated(bridge: TestBridge) {
 
 describe('dashboard on a small screen', function () {
   this.timeout(90_000);
-  let browser: Browser;
-  let context: BrowserContext | undefined;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
-  afterEach(async function () {
-    await context?.close();
-    context = undefined;
-  });
+  const { open } = browserSuite();
 
   it('fits every page in 390 px: sign-in, organizations, an organization, events, sessions, audit', async function () {
     const bridge = await startTestBridge();
     const { org, agent } = await populated(bridge);
-    const opened = await openDashboard(browser, bridge);
-    context = opened.context;
-    const { page, errors } = opened;
+    const { page, errors } = await open(bridge);
 
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
     await fitsAndShoot(page, 'small-sign-in');

@@ -2,25 +2,12 @@
 // what the bridge's app instance receives appears as it arrives: accepted, each token (as text), then the reply or
 // the error; Stop ends the request.
 import { expect } from 'chai';
-import type { Browser, BrowserContext } from 'playwright-core';
 import { startTestBridge } from '../helpers/bridge.js';
-import { goTo, launchChromium, openDashboard, screenshot, signIn } from './browser.js';
+import { browserSuite, goTo, screenshot, signIn } from './browser.js';
 
 describe('dashboard test event', function () {
   this.timeout(90_000);
-  let browser: Browser;
-  let context: BrowserContext | undefined;
-
-  before(async function () {
-    browser = await launchChromium();
-  });
-  after(async function () {
-    await browser?.close();
-  });
-  afterEach(async function () {
-    await context?.close();
-    context = undefined;
-  });
+  const { open } = browserSuite();
 
   it('sends a test event as a chosen app and shows accepted, the tokens as they arrive and the reply, an error, and Stop', async function () {
     const bridge = await startTestBridge();
@@ -29,9 +16,7 @@ describe('dashboard test event', function () {
     const library = await bridge.app(org.org_id, 'Library');
     const agent = await bridge.agent(org.org_id, 'Maths Tutor');
     const agentClient = await bridge.connectAgent(agent.token);
-    const opened = await openDashboard(browser, bridge);
-    context = opened.context;
-    const { page, errors } = opened;
+    const { page, errors } = await open(bridge);
     const sent: string[] = [];
     page.on('request', (r) => new URL(r.url()).pathname === '/admin/v1/test-events' && sent.push(r.postData() ?? ''));
     await signIn(page);

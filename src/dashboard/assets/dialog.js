@@ -1,6 +1,7 @@
 // Confirmations and small editors in a native modal <dialog>: the focus stays inside, Escape cancels, and an
 // error of the action is shown in the dialog, next to the button that caused it, with the dialog left open.
 import { h, uid } from './dom.js';
+import { checkAll, showUnderField } from './forms.js';
 
 /**
  * Opens a dialog; resolves with what `action()` returned, or undefined when cancelled. The focus goes back to the
@@ -30,24 +31,14 @@ export function openDialog({ title, content, confirmLabel, danger = false, actio
     body.addEventListener('submit', async (event) => {
       event.preventDefault();
       problem.textContent = '';
-      let first;
-      for (const f of fields) {
-        const message = f.check();
-        f.show(message);
-        first ??= message ? f : undefined;
-      }
-      if (first) return first.control.focus();
+      if (!checkAll(fields)) return;
       confirm.disabled = true;
       try {
         result = await action(Object.fromEntries(fields.map((f) => [f.name, f.value()])));
         dialog.close();
       } catch (err) {
         confirm.disabled = false;
-        const culprit = fields.find((f) => new RegExp(`\\b${f.name}\\b`, 'i').test(err.message));
-        if (culprit) {
-          culprit.show(err.message);
-          culprit.control.focus();
-        } else {
+        if (!showUnderField(fields, err.message)) {
           problem.textContent = err.message;
           confirm.focus();
         }

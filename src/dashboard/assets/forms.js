@@ -38,6 +38,26 @@ export function required(what, maxLength) {
   };
 }
 
+/** Shows every field's problem, or clears it; the first field with one gets the focus. Whether all are fine. */
+export function checkAll(fields) {
+  let first;
+  for (const f of fields) {
+    const message = f.check();
+    f.show(message);
+    first ??= message ? f : undefined;
+  }
+  first?.control.focus();
+  return !first;
+}
+
+/** Shows an API error under the field it names, which gets the focus; whether one did. */
+export function showUnderField(fields, message) {
+  const culprit = fields.find((f) => new RegExp(`\\b${f.name}\\b`, 'i').test(message));
+  culprit?.show(message);
+  culprit?.control.focus();
+  return Boolean(culprit);
+}
+
 /**
  * A form whose submit checks every field (the first problem gets the focus) and only then calls
  * `send(values)`; an API error is shown next to what caused it and the form stays filled in.
@@ -49,26 +69,14 @@ export function form({ label, fields, submitLabel, send, extra = [] }) {
   element.addEventListener('submit', async (event) => {
     event.preventDefault();
     problem.textContent = '';
-    let first;
-    for (const f of fields) {
-      const message = f.check();
-      f.show(message);
-      first ??= message ? f : undefined;
-    }
-    if (first) return first.control.focus();
+    if (!checkAll(fields)) return;
     button.disabled = true;
     element.setAttribute('aria-busy', 'true');
     try {
       await send(Object.fromEntries(fields.map((f) => [f.name, f.value()])));
       element.reset();
     } catch (err) {
-      const culprit = fields.find((f) => new RegExp(`\\b${f.name}\\b`, 'i').test(err.message));
-      if (culprit) {
-        culprit.show(err.message);
-        culprit.control.focus();
-      } else {
-        problem.textContent = err.message;
-      }
+      if (!showUnderField(fields, err.message)) problem.textContent = err.message;
     } finally {
       button.disabled = false;
       element.removeAttribute('aria-busy');

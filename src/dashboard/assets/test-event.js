@@ -3,7 +3,7 @@
 // which closes the bridge's instance; the agent goes on with the event as for an app that left.
 import { api, ApiError } from './api.js';
 import { h, uid } from './dom.js';
-import { field, input } from './forms.js';
+import { checkAll, field, input } from './forms.js';
 import { FIELD_RULES, LIMITS } from './spec.js';
 
 const DEFAULT_PAYLOAD = '{"text": "Hello"}';
@@ -69,13 +69,7 @@ export function testEventPanel() {
   formEl.addEventListener('submit', (event) => {
     event.preventDefault();
     if (controller) return;
-    let first;
-    for (const f of fields) {
-      const message = f.check();
-      f.show(message);
-      first ??= message ? f : undefined;
-    }
-    if (first) return first.control.focus();
+    if (!checkAll(fields)) return;
     const body = { app_id: app.value(), agent_id: agent.value(), payload: JSON.parse(payload.value()) };
     if (thread.value()) body.thread_id = thread.value();
     run(body);
