@@ -20,6 +20,8 @@ function appToService(m: AppToServiceMessage): string {
       return `${m.agent_id}/${m.thread_id}`;
     case 'discover':
       return 'discover';
+    case 'resume':
+      return `${m.event_id}@${m.after_seq}`;
     case 'ping':
       return 'ping';
     default:

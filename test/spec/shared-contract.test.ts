@@ -58,6 +58,9 @@ const DIRECTIONS: [heading: string, union: keyof typeof MESSAGE_TYPES][] = [
 /** Fields the shared tables do not list but other sections require. */
 const EXTENSIONS: Record<string, string[]> = {
   'ServiceToAppMessage error': ['metadata'], // §7.1: RATE_LIMIT_EXCEEDED gives retry_after_seconds in metadata
+  // The resume extension's fields (R2, R3): sent only to a connection opened with ?resume=1.
+  'ServiceToAppMessage accepted': ['resume_token'],
+  'ServiceToAppMessage token': ['seq'],
 };
 
 describe('the encoded spec covers the shared specification', function () {
