@@ -109,8 +109,11 @@ export interface Bridge {
    * raw facts, then opened or refused (one `error`, then the close). The transport calls the handlers returned.
    */
   connect(socket: Socket, facts: ConnectionFacts): ConnectionHandlers;
-  /** A socket already known to be `principal`: opened, or refused when over a bound (L18). */
-  open(socket: Socket, principal: Principal, address?: string): ConnectionHandlers;
+  /**
+   * A socket already known to be `principal`: opened, or refused when over a bound (L18). `resumable`: an app
+   * connection opened with ?resume=1 (R1).
+   */
+  open(socket: Socket, principal: Principal, address?: string, resumable?: boolean): ConnectionHandlers;
   /** Closes the connections opened with this token (its rotation grace has ended): UNAUTHORIZED. */
   expireToken(hash: Buffer): void;
   /**
