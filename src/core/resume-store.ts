@@ -43,8 +43,8 @@ export class KeptStream {
     readonly eventId: string,
     readonly appId: string,
     readonly agentId: string,
-    /** The SHA-256 of its resume token (R2). */
-    readonly tokenHash: Buffer,
+    /** The SHA-256 of its resume token, in base64 (R2). */
+    readonly tokenHash: string,
   ) {}
 
   get ended(): boolean {
@@ -96,7 +96,7 @@ export class ResumeStore {
   }
 
   /** Starts keeping a resumable event that was just accepted. */
-  open(eventId: string, appId: string, agentId: string, tokenHash: Buffer): KeptStream {
+  open(eventId: string, appId: string, agentId: string, tokenHash: string): KeptStream {
     const stream = new KeptStream(eventId, appId, agentId, tokenHash);
     this.streams.set(eventId, stream);
     this.shareOf(appId).streams++;
