@@ -34,9 +34,9 @@ import { endpointOf, identify, type ConnectionFacts, type HandshakeRefusalCode }
 import type { ConnectionHandlers, Socket } from './transport.js';
 import type { LiveClient } from './live-picture.js';
 import { ByteBudget, StreamedText, type NotKept } from './streamed-text.js';
-import { ResumeStore, type DropReason, type KeptStream, type ResumeBounds, type ResumeOutcome } from './resume-store.js';
+import { ResumeStore, type KeptStream, type ResumeBounds, type ResumeStats } from './resume-store.js';
 import { newResumeToken, unknownResume } from './resume.js';
-import { NOWHERE, ResumeDesk } from './resume-desk.js';
+import { ResumeDesk } from './resume-desk.js';
 
 export interface BridgeOptions {
   directory: Directory;
@@ -73,14 +73,6 @@ export interface BridgeOptions {
   resumeBufferPerAppMaxBytes?: number;
   /** Bytes kept for resumes on this node (R7; default LIMITS.resumeBufferMaxBytes). */
   resumeBufferMaxBytes?: number;
-}
-
-/** What is kept for resumes and what the resumes did (R7), for metrics. */
-export interface ResumeStats {
-  bytes: number;
-  events: number;
-  dropped: Record<DropReason, number>;
-  resumes: Record<ResumeOutcome, number>;
 }
 
 /** What the bounds of L13-L16 have done since start, for metrics (read when scraped, like tokensForwarded). */
@@ -932,6 +924,6 @@ export function makeBridge(options: BridgeOptions): Bridge {
     tokensForwarded: () => tokensForwarded,
     limitCounters: () => structuredClone(counters),
     streamedTextBytes,
-    resumeStats: () => ({ bytes: resumes.bytes, events: resumes.events, dropped: { ...resumes.dropped }, resumes: { ...resumes.resumes } }),
+    resumeStats: () => resumes.stats(),
   };
 }

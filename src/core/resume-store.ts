@@ -16,6 +16,16 @@ export const DROP_REASONS: readonly DropReason[] = ['event_limit', 'app_limit', 
 export type ResumeOutcome = 'resumed' | 'gap' | 'refused';
 export const RESUME_OUTCOMES: readonly ResumeOutcome[] = ['resumed', 'gap', 'refused'];
 
+/** What is kept for resumes and what the resumes did (R7), for metrics. */
+export interface ResumeStats {
+  /** Bytes kept right now, every app together. */
+  bytes: number;
+  /** Events kept right now: in flight, or ended within their window. */
+  events: number;
+  dropped: Record<DropReason, number>;
+  resumes: Record<ResumeOutcome, number>;
+}
+
 export interface ResumeBounds {
   /** How long an ended event is kept (resumeWindowMs). */
   windowMs: number;
@@ -163,14 +173,8 @@ export class ResumeStore {
     this.resumes[outcome]++;
   }
 
-  /** Bytes kept right now, every app together. */
-  get bytes(): number {
-    return this.node.bytes;
-  }
-
-  /** Events kept right now: in flight, or ended within their window. */
-  get events(): number {
-    return this.streams.size;
+  stats(): ResumeStats {
+    return { bytes: this.node.bytes, events: this.streams.size, dropped: { ...this.dropped }, resumes: { ...this.resumes } };
   }
 
   stop(): void {
