@@ -101,6 +101,21 @@ describe('resumes across nodes (R8)', function () {
     expect(stats.resumes).to.deep.equal({ resumed: 2, gap: 0, refused: 0 }); // judged at home
   });
 
+  it('sends every fragment once and in order when the resume crosses the bus with live fragments on their way home', async function () {
+    const c = cluster(['n1', 'n2', 'n3']);
+    const e = await c.inFlight('n2', 'n1');
+    await e.tokens('0');
+    e.appConn.handlers.closed();
+    const onN3 = c.connect('n3', appPrincipal, true);
+    for (let i = 1; i <= 50; i++) {
+      c.send(e.agentConn, { type: 'token', event_id: e.accepted.event_id, token: String(i) }); // n2 -> n1, on their way
+      if (i === 20) c.send(onN3, { type: 'resume', event_id: e.accepted.event_id, resume_token: e.accepted.resume_token, after_seq: 1 }); // n3 -> n1
+    }
+    await e.reply();
+    expect(onN3.frames.map((f) => f.seq ?? f.type)).to.deep.equal([...Array.from({ length: 50 }, (_, i) => i + 2), 'reply']);
+    expect(onN3.frames.at(-1).reply).to.equal(Array.from({ length: 51 }, (_, i) => i).join(''));
+  });
+
   it('takes the event from a connection still open on its home: it gets nothing more; an ended event comes whole at once', async function () {
     const c = cluster(['n1', 'n2']);
     const e = await c.inFlight('n2', 'n1');
