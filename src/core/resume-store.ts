@@ -48,6 +48,8 @@ export class KeptStream {
   /** RESUME_GAP was sent for it: the event is over for its app, and nothing more of it is kept. */
   gapped = false;
   endedAt = 0;
+  /** In its app's and the node's lists of streams holding bytes (checked per fragment rather than adding again). */
+  listed = false;
 
   constructor(
     readonly eventId: string,
@@ -55,6 +57,8 @@ export class KeptStream {
     readonly agentId: string,
     /** The SHA-256 of its resume token, in base64 (R2). */
     readonly tokenHash: string,
+    /** Its app's share of the bounds (found once, not per fragment). */
+    readonly app: Share,
   ) {}
 
   get ended(): boolean {
@@ -67,7 +71,7 @@ export class KeptStream {
 }
 
 /** The kept bytes under one bound, and the streams that hold some of them, oldest first. */
-class Share {
+export class Share {
   bytes = 0;
   /** Streams under this share (for an app: to know when it holds none). */
   streams = 0;
@@ -107,9 +111,10 @@ export class ResumeStore {
 
   /** Starts keeping a resumable event that was just accepted. */
   open(eventId: string, appId: string, agentId: string, tokenHash: string): KeptStream {
-    const stream = new KeptStream(eventId, appId, agentId, tokenHash);
+    const app = this.shareOf(appId);
+    const stream = new KeptStream(eventId, appId, agentId, tokenHash, app);
     this.streams.set(eventId, stream);
-    this.shareOf(appId).streams++;
+    app.streams++;
     return stream;
   }
 
@@ -127,12 +132,17 @@ export class ResumeStore {
       return fragments.skip();
     }
     while (fragments.bytes + size > max) this.release(stream, fragments.dropOldest(), 'event_limit');
-    if (!this.makeRoom(stream, size)) return fragments.skip();
+    const { app } = stream;
+    const { node } = this;
+    if ((app.bytes + size > app.max || node.bytes + size > node.max) && !this.makeRoom(stream, size)) return fragments.skip();
     const seq = fragments.append(json, size);
-    this.hold(stream, size);
-    const app = this.shareOf(stream.appId);
-    app.inFlight.add(stream); // one that had lost all its bytes comes back last: its bytes are now the newest
-    this.node.inFlight.add(stream);
+    app.bytes += size;
+    node.bytes += size;
+    if (!stream.listed) {
+      stream.listed = true;
+      app.inFlight.add(stream); // one that had lost all its bytes comes back last: its bytes are now the newest
+      node.inFlight.add(stream);
+    }
     return seq;
   }
 
@@ -141,20 +151,17 @@ export class ResumeStore {
     stream.fragments.seal();
     stream.endedAt = this.clock.now();
     this.unlist(stream);
-    const app = this.shareOf(stream.appId);
-    if (stream.bytes > 0) {
-      app.ended.add(stream);
-      this.node.ended.add(stream);
-    }
+    const { app } = stream;
+    if (stream.bytes > 0) this.listEnded(stream);
     stream.final = null;
     if (!stream.gapped) {
       const size = Buffer.byteLength(frame, 'utf8');
       if (this.makeRoom(stream, size)) {
         stream.final = frame;
         stream.finalBytes = size;
-        this.hold(stream, size);
-        app.ended.add(stream);
-        this.node.ended.add(stream);
+        app.bytes += size;
+        this.node.bytes += size;
+        this.listEnded(stream);
       }
     }
     this.expiring.add(stream);
@@ -192,7 +199,7 @@ export class ResumeStore {
 
   /** Room for `size` more bytes of `stream` under its app's bound and the node's; false when even all is too little. */
   private makeRoom(stream: KeptStream, size: number): boolean {
-    for (const share of [this.shareOf(stream.appId), this.node]) {
+    for (const share of [stream.app, this.node]) {
       if (size > share.max) {
         this.dropStream(stream, share.reason);
         return false;
@@ -230,15 +237,16 @@ export class ResumeStore {
     return size;
   }
 
-  private hold(stream: KeptStream, size: number): void {
-    this.shareOf(stream.appId).bytes += size;
-    this.node.bytes += size;
+  private listEnded(stream: KeptStream): void {
+    stream.listed = true;
+    stream.app.ended.add(stream);
+    this.node.ended.add(stream);
   }
 
   /** `size` bytes of `stream` were let go (dropped under `reason`, or forgotten); it leaves the lists once empty. */
   private release(stream: KeptStream, size: number, reason?: DropReason): void {
     if (size > 0) {
-      this.shareOf(stream.appId).bytes -= size;
+      stream.app.bytes -= size;
       this.node.bytes -= size;
       if (reason) {
         stream.dropped = reason;
@@ -250,9 +258,10 @@ export class ResumeStore {
   }
 
   private unlist(stream: KeptStream): void {
-    const app = this.apps.get(stream.appId);
-    app?.inFlight.delete(stream);
-    app?.ended.delete(stream);
+    if (!stream.listed) return;
+    stream.listed = false;
+    stream.app.inFlight.delete(stream);
+    stream.app.ended.delete(stream);
     this.node.inFlight.delete(stream);
     this.node.ended.delete(stream);
   }
@@ -263,8 +272,7 @@ export class ResumeStore {
     this.unlist(stream);
     this.streams.delete(stream.eventId);
     this.expiring.delete(stream);
-    const app = this.apps.get(stream.appId);
-    if (app && --app.streams === 0) this.apps.delete(stream.appId);
+    if (--stream.app.streams === 0) this.apps.delete(stream.appId);
   }
 
   /** Forgets the streams whose window is over, and waits for the next one's. */
