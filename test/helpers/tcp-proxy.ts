@@ -1,5 +1,5 @@
-// A TCP proxy in front of a server (PostgreSQL) that a test can cut and restore, to make the database unreachable
-// without stopping it (other tests share it). `cut()` is a restart or a dropped network as the client sees it:
+// A TCP proxy in front of a server (PostgreSQL, or the bridge for an app whose connection drops) that a test can
+// cut and restore, to make the server unreachable without stopping it (other tests share it). `cut()` is a restart or a dropped network as the client sees it:
 // open connections reset, new ones refused. `stall()` is a network that swallows packets: connections are taken and
 // held open, and nothing goes through either way, until `restore()`.
 import { createServer, connect, type Server, type Socket } from 'node:net';
@@ -15,7 +15,7 @@ export interface TcpProxy {
 
 const proxies = new Set<TcpProxy>();
 
-/** A proxy to the host and port of `url` (postgres://…), listening on 127.0.0.1 at a free port. */
+/** A proxy to the host and port of `url` (postgres://…, http://…), listening on 127.0.0.1 at a free port. */
 export async function startTcpProxy(url: string): Promise<TcpProxy> {
   const target = new URL(url);
   const pairs = new Set<[Socket, Socket]>();
