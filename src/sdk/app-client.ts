@@ -262,6 +262,7 @@ function appEndpoint(base: string, resume: boolean): string {
  * BridgeError whose code is UNAUTHORIZED, TOKEN_REVOKED or FORBIDDEN (and `closeCode` 44xx), without retrying.
  * A bridge that cannot be reached is retried with the reconnect policy first; the promise rejects with
  * ConnectionLostError only when that gives up (pass `reconnect: { enabled: false }` to fail on the first try).
+ * Later drops are survived by the events in flight when the bridge has the resume extension (`resume`, on by default).
  */
 export function connectApp(options: AppClientOptions): Promise<AppClient> {
   const resume = options.resume ?? true;
