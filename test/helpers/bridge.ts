@@ -26,6 +26,8 @@ export interface TestBridge extends RunningBridge {
   /** Waits until the bridge has processed an agent's connection or disconnection (it travels over a socket). */
   untilAgentOnline(agentId: string, online: boolean): Promise<void>;
   connectApp(token: string | undefined, carrier?: Carrier): Promise<AppClient>;
+  /** An app connection opened with ?resume=1 (R1). */
+  connectResumableApp(token: string): Promise<AppClient>;
   connectAgent(token: string | undefined, carrier?: Carrier): Promise<AgentClient>;
 }
 
@@ -73,8 +75,8 @@ export async function startTestBridge(overrides: Partial<Config> = {}, options: 
     return res.body;
   };
 
-  const connect = async (kind: ClientKind, token: string | undefined, carrier: Carrier = 'header') => {
-    const client = await TestClient.connect(running.url, kind, token, carrier);
+  const connect = async (kind: ClientKind, token: string | undefined, carrier: Carrier = 'header', resume = false) => {
+    const client = await TestClient.connect(running.url, kind, token, carrier, token, { resume });
     clients.push(client);
     return client;
   };
@@ -104,6 +106,7 @@ export async function startTestBridge(overrides: Partial<Config> = {}, options: 
     },
     connectApp: (token, carrier) => connect('app', token, carrier) as Promise<AppClient>,
     connectAgent: (token, carrier) => connect('agent', token, carrier) as Promise<AgentClient>,
+    connectResumableApp: (token) => connect('app', token, 'header', true) as Promise<AppClient>,
     async pair() {
       const org = await bridge.org();
       const app = await bridge.app(org.org_id);

@@ -44,11 +44,15 @@ export class TestClient<Incoming extends { type: string }> {
     token: string | undefined,
     carrier: Carrier = 'header',
     headerToken = token,
-    /** More of ws's options: `ca` for a bridge with a test certificate, headers a proxy would add. */
-    options: WebSocket.ClientOptions = {},
+    /**
+     * More of ws's options: `ca` for a bridge with a test certificate, headers a proxy would add; and `resume`,
+     * to open the connection with ?resume=1 (resumable streams, R1).
+     */
+    { resume, ...options }: WebSocket.ClientOptions & { resume?: boolean } = {},
   ): Promise<TestClient<K extends 'app' ? ServiceToAppMessage : ServiceToAgentMessage>> {
     const url = new URL(ENDPOINT_PATHS[kind], baseUrl.replace(/^http/, 'ws'));
     if (token && (carrier === 'query' || carrier === 'both')) url.searchParams.set('token', token);
+    if (resume) url.searchParams.set('resume', '1');
     const headers: Record<string, string> = { ...options.headers };
     if (headerToken && (carrier === 'header' || carrier === 'both')) headers.authorization = `Bearer ${headerToken}`;
     const ws = new WebSocket(url, Object.keys(headers).length ? { ...options, headers } : options);
