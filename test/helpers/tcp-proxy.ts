@@ -1,9 +1,9 @@
-// A TCP proxy in front of a server (PostgreSQL, or the bridge for an app whose connection drops) that a test can cut and restore, to make the server
-// unreachable without stopping it (other tests share it). `cut()` is a restart or a dropped network as the client
-// sees it: open connections reset, new ones refused. `reset()` is a dropped network that is back at once: open
-// connections reset, new ones go through (optionally leaving the server's side open, as a server that has not
-// noticed). `stall()` is a network that swallows packets: connections are taken and held open, and nothing goes
-// through either way, until `restore()`.
+// A TCP proxy in front of a server (PostgreSQL, or the bridge for an app whose connection drops) that a test can
+// cut and restore, to make the server unreachable without stopping it (other tests share it). `cut()` is a restart
+// or a dropped network as the client sees it: open connections reset, new ones refused. `reset()` is a dropped
+// network that is back at once: open connections reset, new ones go through (optionally leaving the server's side
+// open, as a server that has not noticed). `stall()` is a network that swallows packets: connections are taken and
+// held open, and nothing goes through either way, until `restore()`.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export interface TcpProxy {
