@@ -9,7 +9,8 @@
 //
 // Resuming (R9): the client asks every bridge for resumable streams; an event whose `accepted` brought a
 // resume_token survives a dropped connection: on the next one the client names it with the last position it
-// received, and the bridge sends the rest there. Only events without one (a bridge without the extension) end on a drop.
+// received, and the bridge sends the rest there. Events without one (from a bridge without the extension) and sends
+// not yet accepted end on a drop, as they always have.
 import { EventEmitter } from 'node:events';
 import {
   LIMITS,
