@@ -4,7 +4,7 @@
 // of one agent on two nodes is decided by a hybrid logical stamp (stamp, node): a connection opened after its
 // node heard of another is newer than it whatever the clocks say, and of two whose nodes had not heard of each
 // other yet, the later by the machines' clocks (microseconds; NTP keeps them within milliseconds) is newer.
-import type { AgentEventMessage, Connection, Router, RouterListener } from '../core/router.js';
+import type { AgentEventMessage, Connection, ResumeRequest, Router, RouterListener } from '../core/router.js';
 import type { Logger } from '../shared/logger.js';
 import { silentLogger } from '../shared/logger.js';
 import type { Bus, BusMessage } from './bus.js';
@@ -21,7 +21,11 @@ type Message =
   | { k: 'app'; id: string; online: boolean }
   | { k: 'hello' }
   | { k: 'cut' }
-  | { k: 'snapshot'; agents: [string, number][]; apps: string[] };
+  | { k: 'snapshot'; agents: [string, number][]; apps: string[] }
+  // Resumes (R8): to the event's home, its frames back to the resuming connection's node, and that one's end.
+  | { k: 'resume'; c: number; r: ResumeRequest }
+  | { k: 'to-app'; c: number; e: string; f: string[] }
+  | { k: 'resumer-gone'; c: number; e: string };
 
 /** What crossing nodes has lost, for metrics: each also logged. */
 export interface ClusterCounters {
@@ -134,6 +138,30 @@ export class ClusterRouter implements Router {
     return true;
   }
 
+  toResumeHome(request: ResumeRequest, connId: number): { home: string; up: boolean } | undefined {
+    const home = homeOf(request.event_id);
+    if (!home || home === this.me) return undefined;
+    if (!this.bus.isNodeUp(home)) return { home, up: false };
+    this.bus.send(home, { k: 'resume', c: connId, r: request });
+    return { home, up: true };
+  }
+
+  answerResume(node: string, connId: number, eventId: string, frames: string[]): void {
+    this.bus.send(node, { k: 'to-app', c: connId, e: eventId, f: frames });
+  }
+
+  remoteApp(node: string, connId: number, eventId: string): Connection {
+    return {
+      id: connId,
+      send: (frame) => this.bus.send(node, { k: 'to-app', c: connId, e: eventId, f: [frame] }),
+      close() {}, // never closed from here: its node holds the socket
+    };
+  }
+
+  resumerGone(home: string, connId: number, eventId: string): void {
+    this.bus.send(home, { k: 'resumer-gone', c: connId, e: eventId });
+  }
+
   appPresence(appId: string, online: boolean): void {
     if (online) this.localApps.add(appId);
     else this.localApps.delete(appId);
@@ -172,6 +200,12 @@ export class ClusterRouter implements Router {
         for (const [id, stamp] of message.agents) this.heardAttach(id, { node: from, stamp });
         for (const id of message.apps) this.heardApp(id, from, true);
         return;
+      case 'resume':
+        return this.listener?.resumeRequest?.(from, message.r, message.c);
+      case 'to-app':
+        return this.listener?.framesForApp?.(from, message.c, message.e, message.f);
+      case 'resumer-gone':
+        return this.listener?.resumerGone?.(from, message.c, message.e);
     }
   }
 

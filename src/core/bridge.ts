@@ -14,7 +14,6 @@ import {
   type ClientKind,
   type ErrorCode,
   type EventMessage,
-  type ResumeMessage,
 } from '../../generated/index.js';
 import { systemClock, type Clock, type Timer } from '../shared/clock.js';
 import { errorText } from '../shared/error-text.js';
@@ -36,7 +35,8 @@ import type { ConnectionHandlers, Socket } from './transport.js';
 import type { LiveClient } from './live-picture.js';
 import { ByteBudget, StreamedText, type NotKept } from './streamed-text.js';
 import { ResumeStore, type DropReason, type KeptStream, type ResumeBounds, type ResumeOutcome } from './resume-store.js';
-import { judgeResume, newResumeToken, unknownResume } from './resume.js';
+import { newResumeToken, unknownResume } from './resume.js';
+import { NOWHERE, ResumeDesk } from './resume-desk.js';
 
 export interface BridgeOptions {
   directory: Directory;
@@ -191,8 +191,6 @@ const utf8Length = (text: string) => Buffer.byteLength(text, 'utf8');
 /** Whether `text` is at most `max` UTF-8 bytes; a UTF-16 unit is at most 3 bytes, so short texts are not measured. */
 const fitsBytes = (text: string, max: number) => text.length * 3 <= max || utf8Length(text) <= max;
 const DAY_MS = 86_400_000;
-/** Where the frames of an event go once RESUME_GAP ended it for its app (R6). */
-const NOWHERE: Connection = { id: 0, send() {}, close() {} };
 /**
  * Payloads from this size on are kept as bytes (their own ArrayBuffer, off the V8 heap) while their event is in
  * flight; smaller ones as strings, where a buffer's fixed cost would outweigh them.
@@ -230,6 +228,25 @@ export function makeBridge(options: BridgeOptions): Bridge {
     nodeMaxBytes: options.resumeBufferMaxBytes ?? LIMITS.resumeBufferMaxBytes,
   };
   const resumes = new ResumeStore(resumeBounds, clock, log);
+  const desk = new ResumeDesk({
+    store: resumes,
+    bounds: resumeBounds,
+    router,
+    clock,
+    host: {
+      plainInFlight(eventId) {
+        const ev = events.get(eventId);
+        return ev && !ev.kept ? { appId: ev.app.app_id } : undefined;
+      },
+      holdBy(eventId, conn, ifHeldBy) {
+        const ev = events.get(eventId);
+        if (!ev?.kept || (ifHeldBy && ev.appConn !== ifHeldBy)) return undefined;
+        const previous = ev.appConn;
+        holdBy(ev, conn);
+        return previous;
+      },
+    },
+  });
   let tokensForwarded = 0;
   const counters: LimitCounters = {
     eventsRefused: { app: 0, agent: 0 },
@@ -370,6 +387,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
       // event's text stays: a resume may still need the reply it builds (R7).
       for (const ev of eventsByConn.get(conn) ?? []) if (!ev.kept) discardText(ev, 'app_gone');
       eventsByConn.delete(conn);
+      desk.connectionGone(conn);
       return;
     }
     const agentId = client.principal.agent.agent_id;
@@ -478,29 +496,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
       case 'event':
         return acceptEvent(conn, app, message);
       case 'resume':
-        return client.resumable ? resume(client, app, message) : conn.send(unknownResume());
-    }
-  }
-
-  /** A resumable connection takes back an event (R4-R6): what it missed, then the event's live frames. */
-  function resume(client: Client, app: AppRecord, message: ResumeMessage): void {
-    const verdict = judgeResume(resumes, resumeBounds, app.app_id, message, (eventId) => {
-      const ev = events.get(eventId);
-      return ev && !ev.kept ? { appId: ev.app.app_id } : undefined;
-    });
-    resumes.counted(verdict.outcome);
-    const ev = events.get(message.event_id);
-    switch (verdict.outcome) {
-      case 'refused':
-        return client.conn.send(verdict.frame);
-      case 'gap':
-        if (verdict.stream) resumes.gap(verdict.stream);
-        if (ev?.kept) holdBy(ev, NOWHERE);
-        return client.conn.send(verdict.frame);
-      case 'resumed':
-        // All in one turn: no live fragment can fall between the ones sent again and the hand-over.
-        for (const frame of verdict.frames) client.conn.send(frame);
-        if (ev?.kept && !verdict.stream.ended) holdBy(ev, client.conn);
+        return client.resumable ? desk.resume(conn, app.app_id, message) : conn.send(unknownResume());
     }
   }
 
@@ -515,7 +511,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
   }
 
   /** Whether a frame sent to `conn` can reach an app (a resumable event's connection may be gone meanwhile). */
-  const reaches = (conn: Connection) => clients.has(conn);
+  const reaches = (conn: Connection) => clients.has(conn) || desk.reaches(conn);
 
   /** Whether the event's end has anyone to go to: its app's connection, or a resume to come. */
   const heard = (ev: InFlight) => (ev.kept ? !ev.kept.gapped : clients.has(ev.appConn));
@@ -717,7 +713,19 @@ export function makeBridge(options: BridgeOptions): Bridge {
     agentsCutOff(agentIds) {
       for (const agentId of agentIds) failEventsOf(agentId, errorText('AGENT_OFFLINE', 'cut_off', { agent_id: agentId }));
     },
+    resumeRequest: (from, request, connId) => fromNode('resume from another node', request.event_id, () => desk.resumeRequest(from, request, connId)),
+    framesForApp: (from, connId, eventId, sent) => fromNode('resumed frames from another node', eventId, () => desk.framesForApp(from, connId, eventId, sent)),
+    resumerGone: (from, connId, eventId) => fromNode('resumer gone on another node', eventId, () => desk.resumerGone(from, connId, eventId)),
   });
+
+  /** What another node hands this one: a bug costs that message, never the bus's other listeners. */
+  function fromNode(what: string, eventId: string, handle: () => void): void {
+    try {
+      handle();
+    } catch (err) {
+      log.error({ event_id: eventId, err }, `${what} failed`);
+    }
+  }
 
   function forwardToken(answer: AgentAnswer, ev: InFlight, message: AgentTokenMessage): void {
     const size = utf8Length(message.token);
@@ -811,6 +819,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     if (!ev.kept) return ev.appConn.send(frame);
     resumes.keepFinal(ev.kept, frame);
     if (reaches(ev.appConn)) ev.appConn.send(frame);
+    desk.released(ev.appConn);
   }
 
   /** The reply of an event whose app is gone ends it as usual, without building a frame nobody can receive (L15). */
@@ -884,6 +893,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     evictedLog.stop();
     discardedLog.stop();
     resumes.stop();
+    desk.stop();
   }
 
   function stats() {

@@ -41,6 +41,9 @@ export function eventToAgent(e: Omit<EventToAgentMessage, 'type' | 'payload'>, p
   return withPayload({ type: 'event', ...e } satisfies Omit<EventToAgentMessage, 'payload'>, payloadJson);
 }
 
+/** How every `token` frame starts: what tells a fragment from the frame that ends an event. */
+export const TOKEN_FRAME_START = `${JSON.stringify({ type: 'token' }).slice(0, -1)},`;
+
 /**
  * A `token` frame is the one sent per fragment, so everything but the fragment is serialised once per event:
  * `tokenFrame(tokenPrefix(eventId, agentId), fragment)`.

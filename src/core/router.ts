@@ -15,6 +15,14 @@ export interface Connection {
 /** An agent's message about one of its events: what is handed to the event's home when that is another node. */
 export type AgentEventMessage = AgentTokenMessage | AgentReplyMessage | AgentErrorMessage;
 
+/** A resume handed to the event's home node (R8): the app's request, and the app it came from. */
+export interface ResumeRequest {
+  event_id: string;
+  resume_token: string;
+  after_seq: number;
+  app_id: string;
+}
+
 /** What the router tells the core about the other nodes. */
 export interface RouterListener {
   /** An agent connected to another node sent this about an event held here. */
@@ -25,6 +33,12 @@ export interface RouterListener {
   agentReplaced(agentId: string, conn: Connection): void;
   /** The link to these agents' nodes was cut: messages about their events held here may be lost in the gap. */
   agentsCutOff(agentIds: string[]): void;
+  /** A connection `connId` of node `from` resumes an event held here (R8): answered with `answerResume`. */
+  resumeRequest?(from: string, request: ResumeRequest, connId: number): void;
+  /** Frames of an event held on another node for connection `connId` here, which resumed it: the answer first. */
+  framesForApp?(from: string, connId: number, eventId: string, frames: string[]): void;
+  /** Connection `connId` of node `from`, which resumed an event held here, no longer takes its frames. */
+  resumerGone?(from: string, connId: number, eventId: string): void;
 }
 
 export interface Router {
@@ -50,6 +64,18 @@ export interface Router {
   appPresence(appId: string, online: boolean): void;
   /** Whether the app has a live connection on any node. */
   isAppOnline(appId: string): boolean;
+  /**
+   * Hands a resume to the event's home when that is another node (R8); its answer and the event's later frames
+   * come back through `framesForApp` for `connId`. Undefined when the event's home is this node (or the only one);
+   * `up` false when the home node is known to be gone (nothing was sent).
+   */
+  toResumeHome?(request: ResumeRequest, connId: number): { home: string; up: boolean } | undefined;
+  /** The answer to a resume `node` handed here: the frames to send its connection now (none: taken over). */
+  answerResume?(node: string, connId: number, eventId: string, frames: string[]): void;
+  /** The connection of another node that resumed an event held here: what is sent to it goes to that node. */
+  remoteApp?(node: string, connId: number, eventId: string): Connection;
+  /** Tells the event's home that connection `connId` here no longer takes the event's frames. */
+  resumerGone?(home: string, connId: number, eventId: string): void;
 }
 
 /** The single-node router: the agents' connections in a map, every event at home. */

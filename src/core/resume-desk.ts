@@ -1,0 +1,189 @@
+// Resumes as one node handles them (R4-R8). A resume of an event kept here is judged here and answered at once; a
+// resume of an event whose home is another node is handed to that node, whose answer and later frames come back
+// to the resuming connection through this one (a home that does not answer within 1 s is a gap, `home_gone`).
+// The home of such an event holds a stand-in for the remote connection, so the bridge sends to it as to any other.
+import type { ResumeMessage } from '../../generated/index.js';
+import type { Clock, Timer } from '../shared/clock.js';
+import { errorText } from '../shared/error-text.js';
+import * as frames from './frames.js';
+import type { Connection, ResumeRequest, Router } from './router.js';
+import type { ResumeBounds, ResumeStore } from './resume-store.js';
+import { judgeResume } from './resume.js';
+
+/** R8: how long the resuming node waits for the event's home to answer. */
+export const HOME_ANSWER_MS = 1000;
+
+/** Where the frames of an event go once RESUME_GAP ended it for its app, or its resuming connection is gone. */
+export const NOWHERE: Connection = { id: 0, send() {}, close() {} };
+
+/** What the desk needs of the bridge: its events in flight. */
+export interface ResumeHost {
+  /** An event in flight here that is not kept for resumes (sent without ?resume=1): its app. */
+  plainInFlight(eventId: string): { appId: string } | undefined;
+  /**
+   * Sends the event's frames to `conn` from now on, if it is in flight here (and, with `ifHeldBy`, only if that is
+   * its connection now); returns the connection it had.
+   */
+  holdBy(eventId: string, conn: Connection, ifHeldBy?: Connection): Connection | undefined;
+}
+
+export interface ResumeDeskOptions {
+  store: ResumeStore;
+  bounds: ResumeBounds;
+  router: Router;
+  clock: Clock;
+  host: ResumeHost;
+}
+
+/** A resume handed to another node, waiting for its answer (`timer`) or, answered, for the event's later frames. */
+interface Awaited {
+  home: string;
+  timer: Timer | undefined;
+}
+
+const isToken = (frame: string) => frame.startsWith(frames.TOKEN_FRAME_START);
+
+export class ResumeDesk {
+  /** Connections of this node that resumed events held elsewhere, by connection id. */
+  private readonly awaiting = new Map<number, { conn: Connection; events: Map<string, Awaited> }>();
+  /** Stand-ins for connections of other nodes that hold events of this one, by `node/connId/eventId`, and back. */
+  private readonly remoteByKey = new Map<string, Connection>();
+  private readonly remoteKeys = new Map<Connection, string>();
+
+  constructor(private readonly o: ResumeDeskOptions) {}
+
+  /** A `resume` from a resumable connection of `appId` on this node. */
+  resume(conn: Connection, appId: string, message: ResumeMessage): void {
+    const { store, host, router } = this.o;
+    const { event_id, resume_token, after_seq } = message;
+    if (!store.get(event_id) && !host.plainInFlight(event_id)) {
+      const handed = router.toResumeHome?.({ event_id, resume_token, after_seq, app_id: appId }, conn.id);
+      if (handed) return this.awaitHome(conn, event_id, handed);
+    }
+    for (const frame of this.settle(appId, message, conn).frames) conn.send(frame);
+  }
+
+  /** Whether `conn` is the stand-in of another node's connection that holds an event of this node. */
+  reaches(conn: Connection): boolean {
+    return this.remoteKeys.has(conn);
+  }
+
+  /** The event held by `conn` ended (its final frame sent) or went to another connection: a stand-in is let go. */
+  released(conn: Connection): void {
+    const key = this.remoteKeys.get(conn);
+    if (key === undefined) return;
+    this.remoteKeys.delete(conn);
+    this.remoteByKey.delete(key);
+  }
+
+  /** A connection of this node is gone: the homes of the events it resumed stop sending it their frames. */
+  connectionGone(conn: Connection): void {
+    const waiting = this.awaiting.get(conn.id);
+    if (waiting?.conn !== conn) return;
+    this.awaiting.delete(conn.id);
+    for (const [eventId, awaited] of waiting.events) {
+      awaited.timer?.cancel();
+      this.o.router.resumerGone?.(awaited.home, conn.id, eventId);
+    }
+  }
+
+  /** The home side of R8: a connection of node `from` resumes an event of this node. */
+  resumeRequest(from: string, request: ResumeRequest, connId: number): void {
+    const { event_id, resume_token, after_seq, app_id } = request;
+    const key = `${from}/${connId}/${event_id}`;
+    let standIn = this.remoteByKey.get(key);
+    if (!standIn) {
+      standIn = this.o.router.remoteApp!(from, connId, event_id);
+      this.remoteByKey.set(key, standIn);
+      this.remoteKeys.set(standIn, key);
+    }
+    const { frames: answer, holds } = this.settle(app_id, { type: 'resume', event_id, resume_token, after_seq }, standIn);
+    if (!holds) this.released(standIn);
+    // Before any live frame of the event: it is now the stand-in's, and the bus keeps the order.
+    this.o.router.answerResume!(from, connId, event_id, answer);
+  }
+
+  /** The resuming side of R8: frames from the event's home for a connection of this node, the answer first. */
+  framesForApp(from: string, connId: number, eventId: string, sent: string[]): void {
+    const waiting = this.awaiting.get(connId);
+    const awaited = waiting?.events.get(eventId);
+    if (!waiting || !awaited) return this.o.router.resumerGone?.(from, connId, eventId); // gone, or given up on (home_gone)
+    awaited.timer?.cancel();
+    awaited.timer = undefined;
+    for (const frame of sent) {
+      waiting.conn.send(frame);
+      if (!isToken(frame)) this.forgetAwaited(connId, eventId); // a reply, or an error: nothing more will come
+    }
+  }
+
+  /** The home side: a connection of node `from` that held an event of this node no longer takes its frames. */
+  resumerGone(from: string, connId: number, eventId: string): void {
+    const standIn = this.remoteByKey.get(`${from}/${connId}/${eventId}`);
+    if (!standIn) return;
+    this.released(standIn);
+    this.o.host.holdBy(eventId, NOWHERE, standIn);
+  }
+
+  stop(): void {
+    for (const { events } of this.awaiting.values()) for (const awaited of events.values()) awaited.timer?.cancel();
+    this.awaiting.clear();
+  }
+
+  /**
+   * Judges a resume of an event kept here for `conn` (of this node or a stand-in): the frames to send it, and
+   * whether it now holds the event (in flight).
+   */
+  private settle(appId: string, message: ResumeMessage, conn: Connection): { frames: string[]; holds: boolean } {
+    const { store, bounds, host } = this.o;
+    const verdict = judgeResume(store, bounds, appId, message, (eventId) => host.plainInFlight(eventId));
+    store.counted(verdict.outcome);
+    const { event_id } = message;
+    switch (verdict.outcome) {
+      case 'refused':
+        return { frames: [verdict.frame], holds: false };
+      case 'gap':
+        if (verdict.stream) {
+          store.gap(verdict.stream);
+          this.releaseHolder(host.holdBy(event_id, NOWHERE));
+        }
+        return { frames: [verdict.frame], holds: false };
+      case 'resumed': {
+        // All in one turn: no live fragment can fall between the ones sent again and the hand-over.
+        const holds = !verdict.stream.ended;
+        if (holds) this.releaseHolder(host.holdBy(event_id, conn));
+        return { frames: verdict.frames, holds };
+      }
+    }
+  }
+
+  private releaseHolder(previous: Connection | undefined): void {
+    if (previous) this.released(previous);
+  }
+
+  /** Waits for the answer of the event's home node to a resume handed to it (R8). */
+  private awaitHome(conn: Connection, eventId: string, handed: { home: string; up: boolean }): void {
+    const { home, up } = handed;
+    const homeGone = () => {
+      this.o.store.counted('gap');
+      conn.send(frames.appError('RESUME_GAP', errorText('RESUME_GAP', 'home_gone', { event_id: eventId, node: home }), { event_id: eventId }));
+    };
+    if (!up) return homeGone();
+    let waiting = this.awaiting.get(conn.id);
+    if (!waiting) this.awaiting.set(conn.id, (waiting = { conn, events: new Map() }));
+    waiting.events.get(eventId)?.timer?.cancel();
+    const awaited: Awaited = { home, timer: undefined };
+    awaited.timer = this.o.clock.setTimer(HOME_ANSWER_MS, () => {
+      this.forgetAwaited(conn.id, eventId);
+      this.o.router.resumerGone?.(home, conn.id, eventId); // should its answer come late, the event is not sent here
+      homeGone();
+    });
+    waiting.events.set(eventId, awaited);
+  }
+
+  private forgetAwaited(connId: number, eventId: string): void {
+    const waiting = this.awaiting.get(connId);
+    if (!waiting) return;
+    waiting.events.delete(eventId);
+    if (!waiting.events.size) this.awaiting.delete(connId);
+  }
+}
