@@ -16,6 +16,8 @@ export interface TcpProxy {
    * server notices nothing until it times the connection out.
    */
   reset(options?: { halfOpen?: boolean }): void;
+  /** Sends the connections opened from now on to the host and port of `url`, as a load balancer may pick another node. */
+  retarget(url: string): void;
   stall(): void;
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -25,7 +27,7 @@ const proxies = new Set<TcpProxy>();
 
 /** A proxy to the host and port of `url` (postgres://…, or http://… of a bridge), listening on 127.0.0.1 at a free port. */
 export async function startTcpProxy(url: string): Promise<TcpProxy> {
-  const target = new URL(url);
+  let target = new URL(url);
   const pairs = new Set<[Socket, Socket]>();
   /** Server sides that `reset({ halfOpen })` cut off from their client, until they close or the proxy does. */
   const orphans = new Set<Socket>();
@@ -78,6 +80,9 @@ export async function startTcpProxy(url: string): Promise<TcpProxy> {
     },
     reset(options) {
       resetAll(options);
+    },
+    retarget(next) {
+      target = new URL(next);
     },
     stall() {
       stalled = true;
