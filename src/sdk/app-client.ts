@@ -6,6 +6,11 @@
 // frames were sent (W7), and the rejection carries a fresh event_id the client has never seen (W6). So the
 // first answer goes to the oldest send still waiting for one; from then on the event is known by its
 // event_id, which routes its tokens, its reply or its error. `discover` is answered in order too.
+//
+// Resuming (R9): the client asks every bridge for resumable streams; an event whose `accepted` brought a
+// resume_token survives a dropped connection: on the next one the client names it with the last position it
+// received, and the bridge sends the rest there. Events without one (from a bridge without the extension) and sends
+// not yet accepted end on a drop, as they always have.
 import { EventEmitter } from 'node:events';
 import {
   LIMITS,
@@ -22,14 +27,21 @@ import { BridgeConnection, BridgeConnectionError } from './connection.js';
 import { BridgeError, ConnectionLostError } from './app-errors.js';
 import { deferred, type Deferred } from './deferred.js';
 import { PendingEvent, type EventHandle } from './pending-event.js';
+import { InFlightEvent, answersResume, resumeQuery } from './resume.js';
 
-export { BridgeError, ConnectionLostError, type BridgeErrorCode, type ClientErrorCode } from './app-errors.js';
+export { BridgeError, ConnectionLostError, StreamGapError, type BridgeErrorCode, type ClientErrorCode, type ResumeErrorCode } from './app-errors.js';
 export type { Accepted, EventHandle } from './pending-event.js';
 
 /** The connection's options, with `url` the bridge's base URL ending in the version segment (`wss://host/v1`). */
 export interface AppClientOptions extends ConnectionOptions {
   /** The bridge's base URL (`wss://host/v1`); the client adds `/ws/app`. */
   url: string;
+  /**
+   * Resumable streams (default true): the client opens its connections with `?resume=1`, and when one drops it
+   * reconnects and takes back the events it waits for, so their tokens and reply go on; only a gap ends one, with
+   * StreamGapError. Against a bridge without the extension a drop ends them with ConnectionLostError, as with false.
+   */
+  resume?: boolean;
 }
 
 export interface SendInput {
@@ -44,7 +56,10 @@ export interface AppClientEvents {
   state: [state: ConnectionState];
   /** The bridge accepted the token on a (re)opened connection: sends will be answered. */
   connected: [];
-  /** The connection went down; events in flight have already failed with ConnectionLostError. */
+  /**
+   * The connection went down. Events the bridge can give back wait for the next connection; the others (sent and
+   * not yet accepted, or accepted by a bridge without the extension) and discovers have failed with ConnectionLostError.
+   */
   disconnected: [info: CloseInfo];
   /** A reconnect is scheduled after `delayMs`. */
   reconnecting: [info: { attempt: number; delayMs: number }];
@@ -56,20 +71,28 @@ export interface AppClientEvents {
 export class AppClient extends EventEmitter<AppClientEvents> {
   /** Sends whose `accepted`/`error` has not come yet, oldest first: the next answer is the head's. */
   private readonly awaitingAnswer: PendingEvent[] = [];
-  /** Accepted events, by event_id, until their reply or error. */
-  private readonly inFlight = new Map<string, PendingEvent>();
+  /** Accepted events, by event_id, until their reply or error (also while they wait for a connection to resume on). */
+  private readonly inFlight = new Map<string, InFlightEvent>();
   private readonly discovers: Deferred<AgentSummary[]>[] = [];
   private closing = false;
 
   /** @internal Use `connectApp`. */
-  constructor(private readonly connection: BridgeConnection<ServiceToAppMessage, AppToServiceMessage>) {
+  constructor(
+    private readonly connection: BridgeConnection<ServiceToAppMessage, AppToServiceMessage>,
+    private readonly resume: boolean = true,
+  ) {
     super();
     connection.on('state', (state) => this.emit('state', state));
-    connection.on('ready', () => this.emit('connected'));
+    connection.on('ready', () => {
+      // Before anyone hears of the connection, so the resumes go out ahead of new sends.
+      this.resumeDetached();
+      this.emit('connected');
+    });
     connection.on('message', (message) => this.route(message));
     connection.on('invalid', (frame) => this.routeInvalid(frame));
     connection.on('down', (info) => {
-      this.failAll(this.lostError(info, this.closing ? 'The client was closed' : undefined));
+      // Whether the connection will come back is known only at 'closed', which follows at once when it will not.
+      this.failAll(this.lostError(info, this.closing ? 'The client was closed' : undefined), { keepResumable: !this.closing });
       this.emit('disconnected', info);
     });
     connection.on('reconnecting', (info) => this.emit('reconnecting', info));
@@ -137,18 +160,22 @@ export class AppClient extends EventEmitter<AppClientEvents> {
         const event = this.awaitingAnswer.shift();
         if (!event) return;
         event.accept(message);
-        this.inFlight.set(message.event_id, event);
+        this.inFlight.set(message.event_id, InFlightEvent.accepted(event, message, this.resume));
         return;
       }
       case 'error': {
         // No event_id: a connection error announcing the close, which the connection keeps (or a frame error,
         // which our frames never earn).
         if (message.event_id === undefined) return;
-        const error = BridgeError.fromMessage(message);
         const event = this.inFlight.get(message.event_id);
+        if (answersResume(message)) {
+          // It ends the resumed event it names, and never answers a send.
+          if (event) this.end(message.event_id, event.gap(message)!);
+          return;
+        }
+        const error = BridgeError.fromMessage(message);
         if (event) {
-          this.inFlight.delete(message.event_id);
-          event.fail(error);
+          this.end(message.event_id, error);
         } else {
           // An id we have never seen: the rejection of the oldest send (W6, W7).
           this.awaitingAnswer.shift()?.fail(error);
@@ -156,12 +183,12 @@ export class AppClient extends EventEmitter<AppClientEvents> {
         return;
       }
       case 'token':
-        this.inFlight.get(message.event_id)?.token(message.token);
+        this.inFlight.get(message.event_id)?.token(message.token, message.seq);
         return;
       case 'reply': {
         const event = this.inFlight.get(message.event_id);
         this.inFlight.delete(message.event_id);
-        event?.finish(message);
+        event?.event.finish(message);
         return;
       }
       case 'agents':
@@ -178,8 +205,7 @@ export class AppClient extends EventEmitter<AppClientEvents> {
     const error = new BridgeError('PROTOCOL_ERROR', `The bridge sent an invalid ${type}: ${problem}.`, { eventId });
     const event = eventId === undefined ? undefined : this.inFlight.get(eventId);
     if (event) {
-      this.inFlight.delete(eventId!);
-      event.fail(error);
+      this.end(eventId!, error);
     } else if (type === 'accepted' || (type === 'error' && eventId !== undefined)) {
       this.awaitingAnswer.shift()?.fail(error);
     } else if (type === 'agents') {
@@ -187,11 +213,31 @@ export class AppClient extends EventEmitter<AppClientEvents> {
     }
   }
 
-  private failAll(error: BridgeError): void {
+  private end(eventId: string, error: BridgeError): void {
+    this.inFlight.get(eventId)?.event.fail(error);
+    this.inFlight.delete(eventId);
+  }
+
+  /**
+   * Fails what a lost connection takes with it; with `keepResumable`, the events the bridge can give back wait for
+   * the next connection instead. A send not yet accepted has no resume token, so it is lost either way.
+   */
+  private failAll(error: BridgeError, { keepResumable = false } = {}): void {
     for (const event of this.awaitingAnswer.splice(0)) event.fail(error);
-    for (const event of this.inFlight.values()) event.fail(error);
-    this.inFlight.clear();
+    for (const [eventId, event] of this.inFlight) {
+      if (keepResumable && event.resumable) event.detached = true;
+      else this.end(eventId, error);
+    }
     for (const d of this.discovers.splice(0)) d.reject(error);
+  }
+
+  /** Takes back, on the connection just accepted, every event whose connection dropped (R4). */
+  private resumeDetached(): void {
+    for (const event of this.inFlight.values()) {
+      if (!event.detached) continue;
+      const frame = event.resumeFrame();
+      if (frame && this.connection.send(frame)) event.detached = false;
+    }
   }
 
   private lostError(info: CloseInfo, what: string = 'The connection to the bridge was lost'): ConnectionLostError {
@@ -205,11 +251,11 @@ export class AppClient extends EventEmitter<AppClientEvents> {
   }
 }
 
-/** `{base}/ws/app`, keeping any query the caller put on the base URL. */
-function appEndpoint(base: string): string {
+/** `{base}/ws/app`, keeping any query the caller put on the base URL but `resume`, which the option decides. */
+function appEndpoint(base: string, resume: boolean): string {
   const url = new URL(base);
   url.pathname = `${url.pathname.replace(/\/+$/, '')}/ws/app`;
-  return url.toString();
+  return resumeQuery(url, resume).toString();
 }
 
 /**
@@ -217,11 +263,13 @@ function appEndpoint(base: string): string {
  * BridgeError whose code is UNAUTHORIZED, TOKEN_REVOKED or FORBIDDEN (and `closeCode` 44xx), without retrying.
  * A bridge that cannot be reached is retried with the reconnect policy first; the promise rejects with
  * ConnectionLostError only when that gives up (pass `reconnect: { enabled: false }` to fail on the first try).
+ * Later drops are survived by the events in flight when the bridge has the resume extension (`resume`, on by default).
  */
 export function connectApp(options: AppClientOptions): Promise<AppClient> {
+  const resume = options.resume ?? true;
   const connection = new BridgeConnection<ServiceToAppMessage, AppToServiceMessage>(
     {
-      url: appEndpoint(options.url),
+      url: appEndpoint(options.url, resume),
       token: options.token,
       carrier: options.carrier ?? 'header',
       ...(options.reconnect ? { reconnect: options.reconnect } : {}),
@@ -233,7 +281,7 @@ export function connectApp(options: AppClientOptions): Promise<AppClient> {
     },
     { validate: validateOpenServiceToAppMessage, maxRetries: LIMITS.appReconnectMaxAttempts },
   );
-  const client = new AppClient(connection);
+  const client = new AppClient(connection, resume);
   return connection.start().then(
     () => client,
     (err: BridgeConnectionError) => {

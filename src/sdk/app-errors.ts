@@ -13,6 +13,9 @@ export type ClientErrorCode = 'CONNECTION_LOST' | 'PROTOCOL_ERROR';
 
 export type BridgeErrorCode = ErrorCode | ClientErrorCode;
 
+/** The bridge's answers to a `resume` that end its event for the app (R5, R6); StreamGapError carries them. */
+export type ResumeErrorCode = Extract<ErrorCode, 'RESUME_GAP' | 'RESUME_REFUSED'>;
+
 export interface BridgeErrorDetails {
   eventId?: string | undefined;
   agentId?: string | undefined;
@@ -66,5 +69,22 @@ export class ConnectionLostError extends BridgeError {
   constructor(message: string, details: { closeCode?: number | undefined; reason?: string | undefined } = {}) {
     super('CONNECTION_LOST', message, { closeCode: details.closeCode });
     this.reason = details.reason ?? '';
+  }
+}
+
+/**
+ * A resumed event whose stream can no longer be completed (the resume extension, R6): the bridge no longer keeps
+ * what came after the last fragment received (RESUME_GAP: its window ended, it restarted, its bounds dropped
+ * fragments, or the node holding the event is gone), or it refused to give the event back (RESUME_REFUSED).
+ * The fragments delivered before it are only the start of the answer. A class of its own because, unlike
+ * ConnectionLostError, the bridge did answer: the event may well have finished for the agent.
+ */
+export class StreamGapError extends BridgeError {
+  override name = 'StreamGapError';
+  declare readonly code: ResumeErrorCode;
+  declare readonly eventId: string;
+
+  constructor(code: ResumeErrorCode, message: string, details: { eventId: string; agentId?: string | undefined }) {
+    super(code, message, details);
   }
 }

@@ -15,10 +15,16 @@ export interface EventHandle {
   readonly accepted: Promise<Accepted>;
   /**
    * The token fragments as they arrive; ends after the last one once the reply is in, throws the event's error
-   * if it fails. Each iteration starts from the first fragment, so a late reader misses nothing.
+   * if it fails. Each iteration starts from the first fragment, so a late reader misses nothing. Across a
+   * resumed connection it goes on with the next fragment: none is repeated, none is missing (StreamGapError if
+   * the bridge can no longer give the rest).
    */
   readonly tokens: AsyncIterable<string>;
-  /** The final reply; rejects with the event's BridgeError (`code`, `eventId`, `retryAfterSeconds`, …). */
+  /**
+   * The final reply; rejects with the event's BridgeError (`code`, `eventId`, `retryAfterSeconds`, …):
+   * StreamGapError when a resumed stream cannot be completed, ConnectionLostError when the connection went
+   * and the event could not be taken back.
+   */
   readonly reply: Promise<ReplyMessage>;
   /** The reply's full text (the bridge joins the fragments when the agent's final content is empty). */
   text(): Promise<string>;

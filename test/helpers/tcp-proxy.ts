@@ -1,6 +1,8 @@
 // A TCP proxy in front of a server (PostgreSQL, or the bridge for an app whose connection drops) that a test can
-// cut and restore, to make the server unreachable without stopping it (other tests share it). `cut()` is a restart or a dropped network as the client sees it:
-// open connections reset, new ones refused. `stall()` is a network that swallows packets: connections are taken and
+// cut and restore, to make the server unreachable without stopping it (other tests share it). `cut()` is a restart
+// or a dropped network as the client sees it: open connections reset, new ones refused. `reset()` is a dropped
+// network that is back at once: open connections reset, new ones go through (optionally leaving the server's side
+// open, as a server that has not noticed). `stall()` is a network that swallows packets: connections are taken and
 // held open, and nothing goes through either way, until `restore()`.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
@@ -8,6 +10,14 @@ export interface TcpProxy {
   /** `url` with its host and port replaced by the proxy's. */
   readonly url: string;
   cut(): Promise<void>;
+  /**
+   * Resets every open connection on the client's side (ECONNRESET: no close frame, no FIN) and keeps taking new
+   * ones. The server's side is closed too, or with `halfOpen` left open with whatever it sends swallowed, so the
+   * server notices nothing until it times the connection out.
+   */
+  reset(options?: { halfOpen?: boolean }): void;
+  /** Sends the connections opened from now on to the host and port of `url`, as a load balancer may pick another node. */
+  retarget(url: string): void;
   stall(): void;
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -15,10 +25,12 @@ export interface TcpProxy {
 
 const proxies = new Set<TcpProxy>();
 
-/** A proxy to the host and port of `url` (postgres://…, http://…), listening on 127.0.0.1 at a free port. */
+/** A proxy to the host and port of `url` (postgres://…, or http://… of a bridge), listening on 127.0.0.1 at a free port. */
 export async function startTcpProxy(url: string): Promise<TcpProxy> {
-  const target = new URL(url);
+  let target = new URL(url);
   const pairs = new Set<[Socket, Socket]>();
+  /** Server sides that `reset({ halfOpen })` cut off from their client, until they close or the proxy does. */
+  const orphans = new Set<Socket>();
   let stalled = false;
   let server: Server | undefined;
 
@@ -29,13 +41,15 @@ export async function startTcpProxy(url: string): Promise<TcpProxy> {
         const pair: [Socket, Socket] = [client, upstream];
         pairs.add(pair);
         const end = () => {
+          if (orphans.has(upstream)) return;
           pairs.delete(pair);
           client.destroy();
           upstream.destroy();
         };
         for (const socket of pair) socket.on('error', end).on('close', end);
+        upstream.on('close', () => orphans.delete(upstream));
         client.on('data', (chunk) => void (stalled || upstream.write(chunk)));
-        upstream.on('data', (chunk) => void (stalled || client.write(chunk)));
+        upstream.on('data', (chunk) => void (stalled || orphans.has(upstream) || client.write(chunk)));
       });
       s.once('error', reject).listen(port, '127.0.0.1', () => resolve(s));
     });
@@ -47,10 +61,11 @@ export async function startTcpProxy(url: string): Promise<TcpProxy> {
   proxied.port = String(port);
 
   const stopListening = () => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  const resetAll = () => {
+  const resetAll = ({ halfOpen = false } = {}) => {
     for (const [client, upstream] of pairs) {
+      if (halfOpen) orphans.add(upstream);
       client.resetAndDestroy();
-      upstream.destroy();
+      if (!halfOpen) upstream.destroy();
     }
     pairs.clear();
   };
@@ -62,6 +77,12 @@ export async function startTcpProxy(url: string): Promise<TcpProxy> {
       server = undefined;
       resetAll();
       await closed;
+    },
+    reset(options) {
+      resetAll(options);
+    },
+    retarget(next) {
+      target = new URL(next);
     },
     stall() {
       stalled = true;
@@ -79,6 +100,7 @@ export async function startTcpProxy(url: string): Promise<TcpProxy> {
       const closed = stopListening();
       server = undefined;
       resetAll();
+      for (const upstream of orphans) upstream.destroy();
       await closed;
     },
   };

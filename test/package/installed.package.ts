@@ -72,15 +72,15 @@ describe('the installed package, outside this repository', function () {
 
   it('imports the SDK, the protocol and the conformance API by their subpaths from a plain .mjs file', function () {
     writeFileSync(join(project, 'imports.mjs'), `
-      import { connectApp, Connector, BridgeError } from 'agent-messaging-bridge';
-      import { connectApp as direct } from 'agent-messaging-bridge/app-client';
+      import { connectApp, Connector, BridgeError, StreamGapError } from 'agent-messaging-bridge';
+      import { connectApp as direct, StreamGapError as gap } from 'agent-messaging-bridge/app-client';
       import { loadHandler } from 'agent-messaging-bridge/connector';
       import { LIMITS, validateEventMessage } from 'agent-messaging-bridge/protocol';
       import { server, client, CLIENT_SCENARIOS } from 'agent-messaging-bridge/conformance';
-      console.log([connectApp === direct, typeof Connector, typeof BridgeError, typeof loadHandler, LIMITS.payloadMaxBytes,
+      console.log([connectApp === direct, typeof Connector, typeof BridgeError, StreamGapError === gap && StreamGapError.prototype instanceof BridgeError, typeof loadHandler, LIMITS.payloadMaxBytes,
         validateEventMessage({ type: 'event', agent_id: 'a', thread_id: 't', payload: {} }), typeof server, typeof client, CLIENT_SCENARIOS.length > 0].join(' '));
     `);
-    expect(run('node', ['imports.mjs']).trim()).to.equal('true function function function 64000 true function function true');
+    expect(run('node', ['imports.mjs']).trim()).to.equal('true function function true function 64000 true function function true');
   });
 
   it('type-checks a TypeScript file that uses the SDK and the protocol types with tsc', function () {

@@ -2,125 +2,37 @@
 // createSocket) and a frozen AdjustableClock drives the heartbeat and the backoff, so every step is explicit.
 import { expect } from 'chai';
 import WebSocket from 'ws';
-import {
-  CLOSE_CODES,
-  LIMITS,
-  validateServiceToAppMessage,
-  type AcceptedMessage,
-  type AgentSummary,
-  type ErrorCode,
-  type ErrorMessage,
-  type ReplyMessage,
-  type ServiceToAppMessage,
-  type TokenMessage,
-} from '../../generated/index.js';
-import { AdjustableClock } from '../../src/shared/clock.js';
-import { BridgeError, ConnectionLostError, connectApp, type AppClient, type AppClientEvents, type AppClientOptions } from '../../src/sdk/app-client.js';
-import { FakeSocket } from '../helpers/fake-socket.js';
+import { CLOSE_CODES, LIMITS, type AgentSummary } from '../../generated/index.js';
+import type { AdjustableClock } from '../../src/shared/clock.js';
+import { ConnectionLostError, type AppClient } from '../../src/sdk/app-client.js';
+import type { FakeSocket } from '../helpers/fake-socket.js';
 import { rejection } from '../helpers/rejection.js';
-
-const TOKEN = `rlk_app-one_${'a1B2'.repeat(8)}`;
-const AGENT = 'tutor';
-const APP = 'app-one';
-
-// Frames typed by the generated types, checked by the generated validator so a fixture can never be off-spec.
-function frame<T extends ServiceToAppMessage>(message: T): T {
-  if (!validateServiceToAppMessage(message)) throw new Error(`test fixture is not a valid frame: ${JSON.stringify(message)}`);
-  return message;
-}
-const eventId = (n: number) => `01JTESTEVENT${String(n).padStart(14, '0')}`;
-const accepted = (id: string, thread = 't'): AcceptedMessage =>
-  frame({ type: 'accepted', event_id: id, agent_id: AGENT, session_key: `svc:${AGENT}:${APP}:${thread}`, status: 'accepted' });
-const token = (id: string, text: string): TokenMessage => frame({ type: 'token', event_id: id, agent_id: AGENT, token: text });
-const reply = (id: string, text: string): ReplyMessage =>
-  frame({
-    type: 'reply',
-    event_id: id,
-    agent_id: AGENT,
-    thread_id: 't',
-    reply: text,
-    payload: { q: 1 },
-    metadata: { tokens_used: 2, model: 'm', latency_ms: 5, session_key: `svc:${AGENT}:${APP}:t` },
-  });
-const error = (id: string | undefined, code: ErrorCode, extra: Partial<ErrorMessage> = {}): ErrorMessage =>
-  frame({ type: 'error', ...(id ? { event_id: id } : {}), code, error: `bridge says ${code}`, ...extra });
-
-function harness(options: Partial<AppClientOptions> = {}) {
-  const clock = new AdjustableClock({ frozen: true, start: Date.parse('2026-11-22T12:00:00.000Z') });
-  const sockets: FakeSocket[] = [];
-  const all: AppClientOptions = {
-    url: 'wss://bridge.test/v1',
-    token: TOKEN,
-    clock,
-    random: () => 0,
-    createSocket: (url, headers) => {
-      const socket = new FakeSocket(url, headers);
-      sockets.push(socket);
-      return socket as unknown as WebSocket;
-    },
-    ...options,
-  };
-  return { clock, sockets, last: () => sockets.at(-1)!, connect: () => connectApp(all) };
-}
-
-const clients: AppClient[] = [];
-
-/** A client whose first connection was opened and confirmed by a pong. */
-async function connected(options: Partial<AppClientOptions> = {}) {
-  const h = harness(options);
-  const pending = h.connect();
-  h.last().open();
-  h.last().receive({ type: 'pong' });
-  const client = await pending;
-  clients.push(client);
-  return { ...h, client, socket: h.last() };
-}
-
-/** Records the client's events, in order. */
-function record(client: AppClient) {
-  const seen: [keyof AppClientEvents, unknown][] = [];
-  for (const name of ['state', 'connected', 'disconnected', 'reconnecting', 'closed'] as const) {
-    client.on(name, (...args: unknown[]) => seen.push([name, args[0]]));
-  }
-  return seen;
-}
-
-async function settled(promise: Promise<unknown>): Promise<'pending' | 'resolved' | 'rejected'> {
-  const marker = Symbol('pending');
-  try {
-    return (await Promise.race([promise, Promise.resolve(marker)])) === marker ? 'pending' : 'resolved';
-  } catch {
-    return 'rejected';
-  }
-}
-
-async function collect(tokens: AsyncIterable<string>): Promise<string[]> {
-  const out: string[] = [];
-  for await (const t of tokens) out.push(t);
-  return out;
-}
-
-/** Iterates until the stream throws; returns what came before and the error. */
-async function collectUntilError(tokens: AsyncIterable<string>): Promise<{ got: string[]; error: BridgeError }> {
-  const got: string[] = [];
-  try {
-    for await (const t of tokens) got.push(t);
-  } catch (err) {
-    expect(err).to.be.instanceOf(BridgeError);
-    return { got, error: err as BridgeError };
-  }
-  throw new Error(`the token stream ended without an error after ${JSON.stringify(got)}`);
-}
+import {
+  AGENT,
+  APP,
+  TOKEN,
+  accepted,
+  closeClients,
+  collect,
+  collectUntilError,
+  connected,
+  error,
+  eventId,
+  frame,
+  harness,
+  record,
+  reply,
+  settled,
+  token,
+} from '../helpers/app-client-harness.js';
 
 describe('app client (unit)', function () {
-  afterEach(async function () {
-    await Promise.all(clients.splice(0).map((c) => c.close()));
-  });
+  afterEach(closeClients);
 
   describe('connecting', function () {
     it('opens {url}/ws/app with the token in the Authorization header by default', async function () {
       const { socket } = await connected({ url: 'wss://bridge.test/v1/' });
-      expect(socket.url).to.equal('wss://bridge.test/v1/ws/app');
+      expect(socket.url).to.equal('wss://bridge.test/v1/ws/app?resume=1');
       expect(socket.headers).to.deep.equal({ authorization: `Bearer ${TOKEN}` });
     });
 
@@ -139,7 +51,7 @@ describe('app client (unit)', function () {
       expect(h.last().sentOfType('ping'), 'a ping right after the open').to.have.length(1);
       expect(await settled(pending)).to.equal('pending');
       h.last().receive({ type: 'pong' });
-      clients.push(await pending);
+      await pending;
     });
 
     for (const code of ['UNAUTHORIZED', 'TOKEN_REVOKED', 'FORBIDDEN'] as const) {
