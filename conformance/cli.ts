@@ -1,7 +1,7 @@
 // `bridge-conformance server --url ws://host:port/v1 …`: checks a running bridge it did not start (one node, or
-// several nodes of one bridge: `--url A --url B` or `--url A,B`), in the protocol profile (default) or the bridge
-// profile; `bridge-conformance client --role app|agent --command …` plays the bridge for a client. Exit codes:
-// 0 conforms, 1 a MUST failed, 2 the run could not start, 3 incomplete.
+// several nodes of one bridge: `--url A --url B` or `--url A,B`), in the protocol profile (default), the bridge
+// profile or the resume profile (the resume extension); `bridge-conformance client --role app|agent --command …`
+// plays the bridge for a client. Exit codes: 0 conforms, 1 a MUST failed, 2 the run could not start, 3 incomplete.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { html } from './report/html.js';
