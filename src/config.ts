@@ -38,6 +38,9 @@ export interface Config {
   streamedTextMaxBytes: number;
   /** Memory the kept streamed texts of one agent's events may hold together (L14). */
   streamedTextPerAgentMaxBytes: number;
+  /** Bytes kept for resumes of one app's events on a node, and of every app's on a node (R7). */
+  resumeBufferPerAppMaxBytes: number;
+  resumeBufferMaxBytes: number;
   /** Live sessions kept per app; one more evicts its least recently used (L17). */
   maxSessionsPerApp: number;
   /** Live WebSocket connections in all, per remote address (0: no bound) and per app (L18). */
@@ -67,6 +70,8 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 const MAX_RATE = 1_000_000;
 const MAX_RETENTION_DAYS = 3650;
 const MAX_SEND_BUFFER_BYTES = 2 ** 30;
+/** More memory than a node of this bridge has: a larger resume buffer is a typo. */
+const MAX_RESUME_BUFFER_BYTES = 2 ** 36;
 /** More proxies in a row than anyone runs: a larger count is a typo. */
 const MAX_PROXY_HOPS = 10;
 
@@ -92,6 +97,9 @@ const SCHEMA = {
     MAX_EVENTS_IN_FLIGHT_PER_AGENT: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LIMITS.eventsInFlightPerAgentMax },
     STREAMED_TEXT_MAX_BYTES: { type: 'integer', minimum: 0, maximum: LIMITS.replyContentMaxBytes, default: LIMITS.streamedTextMaxBytes },
     STREAMED_TEXT_MAX_BYTES_PER_AGENT: { type: 'integer', minimum: 0, maximum: 2 ** 32, default: LIMITS.streamedTextPerAgentMaxBytes },
+    // At least one frame: an event's reply or error is kept whole or not at all.
+    RESUME_BUFFER_PER_APP_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_RESUME_BUFFER_BYTES, default: LIMITS.resumeBufferPerAppMaxBytes },
+    RESUME_BUFFER_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_RESUME_BUFFER_BYTES, default: LIMITS.resumeBufferMaxBytes },
     MAX_SESSIONS_PER_APP: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.sessionsPerAppMax },
     MAX_CONNECTIONS: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.connectionsMax },
     MAX_CONNECTIONS_PER_ADDRESS: { type: 'integer', minimum: 0, maximum: 10_000_000, default: LIMITS.connectionsPerAddressMax },
@@ -183,6 +191,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxEventsInFlightPerAgent: raw.MAX_EVENTS_IN_FLIGHT_PER_AGENT,
     streamedTextMaxBytes: raw.STREAMED_TEXT_MAX_BYTES,
     streamedTextPerAgentMaxBytes: raw.STREAMED_TEXT_MAX_BYTES_PER_AGENT,
+    resumeBufferPerAppMaxBytes: raw.RESUME_BUFFER_PER_APP_MAX_BYTES,
+    resumeBufferMaxBytes: raw.RESUME_BUFFER_MAX_BYTES,
     maxSessionsPerApp: raw.MAX_SESSIONS_PER_APP,
     maxConnections: raw.MAX_CONNECTIONS,
     maxConnectionsPerAddress: raw.MAX_CONNECTIONS_PER_ADDRESS,

@@ -185,6 +185,8 @@ async function startOnDatabase(
     maxEventsInFlightPerAgent: config.maxEventsInFlightPerAgent,
     streamedTextMaxBytes: config.streamedTextMaxBytes,
     streamedTextPerAgentMaxBytes: config.streamedTextPerAgentMaxBytes,
+    resumeBufferPerAppMaxBytes: config.resumeBufferPerAppMaxBytes,
+    resumeBufferMaxBytes: config.resumeBufferMaxBytes,
     connectionLimits: { total: maxWebSockets, perAddress: config.maxConnectionsPerAddress, perApp: config.maxConnectionsPerApp },
     sendBufferMaxBytes: config.sendBufferMaxBytes,
     observer: fanOut(eventRecorder(writer), metrics.observer, overview.observer),

@@ -14,6 +14,7 @@ import {
   type ClientKind,
   type ErrorCode,
   type EventMessage,
+  type ResumeMessage,
 } from '../../generated/index.js';
 import { systemClock, type Clock, type Timer } from '../shared/clock.js';
 import { errorText } from '../shared/error-text.js';
@@ -34,6 +35,8 @@ import { endpointOf, identify, type ConnectionFacts, type HandshakeRefusalCode }
 import type { ConnectionHandlers, Socket } from './transport.js';
 import type { LiveClient } from './live-picture.js';
 import { ByteBudget, StreamedText, type NotKept } from './streamed-text.js';
+import { ResumeStore, type DropReason, type KeptStream, type ResumeBounds, type ResumeOutcome } from './resume-store.js';
+import { judgeResume, newResumeToken, unknownResume } from './resume.js';
 
 export interface BridgeOptions {
   directory: Directory;
@@ -64,6 +67,20 @@ export interface BridgeOptions {
   connectionLimits?: ConnectionLimits;
   /** Unread bytes a connection may have queued before it is closed with SLOW_CONSUMER (W17; default LIMITS). */
   sendBufferMaxBytes?: number;
+  /** How long a resumable event is kept after its end (R7; default LIMITS.resumeWindowMs). */
+  resumeWindowMs?: number;
+  /** Bytes kept for resumes of one app's events (R7; default LIMITS.resumeBufferPerAppMaxBytes). */
+  resumeBufferPerAppMaxBytes?: number;
+  /** Bytes kept for resumes on this node (R7; default LIMITS.resumeBufferMaxBytes). */
+  resumeBufferMaxBytes?: number;
+}
+
+/** What is kept for resumes and what the resumes did (R7), for metrics. */
+export interface ResumeStats {
+  bytes: number;
+  events: number;
+  dropped: Record<DropReason, number>;
+  resumes: Record<ResumeOutcome, number>;
 }
 
 /** What the bounds of L13-L16 have done since start, for metrics (read when scraped, like tokensForwarded). */
@@ -92,8 +109,11 @@ export interface Bridge {
    * raw facts, then opened or refused (one `error`, then the close). The transport calls the handlers returned.
    */
   connect(socket: Socket, facts: ConnectionFacts): ConnectionHandlers;
-  /** A socket already known to be `principal`: opened, or refused when over a bound (L18). */
-  open(socket: Socket, principal: Principal, address?: string): ConnectionHandlers;
+  /**
+   * A socket already known to be `principal`: opened, or refused when over a bound (L18). `resumable`: an app
+   * connection opened with ?resume=1 (R1).
+   */
+  open(socket: Socket, principal: Principal, address?: string, resumable?: boolean): ConnectionHandlers;
   /** Closes the connections opened with this token (its rotation grace has ended): UNAUTHORIZED. */
   expireToken(hash: Buffer): void;
   /**
@@ -117,6 +137,8 @@ export interface Bridge {
   limitCounters(): LimitCounters;
   /** Bytes held right now for the streamed text of events in flight (L14). */
   streamedTextBytes(): number;
+  /** What is kept for resumes right now, and what was dropped and resumed since start (R7). */
+  resumeStats(): ResumeStats;
 }
 
 /** Why an app or agent was revoked, as its clients read it in the error text. */
@@ -139,6 +161,8 @@ interface Client {
   paused: boolean;
   backlog: { data: string; isBinary: boolean }[];
   socket: Socket;
+  /** Opened with ?resume=1 (R1): its events are kept for a resume, and it may resume. */
+  resumable: boolean;
 }
 
 interface InFlight {
@@ -157,6 +181,8 @@ interface InFlight {
   /** Made at the first fragment: most events in a burst of short ones never stream. */
   tokenPrefix: string | undefined;
   timeout: Timer;
+  /** What is kept for a resume, when it was sent on a resumable connection (R7). */
+  kept: KeptStream | undefined;
 }
 
 const truncate = (value: unknown, max: number): string | null => (typeof value === 'string' ? [...value].slice(0, max).join('') : null);
@@ -165,6 +191,8 @@ const utf8Length = (text: string) => Buffer.byteLength(text, 'utf8');
 /** Whether `text` is at most `max` UTF-8 bytes; a UTF-16 unit is at most 3 bytes, so short texts are not measured. */
 const fitsBytes = (text: string, max: number) => text.length * 3 <= max || utf8Length(text) <= max;
 const DAY_MS = 86_400_000;
+/** Where the frames of an event go once RESUME_GAP ended it for its app (R6). */
+const NOWHERE: Connection = { id: 0, send() {}, close() {} };
 /**
  * Payloads from this size on are kept as bytes (their own ArrayBuffer, off the V8 heap) while their event is in
  * flight; smaller ones as strings, where a buffer's fixed cost would outweigh them.
@@ -195,6 +223,13 @@ export function makeBridge(options: BridgeOptions): Bridge {
   const textMaxBytes = options.streamedTextMaxBytes ?? LIMITS.streamedTextMaxBytes;
   const textPerAgentMaxBytes = options.streamedTextPerAgentMaxBytes ?? LIMITS.streamedTextPerAgentMaxBytes;
   const sendBufferMaxBytes = options.sendBufferMaxBytes ?? LIMITS.sendBufferMaxBytes;
+  const resumeBounds: ResumeBounds = {
+    windowMs: options.resumeWindowMs ?? LIMITS.resumeWindowMs,
+    eventMaxBytes: textMaxBytes,
+    appMaxBytes: options.resumeBufferPerAppMaxBytes ?? LIMITS.resumeBufferPerAppMaxBytes,
+    nodeMaxBytes: options.resumeBufferMaxBytes ?? LIMITS.resumeBufferMaxBytes,
+  };
+  const resumes = new ResumeStore(resumeBounds, clock, log);
   let tokensForwarded = 0;
   const counters: LimitCounters = {
     eventsRefused: { app: 0, agent: 0 },
@@ -256,7 +291,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
       refuseHandshake(socket, kind, who.code, who.error);
       return NO_HANDLERS;
     }
-    return open(socket, who.principal, facts.address);
+    return open(socket, who.principal, facts.address, kind === 'app' && facts.resumable === true);
   }
 
   /** A handshake refused before the connection is a client: its error frame is of the endpoint it came to. */
@@ -290,7 +325,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     return conn;
   }
 
-  function open(socket: Socket, principal: Principal, address?: string): ConnectionHandlers {
+  function open(socket: Socket, principal: Principal, address?: string, resumable = false): ConnectionHandlers {
     const over = bounds.check(principal, address);
     if (over) {
       counters.connectionsRefused[over.bound]++;
@@ -302,7 +337,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     if (firstOfApp) router.appPresence(principal.app.app_id, true);
     const conn = guarded(socket);
     const now = clock.now();
-    const client: Client = { conn, principal, address, lastSeen: now, connectedAt: now, lastPingAt: null, idle: { cancel() {} }, gone: false, paused: false, backlog: [], socket };
+    const client: Client = { conn, principal, address, lastSeen: now, connectedAt: now, lastPingAt: null, idle: { cancel() {} }, gone: false, paused: false, backlog: [], socket, resumable };
     clients.set(conn, client);
     client.idle = watchIdle(client, idleCloseMs);
     log.debug({ conn: conn.id, endpoint: principal.kind, address }, 'connection open');
@@ -331,8 +366,9 @@ export function makeBridge(options: BridgeOptions): Bridge {
     if (client.principal.kind === 'app') {
       const appId = client.principal.app.app_id;
       if (!bounds.hasApp(appId)) router.appPresence(appId, false);
-      // Nobody can receive these events' text any more (L15); they go on until their agent answers.
-      for (const ev of eventsByConn.get(conn) ?? []) discardText(ev, 'app_gone');
+      // Nobody can receive these events' text any more (L15); they go on until their agent answers. A resumable
+      // event's text stays: a resume may still need the reply it builds (R7).
+      for (const ev of eventsByConn.get(conn) ?? []) if (!ev.kept) discardText(ev, 'app_gone');
       eventsByConn.delete(conn);
       return;
     }
@@ -412,6 +448,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     const { conn } = client;
     const parsed = parseInbound(data, isBinary, validateAppToServiceMessage, 'AppToServiceMessage');
     if (!parsed.ok) {
+      if (parsed.type === 'resume' && !client.resumable) return conn.send(unknownResume());
       if (parsed.type !== 'event') return conn.send(frames.appError(parsed.code, parsed.error));
       const { fields } = parsed;
       const payload = fields.payload;
@@ -440,8 +477,48 @@ export function makeBridge(options: BridgeOptions): Bridge {
         );
       case 'event':
         return acceptEvent(conn, app, message);
+      case 'resume':
+        return client.resumable ? resume(client, app, message) : conn.send(unknownResume());
     }
   }
+
+  /** A resumable connection takes back an event (R4-R6): what it missed, then the event's live frames. */
+  function resume(client: Client, app: AppRecord, message: ResumeMessage): void {
+    const verdict = judgeResume(resumes, resumeBounds, app.app_id, message, (eventId) => {
+      const ev = events.get(eventId);
+      return ev && !ev.kept ? { appId: ev.app.app_id } : undefined;
+    });
+    resumes.counted(verdict.outcome);
+    const ev = events.get(message.event_id);
+    switch (verdict.outcome) {
+      case 'refused':
+        return client.conn.send(verdict.frame);
+      case 'gap':
+        if (verdict.stream) resumes.gap(verdict.stream);
+        if (ev?.kept) holdBy(ev, NOWHERE);
+        return client.conn.send(verdict.frame);
+      case 'resumed':
+        // All in one turn: no live fragment can fall between the ones sent again and the hand-over.
+        for (const frame of verdict.frames) client.conn.send(frame);
+        if (ev?.kept && !verdict.stream.ended) holdBy(ev, client.conn);
+    }
+  }
+
+  /** The event's frames go to `conn` from now on (the old connection, if still open, gets nothing more of it). */
+  function holdBy(ev: InFlight, conn: Connection): void {
+    eventsByConn.get(ev.appConn)?.delete(ev);
+    ev.appConn = conn;
+    if (!clients.has(conn)) return;
+    let ofConn = eventsByConn.get(conn);
+    if (!ofConn) eventsByConn.set(conn, (ofConn = new Set()));
+    ofConn.add(ev);
+  }
+
+  /** Whether a frame sent to `conn` can reach an app (a resumable event's connection may be gone meanwhile). */
+  const reaches = (conn: Connection) => clients.has(conn);
+
+  /** Whether the event's end has anyone to go to: its app's connection, or a resume to come. */
+  const heard = (ev: InFlight) => (ev.kept ? !ev.kept.gapped : clients.has(ev.appConn));
 
   function rejectEvent(
     conn: Connection,
@@ -504,6 +581,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
     const eventId = newEventId();
     const sessionKey = storedSessionKey(agentId, app.app_id, threadId);
+    const resumeToken = clients.get(conn)?.resumable ? newResumeToken() : undefined;
     const ev: InFlight = {
       eventId,
       app,
@@ -519,10 +597,11 @@ export function makeBridge(options: BridgeOptions): Bridge {
       timeout: clock.setTimer(agentTimeoutMs, () => {
         fail(ev, 'AGENT_TIMEOUT', errorText('AGENT_TIMEOUT', 'no_answer', { agent_id: agentId, seconds: Math.round(agentTimeoutMs / 1000) }), 'agent_timeout');
       }),
+      kept: resumeToken && resumes.open(eventId, app.app_id, agentId, resumeToken.hash),
     };
     track(ev);
 
-    conn.send(frames.accepted(eventId, agentId, sessionKey));
+    conn.send(frames.accepted(eventId, agentId, sessionKey, resumeToken?.token));
     router.toAgent(
       agentId,
       frames.eventToAgent(
@@ -651,12 +730,25 @@ export function makeBridge(options: BridgeOptions): Bridge {
         ),
       );
     }
+    if (ev.kept) return forwardKept(ev, ev.kept, message.token, size);
     if (!clients.has(ev.appConn)) return; // the app is gone: nothing to forward, nothing to keep (L15)
     ev.fragmentCount++;
     keepText(ev, message.token, size);
     tokensForwarded++;
     ev.tokenPrefix ??= frames.tokenPrefix(ev.eventId, ev.agentId);
     ev.appConn.send(frames.tokenFrame(ev.tokenPrefix, message.token));
+  }
+
+  /** A resumable event's fragment: numbered and kept whether or not its connection is there to receive it (R3, R7). */
+  function forwardKept(ev: InFlight, stream: KeptStream, fragment: string, size: number): void {
+    ev.fragmentCount++;
+    keepText(ev, fragment, size);
+    const json = JSON.stringify(fragment);
+    const seq = resumes.keepFragment(stream, json, size);
+    if (!reaches(ev.appConn)) return;
+    tokensForwarded++;
+    ev.tokenPrefix ??= frames.tokenPrefix(ev.eventId, ev.agentId);
+    ev.appConn.send(frames.seqTokenFrame(ev.tokenPrefix, json, seq));
   }
 
   /** Adds a forwarded fragment to the event's kept text; a fragment over a bound discards the whole text (L14). */
@@ -682,9 +774,9 @@ export function makeBridge(options: BridgeOptions): Bridge {
     if (message.content !== '') {
       const replyJson = JSON.stringify(message.content);
       if (!fitsReplyText(answer, ev, replyJson)) return;
-      return clients.has(ev.appConn) ? sendReply(answer, ev, message, replyJson) : endUnheard(ev, message);
+      return heard(ev) ? sendReply(answer, ev, message, replyJson) : endUnheard(ev, message);
     }
-    if (!clients.has(ev.appConn)) return endUnheard(ev, message);
+    if (!heard(ev)) return endUnheard(ev, message);
     if (!ev.text) {
       const why = errorText('REPLY_TOO_LARGE', 'text_not_kept', { event_limit: textMaxBytes, agent_limit: textPerAgentMaxBytes });
       return refuseReply(answer, ev, 'text_not_kept', why);
@@ -711,7 +803,14 @@ export function makeBridge(options: BridgeOptions): Bridge {
       return refuseReply(answer, ev, 'too_large', errorText('REPLY_TOO_LARGE', 'frame_too_large', { bytes: utf8Length(frame), limit: LIMITS.frameMaxBytes }));
     }
     end(ev, { outcome: 'replied', code: null, tokens_used: tokensUsed, completed_at: now });
-    ev.appConn.send(frame);
+    deliverFinal(ev, frame);
+  }
+
+  /** The reply or error that ends an event, to its connection; a resumable event's is kept for the window (R7). */
+  function deliverFinal(ev: InFlight, frame: string): void {
+    if (!ev.kept) return ev.appConn.send(frame);
+    resumes.keepFinal(ev.kept, frame);
+    if (reaches(ev.appConn)) ev.appConn.send(frame);
   }
 
   /** The reply of an event whose app is gone ends it as usual, without building a frame nobody can receive (L15). */
@@ -742,7 +841,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   function fail(ev: InFlight, code: ErrorCode, error: string, outcome: EventEnd['outcome']): void {
     end(ev, { outcome, code, tokens_used: null, completed_at: clock.now() });
-    ev.appConn.send(frames.appError(code, error, { event_id: ev.eventId, agent_id: ev.agentId }));
+    deliverFinal(ev, frames.appError(code, error, { event_id: ev.eventId, agent_id: ev.agentId }));
   }
 
   function closeWhere(match: (client: Client) => boolean, code: ErrorCode, error: string): void {
@@ -784,6 +883,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     refusedLog.stop();
     evictedLog.stop();
     discardedLog.stop();
+    resumes.stop();
   }
 
   function stats() {
@@ -822,5 +922,6 @@ export function makeBridge(options: BridgeOptions): Bridge {
     tokensForwarded: () => tokensForwarded,
     limitCounters: () => structuredClone(counters),
     streamedTextBytes,
+    resumeStats: () => ({ bytes: resumes.bytes, events: resumes.events, dropped: { ...resumes.dropped }, resumes: { ...resumes.resumes } }),
   };
 }

@@ -30,14 +30,11 @@ export function agentError(code: ErrorCode, error: string, eventId?: string): st
   return JSON.stringify(frame);
 }
 
-export function accepted(eventId: string, agentId: string, sessionKey: string): string {
-  return JSON.stringify({
-    type: 'accepted',
-    event_id: eventId,
-    agent_id: agentId,
-    session_key: sessionKey,
-    status: 'accepted',
-  } satisfies AcceptedMessage);
+/** `resumeToken` only on a resumable connection (R2): any other connection gets the frame as before. */
+export function accepted(eventId: string, agentId: string, sessionKey: string, resumeToken?: string): string {
+  const frame: AcceptedMessage = { type: 'accepted', event_id: eventId, agent_id: agentId, session_key: sessionKey, status: 'accepted' };
+  if (resumeToken !== undefined) frame.resume_token = resumeToken;
+  return JSON.stringify(frame);
 }
 
 export function eventToAgent(e: Omit<EventToAgentMessage, 'type' | 'payload'>, payloadJson: string): string {
@@ -55,6 +52,11 @@ export function tokenPrefix(eventId: string, agentId: string): string {
 
 export function tokenFrame(prefix: string, fragment: string): string {
   return `${prefix}${JSON.stringify(fragment)}}`;
+}
+
+/** The `token` frame of a resumable event (R3): the fragment as its JSON text (what is kept of it), and its `seq`. */
+export function seqTokenFrame(prefix: string, fragmentJson: string, seq: number): string {
+  return `${prefix}${fragmentJson},"seq":${seq}}`;
 }
 
 /**

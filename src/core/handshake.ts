@@ -15,6 +15,8 @@ export interface ConnectionFacts {
   query: URLSearchParams;
   /** The remote IP address, for the per-address bound (L18) and logs; undefined when unknown. */
   address: string | undefined;
+  /** Opened with `?resume=1` (R1): taken into account on the app endpoint only. */
+  resumable?: boolean;
 }
 
 export type HandshakeRefusalCode = Extract<ErrorCode, 'UNAUTHORIZED' | 'TOKEN_REVOKED' | 'FORBIDDEN' | 'TOO_MANY_CONNECTIONS'>;

@@ -78,6 +78,25 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
       this.set(bridge().streamedTextBytes());
     },
   });
+  // What is kept for resumes (R7): what it holds, what its bounds dropped, and how resumes ended.
+  new Gauge({
+    name: 'bridge_resume_buffer_bytes',
+    help: 'Bytes kept for resumes (fragments and final messages of resumable events, in flight or within resumeWindowMs of their end).',
+    registers: [registry],
+    collect() {
+      this.set(bridge().resumeStats().bytes);
+    },
+  });
+  new Gauge({
+    name: 'bridge_resume_events',
+    help: 'Resumable events kept for a resume: in flight, or ended within resumeWindowMs.',
+    registers: [registry],
+    collect() {
+      this.set(bridge().resumeStats().events);
+    },
+  });
+  countedByLabel(registry, 'bridge_resume_dropped_bytes_total', 'Bytes kept for resumes that were dropped to keep a bound, by reason: event_limit (STREAMED_TEXT_MAX_BYTES), app_limit (RESUME_BUFFER_PER_APP_MAX_BYTES), node_limit (RESUME_BUFFER_MAX_BYTES); a resume that needed them gets RESUME_GAP.', 'reason', () => bridge().resumeStats().dropped);
+  countedByLabel(registry, 'bridge_resumes_total', 'Resume requests by outcome: resumed, gap (RESUME_GAP), refused (RESUME_REFUSED).', 'outcome', () => bridge().resumeStats().resumes);
   new Gauge({
     name: 'bridge_event_log_pending_rows',
     help: 'Event log rows and session changes waiting to be written: queued for the next group commit, in the one under way, or kept for a retry while the database does not take them (at most EVENT_LOG_QUEUE_MAX_ROWS).',

@@ -45,7 +45,13 @@ export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketE
       pause: () => ws.pause(),
       resume: () => ws.resume(),
     };
-    const facts: ConnectionFacts = { path: url.pathname, authorization: req.headers.authorization, query: url.searchParams, address: addressOf(req) };
+    const facts: ConnectionFacts = {
+      path: url.pathname,
+      authorization: req.headers.authorization,
+      query: url.searchParams,
+      address: addressOf(req),
+      resumable: url.searchParams.get('resume') === '1',
+    };
     ws.on('error', (err) => log.warn({ conn: socket.id, address: facts.address, err: err.message }, 'websocket error'));
     const handlers = bridge.connect(socket, facts);
     ws.on('close', () => handlers.closed());

@@ -1,0 +1,279 @@
+// What a node keeps of its resumable events for a resume (R7): each event's fragments and final frame, while it is
+// in flight and for the window after its end, within three bounds: the event's (its fragments), its app's and the
+// node's (fragments and final frames together). Over the app's or the node's bound the oldest bytes go first,
+// those of ended events before those of events in flight: an ended event is the likelier to have been read
+// already, and an event in flight is the one a dropped connection is waiting for.
+import type { Clock, Timer } from '../shared/clock.js';
+import type { Logger } from '../shared/logger.js';
+import { BurstLog, LOG_WINDOW_MS } from './burst-log.js';
+import { KeptFragments } from './resume-buffer.js';
+
+/** Which bound dropped kept bytes: the label of bridge_resume_dropped_bytes_total. */
+export type DropReason = 'event_limit' | 'app_limit' | 'node_limit';
+export const DROP_REASONS: readonly DropReason[] = ['event_limit', 'app_limit', 'node_limit'];
+
+/** How a resume ended: the label of bridge_resumes_total. */
+export type ResumeOutcome = 'resumed' | 'gap' | 'refused';
+export const RESUME_OUTCOMES: readonly ResumeOutcome[] = ['resumed', 'gap', 'refused'];
+
+export interface ResumeBounds {
+  /** How long an ended event is kept (resumeWindowMs). */
+  windowMs: number;
+  /** The fragments of one event (streamedTextMaxBytes). */
+  eventMaxBytes: number;
+  /** One app's kept bytes (resumeBufferPerAppMaxBytes). */
+  appMaxBytes: number;
+  /** The node's kept bytes (resumeBufferMaxBytes). */
+  nodeMaxBytes: number;
+}
+
+/** One resumable event as kept: who may take it back, what it sent, and how it ended. */
+export class KeptStream {
+  readonly fragments = new KeptFragments();
+  /** The reply or error frame: undefined while in flight, null once it was dropped (or never kept). */
+  final: string | null | undefined = undefined;
+  finalBytes = 0;
+  /** The bound that last dropped something of it, for the text of RESUME_GAP. */
+  dropped: DropReason | undefined;
+  /** RESUME_GAP was sent for it: the event is over for its app, and nothing more of it is kept. */
+  gapped = false;
+  endedAt = 0;
+
+  constructor(
+    readonly eventId: string,
+    readonly appId: string,
+    readonly agentId: string,
+    /** The SHA-256 of its resume token (R2). */
+    readonly tokenHash: Buffer,
+  ) {}
+
+  get ended(): boolean {
+    return this.final !== undefined;
+  }
+
+  get bytes(): number {
+    return this.fragments.bytes + this.finalBytes;
+  }
+}
+
+/** The kept bytes under one bound, and the streams that hold some of them, oldest first. */
+class Share {
+  bytes = 0;
+  /** Streams under this share (for an app: to know when it holds none). */
+  streams = 0;
+  readonly ended = new Set<KeptStream>();
+  readonly inFlight = new Set<KeptStream>();
+
+  constructor(
+    readonly max: number,
+    readonly reason: DropReason,
+  ) {}
+}
+
+export class ResumeStore {
+  private readonly streams = new Map<string, KeptStream>();
+  private readonly node: Share;
+  private readonly apps = new Map<string, Share>();
+  /** Ended streams in the order their window ends (one window for all: the order they ended). */
+  private readonly expiring = new Set<KeptStream>();
+  private timer: Timer | undefined;
+  private readonly droppedLog: BurstLog<DropReason>;
+  readonly dropped: Record<DropReason, number> = { event_limit: 0, app_limit: 0, node_limit: 0 };
+  readonly resumes: Record<ResumeOutcome, number> = { resumed: 0, gap: 0, refused: 0 };
+
+  constructor(
+    private readonly bounds: ResumeBounds,
+    private readonly clock: Clock,
+    log: Logger,
+  ) {
+    this.node = new Share(bounds.nodeMaxBytes, 'node_limit');
+    // Under a bound, every fragment of every stream may drop bytes: one line per burst, not one per fragment.
+    this.droppedLog = new BurstLog({
+      clock,
+      windowMs: LOG_WINDOW_MS,
+      report: (reasons, bytes) => log.info({ bytes, reasons: Object.fromEntries(reasons) }, `resume buffer: ${bytes} bytes dropped to keep its bounds`),
+    });
+  }
+
+  /** Starts keeping a resumable event that was just accepted. */
+  open(eventId: string, appId: string, agentId: string, tokenHash: Buffer): KeptStream {
+    const stream = new KeptStream(eventId, appId, agentId, tokenHash);
+    this.streams.set(eventId, stream);
+    this.shareOf(appId).streams++;
+    return stream;
+  }
+
+  get(eventId: string): KeptStream | undefined {
+    return this.streams.get(eventId);
+  }
+
+  /** Keeps a fragment (its JSON text, counted as `size`) within the bounds; returns its `seq`. */
+  keepFragment(stream: KeptStream, json: string, size: number): number {
+    const { fragments } = stream;
+    if (stream.gapped) return fragments.skip();
+    const max = this.bounds.eventMaxBytes;
+    if (size > max) {
+      this.dropStream(stream, 'event_limit');
+      return fragments.skip();
+    }
+    while (fragments.bytes + size > max) this.release(stream, fragments.dropOldest(), 'event_limit');
+    if (!this.makeRoom(stream, size)) return fragments.skip();
+    const seq = fragments.append(json, size);
+    this.hold(stream, size);
+    const app = this.shareOf(stream.appId);
+    app.inFlight.add(stream); // one that had lost all its bytes comes back last: its bytes are now the newest
+    this.node.inFlight.add(stream);
+    return seq;
+  }
+
+  /** The event ended with `frame`: kept with its fragments for the window, unless the bounds leave no room. */
+  keepFinal(stream: KeptStream, frame: string): void {
+    stream.fragments.seal();
+    stream.endedAt = this.clock.now();
+    this.unlist(stream);
+    const app = this.shareOf(stream.appId);
+    if (stream.bytes > 0) {
+      app.ended.add(stream);
+      this.node.ended.add(stream);
+    }
+    stream.final = null;
+    if (!stream.gapped) {
+      const size = Buffer.byteLength(frame, 'utf8');
+      if (this.makeRoom(stream, size)) {
+        stream.final = frame;
+        stream.finalBytes = size;
+        this.hold(stream, size);
+        app.ended.add(stream);
+        this.node.ended.add(stream);
+      }
+    }
+    this.expiring.add(stream);
+    this.timer ??= this.clock.setTimer(this.bounds.windowMs, () => this.expire());
+  }
+
+  /** RESUME_GAP was sent for it: what it kept is let go, and it stays known (as a gap) until its window ends. */
+  gap(stream: KeptStream): void {
+    stream.gapped = true;
+    this.release(stream, stream.fragments.dropAll());
+    this.release(stream, this.takeFinal(stream));
+    this.unlist(stream);
+  }
+
+  counted(outcome: ResumeOutcome): void {
+    this.resumes[outcome]++;
+  }
+
+  /** Bytes kept right now, every app together. */
+  get bytes(): number {
+    return this.node.bytes;
+  }
+
+  /** Events kept right now: in flight, or ended within their window. */
+  get events(): number {
+    return this.streams.size;
+  }
+
+  stop(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.droppedLog.stop();
+    for (const stream of [...this.streams.values()]) this.forget(stream);
+  }
+
+  private shareOf(appId: string): Share {
+    let share = this.apps.get(appId);
+    if (!share) this.apps.set(appId, (share = new Share(this.bounds.appMaxBytes, 'app_limit')));
+    return share;
+  }
+
+  /** Room for `size` more bytes of `stream` under its app's bound and the node's; false when even all is too little. */
+  private makeRoom(stream: KeptStream, size: number): boolean {
+    for (const share of [this.shareOf(stream.appId), this.node]) {
+      if (size > share.max) {
+        this.dropStream(stream, share.reason);
+        return false;
+      }
+      if (share.bytes + size > share.max) this.evict(share, share.bytes + size - share.max);
+    }
+    return true;
+  }
+
+  /** Drops the oldest bytes under `share` until `need` are free: ended streams first, then those in flight. */
+  private evict(share: Share, need: number): void {
+    for (const list of [share.ended, share.inFlight]) {
+      for (const stream of list) {
+        while (need > 0) {
+          const size = stream.fragments.dropOldest() || this.takeFinal(stream);
+          if (!size) break;
+          this.release(stream, size, share.reason);
+          need -= size;
+        }
+        if (need <= 0) return;
+      }
+    }
+  }
+
+  /** Everything `stream` keeps goes (it cannot stay whole under a bound): a resume of it is a gap. */
+  private dropStream(stream: KeptStream, reason: DropReason): void {
+    this.release(stream, stream.fragments.dropAll(), reason);
+    this.release(stream, this.takeFinal(stream), reason);
+  }
+
+  private takeFinal(stream: KeptStream): number {
+    const size = stream.finalBytes;
+    if (stream.final) stream.final = null;
+    stream.finalBytes = 0;
+    return size;
+  }
+
+  private hold(stream: KeptStream, size: number): void {
+    this.shareOf(stream.appId).bytes += size;
+    this.node.bytes += size;
+  }
+
+  /** `size` bytes of `stream` were let go (dropped under `reason`, or forgotten); it leaves the lists once empty. */
+  private release(stream: KeptStream, size: number, reason?: DropReason): void {
+    if (size > 0) {
+      this.shareOf(stream.appId).bytes -= size;
+      this.node.bytes -= size;
+      if (reason) {
+        stream.dropped = reason;
+        this.dropped[reason] += size;
+        this.droppedLog.record(reason, size);
+      }
+    }
+    if (stream.bytes === 0) this.unlist(stream);
+  }
+
+  private unlist(stream: KeptStream): void {
+    const app = this.apps.get(stream.appId);
+    app?.inFlight.delete(stream);
+    app?.ended.delete(stream);
+    this.node.inFlight.delete(stream);
+    this.node.ended.delete(stream);
+  }
+
+  private forget(stream: KeptStream): void {
+    this.release(stream, stream.fragments.dropAll());
+    this.release(stream, this.takeFinal(stream));
+    this.unlist(stream);
+    this.streams.delete(stream.eventId);
+    this.expiring.delete(stream);
+    const app = this.apps.get(stream.appId);
+    if (app && --app.streams === 0) this.apps.delete(stream.appId);
+  }
+
+  /** Forgets the streams whose window is over, and waits for the next one's. */
+  private expire(): void {
+    this.timer = undefined;
+    const now = this.clock.now();
+    for (const stream of this.expiring) {
+      const left = stream.endedAt + this.bounds.windowMs - now;
+      if (left > 0) {
+        this.timer = this.clock.setTimer(left, () => this.expire());
+        return;
+      }
+      this.forget(stream);
+    }
+  }
+}
