@@ -10,6 +10,7 @@ import {
   type ClientKind,
   type Validator,
 } from '../generated/index.js';
+import { resumeFrameRule, type FrameRule } from './resume-frames.js';
 import { FRAME_REQUIREMENTS, type Profile } from './scenario.js';
 
 export type Carrier = 'header' | 'query' | 'both' | 'none';
@@ -37,19 +38,23 @@ export class ProtocolViolation extends Error {
   }
 }
 
-interface FrameCheck {
-  requirement: string;
-  validate: Validator<unknown>;
-  what: string;
+/** A schema every received frame must fit, as a rule. */
+function schemaRule(requirement: string, validate: Validator<unknown>, what: string): FrameRule {
+  return (frame, text) => (validate(frame) ? undefined : { requirement, problem: `an invalid ${what} ${text.slice(0, 300)}: ${describeErrors(validate.errors)}` });
 }
 
-/** What every received frame is checked against: the open schemas (the protocol), then in the bridge profile ours. */
-function frameChecks(endpoint: ClientKind, profile: Profile): FrameCheck[] {
+/**
+ * What every received frame is checked against: the open schemas (the protocol), then in the bridge profile ours;
+ * in the resume profile, on app connections, the extension's rules of every frame (resume-frames.ts).
+ */
+function frameRules(options: ConnectOptions): FrameRule[] {
+  const { endpoint, profile } = options;
   const open = (endpoint === 'app' ? validateOpenServiceToAppMessage : validateOpenServiceToAgentMessage) as Validator<unknown>;
   const closed = (endpoint === 'app' ? validateServiceToAppMessage : validateServiceToAgentMessage) as Validator<unknown>;
   return [
-    { requirement: FRAME_REQUIREMENTS.protocol, validate: open, what: `${endpoint} frame` },
-    ...(profile === 'bridge' ? [{ requirement: FRAME_REQUIREMENTS.decision, validate: closed, what: `${endpoint} frame by this implementation's closed schema` }] : []),
+    schemaRule(FRAME_REQUIREMENTS.protocol, open, `${endpoint} frame`),
+    ...(profile === 'bridge' ? [schemaRule(FRAME_REQUIREMENTS.decision, closed, `${endpoint} frame by this implementation's closed schema`)] : []),
+    ...(profile === 'resume' && endpoint === 'app' ? [resumeFrameRule(!!options.resume, options.resumeTokens ?? new Set())] : []),
   ];
 }
 
@@ -72,6 +77,10 @@ export interface ConnectOptions {
   transcript: Transcript;
   timeoutMs: number;
   profile: Profile;
+  /** Opens the app connection with `?resume=1` (the resume extension, R1). */
+  resume?: boolean | undefined;
+  /** The resume tokens the scenario's connections received so far (R2: one per event). */
+  resumeTokens?: Set<string> | undefined;
 }
 
 export class Actor {
@@ -86,9 +95,8 @@ export class Actor {
     readonly endpoint: ClientKind,
     private readonly ws: WebSocket,
     private readonly transcript: Transcript,
-    profile: Profile,
+    rules: FrameRule[],
   ) {
-    const checks = frameChecks(endpoint, profile);
     ws.on('message', (data, isBinary) => {
       const text = data.toString();
       transcript.add(name, 'received', isBinary ? `(binary, ${text.length} bytes)` : text);
@@ -99,8 +107,10 @@ export class Actor {
       } catch {
         this.violation ??= new ProtocolViolation(`${name} received a frame that is not JSON text: ${text.slice(0, 200)}`, FRAME_REQUIREMENTS.protocol);
       }
-      const broken = this.violation ? undefined : checks.find((c) => !c.validate(frame));
-      if (broken) this.violation = new ProtocolViolation(`${name} received an invalid ${broken.what} ${text.slice(0, 300)}: ${describeErrors(broken.validate.errors)}`, broken.requirement);
+      // Every rule sees every frame, in order: the extension's remember positions and tokens.
+      const problems = this.violation ? [] : rules.map((rule) => rule(frame as Record<string, unknown>, text));
+      const broken = problems.find((p) => p !== undefined);
+      if (broken) this.violation = new ProtocolViolation(`${name} received ${broken.problem}`, broken.requirement);
       if (this.violation) return this.wake(undefined);
       this.queue.push(frame as Record<string, unknown>);
       this.wake(undefined);
@@ -126,10 +136,11 @@ export class Actor {
     const url = new URL(`${options.wsBase.replace(/\/$/, '')}/ws/${options.endpoint}`);
     const queryToken = options.carrier === 'both' ? (options.queryToken ?? options.token) : options.carrier === 'query' ? options.token : undefined;
     if (queryToken) url.searchParams.set('token', queryToken);
+    if (options.resume) url.searchParams.set('resume', '1');
     const headers = options.token && (options.carrier === 'header' || options.carrier === 'both') ? { authorization: `Bearer ${options.token}` } : undefined;
     const ws = new WebSocket(url, { headers, handshakeTimeout: options.timeoutMs, perMessageDeflate: false });
-    const actor = new Actor(options.name, options.endpoint, ws, options.transcript, options.profile);
-    options.transcript.add(options.name, 'note', `connect ${options.endpoint} (${options.carrier})${options.node ? ` on ${options.node}` : ''}`);
+    const actor = new Actor(options.name, options.endpoint, ws, options.transcript, frameRules(options));
+    options.transcript.add(options.name, 'note', `connect ${options.endpoint} (${options.carrier})${options.resume ? ' resumable' : ''}${options.node ? ` on ${options.node}` : ''}`);
     return new Promise<Actor | HttpRefusal>((resolve, reject) => {
       ws.once('open', () => resolve(actor));
       ws.once('unexpected-response', (_req, res) => {
@@ -225,6 +236,12 @@ export class Actor {
   }
 
   terminate(): void {
+    this.ws.terminate();
+  }
+
+  /** Cuts the connection as a dead network does: the socket is destroyed, the target gets no close frame. */
+  drop(): void {
+    this.transcript.add(this.name, 'note', 'connection dropped (socket destroyed, no close frame)');
     this.ws.terminate();
   }
 }

@@ -109,7 +109,7 @@ export async function runScenario(s: Scenario, ctx: RunContext, offset: number):
   const actors = new Map<string, Actor>();
   let index = 0;
   let current: { kind: string; checks: string[] } = { kind: 'provisioning', checks: [] };
-  const env: StepEnv = { ctx, bindings, kinds, actors, transcript, placement, marks: new Map(), runSteps: async () => undefined };
+  const env: StepEnv = { ctx, bindings, kinds, actors, transcript, placement, marks: new Map(), resumeTokens: new Set(), runSteps: async () => undefined };
   env.runSteps = async (steps: Step[]): Promise<void> => {
     for (const step of steps) {
       index++;

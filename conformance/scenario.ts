@@ -16,12 +16,21 @@ export const CONFORMANCE_DIR = resolve(import.meta.dirname);
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
 
-/** Where a requirement comes from: the protocol itself, or a decision of this implementation. */
-export type Source = 'protocol' | 'decision';
+/**
+ * Where a requirement comes from: the protocol itself, a decision of this implementation, or an extension of this
+ * implementation that a client opts into (resumable streams, R1-R9).
+ */
+export type Source = 'protocol' | 'decision' | 'extension';
+export const SOURCES: readonly Source[] = ['protocol', 'decision', 'extension'];
 
-/** What a run judges: the protocol alone (the default), or the protocol and this implementation's decisions. */
-export type Profile = 'protocol' | 'bridge';
-export const PROFILES: readonly Profile[] = ['protocol', 'bridge'];
+/**
+ * What a run judges: the protocol alone (the default); the protocol and this implementation's decisions; or the
+ * resume extension alone, which no bridge owes the protocol and which must not count against one that lacks it.
+ */
+export type Profile = 'protocol' | 'bridge' | 'resume';
+export const PROFILES: readonly Profile[] = ['protocol', 'bridge', 'resume'];
+
+const PROFILE_SOURCES: Record<Profile, readonly Source[]> = { protocol: ['protocol'], bridge: ['protocol', 'decision'], resume: ['extension'] };
 
 export interface Requirement {
   id: string;
@@ -32,11 +41,24 @@ export interface Requirement {
   text: string;
 }
 
-/** Whether a run of `profile` judges the requirement. */
-export const inProfile = (r: Pick<Requirement, 'source'>, profile: Profile): boolean => profile === 'bridge' || r.source === 'protocol';
-
 /** Judged in every scenario of the server role: every frame received is checked against the schemas. */
 export const FRAME_REQUIREMENTS = { protocol: 'MSG-001', decision: 'MSG-002' } as const;
+
+/**
+ * Judged on every frame an app connection receives in a scenario of the extension (resume-frames.ts): none of its
+ * fields without `?resume=1` (R1); with it, a resume token on each `accepted` (R2) and positions on tokens (R3).
+ */
+export const EXTENSION_FRAME_REQUIREMENTS = { notOptedIn: 'RES-001', resumeToken: 'RES-002', positions: 'RES-003' } as const;
+
+/** Every requirement judged on each frame rather than by a step: a scenario does not run for these alone. */
+export const EVERY_FRAME: ReadonlySet<string> = new Set([...Object.values(FRAME_REQUIREMENTS), ...Object.values(EXTENSION_FRAME_REQUIREMENTS)]);
+
+/**
+ * Whether a run of `profile` judges the requirement. Every frame being a message of the protocol (MSG-001) is
+ * judged in every profile: the extension's frames are the protocol's messages with fields added.
+ */
+export const inProfile = (r: Pick<Requirement, 'source'> & { id?: string }, profile: Profile): boolean =>
+  PROFILE_SOURCES[profile].includes(r.source) || r.id === FRAME_REQUIREMENTS.protocol;
 
 /** The scenario's fixtures as its file gives them (orgs, apps, agents; each part optional). */
 export type Fixtures = ScenarioFixtures;
@@ -51,6 +73,8 @@ export interface Scenario {
   /** Target settings it takes numbers from: when one is null (the target has no such mechanism) it is waived. */
   settings: string[];
   steps: Step[];
+  /** It judges the extension (the resume profile's scenarios), not the protocol or our decisions. */
+  extension: boolean;
 }
 
 export const STEP_KINDS = Object.keys(SCENARIO_STEP_SCHEMAS) as StepKind[];
@@ -65,7 +89,7 @@ export function loadRequirements(file = join(CONFORMANCE_DIR, 'requirements.yaml
   for (const [id, r] of Object.entries(raw)) {
     if (!/^[A-Z]+-\d{3}$/.test(id)) fail(file, `requirement id ${id} must look like AUTH-001`);
     if (!['MUST', 'SHOULD', 'MAY'].includes(r.level)) fail(file, `${id}: level must be MUST, SHOULD or MAY`);
-    if (r.source !== 'protocol' && r.source !== 'decision') fail(file, `${id}: source must be protocol or decision`);
+    if (!SOURCES.includes(r.source)) fail(file, `${id}: source must be ${SOURCES.join(', ')}`);
     if (!/^spec\/protocol\.md#[A-Za-z0-9-]+$/.test(r.cite ?? '') || !r.text) fail(file, `${id}: needs cite (spec/protocol.md#anchor) and text`);
     map.set(id, { id, ...r });
   }
@@ -124,6 +148,10 @@ function loadScenario(name: string, text: string, requirements: Map<string, Requ
   }
   checkSteps(failHere, raw.steps, '', new Set(raw.requirements));
   for (const id of raw.requirements) if (!requirements.has(id)) fail(name, `names unknown requirement ${id}`);
+  // A scenario judges the extension or the rest, never both: its profile decides whether it runs at all.
+  const sources = new Set(raw.requirements.map((id) => requirements.get(id)!.source === 'extension'));
+  if (sources.size > 1) fail(name, 'names requirements of the extension (source: extension) and others; a scenario belongs to one profile');
+  const extension = sources.has(true);
   const checked = new Set(allChecks(raw.steps));
   const unchecked = raw.requirements.filter((id) => !checked.has(id));
   if (unchecked.length) fail(name, `names ${unchecked.join(', ')} but no step checks it (add it to a step's checks)`);
@@ -132,12 +160,16 @@ function loadScenario(name: string, text: string, requirements: Map<string, Requ
     id: basename(name, '.yaml'),
     file: name,
     title: raw.title,
-    requirements: [...raw.requirements, ...Object.values(FRAME_REQUIREMENTS).filter((id) => requirements.has(id))],
+    requirements: [...new Set([...raw.requirements, ...frameRequirements(extension).filter((id) => requirements.has(id))])],
     fixtures: raw.fixtures ?? {},
     settings: raw.settings ?? [],
     steps: raw.steps,
+    extension,
   };
 }
+
+/** The requirements judged on every frame of a scenario: the schemas', and the extension's in its scenarios. */
+const frameRequirements = (extension: boolean): string[] => [...Object.values(FRAME_REQUIREMENTS), ...(extension ? Object.values(EXTENSION_FRAME_REQUIREMENTS) : [])];
 
 export function loadScenarios(requirements: Map<string, Requirement>, dir = join(CONFORMANCE_DIR, 'scenarios')): Scenario[] {
   const scenarios: Scenario[] = [];

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs the conformance suite against this repository's bridge, started as a separate process (as npm start does) with the
-# test clock on, over real sockets: the protocol profile, then the bridge profile (our own decisions too). Reports go
-# to test-output/conformance-<profile>.{json,xml,html}. Extra arguments go to both runs. With BRIDGE_URLS (URLs
+# test clock on, over real sockets: the protocol profile, the bridge profile (our own decisions too), then the
+# resume profile (the resume extension, R1-R8). PROFILES (space-separated) runs fewer. Reports go to
+# test-output/conformance-<profile>.{json,xml,html}. Extra arguments go to every run. With BRIDGE_URLS (URLs
 # separated by commas) it starts nothing and checks those nodes of one bridge instead; REPORT_NAME (conformance)
-# names the reports. Exit code: 0 when both
-# conform, else the first non-zero exit of the suite (1 a MUST failed, 2 could not start, 3 incomplete).
+# names the reports. Exit code: 0 when every profile
+# conforms, else the first non-zero exit of the suite (1 a MUST failed, 2 could not start, 3 incomplete).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,7 +41,7 @@ else
 fi
 
 status=0
-for profile in protocol bridge; do
+for profile in ${PROFILES:-protocol bridge resume}; do
   started=$(date +%s)
   set +e
   node bin/bridge-conformance.js server --profile "$profile" --url "$urls" --admin-token "$ADMIN_TOKEN" \

@@ -1,5 +1,5 @@
-// Steps about connections: opening one (connect), a handshake that must be refused, closing, and closes the target
-// must make.
+// Steps about connections: opening one (connect), a handshake that must be refused, closing or dropping one, and
+// closes the target must make.
 import { ERRORS, validateErrorCode, type ClientKind, type ConnectArgs, type RefusedArgs } from '../../generated/index.js';
 import { Actor, type Carrier, type HttpRefusal } from '../actor.js';
 import { actorOf, judges, StepFailure, value, type StepEnv, type StepHandler } from './env.js';
@@ -12,7 +12,8 @@ function connectOptions(env: StepEnv, args: ConnectArgs | RefusedArgs, timeoutMs
   const queryToken = args.queryToken === undefined ? undefined : String(value(env, args.queryToken));
   const wsBase = env.placement.connection(args.actor, as, env.kinds.get(as) ?? endpoint);
   const node = env.placement.several ? wsBase : undefined;
-  return { name: args.actor, wsBase, node, endpoint, token, carrier, queryToken, transcript: env.transcript, timeoutMs, profile: env.ctx.profile };
+  const resume = 'resume' in args ? args.resume : undefined;
+  return { name: args.actor, wsBase, node, endpoint, token, carrier, queryToken, resume, resumeTokens: env.resumeTokens, transcript: env.transcript, timeoutMs, profile: env.ctx.profile };
 }
 
 export const connect: StepHandler<'connect'> = async (args, env, timeoutMs) => {
@@ -67,6 +68,12 @@ export const close: StepHandler<'close'> = async (args, env, timeoutMs) => {
   const actor = actorOf(env, args.actor);
   actor.close();
   await actor.closed(timeoutMs).catch(() => actor.terminate());
+  env.actors.delete(args.actor);
+};
+
+/** The connection dies without a close frame (a phone in a tunnel): what the resume extension is for. */
+export const drop: StepHandler<'drop'> = (args, env) => {
+  actorOf(env, args.actor).drop();
   env.actors.delete(args.actor);
 };
 

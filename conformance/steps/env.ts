@@ -25,6 +25,8 @@ export interface StepEnv {
   placement: Placement;
   /** performance.now() of each `mark` a step set. */
   marks: Map<string, number>;
+  /** The resume tokens the scenario's connections received (resume profile: no two events share one). */
+  resumeTokens: Set<string>;
   runSteps(steps: Step[]): Promise<void>;
 }
 

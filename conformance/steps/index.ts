@@ -2,7 +2,7 @@
 // step union of spec/conformance.yaml, so a kind added to the schema without a handler fails the type check. A
 // step throws StepFailure when the target does not do what it expects; `requirement` narrows the blame to one
 // decision (a `$ours` pattern, a refusal's form).
-import { close, connect, expectClose, expectOneClosed, refused } from './connections.js';
+import { close, connect, drop, expectClose, expectOneClosed, refused } from './connections.js';
 import type { StepEnv, StepHandler } from './env.js';
 import { collect, expect, expectSilence, send } from './frames.js';
 import { unpack, type Step, type StepArgsMap } from './kinds.js';
@@ -12,7 +12,7 @@ import { advanceClock, repeat } from './time.js';
 export { StepFailure, type StepEnv } from './env.js';
 
 const HANDLERS: { [K in keyof StepArgsMap]: StepHandler<K> } = {
-  connect, refused, close, expectClose, expectOneClosed,
+  connect, refused, close, drop, expectClose, expectOneClosed,
   send, expect, collect, expectSilence,
   http, rotateToken, deactivate, setAllowlist, listSessions,
   advanceClock, repeat,

@@ -22,6 +22,8 @@ export interface Link {
   readonly token: string | undefined;
   /** The app_id or agent_id the token names (`rlk_{app_id}_…`, `rla_{agent_id}_…`). */
   readonly ownerId: string | undefined;
+  /** Opened with `?resume=1` (the resume extension). */
+  readonly resumable: boolean;
   /** Sends a frame to this link's client, as if the bridge had sent it. */
   sendToClient(frame: Frame): void;
 }
@@ -40,6 +42,59 @@ export interface Fault {
   /** A close from the bridge on its way to the client. */
   close?: (code: number, reason: string, link: Link) => { code: number; reason: string };
 }
+
+/**
+ * Faults of the resume extension (R1-R7), each breaking one rule of it. What they must remember (resume tokens
+ * given, positions relayed) is the proxy's, across connections, as a bridge's would be.
+ */
+const resumeTokens = new Map<string, string>(); // event_id -> the resume_token its accepted carried
+const firstTokenOfApp = new Map<string, string>(); // app_id -> the first resume_token one of its connections got
+const lastSeq = new Map<string, number>(); // event_id -> the highest seq relayed to an app
+
+const RESUME_FAULTS = {
+  /** RES-004: a resume gets the event's fragments from the first again, whatever its after_seq. */
+  'resume-repeats-fragments': {
+    toBridge: (frame, link) => (link.endpoint === 'app' && frame.type === 'resume' ? { ...frame, after_seq: 0 } : undefined),
+  },
+  /** RES-001: tokens carry seq on a connection that did not ask for the extension. */
+  'seq-to-non-opted': {
+    toClient: (frame, link) => (link.endpoint === 'app' && !link.resumable && frame.type === 'token' ? { ...frame, seq: 1 } : undefined),
+  },
+  /** RES-002: every event of an app gets the resume token of its first one. */
+  'resume-token-per-app': {
+    toClient(frame, link) {
+      if (link.endpoint !== 'app' || frame.type !== 'accepted' || typeof frame.resume_token !== 'string') return undefined;
+      if (!firstTokenOfApp.has(link.ownerId!)) firstTokenOfApp.set(link.ownerId!, frame.resume_token);
+      return { ...frame, resume_token: firstTokenOfApp.get(link.ownerId!) };
+    },
+  },
+  /** RES-007: any connection of the app may take an event back: the resume token is not checked. */
+  'resume-token-unchecked': {
+    toClient(frame, link) {
+      if (link.endpoint === 'app' && frame.type === 'accepted' && typeof frame.resume_token === 'string') resumeTokens.set(String(frame.event_id), frame.resume_token);
+      return undefined;
+    },
+    toBridge(frame, link) {
+      const real = resumeTokens.get(String(frame.event_id));
+      return link.endpoint === 'app' && frame.type === 'resume' && real ? { ...frame, resume_token: real } : undefined;
+    },
+  },
+  /** RES-008: an after_seq beyond the fragments sent is taken as "all of them" instead of refused. */
+  'after-seq-ahead-accepted': {
+    toClient(frame, link) {
+      if (link.endpoint === 'app' && frame.type === 'token' && typeof frame.seq === 'number') lastSeq.set(String(frame.event_id), Math.max(frame.seq, lastSeq.get(String(frame.event_id)) ?? 0));
+      return undefined;
+    },
+    toBridge(frame, link) {
+      const sent = lastSeq.get(String(frame.event_id)) ?? 0;
+      return link.endpoint === 'app' && frame.type === 'resume' && Number(frame.after_seq) > sent ? { ...frame, after_seq: sent } : undefined;
+    },
+  },
+  /** RES-011: an event the bridge no longer keeps is refused (as if the app erred) instead of a gap. */
+  'gap-as-refused': {
+    toClient: (frame, link) => (link.endpoint === 'app' && frame.type === 'error' && frame.code === 'RESUME_GAP' ? { ...frame, code: 'RESUME_REFUSED' } : undefined),
+  },
+} satisfies Record<string, Fault>;
 
 let fakeIds = 0;
 /** An event id of the proxy's own, in the bridge's format (26 characters), unique within the process. */
@@ -105,6 +160,7 @@ export const FAULTS = {
       return rest;
     },
   },
+  ...RESUME_FAULTS,
 } satisfies Record<string, Fault>;
 
 export type FaultName = keyof typeof FAULTS;
@@ -180,6 +236,7 @@ export async function startFaultProxy(upstream: string, fault?: FaultName): Prom
       return;
     }
     const token = tokenOf(req, url);
+    const resumable = url.searchParams.get('resume') === '1';
     const upstreamUrl = `${target.protocol === 'https:' ? 'wss' : 'ws'}://${target.host}${url.pathname}${url.search}`;
     const bridgeWs = new WebSocket(upstreamUrl, {
       headers: req.headers.authorization ? { authorization: req.headers.authorization } : {},
@@ -195,6 +252,7 @@ export async function startFaultProxy(upstream: string, fault?: FaultName): Prom
       endpoint,
       token,
       ownerId: token?.split('_')[1],
+      resumable,
       sendToClient(frame) {
         if (client?.readyState === WebSocket.OPEN) client.send(JSON.stringify(frame));
       },

@@ -1,0 +1,80 @@
+// Proof that the resume profile can fail, as broken-bridges.test.ts proves it for the others: our bridge behind the
+// fault proxy passes every scenario of the profile with no fault, and each fault of the extension (a bridge that
+// repeats fragments on resume, sends seq to a client that did not opt in, …) fails exactly the requirement it
+// breaks, while a control scenario that does not depend on that rule keeps passing.
+import { expect } from 'chai';
+import type { RunResult } from '../../conformance/results.js';
+import { loadRequirements, loadScenarios } from '../../conformance/scenario.js';
+import { startServer, type RunningBridge } from '../../src/server.js';
+import { ADMIN_TOKEN, testConfig } from '../helpers/bridge.js';
+import { startFaultProxy, type FaultName } from './fault-proxy.js';
+import { explain, runSuite } from './suite.js';
+
+interface Case {
+  fault: FaultName;
+  /** Scenario ids to run: the one the fault breaks, and a control. */
+  scenarios: string[];
+  fails: string;
+  because: RegExp;
+}
+
+const CASES: Case[] = [
+  // After a drop the app resumes after_seq 2 and gets seq 1 again: R4's "nothing repeated". The control resumes
+  // nothing on the connection it opened first.
+  { fault: 'resume-repeats-fragments', scenarios: ['res-resume-after-drop', 'res-not-opted'], fails: 'RES-004', because: /seq: expected 3, got 1|token: expected "three ", got "one "/ },
+  { fault: 'seq-to-non-opted', scenarios: ['res-not-opted', 'res-reply-while-away'], fails: 'RES-001', because: /seq on a connection opened without \?resume=1/ },
+  // The second instance's event gets the first one's token: caught on its accepted, before anything is resumed.
+  { fault: 'resume-token-per-app', scenarios: ['res-wrong-token', 'res-resume-after-drop'], fails: 'RES-002', because: /the resume_token of an earlier event again/ },
+  { fault: 'resume-token-unchecked', scenarios: ['res-wrong-token', 'res-resume-after-drop'], fails: 'RES-007', because: /expected \{"type":"error","code":"RESUME_REFUSED"\}/ },
+  // Taken as "all of them", the resume has nothing to send: silence where RESUME_REFUSED was due.
+  { fault: 'after-seq-ahead-accepted', scenarios: ['res-after-seq-ahead', 'res-resume-after-drop'], fails: 'RES-008', because: /app1: no frame within 1500 ms/ },
+  // The window itself is kept (RES-012 passes before it); only the ending is misreported.
+  { fault: 'gap-as-refused', scenarios: ['res-window', 'res-after-seq-ahead'], fails: 'RES-011', because: /code: expected "RESUME_GAP", got "RESUME_REFUSED"/ },
+];
+
+const requirements = loadRequirements();
+const grepFor = (ids: string[]) => `^(?:${ids.join('|')})$`;
+const failedIds = (report: RunResult) => report.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id).sort();
+
+describe('the resume profile against broken bridges', function () {
+  this.timeout(120_000);
+  let bridge: RunningBridge;
+
+  before(async () => {
+    bridge = await startServer(testConfig({ testClock: true }));
+  });
+
+  after(async () => {
+    await bridge?.close();
+  });
+
+  async function runAgainst(fault: FaultName | undefined, scenarios: string[]): Promise<{ code: number; report: RunResult }> {
+    const proxy = await startFaultProxy(bridge.url, fault);
+    try {
+      const { code, report } = await runSuite({ url: `${proxy.wsUrl}/v1`, adminToken: ADMIN_TOKEN, timeoutMs: 1_500, grep: grepFor(scenarios), profile: 'resume' });
+      expect(report!.scenarios.map((s) => s.id).sort(), 'scenarios run').to.deep.equal([...scenarios].sort());
+      expect(report!.hasClock, 'the test clock answers through the proxy').to.equal(true);
+      return { code, report: report! };
+    } finally {
+      await proxy.close();
+    }
+  }
+
+  it('passes every scenario of the profile through the proxy with no fault', async () => {
+    const all = loadScenarios(requirements).filter((s) => s.extension).map((s) => s.id);
+    const { code, report } = await runAgainst(undefined, all);
+    expect(report.scenarios.filter((s) => s.status !== 'passed'), explain(report)).to.deep.equal([]);
+    expect(report.requirements.filter((r) => r.verdict !== 'passed').map((r) => r.id), explain(report)).to.deep.equal([]);
+    expect(code).to.equal(0);
+  });
+
+  for (const c of CASES) {
+    it(`${c.fault}: fails exactly ${c.fails}`, async () => {
+      const { code, report } = await runAgainst(c.fault, c.scenarios);
+      expect(failedIds(report), explain(report)).to.deep.equal([c.fails]);
+      for (const s of report.scenarios.filter((x) => x.status === 'failed')) expect(s.reason, `why ${s.id} failed`).to.match(c.because);
+      expect(report.scenarios.find((s) => s.id === c.scenarios[1])?.status, `the control ${c.scenarios[1]}`).to.equal('passed');
+      expect(code).to.equal(1);
+    });
+  }
+});
