@@ -2006,7 +2006,7 @@
       "retry": false,
       "messages": {
         "unknown": "Event {event_id} cannot be resumed: the bridge no longer keeps it (its resume window ended, or the bridge or the event's node restarted).",
-        "overflow": "Event {event_id} cannot be resumed from fragment {after_seq}: fragments up to {first_kept} were dropped ({why}).",
+        "overflow": "Event {event_id} cannot be resumed after fragment {after_seq}: the fragments before {first_kept} were dropped ({why}).",
         "home_gone": "Event {event_id} cannot be resumed: node {node} that holds it does not answer."
       },
       "cause": "Resume extension (R6). The rest of the event's stream after `after_seq` can no longer be given whole, so the event ends for the app with this error instead of a partial answer presented as whole; the agent is not told (its event goes on or has ended). The bridge no longer keeps the event (its resumeWindowMs after the event ended is over, or it never existed, or it was kept by a bridge or node that restarted), or fragments after `after_seq` were dropped to keep the buffers within streamedTextMaxBytes (the event), resumeBufferPerAppMaxBytes (the app) or resumeBufferMaxBytes (the node), or the node that holds the event does not answer."

@@ -5,7 +5,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { CLOSE_CODES, ERROR_CODES, validators, type AgentCreated, type AppCreated, type Organization } from '../../generated/index.js';
+import { CLOSE_CODES, ERROR_CODES, validateAuditAction, validators, type AgentCreated, type AppCreated, type Organization } from '../../generated/index.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { ACCEPT_FAILURE_REASONS, ACCEPT_FAILURE_WINDOW_MS, FD_RESERVE } from '../../src/ops/accept-failures.js';
 import { startServer, type RunningBridge } from '../../src/server.js';
@@ -99,9 +99,10 @@ describe('operations: /metrics, /readyz and logs', function () {
       }
       for (const secret of secrets) expect(text).not.to.include(secret);
       const bridgeLabels = new Set(samples.filter((s) => s.name.startsWith('bridge_')).flatMap((s) => Object.keys(s.labels)));
-      expect([...bridgeLabels].sort()).to.deep.equal(['code', 'kind', 'le', 'limit', 'outcome', 'reason', 'status']);
-      // A `code` label is a catalogue code, never anything a client chose.
+      expect([...bridgeLabels].sort()).to.deep.equal(['action', 'code', 'kind', 'le', 'limit', 'outcome', 'reason', 'status']);
+      // A `code` label is a catalogue code, an `action` one of the audit trail's (D10), never anything a client chose.
       for (const s of samples.filter((x) => x.labels.code !== undefined)) expect(ERROR_CODES, s.name).to.include(s.labels.code);
+      for (const s of samples.filter((x) => x.labels.action !== undefined)) expect(validateAuditAction(s.labels.action), `${s.name}{action="${s.labels.action}"}`).to.equal(true);
       // The bounds' counters (L13-L16) name a bound or a reason, from a fixed set, and start at 0.
       const bounds = /^bridge_(events_refused|streamed_text_discarded|replies_refused)_total$/;
       const limitValues = samples.filter((s) => bounds.test(s.name)).map((s) => `${s.name}{${s.labels.limit ?? s.labels.reason}} ${s.value}`);
