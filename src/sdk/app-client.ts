@@ -71,6 +71,8 @@ export interface AppClientEvents {
 export class AppClient extends EventEmitter<AppClientEvents> {
   /** Sends whose `accepted`/`error` has not come yet, oldest first: the next answer is the head's. */
   private readonly awaitingAnswer: PendingEvent[] = [];
+  /** Events resumed on the current connection that have had no frame since: a bridge without the extension fails them. */
+  private readonly resumedHere = new Set<string>();
   /** Accepted events, by event_id, until their reply or error (also while they wait for a connection to resume on). */
   private readonly inFlight = new Map<string, InFlightEvent>();
   private readonly discovers: Deferred<AgentSummary[]>[] = [];
@@ -164,9 +166,14 @@ export class AppClient extends EventEmitter<AppClientEvents> {
         return;
       }
       case 'error': {
-        // No event_id: a connection error announcing the close, which the connection keeps (or a frame error,
-        // which our frames never earn).
-        if (message.event_id === undefined) return;
+        // No event_id: a connection error announcing the close, which the connection keeps, or a frame error,
+        // which our frames never earn but a `resume` sent to a bridge without the extension (a node of an older
+        // version in a rolling upgrade, a rollback).
+        if (message.event_id === undefined) {
+          if (message.code === 'INVALID_MESSAGE') this.resumesNotUnderstood(message.error);
+          return;
+        }
+        this.resumedHere.delete(message.event_id);
         const event = this.inFlight.get(message.event_id);
         if (answersResume(message)) {
           // It ends the resumed event it names, and never answers a send.
@@ -183,9 +190,11 @@ export class AppClient extends EventEmitter<AppClientEvents> {
         return;
       }
       case 'token':
+        this.resumedHere.delete(message.event_id);
         this.inFlight.get(message.event_id)?.token(message.token, message.seq);
         return;
       case 'reply': {
+        this.resumedHere.delete(message.event_id);
         const event = this.inFlight.get(message.event_id);
         this.inFlight.delete(message.event_id);
         event?.event.finish(message);
@@ -233,11 +242,26 @@ export class AppClient extends EventEmitter<AppClientEvents> {
 
   /** Takes back, on the connection just accepted, every event whose connection dropped (R4). */
   private resumeDetached(): void {
-    for (const event of this.inFlight.values()) {
+    this.resumedHere.clear();
+    for (const [eventId, event] of this.inFlight) {
       if (!event.detached) continue;
       const frame = event.resumeFrame();
-      if (frame && this.connection.send(frame)) event.detached = false;
+      if (frame && this.connection.send(frame)) {
+        event.detached = false;
+        this.resumedHere.add(eventId);
+      }
     }
+  }
+
+  /**
+   * The bridge answered a `resume` as an unknown message: this connection has no resume extension, so none of the
+   * events resumed on it will come back here, and waiting for them would wait for ever (never silent).
+   */
+  private resumesNotUnderstood(why: string): void {
+    for (const eventId of this.resumedHere) {
+      this.end(eventId, new ConnectionLostError(`The connection to the bridge was lost, and the bridge reached again does not resume streams (it answered: ${why}); the rest of event ${eventId} is lost.`));
+    }
+    this.resumedHere.clear();
   }
 
   private lostError(info: CloseInfo, what: string = 'The connection to the bridge was lost'): ConnectionLostError {

@@ -295,6 +295,28 @@ describe('app client: resumable streams (R9)', function () {
       expect(fresh.sentOfType('resume')).to.deep.equal([]);
     });
 
+    it('ends with ConnectionLostError the events it resumed on a bridge that answers resume as an unknown message (a node without the extension)', async function () {
+      const h = await connected();
+      const first = send(h.client);
+      h.socket.receive(resumableAccepted(eventId(1)));
+      h.socket.receive(token(eventId(1), 'half', 1));
+      const second = send(h.client);
+      h.socket.receive(resumableAccepted(eventId(2)));
+      const fresh = reconnect(h);
+      expect(fresh.sentOfType('resume')).to.have.length(2);
+      const waiting = send(h.client);
+      const text = 'Invalid resume: type: "resume" is not a message type of this endpoint.';
+      fresh.receive(error(undefined, 'INVALID_MESSAGE', { error: text }));
+      fresh.receive(error(undefined, 'INVALID_MESSAGE', { error: text }));
+      for (const handle of [first, second]) {
+        const err = await rejection(handle.reply);
+        expect(err).to.be.instanceOf(ConnectionLostError);
+        expect(err.message).to.include('does not resume streams').and.to.include(text);
+      }
+      fresh.receive(accepted(eventId(3)));
+      expect((await waiting.accepted).event_id, 'the errors answered the resumes, not the send').to.equal(eventId(3));
+    });
+
     it('with resume: false, never resumes, even if a bridge sent a resume token', async function () {
       const h = await connected({ resume: false });
       const handle = send(h.client);
