@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The conformance suite across three nodes of one bridge: PostgreSQL and Redis (scripts/services.sh), three nodes
 # (scripts/cluster-local.sh, test clock on), each scenario's apps and agents placed on different nodes; the
-# protocol and bridge profiles. The resume profile (every resume lands on another node than the event's: R8) joins
-# them with PROFILES="protocol bridge resume" once the nodes hand resumes over (R8 is not built yet).
+# protocol, bridge and resume profiles (in the last, every resume lands on another node than its event's: R8).
 # Reports: test-output/conformance-cluster-<profile>.{json,xml,html}; node logs: test-output/cluster/.
 # Exit code as scripts/conformance-local.sh.
 set -euo pipefail
@@ -12,4 +11,4 @@ export BRIDGE_TEST_CLOCK=1 CLUSTER_DIR=${CLUSTER_DIR:-test-output/cluster} BASE_
 export ADMIN_TOKEN=${ADMIN_TOKEN:-conformance-cluster-admin-token}
 trap 'bash scripts/cluster-local.sh stop' EXIT
 urls=$(bash scripts/cluster-local.sh start | sed 's|^http|ws|; s|$|/v1|' | paste -sd, -)
-BRIDGE_URLS=$urls REPORT_NAME=conformance-cluster PROFILES=${PROFILES:-protocol bridge} bash scripts/conformance-local.sh "$@"
+BRIDGE_URLS=$urls REPORT_NAME=conformance-cluster PROFILES=${PROFILES:-protocol bridge resume} bash scripts/conformance-local.sh "$@"
