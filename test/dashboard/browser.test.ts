@@ -286,6 +286,7 @@ describe('dashboard in a browser', function () {
     const { page, errors } = await open(bridge);
     await signIn(page);
     await goTo(page, 'Organizations');
+    await page.getByText('No organization yet').waitFor(); // the page's own read done: only the creation meets the end
     bridge.clock.advance(12 * 3_600_000);
     await page.getByLabel('Organization name').fill('Too Late');
     await page.getByRole('button', { name: 'Create organization' }).click();
