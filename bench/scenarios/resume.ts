@@ -2,7 +2,7 @@
 // same apps connected plainly. Throughput and latency: scenarios 1's and 2's streaming load against one bridge,
 // each run once plainly and once resumable. Memory: many events held open mid-stream (bench/load/held.ts), on a
 // fresh bridge for each mode (a process's RSS does not shrink back after a run), the bridge's RSS, V8 heap and
-// resume buffer read before and while they are held.
+// resume buffer read before and while they are held, each after a full GC (through the bridge's inspector).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,13 +10,23 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { procRssKb, round } from '../load/common.js';
 import type { HeldConfig, HeldResult } from '../load/held.js';
 import type { StreamingConfig, StreamingResult } from '../load/streaming.js';
-import { provision, runGenerator, runtimeDelta, runtimeOf, shutdown, startBridge, startGenerator } from '../processes.js';
+import { collectGarbage, provision, runGenerator, runtimeDelta, runtimeOf, shutdown, startBridge, startGenerator } from '../processes.js';
 import { ratio, type Table } from '../report.js';
 import { scrape } from './cluster-counters.js';
 import type { Settings } from './settings.js';
 
 const MODES = [false, true] as const;
 const label = (resume: boolean) => (resume ? '?resume=1' : 'plain');
+
+/** A streaming run, with what the bridge's resume buffer held after it and what its bounds dropped during it. */
+type ModeResult = StreamingResult & { resume_dropped_bytes?: number; resume_buffer_bytes?: number | null };
+
+/** bridge_resume_dropped_bytes_total, every reason added up. */
+function resumeDropped(metrics: Map<string, number>): number {
+  let sum = 0;
+  for (const [key, value] of metrics) if (key.startsWith('bridge_resume_dropped_bytes_total{')) sum += value;
+  return sum;
+}
 
 async function streaming(s: Settings) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
@@ -29,14 +39,17 @@ async function streaming(s: Settings) {
         scenario: 'streaming', target: 'bridge', url: bridge.url, serverPid: bridge.pid, m: s.m, n: s.n, window: s.window, payloadBytes: s.payloadBytes,
         warmupS: s.warmupS, durationS: s.durationS, resume, ...creds, ...(rate === undefined ? {} : { rate }),
       };
-      const before = await runtimeOf(bridge);
-      const result = await runGenerator<StreamingResult>(cfg);
+      const [before, droppedBefore] = [await runtimeOf(bridge), resumeDropped(await scrape(bridge))];
+      const result: ModeResult = await runGenerator<StreamingResult>(cfg);
       result.bridge_gc = runtimeDelta(before, await runtimeOf(bridge));
       if (bridge.child.exitCode !== null) throw new Error(`the bridge exited during the run:\n${bridge.logs()}`);
+      const after = await scrape(bridge);
+      result.resume_dropped_bytes = resumeDropped(after) - droppedBefore;
+      result.resume_buffer_bytes = after.get('bridge_resume_buffer_bytes') ?? null;
       return result;
     };
     const closed = { plain: await run(false), resume: await run(true) };
-    const open: { rate: number; plain: StreamingResult; resume: StreamingResult }[] = [];
+    const open: { rate: number; plain: ModeResult; resume: ModeResult }[] = [];
     for (const rate of s.resumeRates) open.push({ rate, plain: await run(false, rate), resume: await run(true, rate) });
     return { closed, open };
   } finally {
@@ -50,9 +63,12 @@ interface Memory {
   heap_used_kb: number | null;
   resume_buffer_bytes: number | null;
   resume_events: number | null;
+  /** What every event keeps of its streamed text (for an empty-content reply), resumable or not. */
+  streamed_text_bytes: number | null;
 }
 
 async function memoryOf(bridge: Awaited<ReturnType<typeof startBridge>>): Promise<Memory> {
+  await collectGarbage(bridge);
   const metrics = await scrape(bridge);
   const heap = metrics.get('nodejs_heap_size_used_bytes');
   return {
@@ -60,6 +76,7 @@ async function memoryOf(bridge: Awaited<ReturnType<typeof startBridge>>): Promis
     heap_used_kb: heap === undefined ? null : Math.round(heap / 1024),
     resume_buffer_bytes: metrics.get('bridge_resume_buffer_bytes') ?? null,
     resume_events: metrics.get('bridge_resume_events') ?? null,
+    streamed_text_bytes: metrics.get('bridge_streamed_text_bytes') ?? null,
   };
 }
 
@@ -68,7 +85,7 @@ const SETTLE_MS = 1000;
 
 async function held(s: Settings, resume: boolean) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
-  const bridge = await startBridge(dir);
+  const bridge = await startBridge(dir, undefined, {}, true);
   try {
     const creds = await provision(bridge.admin, s.m, s.n);
     console.error(`  bridge, apps ${label(resume)}: ${s.resumeEvents} events held with ${s.resumeFragments} fragments each...`);
@@ -101,7 +118,7 @@ export async function resume(s: Settings) {
   const { closed, open } = await streaming(s);
   const memory = { plain: await held(s, false), resume: await held(s, true) };
 
-  const both = (f: (x: StreamingResult) => number | null, x: { plain: StreamingResult; resume: StreamingResult }) => {
+  const both = (f: (x: ModeResult) => number | null, x: { plain: ModeResult; resume: ModeResult }) => {
     const [p, r] = [f(x.plain), f(x.resume)];
     return [p, r, ratio(r, p), p === null || r === null ? null : round(r - p)];
   };
@@ -111,6 +128,8 @@ export async function resume(s: Settings) {
     ['closed loop: latency p99 (ms)', ...both((x) => x.latency_ms.p99, closed)],
     ['closed loop: frame bytes at the app (mean)', ...both((x) => x.fragment_bytes_mean, closed)],
     ['closed loop: bridge CPU % (of one core)', ...both((x) => x.server_cpu_pct, closed)],
+    ['closed loop: resume bytes dropped by the bounds', ...both((x) => x.resume_dropped_bytes ?? null, closed)],
+    ['closed loop: resume buffer after (bytes)', ...both((x) => x.resume_buffer_bytes ?? null, closed)],
     ...open.flatMap((x) => [
       [`${x.rate}/s: delivered/s`, ...both((y) => y.fragments_per_s, x)],
       [`${x.rate}/s: latency p50 (ms)`, ...both((y) => y.latency_ms.p50, x)],
@@ -132,7 +151,7 @@ export async function resume(s: Settings) {
   };
   const kb = (x: number | null) => (x === null ? null : x * 1024);
   const memoryTable: Table = {
-    title: `Scenario resume 2: the bridge's memory with ${s.resumeEvents} events held open (${s.resumeFragments} fragments streamed each, no reply), apps plain vs ?resume=1; a fresh bridge each, read ${SETTLE_MS} ms after the load (no forced GC)`,
+    title: `Scenario resume 2: the bridge's memory with ${s.resumeEvents} events held open (${s.resumeFragments} fragments streamed each, no reply), apps plain vs ?resume=1; a fresh bridge each, read ${SETTLE_MS} ms after the load, after a full GC`,
     columns: ['', 'plain', '?resume=1', 'resume - plain'],
     rows: [
       memoryRow('RSS before (KiB)', (m) => m.before.rss_kb),
@@ -141,6 +160,7 @@ export async function resume(s: Settings) {
       memoryRow('V8 heap per held event (B)', (m) => kb(grown(m, (x) => x.heap_used_kb)), true),
       memoryRow('bridge_resume_events added', (m) => grown(m, (x) => x.resume_events)),
       memoryRow('bridge_resume_buffer_bytes per held event', (m) => grown(m, (x) => x.resume_buffer_bytes), true),
+      memoryRow('bridge_streamed_text_bytes per held event', (m) => grown(m, (x) => x.streamed_text_bytes), true),
       memoryRow('fragment frame bytes at the app (mean)', (m) => m.result.fragment_bytes_mean),
     ],
   };
