@@ -6,15 +6,18 @@ import { parseArgs } from 'node:util';
 import { runAbuse, type AbuseConfig } from './load/abuse.js';
 import { runCanary, type CanaryConfig } from './load/canary.js';
 import { runEvents, type EventsConfig } from './load/events.js';
+import { runHeld, type HeldConfig } from './load/held.js';
 import { runIdle, type IdleConfig } from './load/idle.js';
 import { runStreaming, type StreamingConfig } from './load/streaming.js';
 
-export type LoadConfig = StreamingConfig | EventsConfig | IdleConfig | AbuseConfig | CanaryConfig;
+export type LoadConfig = StreamingConfig | HeldConfig | EventsConfig | IdleConfig | AbuseConfig | CanaryConfig;
 
 async function run(cfg: LoadConfig): Promise<unknown> {
   switch (cfg.scenario) {
     case 'streaming':
       return runStreaming(cfg);
+    case 'held':
+      return runHeld(cfg);
     case 'events':
       return runEvents(cfg);
     case 'idle':

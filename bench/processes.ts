@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'ws';
 import { AdminClient } from '../src/cli/admin-client.js';
 import type { LoadConfig } from './load.js';
 
@@ -64,11 +65,12 @@ export function openFilesLimit(): number {
 
 /**
  * `node bin/bridge.js serve` with a file SQLite database in `dir`, the rate limit off and warnings only.
- * `profileDir`: the bridge writes a V8 CPU profile there when it stops (--cpu-prof); `env`: more settings on top.
+ * `profileDir`: the bridge writes a V8 CPU profile there when it stops (--cpu-prof); `env`: more settings on top;
+ * `inspect`: with the inspector on a port of its own (127.0.0.1 only), for collectGarbage().
  */
-export async function startBridge(dir: string, profileDir?: string, env: Record<string, string> = {}): Promise<Server & { admin: AdminClient }> {
+export async function startBridge(dir: string, profileDir?: string, env: Record<string, string> = {}, inspect = false): Promise<Server & { admin: AdminClient; inspectorUrl?: string }> {
   const port = await freePort();
-  const nodeArgs = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  const nodeArgs = [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...(inspect ? ['--inspect=127.0.0.1:0'] : [])];
   const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/bridge.js'), 'serve'], {
     cwd: ROOT,
     env: {
@@ -97,7 +99,10 @@ export async function startBridge(dir: string, profileDir?: string, env: Record<
     await sleep(100);
   }
   const admin = new AdminClient(`http://127.0.0.1:${port}`, ADMIN_TOKEN);
-  return { child, port, url: `ws://127.0.0.1:${port}`, pid: child.pid!, logs, logBytes, admin };
+  // Node says where its inspector listens before the bridge starts; read now, while it is among the lines kept.
+  const inspectorUrl = inspect ? /Debugger listening on (ws:\/\/\S+)/.exec(logs())?.[1] : undefined;
+  if (inspect && !inspectorUrl) throw new Error(`the bridge did not say where its inspector listens:\n${logs()}`);
+  return { child, port, url: `ws://127.0.0.1:${port}`, pid: child.pid!, logs, logBytes, admin, ...(inspectorUrl ? { inspectorUrl } : {}) };
 }
 
 /** bench/relay.ts; `batch`: with the bridge's write batching (--batch). */
@@ -211,6 +216,25 @@ export async function runtimeOf(server: Server): Promise<Runtime | null> {
   } catch {
     return null;
   }
+}
+
+/**
+ * A full garbage collection in a server started with the inspector on (startBridge's `inspect`), through the
+ * DevTools protocol, so that a memory reading counts what is still held rather than what a collection would free.
+ */
+export async function collectGarbage(server: { inspectorUrl?: string }): Promise<void> {
+  if (!server.inspectorUrl) throw new Error('collectGarbage: the server was not started with the inspector on');
+  const ws = new WebSocket(server.inspectorUrl);
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  for (let id = 1; id <= 2; id++) {
+    const done = new Promise<void>((resolve) => ws.on('message', (data) => (JSON.parse(data.toString()) as { id?: number }).id === id && resolve()));
+    ws.send(JSON.stringify({ id, method: 'HeapProfiler.collectGarbage' }));
+    await done;
+  }
+  ws.close();
 }
 
 /** What changed between two readings: GC time and pauses during a run. */

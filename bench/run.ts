@@ -6,6 +6,7 @@
 //                    [--rates 1000,10000,30000] [--event-rate 2000] [--event-window 32] [--event-apps 8]
 //                    [--idle-connections 20000] [--soak 600] [--soak-events 20]
 //                    [--postgres-url URL] [--redis-url URL] [--cluster-rate 10000]
+//                    [--resume-rates 1000,10000] [--resume-events 2000] [--resume-fragments 50]
 //
 //   1  token streaming agent -> app, closed loop: fragments/s, bridge / relay
 //   2  token streaming, open loop at fixed rates: the latency the bridge adds over the relay
@@ -16,6 +17,9 @@
 //   cluster  two nodes over PostgreSQL and Redis: what an app and its agent on different nodes cost, Redis messages
 //          per fragment, two nodes vs one (not in the default set: it needs --postgres-url and --redis-url, default
 //          TEST_POSTGRES_URL and TEST_REDIS_URL, and says what to start and skips without them)
+//   resume  what apps opting in to resumable streams (?resume=1) cost: scenarios 1's and 2's load through one bridge
+//          plainly and resumable, then the bridge's memory with --resume-events events held open mid-stream (not in
+//          the default set: run it with --scenarios resume)
 // --quick shrinks everything (a smoke run under a minute); --profile writes the bridge's V8 CPU profiles
 // (.cpuprofile, open in Chrome DevTools or speedscope) to bench/results/profiles/<time>/.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -29,6 +33,8 @@ import { idleConnections } from './scenarios/idle.js';
 import type { Settings } from './scenarios/settings.js';
 import { cluster } from './scenarios/cluster.js';
 import { closedLoop, openLoop } from './scenarios/streaming.js';
+import { resume } from './scenarios/resume.js';
+import { LIMITS } from '../generated/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -53,6 +59,9 @@ const { values } = parseArgs({
     'postgres-url': { type: 'string' },
     'redis-url': { type: 'string' },
     'cluster-rate': { type: 'string', default: '10000' },
+    'resume-rates': { type: 'string' },
+    'resume-events': { type: 'string' },
+    'resume-fragments': { type: 'string' },
   },
 });
 
@@ -72,7 +81,7 @@ const startedAt = new Date();
 const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
 if (values.only && values.only !== 'bridge' && values.only !== 'relay') throw new Error('--only takes bridge or relay');
 const scenarios = values.scenarios!.split(',').map((x) => x.trim());
-for (const x of scenarios) if (!['1', '2', '3', '4', 'abuse', 'cluster'].includes(x)) throw new Error(`--scenarios: ${x} is not one of 1, 2, 3, 4, abuse, cluster`);
+for (const x of scenarios) if (!['1', '2', '3', '4', 'abuse', 'cluster', 'resume'].includes(x)) throw new Error(`--scenarios: ${x} is not one of 1, 2, 3, 4, abuse, cluster, resume`);
 const attacks = values.attacks?.split(',').map((x) => x.trim());
 for (const x of attacks ?? []) if (!(ATTACKS as string[]).includes(x)) throw new Error(`--attacks: ${x} is not one of ${ATTACKS.join(', ')}`);
 // Else the variables scripts/services.sh exports.
@@ -94,6 +103,9 @@ const settings: Settings = {
   soakS: seconds('soak', values.soak ?? (quick ? '2' : '600'), 0),
   soakEventsPerS: whole('soak-events', values['soak-events']!),
   clusterRate: whole('cluster-rate', values['cluster-rate']!),
+  resumeRates: (values['resume-rates'] ?? (quick ? '10000' : '1000,10000')).split(',').map((r) => whole('resume-rates', r)),
+  resumeEvents: whole('resume-events', values['resume-events'] ?? (quick ? '200' : '2000')),
+  resumeFragments: whole('resume-fragments', values['resume-fragments'] ?? (quick ? '10' : '50')),
   ...(postgresUrl ? { postgresUrl } : {}),
   ...(redisUrl ? { redisUrl } : {}),
   ...(values.only ? { only: values.only as 'bridge' | 'relay' } : {}),
@@ -103,8 +115,16 @@ const settings: Settings = {
 
 // Checked before any scenario runs, so that a mistake here does not throw away the figures of the others.
 if (scenarios.includes('cluster') && settings.m < 2) throw new Error('--scenarios cluster needs --m 2 or more (its two generators get half the agents each)');
+// The held events are spread evenly over the apps and the agents; each must stay within its bound on events in flight.
+if (scenarios.includes('resume')) {
+  const perApp = Math.ceil(settings.resumeEvents / settings.n);
+  const perAgent = Math.ceil(settings.resumeEvents / settings.m);
+  if (perApp > LIMITS.eventsInFlightPerAppMax || perAgent > LIMITS.eventsInFlightPerAgentMax) {
+    throw new Error(`--resume-events ${settings.resumeEvents} puts ${perApp} events in flight per app and ${perAgent} per agent; the bridge allows ${LIMITS.eventsInFlightPerAppMax} and ${LIMITS.eventsInFlightPerAgentMax} (raise --n and --m)`);
+  }
+}
 
-const runners = { '1': ['token_streaming', closedLoop], '2': ['open_loop_latency', openLoop], '3': ['event_acceptance', eventAcceptance], '4': ['idle_connections', idleConnections], abuse: ['abuse', abuse], cluster: ['cluster', cluster] } as const;
+const runners = { '1': ['token_streaming', closedLoop], '2': ['open_loop_latency', openLoop], '3': ['event_acceptance', eventAcceptance], '4': ['idle_connections', idleConnections], abuse: ['abuse', abuse], cluster: ['cluster', cluster], resume: ['resume', resume] } as const;
 const tables: Table[] = [];
 const targets: Target[] = [];
 const json: Record<string, unknown> = {};

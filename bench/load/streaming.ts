@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
 import { cpuSeconds, drain, Errors, Latencies, measure, open, pace, timedResult, type TimedConfig, type TimedResult } from './common.js';
 import { ENDPOINT_PATHS } from '../../generated/index.js';
+import { resumeQuery } from '../../src/sdk/resume.js';
 
 export interface StreamingConfig extends TimedConfig {
   scenario: 'streaming';
@@ -27,6 +28,8 @@ export interface StreamingConfig extends TimedConfig {
    * nodes must keep). Off by default: it makes every fragment a few bytes longer than scenarios 1 and 2 measure.
    */
   sequence?: boolean;
+  /** Apps connect with `?resume=1` (the resume extension, R1): what keeping their streams for a resume costs. */
+  resume?: boolean;
 }
 
 /** With `sequence`: what the app got of what the agents sent, over the whole run (warm-up and drain included). */
@@ -204,6 +207,9 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
 
 type OnToken = (s: Stream, token: string, frameBytes: number) => void;
 
+/** The app endpoint of `base` (`ws://host:port`), asking for resumable streams or not. */
+export const appEndpoint = (base: string, resume = false) => resumeQuery(new URL(`${base}${ENDPOINT_PATHS.app}`), resume).toString();
+
 /** One socket per agent and per app, authenticated by their tokens; streams found by thread id and agent id. */
 async function bridgeStreams(
   cfg: StreamingConfig,
@@ -217,7 +223,7 @@ async function bridgeStreams(
   const apps = cfg.apps ?? [];
   if (agents.length !== cfg.m || apps.length !== cfg.n) throw new Error('bridge target: need m agents and n apps');
   const agentSockets = await Promise.all(agents.map((a) => open(`${cfg.agentUrl ?? cfg.url}${ENDPOINT_PATHS.agent}`, { authorization: `Bearer ${a.token}` })));
-  const appSockets = await Promise.all(apps.map((a) => open(`${cfg.appUrl ?? cfg.url}${ENDPOINT_PATHS.app}`, { authorization: `Bearer ${a.token}` })));
+  const appSockets = await Promise.all(apps.map((a) => open(appEndpoint(cfg.appUrl ?? cfg.url, cfg.resume), { authorization: `Bearer ${a.token}` })));
   const streams: Stream[] = [];
   const byThread = new Map<string, Stream>();
   const byAppAgent = new Map<string, Stream>(); // `${appIdx}/${agent_id}`

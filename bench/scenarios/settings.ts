@@ -23,6 +23,10 @@ export interface Settings {
   redisUrl?: string;
   /** Scenario cluster: the open-loop rate, fragments/s. */
   clusterRate: number;
+  /** Scenario resume: the open-loop rates (fragments/s), and the events held open with their fragments each. */
+  resumeRates: number[];
+  resumeEvents: number;
+  resumeFragments: number;
   /** Scenario abuse: which attacks (all when absent). */
   attacks?: import('../load/abuse.js').Attack[];
   /** Write a CPU profile of the bridge for each scenario into this folder. */
