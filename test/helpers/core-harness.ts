@@ -1,7 +1,7 @@
 // The bridge core without sockets, for the tests of test/core and of cores joined in one process: fake connections
 // that check every frame against the generated validators and keep it, the tokens principals carry, and a bridge
 // on a frozen clock whose log lines and event outcomes the test can read.
-import { describeErrors, type ErrorCode, type Validator } from '../../generated/index.js';
+import { describeErrors, type ClientKind, type ErrorCode, type Validator } from '../../generated/index.js';
 import { makeBridge, type BridgeOptions } from '../../src/core/bridge.js';
 import { hashToken, type Directory } from '../../src/core/directory.js';
 import type { EventEnd, EventStart } from '../../src/core/observer.js';
@@ -21,7 +21,7 @@ export interface Peer extends Socket {
 }
 
 /** The token record a principal of `owner_id` holds. */
-export const principalToken = (kind: 'app' | 'agent', owner_id: string) => ({ hash: hashToken(owner_id), kind, owner_id, created_at: 0, expires_at: null });
+export const principalToken = (kind: ClientKind, owner_id: string) => ({ hash: hashToken(owner_id), kind, owner_id, created_at: 0, expires_at: null });
 
 /**
  * Connects fake peers numbered from 1: `open` hands the socket to a core. With `reportClose`, a socket the core
