@@ -1,23 +1,20 @@
 // Two and three bridge cores in one process, joined by the memory hub: the seam the Redis engine plugs into. The
 // app is on one node and its agent on another, and everything the app sees must be what one node shows it.
 import { expect } from 'chai';
-import { ERRORS, validateServiceToAgentMessage, validateServiceToAppMessage, describeErrors, type Validator } from '../../generated/index.js';
+import { ERRORS, validateServiceToAgentMessage, validateServiceToAppMessage, type Validator } from '../../generated/index.js';
 import { makeBridge, type Bridge } from '../../src/core/bridge.js';
-import { Directory, hashToken, type Principal } from '../../src/core/directory.js';
-import type { ConnectionHandlers, Socket } from '../../src/core/transport.js';
+import { Directory, type Principal } from '../../src/core/directory.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { ClusterRouter, homeOf } from '../../src/cluster/cluster-router.js';
 import { MemoryHub } from '../../src/cluster/memory-bus.js';
-
-type Peer = Socket & { frames: any[]; closedWith?: [number, string]; handlers: ConnectionHandlers };
+import { peerConnector, principalToken, type Peer } from '../helpers/core-harness.js';
 
 const app = { app_id: 'classroom', org_id: 'org', name: 'Classroom', active: true, created_at: 0 };
 const agent = { agent_id: 'tutor', org_id: 'org', name: 'Tutor', description: 'd', ttl_days: 14, allowlist: null, active: true, created_at: 0 };
 const coach = { ...agent, agent_id: 'coach', name: 'Coach' };
-const token = (kind: 'app' | 'agent', owner: string) => ({ hash: hashToken(owner), kind, owner_id: owner, created_at: 0, expires_at: null });
-const appPrincipal: Principal = { kind: 'app', app, token: token('app', 'classroom') };
-const agentPrincipal: Principal = { kind: 'agent', agent, token: token('agent', 'tutor') };
-const coachPrincipal: Principal = { kind: 'agent', agent: coach, token: token('agent', 'coach') };
+const appPrincipal: Principal = { kind: 'app', app, token: principalToken('app', 'classroom') };
+const agentPrincipal: Principal = { kind: 'agent', agent, token: principalToken('agent', 'tutor') };
+const coachPrincipal: Principal = { kind: 'agent', agent: coach, token: principalToken('agent', 'coach') };
 const GRACE_MS = 10_000;
 
 function cluster(nodeIds: string[]) {
@@ -33,25 +30,10 @@ function cluster(nodeIds: string[]) {
     const router = new ClusterRouter(hub.join(id));
     nodes.set(id, { bridge: makeBridge({ directory, clock, router, agentReconnectGraceMs: GRACE_MS }), router });
   }
-  let ids = 0;
+  const peer = peerConnector({ reportClose: true });
   function connect(node: string, principal: Principal): Peer {
     const validate = (principal.kind === 'app' ? validateServiceToAppMessage : validateServiceToAgentMessage) as Validator<unknown>;
-    const peer = {
-      id: ++ids,
-      frames: [] as any[],
-      send(text: string) {
-        const frame = JSON.parse(text);
-        if (!validate(frame)) throw new Error(`invalid frame: ${text}: ${describeErrors(validate.errors)}`);
-        peer.frames.push(frame);
-      },
-      close(code: number, reason: string) {
-        peer.closedWith = [code, reason];
-        queueMicrotask(() => peer.handlers.closed()); // the socket reports its end, as ws does
-      },
-      bufferedBytes: () => 0,
-    } as Peer;
-    peer.handlers = nodes.get(node)!.bridge.open(peer, principal);
-    return peer;
+    return peer(validate, (socket) => nodes.get(node)!.bridge.open(socket, principal));
   }
   const send = (peer: Peer, message: unknown) => peer.handlers.message(JSON.stringify(message), false);
   const event = (thread = 't', agentId = 'tutor') => ({ type: 'event', agent_id: agentId, thread_id: thread, payload: { q: 'why?' } });
@@ -62,7 +44,7 @@ function cluster(nodeIds: string[]) {
     const appConn = connect(appNode, appPrincipal);
     send(appConn, event());
     await hub.settle();
-    return { agentConn, appConn, eventId: appConn.frames[0].event_id as string };
+    return { agentConn, appConn, eventId: appConn.frames[0]!.event_id as string };
   }
   return { hub, clock, nodes, connect, send, event, inFlight, settle: () => hub.settle() };
 }
@@ -71,7 +53,7 @@ describe('several cores on one bus (the cluster router)', function () {
   it('carries a whole event between an app on one node and its agent on another', async function () {
     const c = cluster(['n1', 'n2']);
     const { agentConn, appConn } = await c.inFlight('n2', 'n1');
-    const accepted = appConn.frames[0];
+    const accepted = appConn.frames[0]!;
     expect(accepted).to.include({ type: 'accepted', agent_id: 'tutor' });
     expect(homeOf(accepted.event_id)).to.equal('n1');
     expect(agentConn.frames[0]).to.include({ type: 'event', event_id: accepted.event_id, app_id: 'classroom' });
@@ -79,8 +61,8 @@ describe('several cores on one bus (the cluster router)', function () {
     c.send(agentConn, { type: 'reply', event_id: accepted.event_id, content: '', done: true });
     await c.settle();
     expect(appConn.frames.map((f) => f.type)).to.deep.equal(['accepted', 'token', 'token', 'token', 'reply']);
-    expect(appConn.frames.at(-1).reply).to.equal('Because of physics.');
-    expect(appConn.frames.at(-1).metadata.tokens_used).to.equal(3);
+    expect(appConn.frames.at(-1)!.reply).to.equal('Because of physics.');
+    expect(appConn.frames.at(-1)!.metadata.tokens_used).to.equal(3);
     expect(c.nodes.get('n1')!.bridge.stats().eventsInFlight).to.equal(0);
     expect(c.nodes.get('n2')!.bridge.stats().eventsInFlight).to.equal(0);
   });
@@ -146,7 +128,7 @@ describe('several cores on one bus (the cluster router)', function () {
     expect(appConn.frames.map((f) => f.type)).to.deep.equal(['accepted']);
     c.clock.advance(1);
     expect(appConn.frames.at(-1)).to.include({ type: 'error', code: 'AGENT_OFFLINE' });
-    expect(appConn.frames.at(-1).error).to.match(/did not come back within 10 s/);
+    expect(appConn.frames.at(-1)!.error).to.match(/did not come back within 10 s/);
     const again = c.connect('n3', agentPrincipal);
     await c.settle();
     c.send(appConn, c.event());
@@ -167,7 +149,7 @@ describe('several cores on one bus (the cluster router)', function () {
     await c.settle();
     c.hub.cut('n1');
     expect(appOnN1.frames.at(-1)).to.include({ type: 'error', code: 'AGENT_OFFLINE' });
-    expect(appOnN1.frames.at(-1).error).to.match(/link between the nodes was cut/);
+    expect(appOnN1.frames.at(-1)!.error).to.match(/link between the nodes was cut/);
     c.send(appOnN1, c.event('c', 'tutor')); // out of reach while cut
     expect(appOnN1.frames.at(-1)).to.include({ type: 'error', code: 'AGENT_OFFLINE' });
     expect(appOnN2.frames.map((f) => f.type)).to.deep.equal(['accepted']); // n2 has noticed nothing yet

@@ -3,23 +3,16 @@
 import { expect } from 'chai';
 import { LIMITS } from '../../generated/index.js';
 import { describePostgres } from '../helpers/databases.js';
-import { startTestBridge, stopAll, type TestBridge } from '../helpers/bridge.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis.js';
+import type { TestBridge } from '../helpers/bridge.js';
+import { nodesOnRedis } from '../helpers/cluster-nodes.js';
 
 describePostgres('the live numbers of two nodes', function (db) {
-  let redis: TestRedis | undefined;
+  const node = nodesOnRedis(db);
   let n1: TestBridge, n2: TestBridge;
 
   beforeEach(async function () {
-    if (!process.env.TEST_REDIS_URL) this.skip(); // pending: Redis not installed here (scripts/services.sh)
-    redis = await startTestRedis();
-    const node = (nodeId: string) => startTestBridge({ databaseUrl: db.url(), redisUrl: redis!.url, nodeId, testClock: true });
     n1 = await node('n1');
     n2 = await node('n2');
-  });
-  afterEach(async () => {
-    await stopAll();
-    redis?.kill();
   });
 
   it('lists both nodes in the overview and an agent connected to the other node in the live picture, with its last minute', async function () {

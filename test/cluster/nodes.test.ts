@@ -4,24 +4,17 @@
 import { expect } from 'chai';
 import { LIMITS } from '../../generated/index.js';
 import { describePostgres } from '../helpers/databases.js';
-import { startTestBridge, stopAll, type TestBridge } from '../helpers/bridge.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis.js';
+import type { TestBridge } from '../helpers/bridge.js';
+import { nodesOnRedis } from '../helpers/cluster-nodes.js';
 import type { TestClient } from '../helpers/ws-client.js';
 
 describePostgres('three nodes as one bridge', function (db) {
-  let redis: TestRedis | undefined;
+  const node = nodesOnRedis(db);
   let n1: TestBridge, n2: TestBridge, n3: TestBridge;
 
   beforeEach(async function () {
-    if (!process.env.TEST_REDIS_URL) this.skip(); // pending: Redis not installed here (scripts/services.sh)
-    redis = await startTestRedis();
-    const node = (nodeId: string, extra = {}) => startTestBridge({ databaseUrl: db.url(), redisUrl: redis!.url, nodeId, testClock: true, ...extra });
     n1 = await node('n1');
     [n2, n3] = [await node('n2'), await node('n3')];
-  });
-  afterEach(async () => {
-    await stopAll(); // the nodes leave while Redis is there to hear them, then Redis goes
-    redis?.kill();
   });
 
   async function setup() {
@@ -129,18 +122,11 @@ describePostgres('three nodes as one bridge', function (db) {
 });
 
 describePostgres('three nodes sharing one rate limit', function (db) {
-  let redis: TestRedis | undefined;
-  afterEach(async () => {
-    await stopAll(); // the nodes leave while Redis is there to hear them, then Redis goes
-    redis?.kill();
-  });
+  const node = nodesOnRedis(db);
 
   it('counts an app\'s events on every node against one bucket', async function () {
-    if (!process.env.TEST_REDIS_URL) this.skip();
-    redis = await startTestRedis();
     const limits = { rateLimitPerSecond: 1, rateLimitBurst: 3 };
-    const node = (nodeId: string) => startTestBridge({ databaseUrl: db.url(), redisUrl: redis!.url, nodeId, testClock: true, ...limits });
-    const [n1, n2] = [await node('n1'), await node('n2')];
+    const [n1, n2] = [await node('n1', limits), await node('n2', limits)];
     const org = await n1.org();
     const app = await n1.app(org.org_id);
     const agent = await n1.agent(org.org_id);

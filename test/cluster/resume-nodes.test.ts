@@ -2,23 +2,16 @@
 // app's connection to the event's home drops mid-stream, and the app takes the event back on the other node.
 import { expect } from 'chai';
 import { describePostgres } from '../helpers/databases.js';
-import { startTestBridge, stopAll, type TestBridge } from '../helpers/bridge.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis.js';
+import type { TestBridge } from '../helpers/bridge.js';
+import { nodesOnRedis } from '../helpers/cluster-nodes.js';
 
 describePostgres('a resume across two nodes', function (db) {
-  let redis: TestRedis | undefined;
+  const node = nodesOnRedis(db);
   let n1: TestBridge, n2: TestBridge;
 
   beforeEach(async function () {
-    if (!process.env.TEST_REDIS_URL) this.skip(); // pending: Redis not installed here (scripts/services.sh)
-    redis = await startTestRedis();
-    const node = (nodeId: string) => startTestBridge({ databaseUrl: db.url(), redisUrl: redis!.url, nodeId, testClock: true });
     n1 = await node('n1');
     n2 = await node('n2');
-  });
-  afterEach(async () => {
-    await stopAll();
-    redis?.kill();
   });
 
   it('gives the fragments missed on the home node, the live ones and the reply to a connection on the other node', async function () {

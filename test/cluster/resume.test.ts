@@ -2,22 +2,19 @@
 // of the connection that sent it), and a resume on another node is handed there, answered there, and its frames
 // come back through the resuming node: exactly once, in order, as on one node.
 import { expect } from 'chai';
-import { validateServiceToAgentMessage, validateServiceToAppMessage, describeErrors, type Validator } from '../../generated/index.js';
+import { validateServiceToAgentMessage, validateServiceToAppMessage, type Validator } from '../../generated/index.js';
 import { makeBridge, type Bridge } from '../../src/core/bridge.js';
-import { Directory, hashToken, type Principal } from '../../src/core/directory.js';
-import type { ConnectionHandlers, Socket } from '../../src/core/transport.js';
+import { Directory, type Principal } from '../../src/core/directory.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { ClusterRouter, homeOf } from '../../src/cluster/cluster-router.js';
 import { MemoryHub } from '../../src/cluster/memory-bus.js';
+import { peerConnector, principalToken, type Peer } from '../helpers/core-harness.js';
 import { HOME_ANSWER_MS } from '../../src/core/resume-desk.js';
-
-type Peer = Socket & { frames: any[]; handlers: ConnectionHandlers };
 
 const app = { app_id: 'classroom', org_id: 'org', name: 'Classroom', active: true, created_at: 0 };
 const agent = { agent_id: 'tutor', org_id: 'org', name: 'Tutor', description: 'd', ttl_days: 14, allowlist: null, active: true, created_at: 0 };
-const token = (kind: 'app' | 'agent', owner: string) => ({ hash: hashToken(owner), kind, owner_id: owner, created_at: 0, expires_at: null });
-const appPrincipal: Principal = { kind: 'app', app, token: token('app', 'classroom') };
-const agentPrincipal: Principal = { kind: 'agent', agent, token: token('agent', 'tutor') };
+const appPrincipal: Principal = { kind: 'app', app, token: principalToken('app', 'classroom') };
+const agentPrincipal: Principal = { kind: 'agent', agent, token: principalToken('agent', 'tutor') };
 
 function cluster(nodeIds: string[]) {
   const hub = new MemoryHub();
@@ -30,22 +27,10 @@ function cluster(nodeIds: string[]) {
     directory.addAgent(agent);
     nodes.set(id, makeBridge({ directory, clock, router: new ClusterRouter(hub.join(id)) }));
   }
-  let ids = 0;
+  const peer = peerConnector();
   function connect(node: string, principal: Principal, resumable = false): Peer {
     const validate = (principal.kind === 'app' ? validateServiceToAppMessage : validateServiceToAgentMessage) as Validator<unknown>;
-    const peer = {
-      id: ++ids,
-      frames: [] as any[],
-      send(text: string) {
-        const frame = JSON.parse(text);
-        if (!validate(frame)) throw new Error(`invalid frame: ${text}: ${describeErrors(validate.errors)}`);
-        peer.frames.push(frame);
-      },
-      close() {},
-      bufferedBytes: () => 0,
-    } as unknown as Peer;
-    peer.handlers = nodes.get(node)!.open(peer, principal, undefined, resumable);
-    return peer;
+    return peer(validate, (socket) => nodes.get(node)!.open(socket, principal, undefined, resumable));
   }
   const send = (peer: Peer, message: unknown) => peer.handlers.message(JSON.stringify(message), false);
   /** The agent on `agentNode`, a resumable app connection on `home`, and one event of it accepted and delivered. */
@@ -55,7 +40,7 @@ function cluster(nodeIds: string[]) {
     const appConn = connect(home, appPrincipal, true);
     send(appConn, { type: 'event', agent_id: 'tutor', thread_id: 't', payload: {} });
     await hub.settle();
-    const accepted = appConn.frames[0];
+    const accepted = appConn.frames[0]!;
     expect(homeOf(accepted.event_id)).to.equal(home);
     const tokens = async (...fragments: string[]) => {
       for (const t of fragments) send(agentConn, { type: 'token', event_id: accepted.event_id, token: t });
@@ -95,7 +80,7 @@ describe('resumes across nodes (R8)', function () {
     expect(seqs(await e.resume(onN2, 4))).to.deep.equal(['5:e']);
     await e.reply();
     expect(seqs(onN2.frames)).to.deep.equal(['5:e', 'reply']);
-    expect(onN2.frames.at(-1).reply).to.equal('abcde');
+    expect(onN2.frames.at(-1)!.reply).to.equal('abcde');
     expect(onN3.frames).to.have.length(3);
     const stats = c.nodes.get('n1')!.resumeStats();
     expect(stats.resumes).to.deep.equal({ resumed: 2, gap: 0, refused: 0 }); // judged at home
@@ -113,7 +98,7 @@ describe('resumes across nodes (R8)', function () {
     }
     await e.reply();
     expect(onN3.frames.map((f) => f.seq ?? f.type)).to.deep.equal([...Array.from({ length: 50 }, (_, i) => i + 2), 'reply']);
-    expect(onN3.frames.at(-1).reply).to.equal(Array.from({ length: 51 }, (_, i) => i).join(''));
+    expect(onN3.frames.at(-1)!.reply).to.equal(Array.from({ length: 51 }, (_, i) => i).join(''));
   });
 
   it('takes the event from a connection still open on its home: it gets nothing more; an ended event comes whole at once', async function () {

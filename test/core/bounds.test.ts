@@ -4,30 +4,12 @@
 // worst single client runs against a bridge with small limits while another client's events keep flowing.
 import { expect } from 'chai';
 import { LOG_WINDOW_MS } from '../../src/core/burst-log.js';
-import {
-  describeErrors,
-  LIMITS,
-  validateServiceToAgentMessage,
-  validateServiceToAppMessage,
-  type Validator,
-} from '../../generated/index.js';
+import { LIMITS, validateServiceToAgentMessage, validateServiceToAppMessage } from '../../generated/index.js';
 import { makeBridge, type BridgeOptions } from '../../src/core/bridge.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { Directory, hashToken, type AgentRecord, type AppRecord } from '../../src/core/directory.js';
-import type { Logger } from '../../src/shared/logger.js';
-import type { EventEnd, EventStart } from '../../src/core/observer.js';
-import type { ConnectionHandlers, Socket } from '../../src/core/transport.js';
-
-type Frame = Record<string, any>;
-
-interface Peer extends Socket {
-  /** What the core returned when the peer connected: how its frames and its end reach the core. */
-  handlers?: ConnectionHandlers;
-  frames: Frame[];
-  /** The raw text of every frame, to measure sizes. */
-  texts: string[];
-  closedWith?: [number, string];
-}
+import type { Socket } from '../../src/core/transport.js';
+import { peerConnector, principalToken, recordingBridge, type Frame, type Peer } from '../helpers/core-harness.js';
 
 /** A bridge on a frozen clock with apps `a1`, `a2` and connected agents `x`, `y`, and everything it did. */
 function setup(options: Partial<BridgeOptions> = {}) {
@@ -41,47 +23,14 @@ function setup(options: Partial<BridgeOptions> = {}) {
     const record = { agent_id: id, org_id: 'org', name: id, description: '', ttl_days: 14, allowlist: allowlist && [...allowlist], active: true, created_at: 0 };
     directory.addAgent((agents[id] = record));
   }
-  const clock = new AdjustableClock({ frozen: true, start: 0 });
-  const rejected: [EventStart, string][] = [];
-  const ended: EventEnd[] = [];
-  const logged: [object, string][] = [];
-  const log = { info: (o: object, m: string) => logged.push([o, m]), warn() {}, error() {}, debug() {} } as unknown as Logger;
-  const observer = { eventRejected: (e: EventStart, code: string) => rejected.push([e, code]), eventAccepted() {}, eventEnded: (e: EventEnd) => ended.push(e), sessionOpened() {}, sessionEvicted() {} };
-  const bridge = makeBridge({ directory, clock, log, observer, ...options });
-  let ids = 0;
-  const peer = (validate: Validator<unknown>): Peer => {
-    const conn: Peer = {
-      id: ++ids,
-      frames: [],
-      texts: [],
-      send(text) {
-        const frame: Frame = JSON.parse(text);
-        if (!validate(frame as unknown)) throw new Error(`invalid frame ${text.slice(0, 200)}: ${describeErrors(validate.errors)}`);
-        conn.frames.push(frame);
-        conn.texts.push(text);
-      },
-      close(code, reason) {
-        conn.closedWith = [code, reason];
-      },
-      bufferedBytes: () => 0,
-    };
-    return conn;
-  };
-  const token = (kind: 'app' | 'agent', owner_id: string) => ({ hash: hashToken(owner_id), kind, owner_id, created_at: 0, expires_at: null });
-  const app = (id: string) => {
-    const conn = peer(validateServiceToAppMessage);
-    conn.handlers = bridge.open(conn, { kind: 'app', app: apps[id]!, token: token('app', id) });
-    return conn;
-  };
-  const agent = (id: string) => {
-    const conn = peer(validateServiceToAgentMessage);
-    conn.handlers = bridge.open(conn, { kind: 'agent', agent: agents[id]!, token: token('agent', id) });
-    return conn;
-  };
+  const { bridge, clock, rejected, ended, logged } = recordingBridge(directory, options);
+  const peer = peerConnector();
+  const app = (id: string) => peer(validateServiceToAppMessage, (conn) => bridge.open(conn, { kind: 'app', app: apps[id]!, token: principalToken('app', id) }));
+  const agent = (id: string) => peer(validateServiceToAgentMessage, (conn) => bridge.open(conn, { kind: 'agent', agent: agents[id]!, token: principalToken('agent', id) }));
   const x = agent('x');
   const y = agent('y');
   agent('only-a2');
-  const send = (conn: Peer, message: unknown) => conn.handlers!.message(JSON.stringify(message), false);
+  const send = (conn: Peer, message: unknown) => conn.handlers.message(JSON.stringify(message), false);
   /** Sends an event and returns the app's answer to it (`accepted` or `error`). */
   const event = (from: Peer, agentId: string, payload: object = {}): Frame => {
     const before = from.frames.length;
@@ -135,7 +84,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       const second = app('a1');
       const ids = [accepted(first, 'x'), accepted(first, 'x'), accepted(second, 'x')];
       expect(codeOf(event(second, 'x'))).to.equal('TOO_MANY_EVENTS');
-      first.handlers!.closed();
+      first.handlers.closed();
       const third = app('a1');
       expect(codeOf(event(third, 'x'))).to.equal('TOO_MANY_EVENTS');
       send(x, { type: 'reply', event_id: ids[0], content: 'unheard', done: true });
@@ -154,7 +103,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       expect(bridge.stats().eventsInFlight).to.equal(0);
       accepted(a1, 'x');
       accepted(a1, 'y');
-      x.handlers!.closed();
+      x.handlers.closed();
       clock.advance(500); // x's event ends with AGENT_OFFLINE
       expect(codeOf(event(a1, 'y'))).to.equal('accepted');
     });
@@ -280,7 +229,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       const framesBefore = a1.frames.length;
       const forwardedBefore = t.bridge.tokensForwarded();
 
-      a1.handlers!.closed();
+      a1.handlers.closed();
       expect(t.bridge.streamedTextBytes()).to.equal(0);
       for (let i = 0; i < 100; i++) t.send(t.x, { type: 'token', event_id: first, token: 'nobody reads this ' });
       expect(t.bridge.streamedTextBytes()).to.equal(0);
@@ -373,7 +322,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       const t = setup();
       const a1 = t.app('a1');
       const eventId = t.accepted(a1, 'x');
-      a1.handlers!.closed();
+      a1.handlers.closed();
       t.send(t.x, { type: 'reply', event_id: eventId, content: 'c'.repeat(LIMITS.replyContentMaxBytes + 1), done: true });
       expect(t.x.frames.at(-1)).to.include({ code: 'REPLY_TOO_LARGE', event_id: eventId });
     });

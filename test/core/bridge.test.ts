@@ -12,8 +12,9 @@ import {
 } from '../../generated/index.js';
 import { makeBridge } from '../../src/core/bridge.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
-import { Directory, hashToken, type Principal } from '../../src/core/directory.js';
+import { Directory, type Principal } from '../../src/core/directory.js';
 import type { ConnectionHandlers, Socket } from '../../src/core/transport.js';
+import { principalToken } from '../helpers/core-harness.js';
 
 type Peer = Socket & { closedWith?: [number, string]; handlers?: ConnectionHandlers };
 
@@ -46,9 +47,8 @@ function setup() {
     conn.handlers = bridge.open(conn, principal);
     return conn;
   };
-  const token = (kind: 'app' | 'agent', owner_id: string) => ({ hash: hashToken(owner_id), kind, owner_id, created_at: 0, expires_at: null });
-  const appConn = connect('app', { kind: 'app', app, token: token('app', 'classroom') }, validateServiceToAppMessage);
-  const agentConn = connect('agent', { kind: 'agent', agent, token: token('agent', 'tutor') }, validateServiceToAgentMessage);
+  const appConn = connect('app', { kind: 'app', app, token: principalToken('app', 'classroom') }, validateServiceToAppMessage);
+  const agentConn = connect('agent', { kind: 'agent', agent, token: principalToken('agent', 'tutor') }, validateServiceToAgentMessage);
   const send = (conn: Peer, message: unknown) => conn.handlers!.message(JSON.stringify(message), false);
   return { bridge, clock, log, appConn, agentConn, connect, send, app, agent };
 }

@@ -3,29 +3,11 @@
 // gap as the spec says, and what is kept stays within its window and bounds. A connection without ?resume=1 sees
 // exactly what it saw before the extension.
 import { expect } from 'chai';
-import {
-  describeErrors,
-  ENDPOINT_PATHS,
-  LIMITS,
-  validateServiceToAgentMessage,
-  validateServiceToAppMessage,
-  type Validator,
-} from '../../generated/index.js';
-import { makeBridge, type BridgeOptions } from '../../src/core/bridge.js';
-import { AdjustableClock } from '../../src/shared/clock.js';
-import { Directory, hashToken, type AgentRecord, type AppRecord } from '../../src/core/directory.js';
-import type { Logger } from '../../src/shared/logger.js';
-import type { EventEnd } from '../../src/core/observer.js';
-import type { ConnectionHandlers, Socket } from '../../src/core/transport.js';
-
-type Frame = Record<string, any>;
-
-interface Peer extends Socket {
-  handlers?: ConnectionHandlers;
-  frames: Frame[];
-  texts: string[];
-  closedWith?: [number, string];
-}
+import { ENDPOINT_PATHS, LIMITS, validateServiceToAgentMessage, validateServiceToAppMessage } from '../../generated/index.js';
+import type { BridgeOptions } from '../../src/core/bridge.js';
+import { Directory, type AgentRecord, type AppRecord } from '../../src/core/directory.js';
+import type { Socket } from '../../src/core/transport.js';
+import { peerConnector, principalToken, recordingBridge, type Frame, type Peer } from '../helpers/core-harness.js';
 
 const WINDOW_MS = LIMITS.resumeWindowMs;
 
@@ -37,41 +19,13 @@ function setup(options: Partial<BridgeOptions> = {}) {
   for (const id of ['a1', 'a2']) directory.addApp((apps[id] = { app_id: id, org_id: 'org', name: id, active: true, created_at: 0 }));
   const agentRecord: AgentRecord = { agent_id: 'x', org_id: 'org', name: 'x', description: '', ttl_days: 14, allowlist: null, active: true, created_at: 0 };
   directory.addAgent(agentRecord);
-  const clock = new AdjustableClock({ frozen: true, start: 0 });
-  const ended: EventEnd[] = [];
-  const logged: [object, string][] = [];
-  const log = { info: (o: object, m: string) => logged.push([o, m]), warn() {}, error() {}, debug() {} } as unknown as Logger;
-  const observer = { eventRejected() {}, eventAccepted() {}, eventEnded: (e: EventEnd) => ended.push(e), sessionOpened() {}, sessionEvicted() {} };
-  const bridge = makeBridge({ directory, clock, log, observer, ...options });
-  let ids = 0;
-  const peer = (validate: Validator<unknown>): Peer => {
-    const conn: Peer = {
-      id: ++ids,
-      frames: [],
-      texts: [],
-      send(text) {
-        const frame: Frame = JSON.parse(text);
-        if (!validate(frame as unknown)) throw new Error(`invalid frame ${text.slice(0, 200)}: ${describeErrors(validate.errors)}`);
-        conn.frames.push(frame);
-        conn.texts.push(text);
-      },
-      close(code, reason) {
-        conn.closedWith = [code, reason];
-      },
-      bufferedBytes: () => 0,
-    };
-    return conn;
-  };
-  const token = (kind: 'app' | 'agent', owner_id: string) => ({ hash: hashToken(owner_id), kind, owner_id, created_at: 0, expires_at: null });
+  const { bridge, clock, ended, logged } = recordingBridge(directory, options);
+  const peer = peerConnector();
   /** An app connection, resumable (?resume=1) or not. */
-  const app = (id: string, resumable: boolean) => {
-    const conn = peer(validateServiceToAppMessage);
-    conn.handlers = bridge.open(conn, { kind: 'app', app: apps[id]!, token: token('app', id) }, undefined, resumable);
-    return conn;
-  };
-  const x = peer(validateServiceToAgentMessage);
-  x.handlers = bridge.open(x, { kind: 'agent', agent: agentRecord, token: token('agent', 'x') });
-  const send = (conn: Peer, message: unknown) => conn.handlers!.message(JSON.stringify(message), false);
+  const app = (id: string, resumable: boolean) =>
+    peer(validateServiceToAppMessage, (conn) => bridge.open(conn, { kind: 'app', app: apps[id]!, token: principalToken('app', id) }, undefined, resumable));
+  const x = peer(validateServiceToAgentMessage, (conn) => bridge.open(conn, { kind: 'agent', agent: agentRecord, token: principalToken('agent', 'x') }));
+  const send = (conn: Peer, message: unknown) => conn.handlers.message(JSON.stringify(message), false);
   /** Sends an event; its `accepted`. */
   const accepted = (from: Peer): Frame => {
     send(from, { type: 'event', agent_id: 'x', thread_id: 't', payload: { q: 1 } });
@@ -81,7 +35,7 @@ function setup(options: Partial<BridgeOptions> = {}) {
   };
   const tokens = (eventId: string, ...fragments: string[]) => fragments.forEach((token) => send(x, { type: 'token', event_id: eventId, token }));
   const reply = (eventId: string, content = '') => send(x, { type: 'reply', event_id: eventId, content, done: true });
-  const drop = (conn: Peer) => conn.handlers!.closed();
+  const drop = (conn: Peer) => conn.handlers.closed();
   const resume = (conn: Peer, a: Frame, afterSeq: number, resumeToken = a.resume_token) => {
     const before = conn.frames.length;
     send(conn, { type: 'resume', event_id: a.event_id, resume_token: resumeToken, after_seq: afterSeq });

@@ -7,10 +7,10 @@ import { expect } from 'chai';
 import { LIMITS } from '../../generated/index.js';
 import { ConnectionLostError, StreamGapError, connectApp, type AppClient, type AppClientOptions } from '../../src/sdk/app-client.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
-import { startTestBridge, stopAll, type TestBridge } from '../helpers/bridge.js';
+import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { nodesOnRedis } from '../helpers/cluster-nodes.js';
 import { describePostgres } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
-import { startTestRedis, type TestRedis } from '../helpers/redis.js';
 import { rejection } from '../helpers/rejection.js';
 import { closeTcpProxies, startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -171,19 +171,13 @@ describe('app client: resumable streams against a real bridge', function () {
 });
 
 describePostgres('app client: resumable streams on two nodes (R8)', function (db) {
-  let redis: TestRedis | undefined;
-
   afterEach(async function () {
     await Promise.all(clients.splice(0).map((c) => c.close()));
     await closeTcpProxies();
-    await stopAll(); // the nodes leave while Redis is there to hear them, then Redis goes
-    redis?.kill();
   });
+  const node = nodesOnRedis(db); // its afterEach, registered after the one above, stops the nodes once the clients are gone
 
   it('reads a long stream whole when its reconnects land on the other node and back, as a load balancer may send them', async function () {
-    if (!process.env.TEST_REDIS_URL) this.skip(); // pending: Redis not installed here (scripts/services.sh)
-    redis = await startTestRedis();
-    const node = (nodeId: string) => startTestBridge({ databaseUrl: db.url(), redisUrl: redis!.url, nodeId, testClock: true });
     const [home, other] = [await node('n1'), await node('n2')];
     const proxy = await startTcpProxy(home.url);
     // The client's own clock: moving it runs the backoff and leaves the nodes' clocks where they are.
