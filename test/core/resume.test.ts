@@ -266,7 +266,7 @@ describe('resumable streams in the core (R1-R7)', function () {
           event_id: a.event_id,
           agent_id: 'x',
           code: 'RESUME_GAP',
-          error: `Event ${a.event_id} cannot be resumed from fragment 0: fragments up to 2 were dropped (the event's fragments were over 4 bytes).`,
+          error: `Event ${a.event_id} cannot be resumed after fragment 0: the fragments before 2 were dropped (the event's fragments were over 4 bytes).`,
         },
       ]);
       const agentFrames = x.frames.length;
