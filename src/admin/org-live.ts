@@ -36,7 +36,9 @@ export function organizationLive(
   for (const node of nodes) {
     for (const client of node.clients) {
       const key = `${client.kind}:${client.id}`;
-      byOwner.set(key, [...(byOwner.get(key) ?? []), { node_id: node.node_id, client }]);
+      let placed = byOwner.get(key);
+      if (!placed) byOwner.set(key, (placed = []));
+      placed.push({ node_id: node.node_id, client });
     }
     for (const [appId, count] of Object.entries(node.instances)) instances.set(appId, (instances.get(appId) ?? 0) + count);
   }

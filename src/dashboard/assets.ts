@@ -28,6 +28,7 @@ export const FIELD_RULES = {
   pageMax: QUERY_PARAMETERS.listOrganizations.limit.maximum,
   threadIdPattern: '^[^\\u0000-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF]+$',
   threadIdMaxLength: LIMITS.threadIdMaxChars,
+  testEventThread: FIELD_BOUNDS.TestEvent.thread_id.default,
 } as const;
 
 function specModule(): string {

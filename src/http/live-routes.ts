@@ -1,7 +1,7 @@
 // The admin API's live routes (D8, D9): the overview of every node, an organization's live picture, and test
 // events streamed back as server-sent events.
 import { Router } from '@koa/router';
-import { LIMITS, QUERY_PARAMETERS, validateTestEvent, type Overview, type OverviewNode } from '../../generated/index.js';
+import { FIELD_BOUNDS, LIMITS, QUERY_PARAMETERS, validateTestEvent, type Overview, type OverviewNode } from '../../generated/index.js';
 import { problem } from '../admin/problem.js';
 import { organizationLive, requireOrganization, LAST_MINUTE_MS } from '../admin/org-live.js';
 import type { Principal } from '../core/directory.js';
@@ -9,7 +9,7 @@ import type { NodeConnections } from '../core/live-picture.js';
 import type { ConnectionHandlers, Socket } from '../core/transport.js';
 import { inProcessApp } from './in-process-app.js';
 import { actorOf } from './auth.js';
-import { body, param } from './input.js';
+import { body, integerParam } from './input.js';
 import type { RouteDeps } from './routes.js';
 
 /** A node's answer and the nodes that gave none within 1 s (several nodes, O14). */
@@ -18,8 +18,8 @@ export interface FromEveryNode<T> {
   missing_nodes: string[];
 }
 
-/** A test event's thread when the request names none (spec: TestEvent.thread_id). */
-export const TEST_EVENT_THREAD = 'dashboard-test';
+/** A test event's thread when the request names none. */
+export const TEST_EVENT_THREAD = FIELD_BOUNDS.TestEvent.thread_id.default;
 
 export interface LiveDeps {
   /** Every node's numbers now and its samples taken after `after` (D8). */
@@ -30,20 +30,13 @@ export interface LiveDeps {
   openConnection(socket: Socket, principal: Principal): ConnectionHandlers;
 }
 
-const { after: AFTER } = QUERY_PARAMETERS.getOverview;
-
-/** An epoch-milliseconds query parameter within its bounds. */
-function isEpochMs(value: unknown): value is string {
-  return typeof value === 'string' && /^\d{1,16}$/.test(value) && Number(value) >= AFTER.minimum && Number(value) <= AFTER.maximum;
-}
-
 export function liveRoutes(deps: RouteDeps & LiveDeps): Router {
   const { directory, clock } = deps;
   const admin = new Router({ prefix: '/admin/v1' });
 
   admin.get('/overview', async (ctx) => {
-    const after = param(ctx.query.after, 'after', isEpochMs);
-    const { nodes, missing_nodes } = await deps.overview(after === undefined ? undefined : Number(after));
+    const after = integerParam(ctx.query.after, 'after', QUERY_PARAMETERS.getOverview.after);
+    const { nodes, missing_nodes } = await deps.overview(after);
     ctx.body = {
       at: clock.now(),
       sample_ms: LIMITS.overviewSampleMs,

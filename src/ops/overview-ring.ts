@@ -1,6 +1,6 @@
 // The overview's history (D8): every overviewSampleMs on the bridge's clock, one sample of this node's gauges and
 // of what happened since the previous sample, kept in a ring of overviewWindowMs. In memory only: the bridge holds
-// these numbers already, and an hour of them is about 100 KB. Fed by the core's observer; no I/O.
+// these numbers already, and an hour of them is 138-177 KB as JSON (measured, idle to busy). Fed by the core's observer; no I/O.
 import { LIMITS, type ErrorCode, type OverviewNode, type OverviewNow, type OverviewSample } from '../../generated/index.js';
 import type { Bridge } from '../core/bridge.js';
 import type { BridgeObserver } from '../core/observer.js';

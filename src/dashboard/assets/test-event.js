@@ -54,8 +54,8 @@ export function testEventPanel() {
   const thread = field({
     name: 'thread_id',
     label: 'Thread (optional)',
-    hint: 'The thread, and so the session, of the event; dashboard-test when empty.',
-    control: input({ placeholder: 'dashboard-test' }),
+    hint: `The thread, and so the session, of the event; ${FIELD_RULES.testEventThread} when empty.`,
+    control: input({ placeholder: FIELD_RULES.testEventThread }),
     read: (c) => c.value.trim(),
     check: checkThread,
   });
