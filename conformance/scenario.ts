@@ -3,8 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import type { ErrorObject } from 'ajv';
-import { describeErrors, errorField, SCENARIO_STEP_SCHEMAS, TARGET_SETTINGS_DEFAULTS, validateScenarioFile, validators, type ScenarioFixtures } from '../generated/index.js';
+import { describeErrors, errorField, SCENARIO_STEP_SCHEMAS, TARGET_SETTINGS_DEFAULTS, validateScenarioFile, validators, type ErrorObject, type ScenarioFixtures } from '../generated/index.js';
 import type { ProvisionAction } from './provision/provisioner.js';
 import { unpack, type Step, type StepKind } from './steps/kinds.js';
 

@@ -6,3 +6,4 @@ export * from './conformance.js';
 export * from './catalogue.js';
 export * from './validators.js';
 export * from './runtime.js';
+export * from './version.js';

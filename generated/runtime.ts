@@ -3,7 +3,18 @@
 // What the generated validators need at run time, copied verbatim into generated/runtime.ts by `npm run gen` so that
 // generated/ (the package's `./protocol`) stays self-contained. Edit tools/gen/runtime.ts, never the copy: a real,
 // type-checked module rather than code held in a string by the generator.
-import type { ErrorObject } from 'ajv';
+
+/**
+ * One reason a validator rejected its input: the shape of Ajv's ErrorObject, declared here so that the protocol's
+ * types need no package of Ajv's (its runtime helpers are inlined into validators.cjs).
+ */
+export interface ErrorObject {
+  keyword: string;
+  instancePath: string;
+  schemaPath: string;
+  params: Record<string, any>;
+  message?: string;
+}
 
 /** A precompiled validator: a type guard whose `errors` explain the last rejection. */
 export interface Validator<T> {

@@ -1,6 +1,5 @@
 // What a connection to the bridge is told (endpoint, token, heartbeat, reconnect policy, the protocol of its
 // endpoint) and the backoff that policy gives, apart from the state machine so that they can be read alone.
-import type WebSocket from 'ws';
 import type { Validator } from '../../generated/index.js';
 import type { Clock } from '../shared/clock.js';
 
@@ -33,8 +32,23 @@ export interface ConnectionOptions {
   clock?: Clock;
   /** Random numbers in [0, 1) for the jitter (tests pass a fixed one). */
   random?: () => number;
-  /** Opens the socket (tests may substitute one). */
-  createSocket?: (url: string, headers: Record<string, string>) => WebSocket;
+  /** Opens the socket (tests may substitute one). Default: a `ws` WebSocket, per-message deflate off. */
+  createSocket?: (url: string, headers: Record<string, string>) => BridgeSocket;
+}
+
+/**
+ * What the connection uses of a socket: the slice of a `ws` WebSocket it calls, so that the client's types need no
+ * package of ws's (a `ws` WebSocket is one).
+ */
+export interface BridgeSocket {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  terminate(): void;
+  on(event: 'open', listener: () => void): this;
+  on(event: 'message', listener: (data: { toString(): string }) => void): this;
+  on(event: 'error', listener: (err: Error) => void): this;
+  on(event: 'close', listener: (code: number, reason: { toString(): string }) => void): this;
 }
 
 /** The delay before reconnect attempt `attempt` (1-based): base doubling up to the cap, minus up to `jitter`. */

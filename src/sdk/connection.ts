@@ -17,7 +17,7 @@ import {
   type ConnectionState,
   type Inbound,
 } from './connection-events.js';
-import { backoffDelay, type ConnectionOptions, type Endpoint, type ReconnectOptions } from './connection-options.js';
+import { backoffDelay, type BridgeSocket, type ConnectionOptions, type Endpoint, type ReconnectOptions } from './connection-options.js';
 
 /** Close reasons after which reconnecting cannot help (connection errors with `retry: false` in the catalogue): the same token or endpoint would be
  * refused again, or another connection took this one's place. */
@@ -25,7 +25,7 @@ const FINAL_REASONS: ReadonlySet<string> = new Set(ERROR_CODES.filter((code) => 
 
 /** `In`: what the bridge sends on the endpoint (its generated union); `Out`: what the client sends there. */
 export class BridgeConnection<In extends { type: string }, Out> extends EventEmitter<ConnectionEvents<In>> {
-  private ws: WebSocket | undefined;
+  private ws: BridgeSocket | undefined;
   private readonly clock: Clock;
   private readonly reconnect: ReconnectOptions;
   private readonly random: () => number;

@@ -2,7 +2,7 @@
 // and Ajv, so `gen` and `gen:check` produce byte-identical output from the same input.
 import { readFileSync } from 'node:fs';
 import type { Specs } from './load.js';
-import { collectDefinitions, type Origin, type Schema } from './schemas.js';
+import { collectDefinitions, type Definitions, type Origin, type Schema } from './schemas.js';
 import { generateModels } from './types.js';
 import { compileValidators, validatorWrapper } from './validators.js';
 import { catalogueModule } from './catalogue.js';
@@ -10,6 +10,25 @@ import { withHeaders, type Files } from './emit.js';
 
 /** The helpers the generated modules use at run time: a real module in tools/gen/, copied verbatim. */
 const RUNTIME = readFileSync(new URL('./runtime.ts', import.meta.url), 'utf8');
+
+/** The one version of every package (package.json at the root): what `--version`, /healthz and reports show. */
+function versionModule(): string {
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return [
+    `/** The version of this project's packages (protocol, client, conformance, server), released together: package.json's. */`,
+    `export const VERSION = ${JSON.stringify(version)};`,
+  ].join('\n');
+}
+
+/**
+ * Every named schema as one JSON Schema (draft-07) document, for implementations in other languages: the closed
+ * schemas of this implementation and, prefixed `Open`, what the protocol itself requires of a message.
+ */
+function schemaDocument(defs: Definitions, header: string): string {
+  const definitions = Object.fromEntries([...defs.all, ...defs.open].sort(([a], [b]) => a.localeCompare(b)));
+  const document = { $comment: header, $schema: 'http://json-schema.org/draft-07/schema#', $id: 'agent-messaging-bridge', definitions };
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
 
 const MODULE_OF = { asyncapi: './messages.js', openapi: './http.js', conformance: './conformance.js' } as const;
 
@@ -109,11 +128,15 @@ export async function generate(specs: Specs): Promise<Files> {
     ['catalogue.ts', catalogueModule(specs.asyncapi.tree, defs)],
     ['conformance.ts', withMessageImports(`${bodyOf('conformance')}\n${settingsDefaults(specs)}\n${scenarioStepSchemas(specs)}`)],
     ['http.ts', `${http}\n${httpBounds(specs)}`],
-    ['index.ts', ['messages', 'http', 'conformance', 'catalogue', 'validators', 'runtime'].map((m) => `export * from './${m}.js';`).join('\n')],
+    ['index.ts', ['messages', 'http', 'conformance', 'catalogue', 'validators', 'runtime', 'version'].map((m) => `export * from './${m}.js';`).join('\n')],
     ['messages.ts', messages],
     ['runtime.ts', RUNTIME],
     ['validators.cjs', compileValidators(defs)],
     ['validators.ts', validatorWrapper(defs, typeModule)],
+    ['version.ts', versionModule()],
   ]);
-  return withHeaders(files, [specs.asyncapi, specs.openapi, specs.conformance].map((s) => ({ file: s.file, text: s.text })));
+  const headed = withHeaders(files, [specs.asyncapi, specs.openapi, specs.conformance].map((s) => ({ file: s.file, text: s.text })));
+  const header = headed.get('version.ts')!.split('\n').slice(0, 2).map((line) => line.slice(3)).join(' ');
+  return headed.set('schemas.json', schemaDocument(defs, header)); // JSON has no comments: the header is its $comment
+
 }

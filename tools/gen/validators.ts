@@ -1,6 +1,8 @@
 // Precompiled Ajv validators (standalone code) for every named definition. The compiled module is CommonJS
-// because Ajv's standalone output still require()s its runtime helpers (ajv #1976, #2209); a small typed ESM
-// wrapper turns each function into a type guard. The Validator type and describeErrors live in runtime.ts.
+// because Ajv's standalone output require()s its runtime helpers (ajv #1976, #2209); those helpers are inlined
+// into it (see inlineRuntime), so the protocol needs no package at run time. A small typed ESM wrapper turns each
+// function into a type guard. The Validator type and describeErrors live in runtime.ts.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Definitions } from './schemas.js';
 
@@ -27,7 +29,51 @@ export function compileValidators(defs: Definitions): string {
   const all = validated(defs);
   ajv.addSchema({ $id: ROOT_ID, definitions: withoutAnnotations(Object.fromEntries(all)) });
   const refs = Object.fromEntries([...all.keys()].map((name) => [name, `${ROOT_ID}#/definitions/${name}`]));
-  return standaloneCode(ajv, refs);
+  return inlineRuntime(standaloneCode(ajv, refs));
+}
+
+/**
+ * The runtime modules Ajv's standalone code may require, each self-contained (it requires nothing itself). Their
+ * text is embedded as it ships in the installed ajv and ajv-formats (MIT), which keeps the generated validators free
+ * of both packages at run time: an app or agent installs neither.
+ */
+const RUNTIME_MODULES = ['ajv/dist/runtime/ucs2length', 'ajv-formats/dist/formats'];
+
+/** Replaces each `require("m")` of `code` by a module embedded in front of it; an unknown `m` fails the generator. */
+export function inlineRuntime(code: string): string {
+  const used = new Set<string>();
+  const body = code.replace(/\brequire\("([^"]+)"\)/g, (_, name: string) => {
+    if (!RUNTIME_MODULES.includes(name)) {
+      throw new Error(`the Ajv standalone code requires ${name}: add it to RUNTIME_MODULES in tools/gen/validators.ts if it requires nothing itself`);
+    }
+    used.add(name);
+    return `runtime(${JSON.stringify(name)})`;
+  });
+  const modules = [...used].sort().map((name) => {
+    // `f.code = 'require(…)'` tells Ajv's compiler how to reach the helper: no use at run time, and not a require.
+    const text = readFileSync(require.resolve(name), 'utf8')
+      .replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n')
+      .replace(/^.*\.code = 'require\([^']*'.*\n/gm, '');
+    if (/\brequire\(/.test(text)) throw new Error(`${name} requires another module: it cannot be inlined`);
+    return `  ${JSON.stringify(name)}: (module, exports) => {\n${text.trimEnd()}\n  },`;
+  });
+  return [
+    '"use strict";',
+    '// Ajv\'s runtime helpers that the validators below use, embedded from ajv and ajv-formats (MIT licence).',
+    'const runtimeModules = {',
+    ...modules,
+    '};',
+    'const runtimeCache = {};',
+    'function runtime(name) {',
+    '  if (!runtimeCache[name]) {',
+    '    const module = { exports: {} };',
+    '    runtimeModules[name](module, module.exports);',
+    '    runtimeCache[name] = module.exports;',
+    '  }',
+    '  return runtimeCache[name];',
+    '}',
+    body,
+  ].join('\n');
 }
 
 /** Every schema that gets a validator: the named definitions and their open variants. */
