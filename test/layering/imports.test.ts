@@ -46,6 +46,14 @@ describe('layering of the sources', function () {
     expect(outside('src/sdk', ['src/sdk', 'src/shared', 'generated'])).to.deep.equal([]);
   });
 
+  it('the conformance suite (conformance/) imports only itself and generated/: it ships without the server or the SDK', function () {
+    expect(outside('conformance', ['conformance', 'generated'])).to.deep.equal([]);
+  });
+
+  it('generated/ imports nothing of the repository: the protocol package stands alone', function () {
+    expect(outside('generated', ['generated'])).to.deep.equal([]);
+  });
+
   it('src/shared imports nothing of the server or the SDK (generated/ it may)', function () {
     expect(outside('src/shared', ['src/shared', 'generated'])).to.deep.equal([]);
   });

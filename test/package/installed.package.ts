@@ -1,29 +1,31 @@
-// The package as a user gets it: `npm pack` makes the tarball, which is installed into an empty temporary project
-// (no path back to this repository), and there the SDK is imported from JavaScript and type-checked from
-// TypeScript, the installed `bridge` serves an app and an agent, `bridge-connector` runs a YAML configuration with a
-// JavaScript handler, and `bridge-conformance` runs both roles. Slow (the install builds sqlite3): `npm run
-// test:package`, which CI runs; not part of `npm test`.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+// The packages as users get them: `npm run packages` stages and packs the four tarballs, and each audience's install
+// is made in an empty project of its own (`npm init -y`, no path back to this repository): the server from its
+// package serves a bridge; the client alone (installed with --ignore-scripts) runs an app and an agent against it,
+// from .mjs files, the connector's bin with a YAML configuration, and the README's TypeScript type-checked; the
+// conformance runner alone (--ignore-scripts too) judges that bridge (server role) and an agent of the client
+// package (client role). What the client and the runner weigh is measured and bounded. Slow (the server's install
+// builds sqlite3): `npm run test:package`, which CI runs on every Node.js version it supports.
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { VERSION } from '../../generated/index.js';
+import { mb, project, quiet, snippet, start, weigh, type Project } from './projects.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const ADMIN_TOKEN = 'outside-admin-token-0123456789';
-const quiet = { stdio: 'pipe' as const, encoding: 'utf8' as const, maxBuffer: 64 * 1024 * 1024 };
+const TARBALLS = join(REPO, 'build/tarballs');
+const CLIENT_README = readFileSync(join(REPO, 'packages/client/README.md'), 'utf8');
 
-describe('the installed package, outside this repository', function () {
+describe('the packages, installed outside this repository', function () {
   this.timeout(900_000);
   let dir: string;
-  let project: string;
-  let bridge: ChildProcess;
   let base: string;
+  let ws: string;
+  let server: Project;
   const children: ChildProcess[] = [];
-
-  /** Runs a command in the project; returns its stdout (throws with its stderr on a non-zero exit). */
-  const run = (file: string, args: string[], env: NodeJS.ProcessEnv = {}) => execFileSync(file, args, { ...quiet, cwd: project, env: { ...process.env, ...env } });
-  const bin = (name: string) => join(project, 'node_modules/.bin', name);
+  const tarball = (key: string) => join(TARBALLS, readdirSync(TARBALLS).find((f) => f.startsWith(`agent-messaging-bridge-${key}-`))!);
 
   async function admin(path: string, body: object): Promise<any> {
     const res = await fetch(`${base}/admin/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -31,38 +33,21 @@ describe('the installed package, outside this repository', function () {
     return res.json();
   }
 
-  /** Starts a long-running command of the project; resolves with the first stdout line matching `ready`. */
-  function start(file: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<ChildProcess> {
-    const child = spawn(file, args, { cwd: project, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    return new Promise((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error(`${file}: not ready within 30 s:\n${out}`)), 30_000);
-      const read = (chunk: Buffer) => {
-        out += chunk.toString();
-        if (ready.test(out)) {
-          clearTimeout(timer);
-          resolve(child);
-        }
-      };
-      child.stdout!.on('data', read);
-      child.stderr!.on('data', read);
-      child.once('exit', (code) => reject(new Error(`${file} exited with ${code}:\n${out}`)));
-    });
+  /** A new organization with an app and an agent (tokens included). */
+  async function registrations(name: string) {
+    const org = await admin('/organizations', { name });
+    return { app: await admin(`/organizations/${org.org_id}/apps`, { name: `${name} App` }), agent: await admin(`/organizations/${org.org_id}/agents`, { name: `${name} Agent` }) };
   }
 
   before(async function () {
-    dir = mkdtempSync(join(tmpdir(), 'bridge-package-'));
-    execFileSync('npm', ['pack', '--pack-destination', dir], { ...quiet, cwd: REPO });
-    const tarball = join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz'))!);
-    project = join(dir, 'project');
-    execFileSync('mkdir', [project]);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'outside', version: '1.0.0', type: 'module', private: true }));
-    // From the npm cache where it can: CI reaches only the npm registry, and this is what a user's install does.
-    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, 'typescript@5.9.3', '@types/node@20.19.9']);
+    execFileSync('npx', ['tsx', 'tools/packages.ts', '--publish-dry-run'], { ...quiet, cwd: REPO });
+    dir = mkdtempSync(join(tmpdir(), 'bridge-packages-'));
+    server = project(join(dir, 'server'), ['protocol', 'client', 'conformance', 'server'].map(tarball));
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    bridge = await start(bin('bridge'), ['serve'], { PORT: String(port), ADMIN_TOKEN, DATABASE_URL: `sqlite:${join(dir, 'bridge.sqlite')}`, BRIDGE_TEST_CLOCK: '1', LOG_LEVEL: 'warn' }, /bridge listening/);
+    const env = { PORT: String(port), ADMIN_TOKEN, DATABASE_URL: `sqlite:${join(dir, 'bridge.sqlite')}`, BRIDGE_TEST_CLOCK: '1', LOG_LEVEL: 'warn' };
+    await start(children, server.dir, server.bin('bridge'), ['serve'], env, /bridge listening/);
     base = `http://127.0.0.1:${port}`;
+    ws = `ws://127.0.0.1:${port}/v1`;
   });
 
   after(function () {
@@ -70,75 +55,118 @@ describe('the installed package, outside this repository', function () {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('imports the SDK, the protocol and the conformance API by their subpaths from a plain .mjs file', function () {
-    writeFileSync(join(project, 'imports.mjs'), `
-      import { connectApp, Connector, BridgeError, StreamGapError } from 'agent-messaging-bridge';
-      import { connectApp as direct, StreamGapError as gap } from 'agent-messaging-bridge/app-client';
-      import { loadHandler } from 'agent-messaging-bridge/connector';
-      import { LIMITS, validateEventMessage } from 'agent-messaging-bridge/protocol';
-      import { server, client, CLIENT_SCENARIOS } from 'agent-messaging-bridge/conformance';
-      console.log([connectApp === direct, typeof Connector, typeof BridgeError, StreamGapError === gap && StreamGapError.prototype instanceof BridgeError, typeof loadHandler, LIMITS.payloadMaxBytes,
-        validateEventMessage({ type: 'event', agent_id: 'a', thread_id: 't', payload: {} }), typeof server, typeof client, CLIENT_SCENARIOS.length > 0].join(' '));
-    `);
-    expect(run('node', ['imports.mjs']).trim()).to.equal('true function function true function 64000 true function function true');
+  describe('the server package', function () {
+    it('runs `bridge serve`, which says its version and serves /docs/ and the dashboard page', async function () {
+      expect(server.run(server.bin('bridge'), ['--version']).trim()).to.equal(VERSION);
+      expect((await (await fetch(`${base}/healthz`)).json()).version).to.equal(VERSION);
+      expect(await (await fetch(`${base}/docs/`)).text()).to.include('Agent Messaging Bridge');
+      expect((await fetch(`${base}/docs/js/app.js`)).status).to.equal(200);
+      const dashboard = await fetch(`${base}/dashboard`);
+      expect(dashboard.status).to.equal(200);
+      expect(await dashboard.text()).to.match(/<html/i);
+    });
   });
 
-  it('type-checks a TypeScript file that uses the SDK and the protocol types with tsc', function () {
-    writeFileSync(join(project, 'typed.ts'), `
-      import { connectApp, type AgentHandler, type AppClient } from 'agent-messaging-bridge';
-      import type { EventMessage } from 'agent-messaging-bridge/protocol';
-      const handler: AgentHandler = (event, ctx) => ctx.reply('echo ' + JSON.stringify(event.payload));
-      const message: EventMessage = { type: 'event', agent_id: 'a', thread_id: 't', payload: {} };
-      export async function use(url: string, token: string): Promise<AppClient> { void handler; void message; return connectApp({ url, token }); }
-    `);
-    writeFileSync(join(project, 'bad.ts'), `import { connectApp } from 'agent-messaging-bridge';\nconnectApp({ url: 1 });\n`);
-    const tsconfig = (files: string[]) => JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'] }, files });
-    writeFileSync(join(project, 'tsconfig.json'), tsconfig(['typed.ts']));
-    run(bin('tsc'), ['-p', 'tsconfig.json']);
-    writeFileSync(join(project, 'tsconfig.json'), tsconfig(['bad.ts'])); // the types are real: a wrong call fails
-    let errors = '';
-    try {
-      run(bin('tsc'), ['-p', 'tsconfig.json']);
-    } catch (err) {
-      errors = String((err as { stdout?: string }).stdout); // tsc reports on stdout
-    }
-    expect(errors).to.match(/bad\.ts.*error TS2322/);
+  describe('the client package alone', function () {
+    let client: Project;
+    before(function () {
+      client = project(join(dir, 'client'), [tarball('protocol'), tarball('client')], { ignoreScripts: true });
+    });
+
+    it('installs within 15 packages and 5 MB, none with an install script', function () {
+      const w = weigh(client);
+      console.log(`      client: ${w.packages.length} packages (${w.packages.join(', ')}), ${mb(w.bytes)} of files, ${mb(w.diskBytes)} on disk`);
+      expect(w.withInstallScripts).to.deep.equal([]);
+      expect(w.packages.length).to.be.at.most(15);
+      expect(w.bytes).to.be.at.most(5 * 1024 * 1024);
+      expect(w.packages).to.not.include.members(['knex', 'koa', 'sqlite3', 'pg', 'ioredis', 'pino', 'tsx', 'commander']);
+    });
+
+    it('runs bridge-connector with a YAML configuration and a .mjs handler, and a .mjs app gets the reply', async function () {
+      const { app, agent } = await registrations('Client Package');
+      client.write('agents.yaml', `connection:\n  url: ${ws}/ws/agent\nagents:\n  - agent_id: ${agent.agent_id}\n    token: \${AGENT_TOKEN}\n`);
+      client.write('handler.mjs', `export default function (event, ctx) { ctx.stream('outside: ' + event.payload.text); ctx.reply(''); }\n`);
+      expect(client.run(client.bin('bridge-connector'), ['--version']).trim()).to.equal(VERSION);
+      await start(children, client.dir, client.bin('bridge-connector'), ['--config', 'agents.yaml', '--handler', 'handler.mjs'], { AGENT_TOKEN: agent.token }, /"connected"/);
+      client.write('app.mjs', `
+        import { connectApp } from '@agent-messaging-bridge/client';
+        const client = await connectApp({ url: process.env.URL, token: process.env.APP_TOKEN });
+        console.log(await client.send({ agentId: process.env.AGENT_ID, threadId: 't1', payload: { text: 'hello' } }).text());
+        await client.close();
+      `);
+      expect(client.run('node', ['app.mjs'], { URL: ws, APP_TOKEN: app.token, AGENT_ID: agent.agent_id }).trim()).to.equal('outside: hello');
+    });
+
+    it('imports every export of the client and the protocol from a plain .mjs file', function () {
+      client.write('imports.mjs', `
+        import { connectApp, Connector, BridgeError, StreamGapError } from '@agent-messaging-bridge/client';
+        import { connectApp as direct, StreamGapError as gap } from '@agent-messaging-bridge/client/app-client';
+        import { loadHandler } from '@agent-messaging-bridge/client/connector';
+        import { LIMITS, VERSION, validateEventMessage } from '@agent-messaging-bridge/protocol';
+        import { createRequire } from 'node:module';
+        const schemas = createRequire(import.meta.url)('@agent-messaging-bridge/protocol/schemas.json');
+        console.log([connectApp === direct, typeof Connector, typeof BridgeError, StreamGapError === gap && StreamGapError.prototype instanceof BridgeError, typeof loadHandler, LIMITS.payloadMaxBytes,
+          validateEventMessage({ type: 'event', agent_id: 'a', thread_id: 't', payload: {} }), VERSION, typeof schemas.definitions.EventMessage].join(' '));
+      `);
+      expect(client.run('node', ['imports.mjs']).trim()).to.equal(`true function function true function 64000 true ${VERSION} object`);
+    });
+
+    it("type-checks the README's TypeScript in this CommonJS project (as a .mts file), and a wrong call fails", function () {
+      client.run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', 'typescript@5.9.3', '@types/node@20.19.9']);
+      const options = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--types', 'node'];
+      client.write('app.mts', snippet(CLIENT_README, 'ts', 'connectApp('));
+      client.write('errors.mts', snippet(CLIENT_README, 'ts', 'StreamGapError'));
+      client.write('handler.mts', snippet(CLIENT_README, 'ts', 'AgentHandler'));
+      client.run(client.bin('tsc'), [...options, 'app.mts', 'errors.mts', 'handler.mts']);
+      client.write('bad.mts', `import { connectApp } from '@agent-messaging-bridge/client';\nawait connectApp({ url: 1 });\n`);
+      let errors = '';
+      try {
+        client.run(client.bin('tsc'), [...options, 'bad.mts']);
+      } catch (err) {
+        errors = String((err as { stdout?: string }).stdout); // tsc reports on stdout
+      }
+      expect(errors).to.match(/bad\.mts.*error TS2322/);
+    });
   });
 
-  it('serves the protocol documentation at /docs/ from the installed bridge, with the files the page loads', async function () {
-    const page = await (await fetch(`${base}/docs/`)).text();
-    expect(page).to.include('Agent Messaging Bridge');
-    expect((await fetch(`${base}/docs/js/app.js`)).status).to.equal(200);
-  });
+  describe('the conformance package alone', function () {
+    let runner: Project;
+    before(function () {
+      runner = project(join(dir, 'conformance'), [tarball('protocol'), tarball('conformance')], { ignoreScripts: true });
+    });
 
-  it('runs bridge-connector with a YAML configuration and a JavaScript handler, and an app gets the reply through the installed bridge', async function () {
-    const org = await admin('/organizations', { name: 'Outside' });
-    const app = await admin(`/organizations/${org.org_id}/apps`, { name: 'Outside App' });
-    const agent = await admin(`/organizations/${org.org_id}/agents`, { name: 'Outside Agent' });
-    writeFileSync(join(project, 'agents.yaml'), `connection:\n  url: ${base.replace('http', 'ws')}/v1/ws/agent\nagents:\n  - agent_id: ${agent.agent_id}\n    token: \${AGENT_TOKEN}\n`);
-    writeFileSync(join(project, 'handler.mjs'), `export default function (event, ctx) { ctx.stream('outside: ' + event.payload.text); ctx.reply(''); }\n`);
-    await start(bin('bridge-connector'), ['--config', 'agents.yaml', '--handler', 'handler.mjs'], { AGENT_TOKEN: agent.token }, /"connected"/);
-    writeFileSync(join(project, 'app.mjs'), `
-      import { connectApp } from 'agent-messaging-bridge';
-      const client = await connectApp({ url: process.env.URL, token: process.env.APP_TOKEN });
-      console.log(await client.send({ agentId: process.env.AGENT_ID, threadId: 't1', payload: { text: 'hello' } }).text());
-      await client.close();
-    `);
-    expect(run('node', ['app.mjs'], { URL: `${base.replace('http', 'ws')}/v1`, APP_TOKEN: app.token, AGENT_ID: agent.agent_id }).trim()).to.equal('outside: hello');
-  });
+    it('installs within 25 packages and 10 MB, none with an install script', function () {
+      const w = weigh(runner);
+      console.log(`      conformance: ${w.packages.length} packages (${w.packages.join(', ')}), ${mb(w.bytes)} of files, ${mb(w.diskBytes)} on disk`);
+      expect(w.withInstallScripts).to.deep.equal([]);
+      expect(w.packages.length).to.be.at.most(25);
+      expect(w.bytes).to.be.at.most(10 * 1024 * 1024);
+      expect(w.packages).to.not.include.members(['knex', 'koa', 'sqlite3', 'pg', 'ioredis', 'tsx', '@agent-messaging-bridge/server']);
+    });
 
-  it('runs bridge-conformance against the installed bridge (server role) and against a client built on the installed SDK (client role)', function () {
-    const report = join(dir, 'server.json');
-    run(bin('bridge-conformance'), ['server', '--url', `${base.replace('http', 'ws')}/v1`, '--admin-token', ADMIN_TOKEN, '--grep', '^(flow-stream-and-reply|auth-bad-token)$', '--report-json', report]);
-    writeFileSync(join(project, 'agent.mjs'), `
-      import { Connector, resolveConnectorConfig } from 'agent-messaging-bridge';
-      const token = process.env.BRIDGE_TOKEN;
-      const config = resolveConnectorConfig({ connection: { url: process.env.BRIDGE_URL + '/ws/agent' }, agents: [{ agent_id: token.split('_')[1], token }] }, { source: 'agent.mjs' });
-      const connector = new Connector(config, { handler: (event, ctx) => { ctx.stream('You said: ' + event.payload.text); ctx.reply(''); } });
-      process.once('SIGTERM', () => connector.close().then(() => process.exit(0)));
-      await connector.start();
-    `);
-    const out = run(bin('bridge-conformance'), ['client', '--role', 'agent', '--command', 'node agent.mjs', '--grep', '^agent-(streams-and-replies|answers-every-event)$']);
-    expect(out).to.match(/verdict: conforms/);
+    it('judges the bridge of the server package (server role), its report naming the suite and requirement set', function () {
+      expect(runner.run(runner.bin('bridge-conformance'), ['--version']).trim()).to.equal(VERSION);
+      const report = join(dir, 'server-role.json');
+      runner.run(runner.bin('bridge-conformance'), ['server', '--url', ws, '--admin-token', ADMIN_TOKEN, '--grep', '^(flow-stream-and-reply|auth-bad-token)$', '--report-json', report]);
+      const json = JSON.parse(readFileSync(report, 'utf8'));
+      expect(json.overall.conforms).to.equal(true);
+      expect(JSON.stringify(json)).to.include(VERSION);
+    });
+
+    it("judges an agent written on the client package (client role)", function () {
+      const clientDir = join(dir, 'client');
+      runner.write('agent.mjs', `
+        import { Connector, resolveConnectorConfig } from '@agent-messaging-bridge/client';
+        const token = process.env.BRIDGE_TOKEN;
+        const config = resolveConnectorConfig({ connection: { url: process.env.BRIDGE_URL + '/ws/agent' }, agents: [{ agent_id: token.split('_')[1], token }] }, { source: 'agent.mjs' });
+        const connector = new Connector(config, { handler: (event, ctx) => { ctx.stream('You said: ' + event.payload.text); ctx.reply(''); } });
+        process.once('SIGTERM', () => connector.close().then(() => process.exit(0)));
+        await connector.start();
+      `);
+      // The agent runs in the client's project (where the client package is), the suite in its own.
+      execFileSync('cp', [join(runner.dir, 'agent.mjs'), clientDir]);
+      const out = runner.run(runner.bin('bridge-conformance'), ['client', '--role', 'agent', '--command', `node ${join(clientDir, 'agent.mjs')}`, '--grep', '^agent-(streams-and-replies|answers-every-event)$']);
+      expect(out).to.match(/verdict: conforms/);
+    });
   });
 });
