@@ -19,7 +19,7 @@ import { hasClock, type Provisioner } from './provision/provisioner.js';
 import { actionsNeeded, clockTotalMs, EVERY_FRAME, inProfile, loadRequirements, loadScenarios, PROFILES, type Profile, type Requirement, type Scenario } from './scenario.js';
 import { loadSettings, settingsNumber, type Settings } from './settings.js';
 import { Target } from './target.js';
-import type { ClientKind } from '../generated/index.js';
+import { VERSION, type ClientKind } from '../generated/index.js';
 
 export interface CommonOptions {
   grep?: string;
@@ -257,7 +257,9 @@ function commonOptions(cmd: Command): Command {
 }
 
 export function program(): Command {
-  const cmd = new Command('bridge-conformance').description('Checks a bridge, or a client, against the agent messaging bridge protocol.');
+  const cmd = new Command('bridge-conformance')
+    .description('Checks a bridge, or a client, against the agent messaging bridge protocol.')
+    .version(VERSION, '-V, --version', 'print the suite\'s version and exit');
   const serverCmd = cmd
     .command('server')
     .description('run the scenarios against a running bridge')
