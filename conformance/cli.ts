@@ -18,8 +18,9 @@ import { FixturesFileProvisioner, outsideLayout, readFixturesFile } from './prov
 import { hasClock, type Provisioner } from './provision/provisioner.js';
 import { actionsNeeded, clockTotalMs, EVERY_FRAME, inProfile, loadRequirements, loadScenarios, PROFILES, type Profile, type Requirement, type Scenario } from './scenario.js';
 import { loadSettings, settingsNumber, type Settings } from './settings.js';
+import { suiteLine, suiteVersion } from './suite-version.js';
 import { Target } from './target.js';
-import type { ClientKind } from '../generated/index.js';
+import { VERSION, type ClientKind } from '../generated/index.js';
 
 export interface CommonOptions {
   grep?: string;
@@ -145,6 +146,8 @@ async function serverRun(options: ServerOptions): Promise<number> {
   const provisioner = provisionerFor(options, target, nodes[0]!);
   await checkProvisioner(provisioner);
   const clock = await hasClock(provisioner);
+  const suite = suiteVersion(registry);
+  console.log(suiteLine(suite));
   const against = nodes.length > 1 ? `${nodes.length} nodes of one bridge (${nodes.join(', ')})` : nodes[0];
   console.log(`bridge-conformance: ${scenarios.length} scenarios, ${profile} profile, against ${against}; provisioning: ${provisioner.description}; test clock ${clock ? 'on' : 'off'}${settings.file ? `; settings ${settings.file}` : ''}`);
 
@@ -162,7 +165,7 @@ async function serverRun(options: ServerOptions): Promise<number> {
   const judged = requirementsOf('server', profile).filter((r) => !options.grep || scenarios.some((s) => s.requirements.includes(r.id)));
   const verdicts = judge(judged, results, readBaseline(options.expectedFailures));
   const result: RunResult = {
-    role: 'server', profile, target: nodes.join(', '), ...(nodes.length > 1 ? { nodes } : {}), provisioning: provisioner.description, settings: settings.values, ...(settings.file ? { settingsFile: settings.file } : {}),
+    suite, role: 'server', profile, target: nodes.join(', '), ...(nodes.length > 1 ? { nodes } : {}), provisioning: provisioner.description, settings: settings.values, ...(settings.file ? { settingsFile: settings.file } : {}),
     ...(options.expectedFailures ? { baselineFile: options.expectedFailures } : {}),
     startedAt, durationMs: Math.round(performance.now() - started), hasClock: clock, leftBehind, scenarios: results, ...verdicts,
   };
@@ -221,6 +224,8 @@ export async function client(options: ClientOptions): Promise<number> {
     return 0;
   }
   const target = `${options.role} client: ${options.command}`;
+  const suite = suiteVersion(registry);
+  console.log(suiteLine(suite));
   console.log(`bridge-conformance: ${scenarios.length} client scenarios for the ${target}`);
   const started = performance.now();
   const startedAt = new Date().toISOString();
@@ -235,7 +240,7 @@ export async function client(options: ClientOptions): Promise<number> {
   // Only the requirements this role's scenarios can check: the other role's are not "untested" here.
   const mine = requirementsOf('client', options.profile).filter((r) => scenarios.some((s) => s.requirements.includes(r.id)));
   const verdicts = judge(mine, results, readBaseline(options.expectedFailures));
-  const result: RunResult = { role: 'client', profile: options.profile, target, startedAt, durationMs: Math.round(performance.now() - started), hasClock: false, scenarios: results, ...verdicts };
+  const result: RunResult = { suite, role: 'client', profile: options.profile, target, startedAt, durationMs: Math.round(performance.now() - started), hasClock: false, scenarios: results, ...verdicts };
   return finish(result, options);
 }
 
@@ -257,7 +262,9 @@ function commonOptions(cmd: Command): Command {
 }
 
 export function program(): Command {
-  const cmd = new Command('bridge-conformance').description('Checks a bridge, or a client, against the agent messaging bridge protocol.');
+  const cmd = new Command('bridge-conformance')
+    .description('Checks a bridge, or a client, against the agent messaging bridge protocol.')
+    .version(VERSION, '-V, --version', 'print the suite\'s version and exit');
   const serverCmd = cmd
     .command('server')
     .description('run the scenarios against a running bridge')

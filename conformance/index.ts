@@ -5,3 +5,4 @@ export { runClientScenario, ClientContext, type ClientScenario, type ClientRunOp
 export { CLIENT_SCENARIOS } from './client/scenarios.js';
 export { judge, type RunResult, type ScenarioResult, type Verdict } from './results.js';
 export { loadRequirements, loadScenarios, PROFILES, type Profile, type Requirement } from './scenario.js';
+export { requirementsDigest, suiteVersion, type SuiteVersion } from './suite-version.js';

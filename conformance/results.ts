@@ -11,6 +11,7 @@
 // neither passed, waived nor failed (nothing tested, skipped, errored): exit 3, "incomplete".
 import type { Outcome } from './run.js';
 import type { Level, Profile, Requirement } from './scenario.js';
+import type { SuiteVersion } from './suite-version.js';
 
 export type Verdict = 'passed' | 'failed' | 'waived' | 'skipped' | 'errored' | 'untested';
 
@@ -40,6 +41,8 @@ export interface Overall {
 }
 
 export interface RunResult {
+  /** Which suite judged, and by which requirement set (suite-version.ts): a verdict is only comparable under both. */
+  suite: SuiteVersion;
   role: 'server' | 'client';
   profile: Profile;
   /** The URL checked (with several nodes: all of them, separated by ", "), or the client command. */

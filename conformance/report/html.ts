@@ -1,5 +1,6 @@
 // A self-contained HTML page a person can read: the verdict (the same as the console's and the exit code's), every
-// requirement with its source, every scenario, and the frames exchanged in each one that failed or errored.
+// requirement with its source, every scenario, and the frames exchanged in each one that failed or errored. Under
+// the title, which suite judged and by which requirement set (suite-version.ts).
 import type { RunResult } from '../results.js';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -38,6 +39,7 @@ export function html(r: RunResult): string {
 <html lang="en"><head><meta charset="utf-8"><title>Bridge conformance: ${esc(r.target)}</title><style>${STYLE}</style></head>
 <body>
 <h1>Bridge conformance report</h1>
+<p>Judged by <code>bridge-conformance ${esc(r.suite.version)}</code> against the requirements <code>${esc(r.suite.requirements)}</code></p>
 <p><strong class="${r.overall.conforms ? 'passed' : 'failed'}">${esc(r.overall.headline)}</strong> (exit code ${r.overall.exitCode})</p>
 <p>${facts.join(' · ')}</p>
 <p>Requirements: ${r.requirements.length} — ${c.tested} tested (${c.passed} passed, ${c.failed} failed), ${c.skipped} skipped, ${c.errored} errored, ${c.waived} waived, ${c.untested} untested. Scenarios: ${r.scenarioCounts.passed} passed, ${r.scenarioCounts.failed} failed, ${r.scenarioCounts.errored} errored, ${r.scenarioCounts.skipped} skipped.</p>

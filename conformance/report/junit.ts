@@ -1,7 +1,8 @@
 // JUnit XML: one test case per requirement (classname conformance.<profile>.<ID>), so CI systems track each rule.
 // A failed requirement is a failure with the failing scenario's reason and frames; errored is an error; skipped,
 // waived (a setting of null, the baseline file) and untested are skipped with the reason. Level and source are
-// properties of each case.
+// properties of each case. The suite's version and the requirement set's (suite-version.ts) are properties of the
+// test suite, where CI keeps them beside the results.
 import type { RunResult } from '../results.js';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
@@ -14,6 +15,7 @@ export function junit(r: RunResult): string {
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="bridge-conformance ${r.profile} profile: ${esc(r.overall.headline)}" ${head}>`,
     `  <testsuite name="${esc(r.target)}" ${head} timestamp="${r.startedAt}">`,
+    `    <properties><property name="suite.version" value="${esc(r.suite.version)}"/><property name="requirements.version" value="${esc(r.suite.requirements)}"/></properties>`,
   ];
   for (const q of r.requirements) {
     const scenario = r.scenarios.find((s) => s.status === 'failed' && s.failedRequirements?.includes(q.id));

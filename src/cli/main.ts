@@ -6,11 +6,12 @@ import { ListenFailure } from '../shared/listen-error.js';
 import { ClusterLinkError } from '../cluster/node.js';
 import { DatabaseInUseError, DatabaseOpenError, DatabaseUrlError } from '../store/database-errors.js';
 import { TlsError } from '../tls.js';
-import { ENDPOINT_PATHS, FIELD_BOUNDS, QUERY_PARAMETERS } from '../../generated/index.js';
+import { ENDPOINT_PATHS, FIELD_BOUNDS, QUERY_PARAMETERS, VERSION } from '../../generated/index.js';
 import { AdminApiError, AdminClient, type Query } from './admin-client.js';
 
 const program = new Command('bridge')
   .description('Agent messaging bridge: a WebSocket bridge between apps and AI agents.')
+  .version(VERSION, '-V, --version', 'print the version and exit')
   .showHelpAfterError();
 
 program

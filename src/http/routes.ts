@@ -26,6 +26,7 @@ import {
   type SessionList,
   type OrganizationList,
   QUERY_PARAMETERS,
+  VERSION,
   type ErrorCode,
 } from '../../generated/index.js';
 import type { AuditTrail } from '../admin/audit.js';
@@ -94,8 +95,9 @@ export function routes(deps: RouteDeps): Router {
   // documentation and the probes).
   router.get('/', (ctx) => ctx.redirect('/dashboard'));
 
+  // The version too: during a rolling upgrade a probe tells which node runs what (/metrics says it as bridge_build_info).
   router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' } satisfies Health;
+    ctx.body = { status: 'ok', version: VERSION } satisfies Health;
   });
 
   router.get('/readyz', async (ctx) => {

@@ -1,7 +1,7 @@
 // Prometheus metrics (prom-client). Gauges and the token counter are read from the bridge when scraped, so
 // nothing is counted twice on the per-message path; events are counted as they end.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { AuditAction } from '../../generated/index.js';
+import { VERSION, type AuditAction } from '../../generated/index.js';
 import type { Bridge } from '../core/bridge.js';
 import type { BridgeObserver } from '../core/observer.js';
 import { ACCEPT_FAILURE_REASONS, type AcceptFailureReason } from './accept-failures.js';
@@ -26,6 +26,9 @@ export interface EventLogStats {
 export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessionCount: () => number): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  // The Prometheus convention for what a process runs: always 1, the version in a label, so a query can group or
+  // join by it and a rolling upgrade shows which node runs which version. Each node says its own.
+  new Gauge({ name: 'bridge_build_info', help: 'Always 1; the version label is the version of the bridge this node runs.', labelNames: ['version'], registers: [registry] }).set({ version: VERSION }, 1);
   new Gauge({
     name: 'bridge_connections',
     help: 'Open WebSocket connections by client kind.',

@@ -1,5 +1,6 @@
 // The admin API (spec/openapi.yaml, H1, H3): every 2xx body is checked against its generated schema and every
 // error body against HttpError by bridge.http.
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { LIMITS } from '../../generated/index.js';
 import { ADMIN_TOKEN, startTestBridge, type TestBridge } from '../helpers/bridge.js';
@@ -236,7 +237,7 @@ describe('admin API', function () {
     expect(unknown.body.code).to.equal('NOT_FOUND');
   });
 
-  it('answers 404 NOT_FOUND for unknown routes and methods, and GET /healthz 200 without a token', async function () {
+  it('answers 404 NOT_FOUND for unknown routes and methods, and GET /healthz 200 with its version without a token', async function () {
     const bridge = await startTestBridge();
     for (const [method, path, token] of [
       ['GET', '/nope', null],
@@ -250,7 +251,9 @@ describe('admin API', function () {
       expect(res.body.code, `${method} ${path}`).to.equal('NOT_FOUND');
     }
     const health = await bridge.http('GET', '/healthz', { token: null, schema: 'Health' });
-    expect(health).to.deep.equal({ status: 200, body: { status: 'ok' } });
+    // It says which version answers: package.json's, as `bridge --version` prints it.
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(health).to.deep.equal({ status: 200, body: { status: 'ok', version } });
   });
 
   it('has no test clock unless the bridge runs with it', async function () {

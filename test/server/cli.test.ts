@@ -1,6 +1,6 @@
 // The `bridge` command, run for real (`node bin/bridge.js …`) against a test bridge.
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -216,6 +216,14 @@ describe('the bridge CLI', function () {
     expect(help.stdout).to.include('--admin-token').and.include('ADMIN_TOKEN');
     for (const run of [help, orgsHelp]) expect(run.stdout + run.stderr).not.to.include(ADMIN_TOKEN);
     expect(json(listed)).to.have.property('organizations');
+  });
+
+  it('prints the version of package.json with --version and -V, and nothing else', async function () {
+    const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const run = await bridgeCommand([flag]);
+      expect(run, flag).to.deep.equal({ code: 0, stdout: `${version}\n`, stderr: '' });
+    }
   });
 
   it('refuses to serve with an invalid configuration, naming the variable', async function () {

@@ -18,7 +18,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('operations: /metrics, /readyz and logs', function () {
   describe('GET /metrics', function () {
-    it('exposes connections, events by status and outcome, tokens, latency, pending rows and process metrics, with no identifier in any label', async function () {
+    it('exposes connections, events by status and outcome, tokens, latency, pending rows, the version and process metrics, with no identifier in any label', async function () {
       const bridge = await startTestBridge();
       const org = await bridge.org();
       const app1 = await bridge.app(org.org_id, 'Metrics App One');
@@ -85,6 +85,9 @@ describe('operations: /metrics, /readyz and logs', function () {
       const pending = sample(samples, 'bridge_event_log_pending_rows');
       expect(pending, 'bridge_event_log_pending_rows').to.be.a('number').and.at.least(0);
       expect(sample(samples, 'process_cpu_user_seconds_total'), 'process_cpu_user_seconds_total').to.be.a('number').and.at.least(0);
+      // The version it runs, package.json's, as the one series of bridge_build_info.
+      const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+      expect(samples.filter((s) => s.name === 'bridge_build_info')).to.deep.equal([{ name: 'bridge_build_info', labels: { version }, value: 1 }]);
 
       // A second scrape counts tokens once (the counter is read from the bridge, not re-added).
       const again = parseMetrics(await (await fetch(new URL('/metrics', bridge.url))).text());
@@ -99,7 +102,7 @@ describe('operations: /metrics, /readyz and logs', function () {
       }
       for (const secret of secrets) expect(text).not.to.include(secret);
       const bridgeLabels = new Set(samples.filter((s) => s.name.startsWith('bridge_')).flatMap((s) => Object.keys(s.labels)));
-      expect([...bridgeLabels].sort()).to.deep.equal(['action', 'code', 'kind', 'le', 'limit', 'outcome', 'reason', 'status']);
+      expect([...bridgeLabels].sort()).to.deep.equal(['action', 'code', 'kind', 'le', 'limit', 'outcome', 'reason', 'status', 'version']);
       // A `code` label is a catalogue code, an `action` one of the audit trail's (D10), never anything a client chose.
       for (const s of samples.filter((x) => x.labels.code !== undefined)) expect(ERROR_CODES, s.name).to.include(s.labels.code);
       for (const s of samples.filter((x) => x.labels.action !== undefined)) expect(validateAuditAction(s.labels.action), `${s.name}{action="${s.labels.action}"}`).to.equal(true);
