@@ -58,7 +58,7 @@ describe('the packages, installed outside this repository', function () {
   describe('the server package', function () {
     it('runs `bridge serve`, which says its version and serves /docs/ and the dashboard page', async function () {
       expect(server.run(server.bin('bridge'), ['--version']).trim()).to.equal(VERSION);
-      expect((await (await fetch(`${base}/healthz`)).json()).version).to.equal(VERSION);
+      expect(((await (await fetch(`${base}/healthz`)).json()) as { version: string }).version).to.equal(VERSION);
       expect(await (await fetch(`${base}/docs/`)).text()).to.include('Agent Messaging Bridge');
       expect((await fetch(`${base}/docs/js/app.js`)).status).to.equal(200);
       const dashboard = await fetch(`${base}/dashboard`);
