@@ -46,6 +46,18 @@ describe('layering of the sources', function () {
     expect(outside('src/sdk', ['src/sdk', 'src/shared', 'generated'])).to.deep.equal([]);
   });
 
+  it('the SDK, src/shared and generated/ need no package but ws and yaml (the client package depends on nothing else)', function () {
+    const packages = ['src/sdk', 'src/shared', 'generated'].flatMap(sourceFiles).flatMap((file) =>
+      ts
+        .preProcessFile(readFileSync(file, 'utf8'), true, true)
+        .importedFiles.map((i) => i.fileName)
+        .filter((specifier) => !specifier.startsWith('.') && !specifier.startsWith('node:'))
+        .filter((specifier) => specifier !== 'ws' && specifier !== 'yaml')
+        .map((specifier) => `${relative(ROOT, file)} -> ${specifier}`),
+    );
+    expect(packages).to.deep.equal([]);
+  });
+
   it('src/shared imports nothing of the server or the SDK (generated/ it may)', function () {
     expect(outside('src/shared', ['src/shared', 'generated'])).to.deep.equal([]);
   });

@@ -237,6 +237,12 @@ describe('the bridge-connector command', function () {
     }
   });
 
+  it('fails at start-up, exit 1, with one line on a LOG_LEVEL it does not know', async function () {
+    const run = connectorCommand(['--config', 'nowhere.yaml', '--handler', 'examples/echo-agent.ts'], { LOG_LEVEL: 'verbose' });
+    expect(await run.exited).to.equal(1);
+    expect(run.stderr()).to.equal('bridge-connector: LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent; got verbose\n');
+  });
+
   it('fails at start-up, exit 1, naming a missing variable and the config path', async function () {
     const config = join(dir, 'connector.json');
     await writeFile(config, JSON.stringify({ connection: { url: 'ws://127.0.0.1:1/v1/ws/agent' }, agents: [{ agent_id: 'tutor-7k2m', token: '${NO_SUCH_TOKEN_VAR}' }] }));

@@ -1,19 +1,20 @@
 // `bridge-connector --config FILE --handler MODULE`: runs the agent connector until SIGTERM/SIGINT. Each
 // notification (§6.5, and `closed`, `stopped`) is printed on stdout as one JSON line
-// `{"type": "<notification>", ...fields, "time": ISO}`; logs go to stderr as JSON lines (pino).
+// `{"type": "<notification>", ...fields, "time": ISO}`; logs go to stderr as JSON lines (json-logger.ts; LOG_LEVEL,
+// default info).
 // A signal stops with a bounded drain (C8): the events in flight get --drain-timeout to finish, new ones are answered
 // at once with AGENT_ERROR, and the `stopped` line names the events the stop had to end; a second signal, a second or
 // more after the first, ends the drain at once.
 // Exit 0 after a signal (whatever the drain cut short: the `stopped` line says it), and for --help and --version;
 // 1 on a usage error (printed with the help), a start-up error (configuration, handler module, an agent refused), or
 // when every agent's connection has given up for good.
-import { pino } from 'pino';
 import { VERSION } from '../../../generated/index.js';
 import { systemClock } from '../../shared/clock.js';
 import { HELP, parseCliArgs, UsageError, type CliOptions } from './cli-args.js';
 import { loadConnectorConfig } from './config.js';
 import { Connector } from './connector.js';
 import { loadHandler } from './handler.js';
+import { jsonLogger } from './json-logger.js';
 import { CONNECTOR_NOTIFICATIONS } from './notifications.js';
 import { stopOnSignals } from './stop-signals.js';
 
@@ -23,7 +24,7 @@ function exit(code: number): void {
 }
 
 async function run(o: CliOptions): Promise<void> {
-  const logger = pino({ name: 'bridge-connector', level: process.env.LOG_LEVEL || 'info' }, pino.destination({ dest: 2, sync: true }));
+  const logger = jsonLogger({ name: 'bridge-connector', ...(process.env.LOG_LEVEL ? { level: process.env.LOG_LEVEL } : {}) });
   const config = await loadConnectorConfig(o.config);
   const handler = await loadHandler(o.handler);
   const connector = new Connector(config, {
