@@ -113,7 +113,8 @@ export class Connector extends EventEmitter<ConnectorEvents> {
   /**
    * Starts the health endpoint (if configured), then connects every agent; resolves when all are connected. If an
    * agent is refused for good (a connection error with `retry: false`: UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN, CONNECTION_REPLACED) or runs out of retries, everything is
-   * closed again and this rejects with a ConnectorStartError naming each failed agent.
+   * closed again and this rejects with a ConnectorStartError naming each failed agent. With `maxRetries: -1` an agent
+   * never runs out (C7): this waits until the bridge accepts it, or until stop() or close().
    */
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`the connector was already started (${this.state})`);
