@@ -86,23 +86,15 @@ async function run(o: CliOptions): Promise<void> {
   logger.info({ agents: connector.agentIds, url: config.connection.url, health: connector.healthUrl }, 'connector running');
 }
 
-function main(): Promise<void> {
+async function main(): Promise<void> {
   const command = parseCliArgs(process.argv.slice(2));
-  if (command.kind === 'help') {
-    process.stdout.write(HELP);
-    return Promise.resolve(exit(0));
-  }
-  if (command.kind === 'version') {
-    process.stdout.write(`${VERSION}\n`);
-    return Promise.resolve(exit(0));
-  }
-  return run(command.options);
+  if (command.kind === 'run') return run(command.options);
+  process.stdout.write(command.kind === 'help' ? HELP : `${VERSION}\n`);
+  exit(0);
 }
 
-Promise.resolve()
-  .then(main)
-  .catch((err: unknown) => {
-    if (err instanceof UsageError) process.stderr.write(`error: ${err.message}\n\n${HELP}`);
-    else console.error(`bridge-connector: ${err instanceof Error ? err.message : String(err)}`);
-    exit(1);
-  });
+main().catch((err: unknown) => {
+  if (err instanceof UsageError) process.stderr.write(`error: ${err.message}\n\n${HELP}`);
+  else console.error(`bridge-connector: ${err instanceof Error ? err.message : String(err)}`);
+  exit(1);
+});

@@ -5,8 +5,8 @@
 import { EventEmitter } from 'node:events';
 import { LIMITS, type ConnectorAgentHealth, type ConnectorHealth } from '../../../generated/index.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
-import { deferred, type Deferred } from '../deferred.js';
 import { silentLogger, type Logger } from '../../shared/logger.js';
+import { deferred, type Deferred } from '../deferred.js';
 import { AgentRunner, type ConnectionTuning } from './agent-runner.js';
 import type { ResolvedConnectorConfig } from './config.js';
 import type { AgentHandler } from './handler.js';
