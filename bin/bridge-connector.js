@@ -1,11 +1,10 @@
 #!/usr/bin/env node
-// The `bridge-connector` command: the agent connector. Both of tsx's hooks are registered, ESM and CommonJS,
-// installed or not, so that a TypeScript handler module loads wherever it lives (a `.ts` file outside a
-// `"type": "module"` package goes through the CommonJS one).
-import { register } from 'tsx/esm/api';
-import { register as registerCommonJs } from 'tsx/cjs/api';
+// The `bridge-connector` command: the agent connector. TypeScript handler modules load through tsx's hooks when tsx
+// can be found (it is optional), else through Node's own type stripping: registerTypeScriptHooks decides, the same
+// function a packaged bin calls before loading dist/. Inside the repository, run.js has already registered tsx's ESM
+// hook to run the sources; registering it once more does no harm (this bin always did).
 import { load } from './run.js';
 
-register();
-registerCommonJs();
+const { registerTypeScriptHooks } = await load('src/sdk/connector/typescript-hooks');
+await registerTypeScriptHooks();
 await load('src/sdk/connector/cli');

@@ -7,7 +7,7 @@ export type Carrier = 'header' | 'query';
 
 export interface ReconnectOptions {
   enabled: boolean;
-  /** Attempts after a drop before giving up. */
+  /** Attempts after a drop before giving up; 0 never reconnects, -1 (any negative number) reconnects for ever. */
   maxRetries: number;
   baseDelayMs: number;
   maxDelayMs: number;
@@ -53,8 +53,16 @@ export interface BridgeSocket {
 
 /** The delay before reconnect attempt `attempt` (1-based): base doubling up to the cap, minus up to `jitter`. */
 export function backoffDelay(attempt: number, o: Pick<ReconnectOptions, 'baseDelayMs' | 'maxDelayMs' | 'jitter'>, random: () => number): number {
-  const full = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** (attempt - 1));
+  // A connection that never gives up counts attempts without end: doubling stops once the cap is reached, so the
+  // arithmetic stays finite however many there have been.
+  const doublings = Math.min(attempt - 1, Math.ceil(Math.log2(Math.max(1, o.maxDelayMs / o.baseDelayMs))));
+  const full = Math.min(o.maxDelayMs, o.baseDelayMs * 2 ** doublings);
   return Math.round(full * (1 - o.jitter * random()));
+}
+
+/** Whether a connection that has made `attempt` reconnect attempts may make another. */
+export function mayRetry(attempt: number, maxRetries: number): boolean {
+  return maxRetries < 0 || attempt < maxRetries;
 }
 
 /** One endpoint's side of the protocol: what the bridge may send on it, and how often to retry it. */

@@ -2,8 +2,8 @@
 // authenticates in the handshake, calls it ready only when the first ping is answered (a refused token is upgraded
 // too, W1), keeps the bridge's explanation of a close, checks every frame against the endpoint's generated open
 // schema, pings every heartbeat interval and declares the connection dead when no pong follows in time, and
-// reconnects with exponential backoff and jitter. All time goes through an injectable clock, so tests run the
-// heartbeat and the backoff without sleeping.
+// reconnects with exponential backoff and jitter (for ever when maxRetries is -1). All time goes through an
+// injectable clock, so tests run the heartbeat and the backoff without sleeping.
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { ERROR_CODES, ERRORS, LIMITS, describeErrors, type PingMessage } from '../../generated/index.js';
@@ -17,7 +17,7 @@ import {
   type ConnectionState,
   type Inbound,
 } from './connection-events.js';
-import { backoffDelay, type BridgeSocket, type ConnectionOptions, type Endpoint, type ReconnectOptions } from './connection-options.js';
+import { backoffDelay, mayRetry, type BridgeSocket, type ConnectionOptions, type Endpoint, type ReconnectOptions } from './connection-options.js';
 
 /** Close reasons after which reconnecting cannot help (connection errors with `retry: false` in the catalogue): the same token or endpoint would be
  * refused again, or another connection took this one's place. */
@@ -169,7 +169,7 @@ export class BridgeConnection<In extends { type: string }, Out> extends EventEmi
   }
 
   private afterClose(info: CloseInfo): void {
-    if (this.stopped || FINAL_REASONS.has(info.reason) || !this.reconnect.enabled || this.attempt >= this.reconnect.maxRetries) {
+    if (this.stopped || FINAL_REASONS.has(info.reason) || !this.reconnect.enabled || !mayRetry(this.attempt, this.reconnect.maxRetries)) {
       return this.finish(info);
     }
     this.attempt++;

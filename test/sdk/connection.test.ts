@@ -3,9 +3,10 @@
 // agent endpoint; the app client's tests cover the app endpoint through connectApp.
 import { expect } from 'chai';
 import type WebSocket from 'ws';
-import { CLOSE_CODES, validateOpenServiceToAgentMessage, type AgentToServiceMessage, type ServiceToAgentMessage } from '../../generated/index.js';
+import { CLOSE_CODES, LIMITS, validateOpenServiceToAgentMessage, type AgentToServiceMessage, type ServiceToAgentMessage } from '../../generated/index.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { BridgeConnection, BridgeConnectionError } from '../../src/sdk/connection.js';
+import { backoffDelay } from '../../src/sdk/connection-options.js';
 import { FakeSocket } from '../helpers/fake-socket.js';
 
 function harness(maxRetries = 3) {
@@ -25,8 +26,14 @@ function harness(maxRetries = 3) {
     { validate: validateOpenServiceToAgentMessage, maxRetries },
   );
   const seen: [string, ...unknown[]][] = [];
+  const attempts: number[] = [];
+  const delays: number[] = [];
+  connection.on('reconnecting', ({ attempt, delayMs }) => {
+    attempts.push(attempt);
+    delays.push(delayMs);
+  });
   for (const name of ['ready', 'message', 'invalid', 'down', 'closed'] as const) connection.on(name, (...args: unknown[]) => seen.push([name, ...args]));
-  return { clock, sockets, connection, seen, last: () => sockets.at(-1)! };
+  return { clock, sockets, connection, seen, attempts, delays, last: () => sockets.at(-1)! };
 }
 
 const EVENT = { type: 'event', event_id: 'e1', app_id: 'app-one', agent_id: 'tutor', thread_id: 't', session_key: 'svc:tutor:app-one:t', payload: {} };
@@ -76,6 +83,41 @@ describe('client connection', function () {
     expect(h.connection.ready).to.equal(false);
     h.clock.advance(60_000);
     expect(h.sockets).to.have.length(1);
+  });
+
+  it('with maxRetries -1 never gives up: thousands of failed attempts, each delay capped, then connects when the bridge is back', async function () {
+    const h = harness(-1);
+    let started = false;
+    const start = h.connection.start().then(() => (started = true));
+    const failures = 3_000;
+    for (let i = 0; i < failures; i++) {
+      h.last().drop(1006); // nothing listening: the socket closes without opening
+      h.clock.advance(h.delays.at(-1)!);
+    }
+    expect(h.sockets).to.have.length(failures + 1);
+    expect(h.attempts.at(-1)).to.equal(failures);
+    expect(h.delays.slice(0, 8)).to.deep.equal([1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000]);
+    expect(new Set(h.delays.slice(6))).to.deep.equal(new Set([LIMITS.reconnectMaxDelayMs]));
+    expect(h.connection.state).to.equal('reconnecting');
+    expect(h.seen.filter(([name]) => name === 'closed')).to.deep.equal([]);
+
+    h.last().open();
+    h.last().receive({ type: 'pong' });
+    await start;
+    expect([started, h.connection.ready]).to.deep.equal([true, true]);
+    // Accepted again: the next drop starts the backoff over (C1).
+    h.last().drop(1006);
+    expect([h.attempts.at(-1), h.delays.at(-1)]).to.deep.equal([1, LIMITS.reconnectBaseDelayMs]);
+    h.connection.close();
+  });
+
+  it('the backoff stays finite and capped at any attempt number', function () {
+    const policy = { baseDelayMs: 1000, maxDelayMs: 60_000, jitter: 0.2 };
+    for (const attempt of [1_025, 10_000, Number.MAX_SAFE_INTEGER]) {
+      expect(backoffDelay(attempt, policy, () => 0), `attempt ${attempt}`).to.equal(60_000);
+      expect(backoffDelay(attempt, policy, () => 0.5), `attempt ${attempt}, jittered`).to.equal(54_000);
+    }
+    expect(backoffDelay(3, { ...policy, maxDelayMs: 3_000 }, () => 0)).to.equal(3_000);
   });
 
   it('forgets a connection error with the socket it came on, and ignores errors of other scopes', function () {

@@ -164,9 +164,9 @@ describe('agent connector against a real bridge', function () {
     const connectedAt = new Date(s.clock.now()).toISOString();
     expect(health.body).to.deep.equal({ status: 'ok', agents: { [s.agent.agent_id]: { connected: true, lastPing: connectedAt } } });
 
-    await s.connector.close();
-    expect(s.notes.slice(-2).map((n) => n.type)).to.deep.equal(['disconnected', 'closed']);
-    expect(s.notes.at(-2)).to.include({ agentId: s.agent.agent_id, code: 1000 });
+    expect(await s.connector.close()).to.deep.equal({ cutShort: [] });
+    expect(s.notes.slice(-3).map((n) => n.type)).to.deep.equal(['disconnected', 'closed', 'stopped']);
+    expect(s.notes.at(-3)).to.include({ agentId: s.agent.agent_id, code: 1000 });
     expect(s.connector.health()).to.deep.equal({
       status: 'down',
       agents: { [s.agent.agent_id]: { connected: false, lastPing: connectedAt, lastError: 'connection closed (1000 client closing)' } },
@@ -432,7 +432,7 @@ describe('agent connector against a real bridge', function () {
     const s = await setup(() => new Promise(() => {}));
     const eventId = await s.send();
     await until(() => s.connector.inFlight(s.agent.agent_id) === 1, 'the handler');
-    await s.connector.close();
+    expect(await s.connector.close()).to.deep.equal({ cutShort: [{ agentId: s.agent.agent_id, eventId }] });
     expect(await s.appClient.expect('error')).to.deep.include({ event_id: eventId, code: 'AGENT_ERROR', error: 'The agent connector is shutting down.' });
   });
 

@@ -1,6 +1,6 @@
 // `bridge-connector --config FILE --handler MODULE`, run for real (node bin/bridge-connector.js) against a test
-// bridge: notifications as JSON lines on stdout, the echo example answering an app, a clean exit on SIGTERM, and
-// start-up errors that name what is wrong.
+// bridge: notifications as JSON lines on stdout, the echo example answering an app, a clean exit on SIGTERM after
+// the drain (C8), --version and usage errors, and start-up errors that name what is wrong.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
@@ -8,7 +8,9 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { startTestBridge } from '../helpers/bridge.js';
+import { VERSION } from '../../generated/index.js';
+import { HELP } from '../../src/sdk/connector/cli-args.js';
+import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -22,6 +24,17 @@ interface Run {
 }
 
 const running: Run[] = [];
+
+/** A test bridge with an app and an agent, and a configuration file whose token is read from `T`. */
+async function bridgeAndConfig(dir: string): Promise<{ bridge: TestBridge; app: { app_id: string; token: string }; agent: { agent_id: string; token: string }; config: string }> {
+  const bridge = await startTestBridge();
+  const org = await bridge.org();
+  const app = await bridge.app(org.org_id);
+  const agent = await bridge.agent(org.org_id);
+  const config = join(dir, 'connector.yaml');
+  await writeFile(config, `connection: {url: "${bridge.url.replace(/^http/, 'ws')}/v1/ws/agent"}\nagents: [{agent_id: ${agent.agent_id}, token: "\${T}"}]\n`);
+  return { bridge, app, agent, config };
+}
 
 function connectorCommand(args: string[], env: NodeJS.ProcessEnv): Run {
   const child = spawn(process.execPath, ['bin/bridge-connector.js', ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -98,10 +111,86 @@ describe('the bridge-connector command', function () {
     run.child.kill('SIGTERM');
     expect(await run.exited, run.stderr()).to.equal(0);
     const lines = run.lines();
-    expect(lines.map((l) => l.type)).to.deep.equal(['connected', 'event-received', 'event-replied', 'disconnected', 'closed']);
+    expect(lines.map((l) => l.type)).to.deep.equal(['connected', 'event-received', 'event-replied', 'disconnected', 'closed', 'stopped']);
+    expect(lines.at(-1)).to.include({ type: 'stopped' }).and.deep.include({ cutShort: [] });
     expect(lines[1]).to.include({ agentId: agent.agent_id, eventId: event_id, sessionKey: `svc:${app.app_id}:cli` });
     expect(lines[2]).to.include({ agentId: agent.agent_id, eventId: event_id, tokenCount: 4 });
     for (const line of lines) expect(Date.parse(line.time)).to.be.a('number').and.not.NaN;
+  });
+
+  it('on SIGTERM lets the event in flight finish, answers a new one at once with AGENT_ERROR, then exits 0', async function () {
+    const { bridge, app, agent, config } = await bridgeAndConfig(dir);
+    const release = join(dir, 'release');
+    const handler = join(dir, 'slow.mjs');
+    await writeFile(
+      handler,
+      [
+        "import { existsSync } from 'node:fs';",
+        'export default async function (event, ctx) {',
+        "  ctx.token('working ');",
+        '  while (!existsSync(process.env.RELEASE_FILE)) await new Promise((resolve) => setTimeout(resolve, 10));',
+        "  ctx.reply('finished');",
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const run = connectorCommand(['--config', config, '--handler', handler], { T: agent.token, RELEASE_FILE: release, LOG_LEVEL: 'info' });
+    await until(() => run.lines().some((l) => l.type === 'connected'), 'connected', run);
+    await bridge.untilAgentOnline(agent.agent_id, true);
+    const appClient = await bridge.connectApp(app.token);
+    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 'drain', payload: {} });
+    const first = (await appClient.expect('accepted')).event_id;
+    expect((await appClient.expect('token')).token).to.equal('working ');
+
+    run.child.kill('SIGTERM');
+    await until(() => run.stderr().includes('stopping: letting 1 event(s) in flight finish, for 20000 ms at most'), 'the drain', run);
+    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 'drain', payload: {} });
+    const second = (await appClient.expect('accepted')).event_id;
+    expect(await appClient.expect('error')).to.deep.include({
+      event_id: second,
+      code: 'AGENT_ERROR',
+      error: 'The agent connector is stopping and did not start this event; it may be sent again once the agent is back.',
+    });
+
+    await writeFile(release, '');
+    expect(await appClient.expect('reply')).to.include({ event_id: first, reply: 'finished' });
+    expect(await run.exited, run.stderr()).to.equal(0);
+    expect(run.lines().at(-1)).to.deep.include({ type: 'stopped', cutShort: [] });
+  });
+
+  it('ends with AGENT_ERROR what is still in flight when --drain-timeout has passed, and prints which events it cut short', async function () {
+    const { bridge, app, agent, config } = await bridgeAndConfig(dir);
+    const handler = join(dir, 'stuck.mjs');
+    await writeFile(handler, 'export default () => new Promise(() => {});\n');
+    const run = connectorCommand(['--config', config, '--handler', handler, '--drain-timeout', '50'], { T: agent.token });
+    await until(() => run.lines().some((l) => l.type === 'connected'), 'connected', run);
+    await bridge.untilAgentOnline(agent.agent_id, true);
+    const appClient = await bridge.connectApp(app.token);
+    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 'cut', payload: {} });
+    const eventId = (await appClient.expect('accepted')).event_id;
+    await until(() => run.lines().some((l) => l.type === 'event-received'), 'event-received', run);
+
+    run.child.kill('SIGTERM');
+    expect(await appClient.expect('error')).to.deep.include({ event_id: eventId, code: 'AGENT_ERROR', error: 'The agent connector is shutting down.' });
+    expect(await run.exited, run.stderr()).to.equal(0);
+    expect(run.lines().at(-1)).to.deep.include({ type: 'stopped', cutShort: [{ agentId: agent.agent_id, eventId }] });
+    const warning = run.stderr().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg.startsWith('stop ended'));
+    expect(warning).to.deep.include({ msg: `stop ended 1 event(s) still in flight with AGENT_ERROR: ${eventId} (${agent.agent_id})` });
+  });
+
+  it('prints its version (--version, -v) and its help (--help); an unknown flag is an error, exit 1, with the help', async function () {
+    for (const flag of ['--version', '-v']) {
+      const run = connectorCommand([flag], {});
+      expect(await run.exited).to.equal(0);
+      expect(run.stdout()).to.equal(`${VERSION}\n`);
+    }
+    const help = connectorCommand(['--help'], {});
+    expect(await help.exited).to.equal(0);
+    expect(help.stdout()).to.equal(HELP);
+    const wrong = connectorCommand(['--config', 'x.yaml', '--handler', 'h.ts', '--drain-timout', '5'], {});
+    expect(await wrong.exited).to.equal(1);
+    expect(wrong.stderr()).to.equal(`error: unknown option '--drain-timout'\n\n${HELP}`);
+    expect(wrong.stdout()).to.equal('');
   });
 
   it('serves its health endpoint on 127.0.0.1 only unless told otherwise, and logs the address it listens on', async function () {
@@ -146,6 +235,12 @@ describe('the bridge-connector command', function () {
     } finally {
       taken.close();
     }
+  });
+
+  it('fails at start-up, exit 1, with one line on a LOG_LEVEL it does not know', async function () {
+    const run = connectorCommand(['--config', 'nowhere.yaml', '--handler', 'examples/echo-agent.ts'], { LOG_LEVEL: 'verbose' });
+    expect(await run.exited).to.equal(1);
+    expect(run.stderr()).to.equal('bridge-connector: LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent; got verbose\n');
   });
 
   it('fails at start-up, exit 1, naming a missing variable and the config path', async function () {

@@ -97,7 +97,8 @@ describe('connector configuration', function () {
       [{ ...base, conection: {} }, 'conection: is not a field of this message'],
       [{ ...base, agents: [{ agent_id: 'tutor-7k2m', token: 'secret' }] }, 'agents.0.token'],
       [{ ...base, agents: [] }, 'agents: must NOT have fewer than 1 items'],
-      [{ connection: { url: URL, reconnect: { maxRetries: -1 } }, agents: base.agents }, 'connection.reconnect.maxRetries'],
+      [{ connection: { url: URL, reconnect: { maxRetries: -2 } }, agents: base.agents }, 'connection.reconnect.maxRetries: must be >= -1'],
+      [{ connection: { url: URL, reconnect: { maxRetries: 1.5 } }, agents: base.agents }, 'connection.reconnect.maxRetries'],
       [{ ...base, agents: [{ agent_id: 'tutor-7k2m', token: TOKEN, ttl_days: 0 }] }, 'agents.0.ttl_days'],
       [{ connection: base.connection }, 'agents: is required'],
     ];
@@ -132,6 +133,8 @@ describe('connector configuration', function () {
     );
     expect(given.connection.reconnect).to.deep.equal({ enabled: false, maxRetries: 2, baseDelayMs: 10, maxDelayMs: 20 });
     expect(given.agents[0]!.ttl_days).to.equal(30);
+    const forever = resolveConnectorConfig({ connection: { url: URL, reconnect: { maxRetries: -1 } }, agents: [{ agent_id: 'tutor-7k2m', token: TOKEN }] }, { env: {} });
+    expect(forever.connection.reconnect.maxRetries, 'reconnect for ever (C7)').to.equal(-1);
     expect(given.health).to.deep.equal({ port: 8787, path: '/hz', host: '127.0.0.1' });
     const everywhere = resolveConnectorConfig({ connection: { url: URL }, agents: [{ agent_id: 'tutor-7k2m', token: TOKEN }], health: { port: 8787, host: '0.0.0.0' } }, { env: {} });
     expect(everywhere.health).to.deep.equal({ port: 8787, path: '/health', host: '0.0.0.0' });

@@ -1,5 +1,5 @@
 // One configured agent: its BridgeConnection (acceptance, heartbeat, backoff, state), its sessions, and the events
-// in flight, each run by an EventRun until its one `reply` or `error`.
+// in flight, each run by an EventRun until its one `reply` or `error`; on a stop, its drain (C8).
 import {
   LIMITS,
   validateOpenServiceToAgentMessage,
@@ -12,6 +12,7 @@ import {
 import type { ConnectionOptions } from '../connection-options.js';
 import type { CloseInfo, Inbound, InvalidFrame } from '../connection-events.js';
 import { BridgeConnection, BridgeConnectionError } from '../connection.js';
+import { deferred, type Deferred } from '../deferred.js';
 import type { ResolvedConnectorAgent, ResolvedReconnect } from './config.js';
 import { EventRun, type AgentFrame, type RunSettings } from './event-run.js';
 import { capped } from './fragments.js';
@@ -37,13 +38,21 @@ export interface AgentRunnerOptions extends RunSettings {
 /** Frames kept for events in flight while the connection is down (sent on reconnect, L8); older ones beyond it are dropped. */
 const OUTBOX_MAX_FRAMES = 10_000;
 
+/** What the app reads for an event that arrives while the connector stops: its handler never ran, so sending it again is safe. */
+const NOT_STARTED_TEXT = 'The agent connector is stopping and did not start this event; it may be sent again once the agent is back.';
+/** What the app reads for an event still in flight when the stop's drain ended. */
+const CUT_SHORT_TEXT = 'The agent connector is shutting down.';
+
 export class AgentRunner {
   readonly agentId: string;
   readonly sessions: SessionStore;
   readonly connection: BridgeConnection<ServiceToAgentMessage, AgentFrame>;
   private readonly runs = new Map<string, EventRun>();
   private outbox: AgentFrame[] = [];
-  private closing = false;
+  /** False once a stop has begun: new events are answered at once, their handler not started. */
+  private accepting = true;
+  /** Settled when the last event in flight ends, while a drain waits for it. */
+  private idle: Deferred<void> | undefined;
   private lastPongAt: number | undefined;
   private lastError: string | undefined;
 
@@ -77,14 +86,30 @@ export class AgentRunner {
     });
   }
 
-  /** Ends every event in flight with `error` (the app is told), then closes the connection for good. */
-  async close(): Promise<void> {
-    this.closing = true;
-    for (const run of [...this.runs.values()]) run.end('AGENT_ERROR', 'The agent connector is shutting down.');
-    if (this.connection.state === 'closed') return;
+  /**
+   * Takes no more events (each new one is answered at once with AGENT_ERROR, its handler not started); resolves once
+   * every event in flight has ended. The connection stays open meanwhile, so their frames still reach the bridge.
+   */
+  drain(): Promise<void> {
+    this.accepting = false;
+    if (this.runs.size === 0) return Promise.resolve();
+    this.idle ??= deferred<void>();
+    return this.idle.promise;
+  }
+
+  /**
+   * Ends every event still in flight with `error` (the app is told), then closes the connection for good. Returns
+   * the ids of the events so ended.
+   */
+  async close(): Promise<string[]> {
+    this.accepting = false;
+    const cutShort = [...this.runs.keys()];
+    for (const run of [...this.runs.values()]) run.end('AGENT_ERROR', CUT_SHORT_TEXT);
+    if (this.connection.state === 'closed') return cutShort;
     const closed = new Promise<void>((resolve) => this.connection.once('closed', () => resolve()));
     this.connection.close();
     await closed;
+    return cutShort;
   }
 
   health(): ConnectorAgentHealth {
@@ -194,7 +219,7 @@ export class AgentRunner {
     }
     this.o.notify('event-received', { agentId: this.agentId, eventId: m.event_id, sessionKey: m.session_key });
     const run = new EventRun(this, m.event_id, this.o);
-    if (this.closing) return run.end('AGENT_ERROR', 'The agent connector is shutting down.');
+    if (!this.accepting) return run.end('AGENT_ERROR', NOT_STARTED_TEXT);
     this.runs.set(m.event_id, run);
     const { session, created } = this.sessions.acquire(m.session_key);
     const event: AgentEvent = {
@@ -224,5 +249,8 @@ export class AgentRunner {
   /** Called by a run when it ends. */
   forget(eventId: string): void {
     this.runs.delete(eventId);
+    if (this.runs.size > 0 || !this.idle) return;
+    this.idle.resolve();
+    this.idle = undefined;
   }
 }

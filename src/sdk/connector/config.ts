@@ -20,6 +20,7 @@ export class ConnectorConfigError extends Error {
 
 export interface ResolvedReconnect {
   enabled: boolean;
+  /** -1: for ever (C7). */
   maxRetries: number;
   baseDelayMs: number;
   maxDelayMs: number;

@@ -68,10 +68,24 @@ export class HandlerLoadError extends Error {
   override readonly name = 'HandlerLoadError';
 }
 
+const TYPESCRIPT_FILE = /\.[cm]?ts$/i;
+
+/** Why a module did not load, with what to do when it is TypeScript that nothing here can run. */
+function loadFailure(file: string, err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: unknown } | null)?.code;
+  if (TYPESCRIPT_FILE.test(file) && code === 'ERR_UNKNOWN_FILE_EXTENSION') {
+    return `Node.js ${process.version} cannot run TypeScript by itself: install tsx (npm install tsx) or use Node.js 22.18 or later`;
+  }
+  if (code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX') return `${message} (Node.js only strips types; install tsx (npm install tsx) to run this module)`;
+  return message;
+}
+
 /**
- * Imports a handler module (path resolved from `cwd`) and returns its handler. TypeScript needs tsx's hooks: both
- * its ESM and CommonJS ones for a `.ts` file outside a `"type": "module"` package (`node --import tsx`, or
- * bin/bridge-connector.js, which registers both).
+ * Imports a handler module (path resolved from `cwd`) and returns its handler. A TypeScript module needs tsx's hooks
+ * (both its ESM and CommonJS ones for a `.ts` file outside a `"type": "module"` package: registerTypeScriptHooks, as
+ * bin/bridge-connector.js does, or `node --import tsx`) or a Node.js that strips types (22.18 or later); with neither
+ * this fails with a HandlerLoadError saying so.
  */
 export async function loadHandler(modulePath: string, cwd: string = process.cwd()): Promise<AgentHandler> {
   const file = resolve(cwd, modulePath);
@@ -80,7 +94,7 @@ export async function loadHandler(modulePath: string, cwd: string = process.cwd(
   try {
     mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (err) {
-    throw new HandlerLoadError(`cannot load handler module ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new HandlerLoadError(`cannot load handler module ${file}: ${loadFailure(file, err)}`);
   }
   const fromDefault = mod.default;
   const candidate =

@@ -41,6 +41,17 @@ export interface ClosedNotification {
   reason: string;
 }
 
+/** An event a stop ended with AGENT_ERROR because it was still in flight when the drain ended (or was cut short). */
+export interface CutShortEvent {
+  agentId: string;
+  eventId: string;
+}
+/** Beyond §6.5: the connector has stopped (stop() or close(), SIGTERM or SIGINT for bridge-connector), C8. */
+export interface StoppedNotification {
+  /** The events the stop ended early; empty when every event in flight finished within the drain. */
+  cutShort: CutShortEvent[];
+}
+
 export interface ConnectorEvents {
   connected: [ConnectedNotification];
   disconnected: [DisconnectedNotification];
@@ -49,11 +60,12 @@ export interface ConnectorEvents {
   'event-replied': [EventRepliedNotification];
   'event-error': [EventErrorNotification];
   closed: [ClosedNotification];
+  stopped: [StoppedNotification];
 }
 
 export type ConnectorNotification = keyof ConnectorEvents;
 
-/** Every notification name, in the order of §6.5 (then `closed`). */
+/** Every notification name, in the order of §6.5 (then `closed` and `stopped`). */
 export const CONNECTOR_NOTIFICATIONS = [
   'connected',
   'disconnected',
@@ -62,6 +74,7 @@ export const CONNECTOR_NOTIFICATIONS = [
   'event-replied',
   'event-error',
   'closed',
+  'stopped',
 ] as const satisfies readonly ConnectorNotification[];
 
 export type Notify = <K extends ConnectorNotification>(name: K, ...args: ConnectorEvents[K]) => void;
