@@ -130,8 +130,8 @@ describe('configuration from the environment', function () {
     expect(() => loadConfig({ TRUST_PROXY: '11' })).to.throw(ConfigError, 'TRUST_PROXY must be an integer from 0 to 10, got 11');
   });
 
-  it('has every variable it reads in the README\'s Configuration table, and no other', function () {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it('has every variable it reads in the server README\'s Configuration table, and no other', function () {
+    const readme = readFileSync(new URL('../../packages/server/README.md', import.meta.url), 'utf8');
     const table = readme.split('\n## Configuration\n')[1]!.split('\n## ')[0]!;
     const documented = [...table.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]);
     expect(documented).to.have.members([...CONFIG_VARIABLES]);
