@@ -1598,9 +1598,9 @@
                   },
                   "maxRetries": {
                     "type": "integer",
-                    "minimum": 0,
+                    "minimum": -1,
                     "default": 5,
-                    "description": "Attempts before giving up (x-limits.connectorReconnectMaxAttempts).",
+                    "description": "Attempts before giving up (x-limits.connectorReconnectMaxAttempts); 0 never reconnects, and -1 reconnects for ever, each delay still capped at maxDelayMs (decision C7). A connection error with `retry: false` (W19) ends the connection whatever this says.",
                     "x-parser-schema-id": "<anonymous-schema-39>"
                   },
                   "baseDelayMs": {
@@ -2414,6 +2414,12 @@
       "unit": "attempts",
       "applies_to": "agent connector",
       "description": "Default number of reconnect attempts of the agent connector (connection.reconnect.maxRetries)."
+    },
+    "connectorDrainTimeoutMs": {
+      "value": 20000,
+      "unit": "milliseconds",
+      "applies_to": "agent connector, when it stops (SIGTERM, SIGINT, stop())",
+      "description": "How long a stopping connector lets its events in flight finish while it answers new ones at once with AGENT_ERROR; what is still in flight then ends with AGENT_ERROR, and the stop names those events. Below the 30 s an orchestrator such as Kubernetes waits by default before it kills, leaving time to send those errors and close. Decision (C8); --drain-timeout, drainTimeoutMs."
     },
     "agentTimeoutMs": {
       "value": 300000,
