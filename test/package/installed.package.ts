@@ -97,6 +97,25 @@ describe('the packages, installed outside this repository', function () {
       expect(client.run('node', ['app.mjs'], { URL: ws, APP_TOKEN: app.token, AGENT_ID: agent.agent_id }).trim()).to.equal('outside: hello');
     });
 
+    it('runs a TypeScript handler without tsx where Node.js strips types, and says what to install where it does not', async function () {
+      const { app, agent } = await registrations('TypeScript Handler');
+      client.write('ts-agents.yaml', `connection:\n  url: ${ws}/ws/agent\nagents:\n  - agent_id: ${agent.agent_id}\n    token: \${AGENT_TOKEN}\n`);
+      client.write('handler.mts', `export default function (event: { payload: unknown }, ctx: { reply(text: string): void }): void { ctx.reply('typed'); }\n`);
+      const args = ['--config', 'ts-agents.yaml', '--handler', 'handler.mts'];
+      if ((process.features as { typescript?: unknown }).typescript) {
+        await start(children, client.dir, client.bin('bridge-connector'), args, { AGENT_TOKEN: agent.token }, /"connected"/);
+        expect(client.run('node', ['app.mjs'], { URL: ws, APP_TOKEN: app.token, AGENT_ID: agent.agent_id }).trim()).to.equal('typed');
+        return;
+      }
+      let stderr = '';
+      try {
+        client.run(client.bin('bridge-connector'), args, { AGENT_TOKEN: agent.token });
+      } catch (err) {
+        stderr = String((err as { stderr?: string }).stderr);
+      }
+      expect(stderr).to.include('install tsx (npm install tsx) or use Node.js 22.18 or later');
+    });
+
     it('imports every export of the client and the protocol from a plain .mjs file', function () {
       client.write('imports.mjs', `
         import { connectApp, Connector, BridgeError, StreamGapError } from '@agent-messaging-bridge/client';
