@@ -18,6 +18,16 @@ const ADMIN_TOKEN = 'outside-admin-token-0123456789';
 const TARBALLS = join(REPO, 'build/tarballs');
 const CLIENT_README = readFileSync(join(REPO, 'packages/client/README.md'), 'utf8');
 
+/** The install's weight within its bounds (printed, for the README's figures), with no script and none of `absent`. */
+function expectLight(p: Project, label: string, maxPackages: number, maxMb: number, absent: string[]): void {
+  const w = weigh(p);
+  console.log(`      ${label}: ${w.packages.length} packages (${w.packages.join(', ')}), ${mb(w.bytes)} of files, ${mb(w.diskBytes)} on disk`);
+  expect(w.withInstallScripts).to.deep.equal([]);
+  expect(w.packages.length).to.be.at.most(maxPackages);
+  expect(w.bytes).to.be.at.most(maxMb * 1024 * 1024);
+  expect(w.packages).to.not.include.members(['knex', 'koa', 'sqlite3', 'pg', 'ioredis', 'tsx', ...absent]);
+}
+
 describe('the packages, installed outside this repository', function () {
   this.timeout(900_000);
   let dir: string;
@@ -74,12 +84,7 @@ describe('the packages, installed outside this repository', function () {
     });
 
     it('installs within 15 packages and 5 MB, none with an install script', function () {
-      const w = weigh(client);
-      console.log(`      client: ${w.packages.length} packages (${w.packages.join(', ')}), ${mb(w.bytes)} of files, ${mb(w.diskBytes)} on disk`);
-      expect(w.withInstallScripts).to.deep.equal([]);
-      expect(w.packages.length).to.be.at.most(15);
-      expect(w.bytes).to.be.at.most(5 * 1024 * 1024);
-      expect(w.packages).to.not.include.members(['knex', 'koa', 'sqlite3', 'pg', 'ioredis', 'pino', 'tsx', 'commander']);
+      expectLight(client, 'client', 15, 5, ['pino', 'commander']);
     });
 
     it('runs bridge-connector with a YAML configuration and a .mjs handler, and a .mjs app gets the reply', async function () {
@@ -155,12 +160,7 @@ describe('the packages, installed outside this repository', function () {
     });
 
     it('installs within 25 packages and 10 MB, none with an install script', function () {
-      const w = weigh(runner);
-      console.log(`      conformance: ${w.packages.length} packages (${w.packages.join(', ')}), ${mb(w.bytes)} of files, ${mb(w.diskBytes)} on disk`);
-      expect(w.withInstallScripts).to.deep.equal([]);
-      expect(w.packages.length).to.be.at.most(25);
-      expect(w.bytes).to.be.at.most(10 * 1024 * 1024);
-      expect(w.packages).to.not.include.members(['knex', 'koa', 'sqlite3', 'pg', 'ioredis', 'tsx', '@agent-messaging-bridge/server']);
+      expectLight(runner, 'conformance', 25, 10, ['@agent-messaging-bridge/server']);
     });
 
     it('judges the bridge of the server package (server role), its report naming the suite and requirement set', function () {
