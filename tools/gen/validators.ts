@@ -1,10 +1,12 @@
 // Precompiled Ajv validators (standalone code) for every named definition. The compiled module is CommonJS
 // because Ajv's standalone output require()s its runtime helpers (ajv #1976, #2209); those helpers are inlined
 // into it (see inlineRuntime), so the protocol needs no package at run time. A small typed ESM wrapper turns each
-// function into a type guard. The Validator type and describeErrors live in runtime.ts.
+// function into a type guard. The Validator type and describeErrors live in runtime.ts. Each definition compiles to
+// one function, named after it (stable-names.ts), so a spec change's diff in the module is the change.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Definitions } from './schemas.js';
+import { stableNames } from './stable-names.js';
 
 const require = createRequire(import.meta.url);
 const { Ajv } = require('ajv') as typeof import('ajv');
@@ -13,6 +15,8 @@ const standaloneCode = require('ajv/dist/standalone/index.js') as (
   ajv: InstanceType<typeof Ajv>,
   refs: Record<string, string>,
 ) => string;
+const { resolveRef, SchemaEnv } = require('ajv/dist/compile/index.js') as typeof import('ajv/dist/compile/index.js');
+type Compiler = InstanceType<typeof Ajv>;
 
 const ROOT_ID = 'bridge';
 
@@ -28,8 +32,31 @@ export function compileValidators(defs: Definitions): string {
   addFormats(ajv);
   const all = validated(defs);
   ajv.addSchema({ $id: ROOT_ID, definitions: withoutAnnotations(Object.fromEntries(all)) });
-  const refs = Object.fromEntries([...all.keys()].map((name) => [name, `${ROOT_ID}#/definitions/${name}`]));
-  return inlineRuntime(standaloneCode(ajv, refs));
+  const owners = compileEach(ajv, [...all.keys()]);
+  const refs = Object.fromEntries([...all.keys()].map((name) => [name, refOf(name)]));
+  return inlineRuntime(stableNames(standaloneCode(ajv, refs), owners));
+}
+
+const refOf = (name: string): string => `${ROOT_ID}#/definitions/${name}`;
+
+/**
+ * Compiles each definition once, as the `$ref`s to it reach it, and makes that the function its export names too:
+ * left to itself, `ajv.getSchema` compiles a second copy of every definition another one refers to. Returns the
+ * definition each validator function and each validator's schema constant belongs to, by Ajv's name for it.
+ */
+function compileEach(ajv: Compiler, names: string[]): Map<string, string> {
+  const root = ajv.schemas[ROOT_ID]!;
+  const owners = new Map<string, string>();
+  for (const name of names) {
+    const env = resolveRef.call(ajv, root, root.baseId, `#/definitions/${name}`);
+    if (!(env instanceof SchemaEnv) || !env.validate?.source) throw new Error(`Ajv did not compile ${name} to a function of its own`);
+    ajv.refs[refOf(name)] = env;
+    const schema = ajv.scope.getValue('schema', env.schema);
+    for (const value of [env.validate.source.validateName, schema]) {
+      if (value && !owners.has(value.str)) owners.set(value.str, name);
+    }
+  }
+  return owners;
 }
 
 /**
