@@ -2170,7 +2170,8 @@
         "frame": "The bridge failed to handle a message; reconnect and retry.",
         "request": "The bridge failed to handle this request; it is safe to retry.",
         "database": "The database does not answer.",
-        "cluster_link": "This node has lost its link to the other nodes (Redis does not answer); it takes no new traffic until the link is back."
+        "cluster_link": "This node has lost its link to the other nodes (Redis does not answer); it takes no new traffic until the link is back.",
+        "event_log": "The event log has not been written for {seconds} s: the database does not take its commits ({reason}); {rows} rows wait in memory."
       },
       "close_code": 4500,
       "http_status": 500,
@@ -2365,7 +2366,7 @@
       "value": 100000,
       "unit": "rows",
       "applies_to": "service (the event log and the stored sessions)",
-      "description": "Event-log rows and session changes waiting in memory to be written, queued or kept for a retry while the database does not take them. One more drops the oldest row whose outcome is final, counted in bridge_event_log_rows_dropped_total{reason=\"queue_full\"} and logged (O15). Relaying never waits for the database. Configurable per deployment (EVENT_LOG_QUEUE_MAX_ROWS)."
+      "description": "Event-log rows and session changes waiting in memory to be written, queued or kept for a retry while the database does not take them. One more drops the oldest row whose outcome is final, counted in bridge_event_log_rows_dropped_total{reason=\"queue_full\"} and logged (O15). Relaying never waits for the database. A row holds 428 bytes typically, 1,216 at its longest (its ids, thread_id and session key are bounded), so the bound holds 41 to 116 MiB. Configurable per deployment (EVENT_LOG_QUEUE_MAX_ROWS)."
     },
     "connectionsPerAgent": {
       "value": 1,
