@@ -5,6 +5,7 @@ import type {
   AgentCreate,
   AgentCreated,
   AgentDirectory,
+  AgentDirectoryEntry,
   AgentList,
   AgentUpdate,
   AllowlistUpdate,
@@ -24,12 +25,18 @@ import { LIMITS } from '../../generated/index.js';
 import type { RevokeCause } from '../core/bridge.js';
 import type { Clock } from '../shared/clock.js';
 import { hashToken, TOKEN_PREFIX, type AgentRecord, type AppRecord, type Directory, type OrgRecord, type TokenRecord } from '../core/directory.js';
+import { fitList } from '../core/fitted-list.js';
 import { registrationId, tokenSecret } from '../core/ids.js';
 import { byCodeUnits, pageAfter, type KeyPage } from '../shared/paging.js';
 import type { RegistryStore } from '../store/registry.js';
 import { problem, type Problem } from './problem.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A directory page around its list: `{"agents":` and `,"next_after":null}`. */
+const DIRECTORY_FRAME = JSON.stringify({ agents: [], next_after: null } satisfies AgentDirectory).replace('[]', '');
+/** What a cursor costs over `null`: an agent_id at its longest, quoted. */
+const NEXT_AFTER_COST = LIMITS.idMaxChars + '""'.length - 'null'.length;
 
 /** What registration changes mean for live connections. */
 export interface LiveEffects {
@@ -249,20 +256,22 @@ export class Registry {
     this.live.revoke(kind, id, cause);
   }
 
-  /** The HTTP directory (§2.4) as the app sees it: only its own organization's. */
-  async directoryFor(app: AppRecord, orgId: string): Promise<AgentDirectory> {
+  /**
+   * A page of the HTTP directory (§2.4, H2) as the app sees it: only its own organization's, at most `limit` agents
+   * after `after` and at most frameMaxBytes of JSON, whatever the organization holds. Agents are looked up as online
+   * only for the page (on several nodes, a round trip each).
+   */
+  async directoryFor(app: AppRecord, orgId: string, page: { after?: string | undefined; limit: number }): Promise<AgentDirectory> {
     if (app.org_id !== orgId) throw problem('FORBIDDEN', 'other_organization');
-    const agents = this.directory.agentsOf(orgId);
-    const online = await Promise.all(agents.map((a) => this.live.locateAgent(a.agent_id)));
-    return {
-      agents: agents.map((a, i) => ({
-        id: a.agent_id,
-        name: a.name,
-        description: a.description,
-        status: online[i] ? 'online' : 'offline',
-        allowlisted: this.directory.mayUse(app, a),
-      })),
-    };
+    const { after } = page;
+    const agents = this.directory.agentsOf(orgId).filter((a) => after === undefined || a.agent_id > after);
+    // Measured with the longer status: the page's JSON is at most what was measured.
+    const entries = agents.map((a): AgentDirectoryEntry => ({ id: a.agent_id, name: a.name, description: a.description, status: 'offline', allowlisted: this.directory.mayUse(app, a) }));
+    const { items, complete } = fitList(entries, LIMITS.frameMaxBytes - DIRECTORY_FRAME.length, NEXT_AFTER_COST, page.limit);
+    const listed = entries.slice(0, items.length);
+    const online = await Promise.all(listed.map((e) => this.live.locateAgent(e.id)));
+    for (const [i, entry] of listed.entries()) if (online[i]) entry.status = 'online';
+    return { agents: listed, next_after: complete ? null : (listed[listed.length - 1]?.id ?? null) };
   }
 
   private org(orgId: string): OrgRecord {
