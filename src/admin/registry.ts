@@ -133,7 +133,9 @@ export class Registry {
     this.org(orgId);
     const app: AppRecord = { app_id: registrationId(body.name), org_id: orgId, name: body.name, active: true, created_at: this.clock.now() };
     const { token, record } = this.issueToken('app', app.app_id);
-    await this.store.insertApp(app, record);
+    // Deleted meanwhile, before the insert (it found no organization) or after it (the app went with it): either
+    // way the organization is gone, and the answer says so (H6).
+    if (!(await this.store.insertApp(app, record)) || !this.directory.orgs.has(orgId)) throw orgNotFound(orgId);
     this.directory.addApp(app);
     this.directory.addToken(record);
     await this.live.changed();
@@ -171,7 +173,7 @@ export class Registry {
       created_at: this.clock.now(),
     };
     const { token, record } = this.issueToken('agent', agent.agent_id);
-    await this.store.insertAgent(agent, record);
+    if (!(await this.store.insertAgent(agent, record)) || !this.directory.orgs.has(orgId)) throw orgNotFound(orgId); // as createApp
     this.directory.addAgent(agent);
     this.directory.addToken(record);
     await this.live.changed();
@@ -201,7 +203,8 @@ export class Registry {
     if (foreign.length) {
       throw problem('INVALID_REQUEST', 'foreign_apps', { org_id: agent.org_id, app_ids: foreign.join(', ') });
     }
-    await this.store.replaceAllowlist(agentId, appIds);
+    const there = await this.store.replaceAllowlist({ id: agentId, orgId: agent.org_id }, appIds);
+    if (!there || !this.directory.agents.has(agentId)) throw problem('NOT_FOUND', 'owner', { owner: ownerName('agent', agentId) }); // deleted meanwhile
     this.directory.setAllowlist(agentId, appIds);
     await this.live.changed();
     return this.agentView(agent);
@@ -212,12 +215,13 @@ export class Registry {
    * close. A token already in its grace keeps its own end (H5).
    */
   async rotateToken(kind: ClientKind, id: string): Promise<{ token: string; previous_token_expires_at: string }> {
-    const owner = kind === 'app' ? this.directory.apps.get(id) : this.directory.agents.get(id);
+    const owner = this.ownerOf(kind, id);
     if (!owner) throw problem('NOT_FOUND', 'owner', { owner: ownerName(kind, id) });
     if (!owner.active) throw problem('INVALID_REQUEST', 'deactivated', { owner: ownerName(kind, id) });
     const graceEndsAt = this.clock.now() + LIMITS.rotationGraceMs;
     const { token, record } = this.issueToken(kind, id);
-    await this.store.rotate(id, graceEndsAt, record);
+    const there = await this.store.rotate({ kind, id, orgId: owner.org_id }, graceEndsAt, record);
+    if (!there || !this.ownerOf(kind, id)) throw problem('NOT_FOUND', 'owner', { owner: ownerName(kind, id) }); // deleted meanwhile
     for (const previous of this.directory.tokensOf(id)) {
       if (previous.expires_at !== null) continue;
       previous.expires_at = graceEndsAt;
@@ -240,7 +244,7 @@ export class Registry {
   private async deactivate<T extends { active: boolean }>(kind: ClientKind, id: string, owner: T | undefined): Promise<T> {
     if (!owner) throw problem('NOT_FOUND', 'owner', { owner: ownerName(kind, id) });
     if (owner.active) {
-      await this.store.deactivate(kind, id);
+      if (!(await this.store.deactivate(kind, id))) throw problem('NOT_FOUND', 'owner', { owner: ownerName(kind, id) }); // deleted meanwhile
       this.retire(kind, id, owner, 'deactivated');
       await this.live.changed();
     }
@@ -272,6 +276,10 @@ export class Registry {
     const online = await Promise.all(listed.map((e) => this.live.locateAgent(e.id)));
     for (const [i, entry] of listed.entries()) if (online[i]) entry.status = 'online';
     return { agents: listed, next_after: complete ? null : (listed[listed.length - 1]?.id ?? null) };
+  }
+
+  private ownerOf(kind: ClientKind, id: string): AppRecord | AgentRecord | undefined {
+    return kind === 'app' ? this.directory.apps.get(id) : this.directory.agents.get(id);
   }
 
   private org(orgId: string): OrgRecord {
