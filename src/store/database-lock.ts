@@ -60,10 +60,11 @@ function inUse(file: string, path: string): DatabaseInUseError {
   );
 }
 
-/** How many names (hard links) the file has; 1 for one not created yet. */
+/** How many names (hard links) the file has; 1 for one not created yet, or not a file (SQLite says what is wrong then). */
 function names(file: string): number {
   try {
-    return statSync(file).nlink;
+    const stat = statSync(file);
+    return stat.isFile() ? stat.nlink : 1;
   } catch {
     return 1;
   }
