@@ -286,10 +286,10 @@ export class WriteBehind {
   }
 
   /**
-   * Commits what is queued, a batch of at most `commitMaxRows` at a time, the oldest first, until no full batch is
-   * left (what comes meanwhile waits for the next window). A batch the database cannot take now goes back to the
-   * queue for a retry, with all the rows after it; rows it refuses for what they hold are found by committing halves
-   * of the batch, and dropped alone.
+   * Commits what is queued, a batch of at most `commitMaxRows` at a time, the oldest first, one after the other for
+   * as long as more than a batch waits (what comes during the last one waits for the next window). A batch the
+   * database cannot take now goes back to the head of the queue, and everything waits for a retry; rows it refuses
+   * for what they hold are found by committing halves of the batch, and dropped alone.
    */
   private async write(): Promise<void> {
     if (!this.queue.queued) return;
