@@ -1,6 +1,7 @@
 // The server's configuration, from the environment, validated at start with a message that names the variable.
 import envSchema from 'env-schema';
 import { LIMITS } from '../generated/index.js';
+import { DEFAULT_COMMIT_MAX_ROWS } from './store/write-behind.js';
 
 export interface Config {
   port: number;
@@ -26,6 +27,8 @@ export interface Config {
   eventLogFlushMs: number;
   /** Event-log rows and session changes waiting to be written, at most; over it the oldest finished rows are dropped (O15). */
   eventLogQueueMaxRows: number;
+  /** Rows one group commit writes at most, the oldest first; a backlog goes a batch at a time (O15). */
+  eventLogCommitMaxRows: number;
   /** A graceful shutdown gives up waiting after this long. */
   shutdownTimeoutMs: number;
   /** Bytes queued for one connection that it has not read yet; beyond them it is closed (SLOW_CONSUMER). */
@@ -91,6 +94,7 @@ const SCHEMA = {
     AUDIT_LOG_RETENTION_DAYS: { type: 'integer', minimum: 0, maximum: MAX_RETENTION_DAYS, default: 365 },
     EVENT_LOG_FLUSH_MS: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
     EVENT_LOG_QUEUE_MAX_ROWS: { type: 'integer', minimum: 1_000, maximum: 10_000_000, default: LIMITS.eventLogQueueMaxRows },
+    EVENT_LOG_COMMIT_MAX_ROWS: { type: 'integer', minimum: 100, maximum: 1_000_000, default: DEFAULT_COMMIT_MAX_ROWS },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: MAX_TIMER_MS, default: 10_000 },
     SEND_BUFFER_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_SEND_BUFFER_BYTES, default: LIMITS.sendBufferMaxBytes },
     MAX_EVENTS_IN_FLIGHT_PER_APP: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LIMITS.eventsInFlightPerAppMax },
@@ -185,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditLogRetentionDays: raw.AUDIT_LOG_RETENTION_DAYS,
     eventLogFlushMs: raw.EVENT_LOG_FLUSH_MS,
     eventLogQueueMaxRows: raw.EVENT_LOG_QUEUE_MAX_ROWS,
+    eventLogCommitMaxRows: raw.EVENT_LOG_COMMIT_MAX_ROWS,
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,
     sendBufferMaxBytes: raw.SEND_BUFFER_MAX_BYTES,
     maxEventsInFlightPerApp: raw.MAX_EVENTS_IN_FLIGHT_PER_APP,

@@ -53,6 +53,11 @@ const DAY_MS = 86_400_000;
  * health check waits, whatever the database does (O15).
  */
 const READY_DATABASE_MS = 1_500;
+/**
+ * /readyz answers 500 once the event log's commits have failed for this long, on the bridge's clock (O15): a database
+ * that answers `select 1` but takes no writes (a full disk, a read-only file) loses the log a bound's worth at a time.
+ */
+export const READY_EVENT_LOG_MS = 30_000;
 
 export interface RunningBridge {
   /**
@@ -155,7 +160,7 @@ async function startOnDatabase(
   const sessions = new SessionTable(config.maxSessionsPerApp);
   await reader.deleteExpiredSessions(clock.now()); // those that expired while the bridge was stopped
   const overBound = sessions.load(await reader.liveSessions(clock.now()));
-  const writer = new WriteBehind(db, log, { flushMs: config.eventLogFlushMs, maxRows: config.eventLogQueueMaxRows, clock, retryMs: options.eventLogRetryMs });
+  const writer = new WriteBehind(db, log, { flushMs: config.eventLogFlushMs, maxRows: config.eventLogQueueMaxRows, commitMaxRows: config.eventLogCommitMaxRows, clock, retryMs: options.eventLogRetryMs });
   if (overBound.length) {
     // MAX_SESSIONS_PER_APP was lowered since they were stored (L17).
     log.info({ evicted: overBound.length, maxPerApp: config.maxSessionsPerApp }, 'sessions evicted at start: over the per-app bound');
@@ -338,6 +343,10 @@ async function startOnDatabase(
       if (shuttingDown) return { code: 'SHUTTING_DOWN', why: errorText('SHUTTING_DOWN', 'not_ready') };
       if (cluster && !cluster.bus.isLinked()) return { code: 'INTERNAL_ERROR', why: errorText('INTERNAL_ERROR', 'cluster_link') };
       await databaseAnswers(db, READY_DATABASE_MS);
+      const stuck = writer.failing;
+      if (stuck && stuck.forMs >= READY_EVENT_LOG_MS) {
+        return { code: 'INTERNAL_ERROR', why: errorText('INTERNAL_ERROR', 'event_log', { seconds: Math.floor(stuck.forMs / 1000), reason: stuck.reason.slice(0, 200), rows: stuck.waiting }) };
+      }
       const overloaded = accepts?.recent();
       return overloaded ? { code: 'OVERLOADED', why: overloaded } : undefined;
     },

@@ -740,7 +740,7 @@
             "title": "AgentsMessage",
             "type": "object",
             "additionalProperties": false,
-            "description": "Service to app, in answer to `discover`. Lists the active agents of the app's organization that the app\nmay use (it is on their allowlist, or they have none), sorted by agent_id.\n",
+            "description": "Service to app, in answer to `discover`. Lists the active agents of the app's organization that the app\nmay use (it is on their allowlist, or they have none), sorted by agent_id. The frame is at most\nframeMaxBytes (W13): when the agents do not all fit, it lists the first of them that fit, in that order, and\ncarries `incomplete: true`; the app reads the rest from the HTTP directory\n(`GET /v1/organizations/{org_id}/agents?after=<the last agent_id listed>`, whose pages follow the same\norder; `allowlisted` marks the agents it may use).\n",
             "required": [
               "type",
               "agents"
@@ -787,6 +787,11 @@
                   "x-parser-schema-id": "AgentSummary"
                 },
                 "x-parser-schema-id": "<anonymous-schema-19>"
+              },
+              "incomplete": {
+                "const": true,
+                "description": "Present only when the list leaves agents out because they do not fit one frame (W13): those after the\nlast agent listed. Absent when the list is whole.\n",
+                "x-parser-schema-id": "<anonymous-schema-22>"
               }
             },
             "examples": [
@@ -836,7 +841,7 @@
               "type": {
                 "const": "pong",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-22>"
+                "x-parser-schema-id": "<anonymous-schema-23>"
               }
             },
             "examples": [
@@ -917,7 +922,7 @@
               "type": {
                 "const": "event",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-23>"
+                "x-parser-schema-id": "<anonymous-schema-24>"
               },
               "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "app_id": {
@@ -1007,13 +1012,13 @@
               "type": {
                 "const": "error",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-24>"
+                "x-parser-schema-id": "<anonymous-schema-25>"
               },
               "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "error": {
                 "type": "string",
                 "description": "Human-readable explanation. Never contains a token or a payload.",
-                "x-parser-schema-id": "<anonymous-schema-25>"
+                "x-parser-schema-id": "<anonymous-schema-26>"
               },
               "code": "$ref:$.channels.app.messages.error.payload.properties.code"
             },
@@ -1087,13 +1092,13 @@
               "type": {
                 "const": "token",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-26>"
+                "x-parser-schema-id": "<anonymous-schema-27>"
               },
               "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "token": {
                 "type": "string",
                 "description": "The fragment.",
-                "x-parser-schema-id": "<anonymous-schema-27>"
+                "x-parser-schema-id": "<anonymous-schema-28>"
               }
             },
             "examples": [
@@ -1139,18 +1144,18 @@
               "type": {
                 "const": "reply",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-28>"
+                "x-parser-schema-id": "<anonymous-schema-29>"
               },
               "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "content": {
                 "type": "string",
                 "description": "The full text; may be empty when it was already streamed as tokens. At most replyContentMaxBytes\n(976000) bytes as a JSON string (its UTF-8 length without the quotes); a longer text, or an empty one\nafter a stream the service stopped keeping, gets REPLY_TOO_LARGE and ends the event (L14, L16).\n",
-                "x-parser-schema-id": "<anonymous-schema-29>"
+                "x-parser-schema-id": "<anonymous-schema-30>"
               },
               "done": {
                 "const": true,
                 "description": "Always true.",
-                "x-parser-schema-id": "<anonymous-schema-30>"
+                "x-parser-schema-id": "<anonymous-schema-31>"
               },
               "metadata": {
                 "title": "AgentReplyMetadata",
@@ -1162,18 +1167,18 @@
                     "type": "integer",
                     "minimum": 0,
                     "description": "Tokens the agent's model used.",
-                    "x-parser-schema-id": "<anonymous-schema-31>"
+                    "x-parser-schema-id": "<anonymous-schema-32>"
                   },
                   "model": {
                     "type": "string",
                     "description": "The agent's model name.",
-                    "x-parser-schema-id": "<anonymous-schema-32>"
+                    "x-parser-schema-id": "<anonymous-schema-33>"
                   },
                   "latency_ms": {
                     "type": "number",
                     "minimum": 0,
                     "description": "The agent's own processing time in milliseconds (informational; the app gets the service's).",
-                    "x-parser-schema-id": "<anonymous-schema-33>"
+                    "x-parser-schema-id": "<anonymous-schema-34>"
                   }
                 },
                 "examples": [
@@ -1249,13 +1254,13 @@
               "type": {
                 "const": "error",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-34>"
+                "x-parser-schema-id": "<anonymous-schema-35>"
               },
               "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "error": {
                 "type": "string",
                 "description": "Human-readable explanation, passed to the app.",
-                "x-parser-schema-id": "<anonymous-schema-35>"
+                "x-parser-schema-id": "<anonymous-schema-36>"
               },
               "code": {
                 "type": "string",
@@ -1263,7 +1268,7 @@
                 "maxLength": 64,
                 "pattern": "^[A-Z][A-Z0-9_]*$",
                 "description": "The agent's code; AGENT_ERROR or AGENT_TIMEOUT are the ones with a meaning for the app.",
-                "x-parser-schema-id": "<anonymous-schema-36>"
+                "x-parser-schema-id": "<anonymous-schema-37>"
               }
             },
             "examples": [
@@ -1582,7 +1587,7 @@
                 "type": "string",
                 "pattern": "^wss?://",
                 "description": "The bridge's agent endpoint, `{base_url}/ws/agent`.",
-                "x-parser-schema-id": "<anonymous-schema-37>"
+                "x-parser-schema-id": "<anonymous-schema-38>"
               },
               "reconnect": {
                 "title": "ConnectorReconnect",
@@ -1594,28 +1599,28 @@
                     "type": "boolean",
                     "default": true,
                     "description": "Whether to reconnect after the connection drops.",
-                    "x-parser-schema-id": "<anonymous-schema-38>"
+                    "x-parser-schema-id": "<anonymous-schema-39>"
                   },
                   "maxRetries": {
                     "type": "integer",
                     "minimum": -1,
                     "default": 5,
                     "description": "Attempts before giving up (x-limits.connectorReconnectMaxAttempts); 0 never reconnects, and -1 reconnects for ever, each delay still capped at maxDelayMs (decision C7). A connection error with `retry: false` (W19) ends the connection whatever this says.",
-                    "x-parser-schema-id": "<anonymous-schema-39>"
+                    "x-parser-schema-id": "<anonymous-schema-40>"
                   },
                   "baseDelayMs": {
                     "type": "integer",
                     "minimum": 1,
                     "default": 1000,
                     "description": "First delay (x-limits.reconnectBaseDelayMs).",
-                    "x-parser-schema-id": "<anonymous-schema-40>"
+                    "x-parser-schema-id": "<anonymous-schema-41>"
                   },
                   "maxDelayMs": {
                     "type": "integer",
                     "minimum": 1,
                     "default": 60000,
                     "description": "Cap of the delay (x-limits.reconnectMaxDelayMs).",
-                    "x-parser-schema-id": "<anonymous-schema-41>"
+                    "x-parser-schema-id": "<anonymous-schema-42>"
                   }
                 },
                 "examples": [
@@ -1655,20 +1660,20 @@
                   "type": "string",
                   "pattern": "^rla_[a-z0-9-]{1,64}_[A-Za-z0-9]{32,}$",
                   "description": "The agent's token (`rla_{agent_id}_{secret}`); keep it in the environment, e.g. `${TUTOR_TOKEN}`.",
-                  "x-parser-schema-id": "<anonymous-schema-43>"
+                  "x-parser-schema-id": "<anonymous-schema-44>"
                 },
                 "ttl_days": {
                   "type": "integer",
                   "minimum": 1,
                   "default": 14,
                   "description": "Session TTL the connector tracks (x-limits.sessionTtlDefaultDays).",
-                  "x-parser-schema-id": "<anonymous-schema-44>"
+                  "x-parser-schema-id": "<anonymous-schema-45>"
                 },
                 "context": {
                   "type": "object",
                   "additionalProperties": true,
                   "description": "Passed to the agent runtime when a session is created.",
-                  "x-parser-schema-id": "<anonymous-schema-45>"
+                  "x-parser-schema-id": "<anonymous-schema-46>"
                 }
               },
               "examples": [
@@ -1679,7 +1684,7 @@
               ],
               "x-parser-schema-id": "ConnectorAgent"
             },
-            "x-parser-schema-id": "<anonymous-schema-42>"
+            "x-parser-schema-id": "<anonymous-schema-43>"
           },
           "health": {
             "title": "ConnectorHealthEndpoint",
@@ -1695,21 +1700,21 @@
                 "minimum": 0,
                 "maximum": 65535,
                 "description": "TCP port to listen on (0 picks a free one).",
-                "x-parser-schema-id": "<anonymous-schema-46>"
+                "x-parser-schema-id": "<anonymous-schema-47>"
               },
               "path": {
                 "type": "string",
                 "pattern": "^/",
                 "default": "/health",
                 "description": "Path of the endpoint.",
-                "x-parser-schema-id": "<anonymous-schema-47>"
+                "x-parser-schema-id": "<anonymous-schema-48>"
               },
               "host": {
                 "type": "string",
                 "minLength": 1,
                 "default": "127.0.0.1",
                 "description": "Interface to listen on: this machine only by default, since the agents' state is nobody else's business; 0.0.0.0 (or ::) for every interface, e.g. for a probe from outside a container.",
-                "x-parser-schema-id": "<anonymous-schema-48>"
+                "x-parser-schema-id": "<anonymous-schema-49>"
               }
             },
             "examples": [
@@ -1798,18 +1803,18 @@
                 "connected": {
                   "type": "boolean",
                   "description": "Whether the agent's connection is open and authenticated.",
-                  "x-parser-schema-id": "<anonymous-schema-50>"
+                  "x-parser-schema-id": "<anonymous-schema-51>"
                 },
                 "lastPing": {
                   "type": "string",
                   "format": "date-time",
                   "description": "When the last `pong` arrived.",
-                  "x-parser-schema-id": "<anonymous-schema-51>"
+                  "x-parser-schema-id": "<anonymous-schema-52>"
                 },
                 "lastError": {
                   "type": "string",
                   "description": "The last connection error, if the agent is not connected.",
-                  "x-parser-schema-id": "<anonymous-schema-52>"
+                  "x-parser-schema-id": "<anonymous-schema-53>"
                 }
               },
               "examples": [
@@ -1820,7 +1825,7 @@
               ],
               "x-parser-schema-id": "ConnectorAgentHealth"
             },
-            "x-parser-schema-id": "<anonymous-schema-49>"
+            "x-parser-schema-id": "<anonymous-schema-50>"
           }
         },
         "examples": [
@@ -2170,7 +2175,8 @@
         "frame": "The bridge failed to handle a message; reconnect and retry.",
         "request": "The bridge failed to handle this request; it is safe to retry.",
         "database": "The database does not answer.",
-        "cluster_link": "This node has lost its link to the other nodes (Redis does not answer); it takes no new traffic until the link is back."
+        "cluster_link": "This node has lost its link to the other nodes (Redis does not answer); it takes no new traffic until the link is back.",
+        "event_log": "The event log has not been written for {seconds} s: the database does not take its commits ({reason}); {rows} rows wait in memory."
       },
       "close_code": 4500,
       "http_status": 500,
@@ -2365,7 +2371,7 @@
       "value": 100000,
       "unit": "rows",
       "applies_to": "service (the event log and the stored sessions)",
-      "description": "Event-log rows and session changes waiting in memory to be written, queued or kept for a retry while the database does not take them. One more drops the oldest row whose outcome is final, counted in bridge_event_log_rows_dropped_total{reason=\"queue_full\"} and logged (O15). Relaying never waits for the database. Configurable per deployment (EVENT_LOG_QUEUE_MAX_ROWS)."
+      "description": "Event-log rows and session changes waiting in memory to be written, queued or kept for a retry while the database does not take them. One more drops the oldest row whose outcome is final, counted in bridge_event_log_rows_dropped_total{reason=\"queue_full\"} and logged (O15). Relaying never waits for the database. A row holds 428 bytes typically, 1,216 at its longest (its ids, thread_id and session key are bounded), so the bound holds 41 to 116 MiB. Configurable per deployment (EVENT_LOG_QUEUE_MAX_ROWS)."
     },
     "connectionsPerAgent": {
       "value": 1,

@@ -5,6 +5,7 @@ import type {
   AgentCreate,
   AgentCreated,
   AgentDirectory,
+  AgentDirectoryEntry,
   AgentList,
   AgentUpdate,
   AllowlistUpdate,
@@ -24,12 +25,18 @@ import { LIMITS } from '../../generated/index.js';
 import type { RevokeCause } from '../core/bridge.js';
 import type { Clock } from '../shared/clock.js';
 import { hashToken, TOKEN_PREFIX, type AgentRecord, type AppRecord, type Directory, type OrgRecord, type TokenRecord } from '../core/directory.js';
+import { fitList } from '../core/fitted-list.js';
 import { registrationId, tokenSecret } from '../core/ids.js';
 import { byCodeUnits, pageAfter, type KeyPage } from '../shared/paging.js';
 import type { RegistryStore } from '../store/registry.js';
 import { problem, type Problem } from './problem.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A directory page around its list: `{"agents":` and `,"next_after":null}`. */
+const DIRECTORY_FRAME = JSON.stringify({ agents: [], next_after: null } satisfies AgentDirectory).replace('[]', '');
+/** What a cursor costs over `null`: an agent_id at its longest, quoted. */
+const NEXT_AFTER_COST = LIMITS.idMaxChars + '""'.length - 'null'.length;
 
 /** What registration changes mean for live connections. */
 export interface LiveEffects {
@@ -126,7 +133,9 @@ export class Registry {
     this.org(orgId);
     const app: AppRecord = { app_id: registrationId(body.name), org_id: orgId, name: body.name, active: true, created_at: this.clock.now() };
     const { token, record } = this.issueToken('app', app.app_id);
-    await this.store.insertApp(app, record);
+    // Deleted meanwhile, before the insert (it found no organization) or after it (the app went with it): either
+    // way the organization is gone, and the answer says so (H6).
+    if (!(await this.store.insertApp(app, record)) || !this.directory.orgs.has(orgId)) throw orgNotFound(orgId);
     this.directory.addApp(app);
     this.directory.addToken(record);
     await this.live.changed();
@@ -164,7 +173,7 @@ export class Registry {
       created_at: this.clock.now(),
     };
     const { token, record } = this.issueToken('agent', agent.agent_id);
-    await this.store.insertAgent(agent, record);
+    if (!(await this.store.insertAgent(agent, record)) || !this.directory.orgs.has(orgId)) throw orgNotFound(orgId); // as createApp
     this.directory.addAgent(agent);
     this.directory.addToken(record);
     await this.live.changed();
@@ -194,7 +203,8 @@ export class Registry {
     if (foreign.length) {
       throw problem('INVALID_REQUEST', 'foreign_apps', { org_id: agent.org_id, app_ids: foreign.join(', ') });
     }
-    await this.store.replaceAllowlist(agentId, appIds);
+    const there = await this.store.replaceAllowlist({ id: agentId, orgId: agent.org_id }, appIds);
+    if (!there || !this.directory.agents.has(agentId)) throw problem('NOT_FOUND', 'owner', { owner: ownerName('agent', agentId) }); // deleted meanwhile
     this.directory.setAllowlist(agentId, appIds);
     await this.live.changed();
     return this.agentView(agent);
@@ -205,12 +215,13 @@ export class Registry {
    * close. A token already in its grace keeps its own end (H5).
    */
   async rotateToken(kind: ClientKind, id: string): Promise<{ token: string; previous_token_expires_at: string }> {
-    const owner = kind === 'app' ? this.directory.apps.get(id) : this.directory.agents.get(id);
+    const owner = this.ownerOf(kind, id);
     if (!owner) throw problem('NOT_FOUND', 'owner', { owner: ownerName(kind, id) });
     if (!owner.active) throw problem('INVALID_REQUEST', 'deactivated', { owner: ownerName(kind, id) });
     const graceEndsAt = this.clock.now() + LIMITS.rotationGraceMs;
     const { token, record } = this.issueToken(kind, id);
-    await this.store.rotate(id, graceEndsAt, record);
+    const there = await this.store.rotate({ kind, id, orgId: owner.org_id }, graceEndsAt, record);
+    if (!there || !this.ownerOf(kind, id)) throw problem('NOT_FOUND', 'owner', { owner: ownerName(kind, id) }); // deleted meanwhile
     for (const previous of this.directory.tokensOf(id)) {
       if (previous.expires_at !== null) continue;
       previous.expires_at = graceEndsAt;
@@ -233,7 +244,7 @@ export class Registry {
   private async deactivate<T extends { active: boolean }>(kind: ClientKind, id: string, owner: T | undefined): Promise<T> {
     if (!owner) throw problem('NOT_FOUND', 'owner', { owner: ownerName(kind, id) });
     if (owner.active) {
-      await this.store.deactivate(kind, id);
+      if (!(await this.store.deactivate(kind, id))) throw problem('NOT_FOUND', 'owner', { owner: ownerName(kind, id) }); // deleted meanwhile
       this.retire(kind, id, owner, 'deactivated');
       await this.live.changed();
     }
@@ -249,20 +260,26 @@ export class Registry {
     this.live.revoke(kind, id, cause);
   }
 
-  /** The HTTP directory (§2.4) as the app sees it: only its own organization's. */
-  async directoryFor(app: AppRecord, orgId: string): Promise<AgentDirectory> {
+  /**
+   * A page of the HTTP directory (§2.4, H2) as the app sees it: only its own organization's, at most `limit` agents
+   * after `after` and at most frameMaxBytes of JSON, whatever the organization holds. Agents are looked up as online
+   * only for the page (on several nodes, a round trip each).
+   */
+  async directoryFor(app: AppRecord, orgId: string, page: { after?: string | undefined; limit: number }): Promise<AgentDirectory> {
     if (app.org_id !== orgId) throw problem('FORBIDDEN', 'other_organization');
-    const agents = this.directory.agentsOf(orgId);
-    const online = await Promise.all(agents.map((a) => this.live.locateAgent(a.agent_id)));
-    return {
-      agents: agents.map((a, i) => ({
-        id: a.agent_id,
-        name: a.name,
-        description: a.description,
-        status: online[i] ? 'online' : 'offline',
-        allowlisted: this.directory.mayUse(app, a),
-      })),
-    };
+    const { after } = page;
+    const agents = this.directory.agentsOf(orgId).filter((a) => after === undefined || a.agent_id > after);
+    // Measured with the longer status: the page's JSON is at most what was measured.
+    const entries = agents.map((a): AgentDirectoryEntry => ({ id: a.agent_id, name: a.name, description: a.description, status: 'offline', allowlisted: this.directory.mayUse(app, a) }));
+    const { items, complete } = fitList(entries, LIMITS.frameMaxBytes - DIRECTORY_FRAME.length, NEXT_AFTER_COST, page.limit);
+    const listed = entries.slice(0, items.length);
+    const online = await Promise.all(listed.map((e) => this.live.locateAgent(e.id)));
+    for (const [i, entry] of listed.entries()) if (online[i]) entry.status = 'online';
+    return { agents: listed, next_after: complete ? null : (listed[listed.length - 1]?.id ?? null) };
+  }
+
+  private ownerOf(kind: ClientKind, id: string): AppRecord | AgentRecord | undefined {
+    return kind === 'app' ? this.directory.apps.get(id) : this.directory.agents.get(id);
   }
 
   private org(orgId: string): OrgRecord {

@@ -477,14 +477,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
         client.lastPingAt = client.lastSeen;
         return conn.send(frames.PONG);
       case 'discover':
-        return conn.send(
-          frames.agents(
-            directory
-              .agentsOf(app.org_id)
-              .filter((agent) => directory.mayUse(app, agent))
-              .map(({ agent_id, name, description }) => ({ agent_id, name, description })),
-          ),
-        );
+        return conn.send(frames.agents(directory.usableBy(app)));
       case 'event':
         return acceptEvent(conn, app, message);
       case 'resume':

@@ -1,8 +1,9 @@
 // The registered organizations, apps, agents and token hashes, held in memory so the per-event path never waits
 // on the database. The store loads it at start and writes through it; the core only reads it.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Agent, App, ClientKind, ErrorCode, Organization } from '../../generated/index.js';
+import type { Agent, AgentSummary, App, ClientKind, ErrorCode, Organization } from '../../generated/index.js';
 import { validateAgentToken, validateAppToken } from '../../generated/index.js';
+import { byCodeUnits } from '../shared/paging.js';
 import type { EpochMs } from './records.js';
 
 export type OrgRecord = EpochMs<Organization, 'created_at'>;
@@ -144,10 +145,21 @@ export class Directory {
     return agent.allowlist === null || agent.allowlist.includes(app.app_id);
   }
 
-  /** Active agents of an organization, sorted by agent_id. */
+  /**
+   * Active agents of an organization, sorted by agent_id code unit by code unit: the order of the HTTP directory's
+   * pages and their `after` cursor, which an app continues a cut `discover` answer with (W13, H2).
+   */
   agentsOf(orgId: string): AgentRecord[] {
-    return [...this.agents.values()]
-      .filter((a) => a.org_id === orgId && a.active)
-      .sort((a, b) => a.agent_id.localeCompare(b.agent_id));
+    return [...this.agents.values()].filter((a) => a.org_id === orgId && a.active).sort((a, b) => byCodeUnits(a.agent_id, b.agent_id));
+  }
+
+  /**
+   * What `discover` lists (W13): the active agents of the app's organization that it may use, sorted by agent_id, as
+   * summaries made one at a time (an answer stops at frameMaxBytes, long before a large organization's last).
+   */
+  *usableBy(app: AppRecord): Generator<AgentSummary> {
+    for (const agent of this.agentsOf(app.org_id)) {
+      if (this.mayUse(app, agent)) yield { agent_id: agent.agent_id, name: agent.name, description: agent.description };
+    }
   }
 }

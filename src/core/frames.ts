@@ -11,6 +11,8 @@ import type {
   ReplyMessage,
   TokenMessage,
 } from '../../generated/index.js';
+import { LIMITS } from '../../generated/index.js';
+import { fitList } from './fitted-list.js';
 
 export const PONG = JSON.stringify({ type: 'pong' } satisfies PongMessage);
 
@@ -76,6 +78,16 @@ export function reply(
   return `${head.slice(0, -1)},"reply":${replyJson},"payload":${payloadJson},"metadata":${JSON.stringify(metadata)}}`;
 }
 
-export function agents(list: AgentsMessage['agents']): string {
-  return JSON.stringify({ type: 'agents', agents: list } satisfies AgentsMessage);
+/** `{"type":"agents","agents":`: what comes before the list. */
+const AGENTS_HEAD = JSON.stringify({ type: 'agents', agents: [] } satisfies AgentsMessage).slice(0, -'[]}'.length);
+/** `,"incomplete":true`: what follows a list that left agents out. */
+const INCOMPLETE = `,${JSON.stringify({ incomplete: true } satisfies Pick<AgentsMessage, 'incomplete'>).slice(1, -1)}`;
+
+/**
+ * The answer to `discover`, at most frameMaxBytes (W13): the agents in the order given while they fit, and
+ * `incomplete: true` when some did not (the app reads the rest from the HTTP directory, after the last one listed).
+ */
+export function agents(list: Iterable<AgentsMessage['agents'][number]>): string {
+  const { items, complete } = fitList(list, LIMITS.frameMaxBytes - AGENTS_HEAD.length - '}'.length, INCOMPLETE.length);
+  return `${AGENTS_HEAD}[${items.join(',')}]${complete ? '' : INCOMPLETE}}`;
 }

@@ -17,6 +17,7 @@ import {
   validateOrganizationUpdate,
   validateOrgId,
   validateSessionKey,
+  type AgentDirectory,
   type AgentList,
   type AppList,
   type AuditLog,
@@ -114,7 +115,12 @@ export function routes(deps: RouteDeps): Router {
   if (deps.metrics) router.get('/metrics', metricsHandler(deps.metrics));
 
   router.get('/v1/organizations/:org_id/agents', async (ctx) => {
-    ctx.body = await registry.directoryFor(appFromBearer(ctx, directory, clock), ctx.params.org_id!);
+    const app = appFromBearer(ctx, directory, clock);
+    const bounds = QUERY_PARAMETERS.listDirectoryAgents;
+    // The organization first (403 before 400): another organization's directory says nothing, not even its errors.
+    if (app.org_id !== ctx.params.org_id) throw problem('FORBIDDEN', 'other_organization');
+    const page = { after: param(ctx.query.after, 'after', validateAgentId), limit: pageLimit(ctx.query.limit, bounds.limit) };
+    ctx.body = (await registry.directoryFor(app, ctx.params.org_id!, page)) satisfies AgentDirectory;
   });
 
   const admin = new Router({ prefix: '/admin/v1' });

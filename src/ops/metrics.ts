@@ -21,6 +21,8 @@ export interface EventLogStats {
   readonly pending: number;
   /** Rows dropped without being written since the start, by reason. */
   readonly dropped: Readonly<Record<string, number>>;
+  /** While its commits fail and rows wait for them: for how long. */
+  readonly failing: { forMs: number } | undefined;
 }
 
 export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessionCount: () => number): Metrics {
@@ -106,6 +108,14 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
     registers: [registry],
     collect() {
       this.set(eventLog.pending);
+    },
+  });
+  new Gauge({
+    name: 'bridge_event_log_failing_seconds',
+    help: 'How long the event log\'s group commits have failed while rows wait for them (0 while the database takes them); /readyz answers 500 from 30 s on (O15).',
+    registers: [registry],
+    collect() {
+      this.set((eventLog.failing?.forMs ?? 0) / 1000);
     },
   });
   countedByLabel(

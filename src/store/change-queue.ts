@@ -92,8 +92,35 @@ export class ChangeQueue {
     this.sessions.delete(key); // to the end: the order drops follow
   }
 
-  /** Everything queued, as one batch for the next commit (the one before it settled or put back). */
-  take(): Batch {
+  /**
+   * At most `max` of the rows queued, as one batch for the next commit (the one before it settled or put back): the
+   * oldest first, finished rows in the order they became so, then rows of events in flight, then session changes.
+   * The rest stay queued, for the commit after it.
+   */
+  take(max = Infinity): Batch {
+    if (this.queued <= max) return this.takeAll();
+    let left = max;
+    const takeFrom = <V>(map: Map<string, V>, into: (key: string, value: V) => void): Set<string> => {
+      const keys = new Set<string>();
+      // One iterator, deleting behind it: linear in the rows taken (see dropOldest on a Map's holes).
+      for (const [key, value] of map) {
+        if (left === 0) break;
+        map.delete(key);
+        keys.add(key);
+        into(key, value);
+        left--;
+      }
+      return keys;
+    };
+    const batch: Batch = { events: [], sessionUpserts: [], sessionDeletes: [] };
+    const event = (_: string, row: EventRow) => void batch.events.push({ ...row });
+    this.takenFinished = takeFrom(this.finished, event);
+    this.takenInFlight = takeFrom(this.inFlight, event);
+    this.takenSessions = takeFrom(this.sessions, (key, row) => void (row ? batch.sessionUpserts.push(row) : batch.sessionDeletes.push(key)));
+    return batch;
+  }
+
+  private takeAll(): Batch {
     const batch: Batch = {
       // Copies: the writer changes an open event's row in place when it ends, while this batch is being written.
       events: [...this.finished.values(), ...this.inFlight.values()].map((row) => ({ ...row })),

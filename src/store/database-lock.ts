@@ -8,7 +8,11 @@
 // stays unlocked, so a backup or an operator's `sqlite3` shell can still read it while the bridge runs. The
 // holder's pid is written in the lock file's header (`user_version`, bytes 60-63) so that a refused process can
 // name it; a clean shutdown writes 0 there, so a pid found at start belongs to a process that ended without one.
-import { readFileSync } from 'node:fs';
+//
+// The lock is found by the file's name (symlinks and relative paths resolved: sqlite.ts), and SQLite names its WAL
+// after it too. A file with a second name (a hard link) could be opened by each name with a lock and a WAL of its
+// own: two bridges, diverging data. Such a file is refused; one name per database file.
+import { readFileSync, statSync } from 'node:fs';
 import sqlite3 from 'sqlite3';
 import type { Logger } from '../shared/logger.js';
 import { DatabaseInUseError } from './database-errors.js';
@@ -52,8 +56,18 @@ function inUse(file: string, path: string): DatabaseInUseError {
   const pid = holderPid(path);
   return new DatabaseInUseError(
     `the database file ${file} is in use by another bridge process${pid ? ` (pid ${pid})` : ''}; SQLite serves one process — ` +
-      `for several nodes use PostgreSQL + Redis (not yet available). Stop the other process, or give this one its own DATABASE_URL.`,
+      `for several nodes use PostgreSQL + Redis (the README's "Several nodes"). Stop the other process, or give this one its own DATABASE_URL.`,
   );
+}
+
+/** How many names (hard links) the file has; 1 for one not created yet, or not a file (SQLite says what is wrong then). */
+function names(file: string): number {
+  try {
+    const stat = statSync(file);
+    return stat.isFile() ? stat.nlink : 1;
+  } catch {
+    return 1;
+  }
 }
 
 /**
@@ -61,6 +75,13 @@ function inUse(file: string, path: string): DatabaseInUseError {
  * wait: a second bridge is a configuration mistake, not contention).
  */
 export async function lockDatabase(file: string, log: Logger): Promise<DatabaseLock> {
+  const links = names(file);
+  if (links > 1) {
+    throw new DatabaseInUseError(
+      `the database file ${file} has ${links} names (hard links): a bridge started on another of them would lock that name and keep a WAL ` +
+        `of its own, and the two would diverge. Give the file one name (remove the other links: find / -xdev -samefile ${file}), or copy it.`,
+    );
+  }
   const path = `${file}.lock`;
   let db: sqlite3.Database;
   try {

@@ -7,6 +7,23 @@ import type { ClientKind } from '../../generated/index.js';
 /** SQLite has no boolean: it gives 1 and 0 (PostgreSQL true and false). Numbers are numbers on both (postgres.ts). */
 const bool = (v: unknown) => v === true || v === 1;
 
+/**
+ * Whether the organization is there, held until the transaction ends against its deletion (which takes its row
+ * FOR UPDATE first): a change inside an organization either comes before the deletion, which then removes it too,
+ * or finds it gone, never half of each (PostgreSQL refused the deletion, or the change, with a foreign-key error:
+ * HTTP 500). SQLite runs one transaction at a time on the bridge's one connection, and ignores FOR SHARE.
+ */
+async function holdOrg(trx: Knex.Transaction, orgId: string): Promise<boolean> {
+  return (await trx('organizations').where({ org_id: orgId }).forShare().first('org_id')) !== undefined;
+}
+
+/** Whether the app or agent is there, its organization held as by holdOrg. */
+async function holdOwner(trx: Knex.Transaction, kind: ClientKind, id: string, orgId: string): Promise<boolean> {
+  if (!(await holdOrg(trx, orgId))) return false;
+  const [table, key] = kind === 'app' ? ['apps', 'app_id'] : ['agents', 'agent_id'];
+  return (await trx(table).where({ [key]: id }).first(key)) !== undefined;
+}
+
 export class RegistryStore {
   constructor(private readonly db: Knex) {}
 
@@ -44,18 +61,24 @@ export class RegistryStore {
     await this.db('organizations').insert(org);
   }
 
-  async insertApp(app: AppRecord, token: TokenRecord): Promise<void> {
-    await this.db.transaction(async (trx) => {
+  /** Whether the app was added (false: its organization is gone, deleted meanwhile). */
+  async insertApp(app: AppRecord, token: TokenRecord): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      if (!(await holdOrg(trx, app.org_id))) return false;
       await trx('apps').insert(app);
       await trx('tokens').insert(tokenRow(token));
+      return true;
     });
   }
 
-  async insertAgent(agent: AgentRecord, token: TokenRecord): Promise<void> {
+  /** Whether the agent was added (false: its organization is gone, deleted meanwhile). */
+  async insertAgent(agent: AgentRecord, token: TokenRecord): Promise<boolean> {
     const { allowlist, ...row } = agent;
-    await this.db.transaction(async (trx) => {
+    return this.db.transaction(async (trx) => {
+      if (!(await holdOrg(trx, agent.org_id))) return false;
       await trx('agents').insert({ ...row, allowlist_enabled: allowlist !== null });
       await trx('tokens').insert(tokenRow(token));
+      return true;
     });
   }
 
@@ -72,16 +95,22 @@ export class RegistryStore {
     return (await this.db('agents').where({ agent_id: agentId }).update(fields)) > 0;
   }
 
-  /** Starts the grace of the owner's current tokens and adds the new one, atomically. */
-  async rotate(ownerId: string, graceEndsAt: number, next: TokenRecord): Promise<void> {
-    await this.db.transaction(async (trx) => {
-      await trx('tokens').where({ owner_id: ownerId }).whereNull('expires_at').update({ expires_at: graceEndsAt });
+  /**
+   * Starts the grace of the owner's current tokens and adds the new one, atomically; false when the owner is gone
+   * (its organization deleted meanwhile: the new token would outlive it).
+   */
+  async rotate(owner: { kind: ClientKind; id: string; orgId: string }, graceEndsAt: number, next: TokenRecord): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      if (!(await holdOwner(trx, owner.kind, owner.id, owner.orgId))) return false;
+      await trx('tokens').where({ owner_id: owner.id }).whereNull('expires_at').update({ expires_at: graceEndsAt });
       await trx('tokens').insert(tokenRow(next));
+      return true;
     });
   }
 
-  async deactivate(kind: ClientKind, id: string): Promise<void> {
-    await this.db(kind === 'app' ? 'apps' : 'agents').where(kind === 'app' ? { app_id: id } : { agent_id: id }).update({ active: false });
+  /** Whether the app or agent was there to deactivate. */
+  async deactivate(kind: ClientKind, id: string): Promise<boolean> {
+    return (await this.db(kind === 'app' ? 'apps' : 'agents').where(kind === 'app' ? { app_id: id } : { agent_id: id }).update({ active: false })) > 0;
   }
 
   /**
@@ -93,6 +122,9 @@ export class RegistryStore {
    */
   async deleteOrg(orgId: string): Promise<{ apps: number; agents: number } | undefined> {
     return this.db.transaction(async (trx) => {
+      // First, and FOR UPDATE: a change holding the organization (holdOrg) ends before this goes on, and one that
+      // comes later finds it gone.
+      if ((await trx('organizations').where({ org_id: orgId }).forUpdate().first('org_id')) === undefined) return undefined;
       const appIds = () => trx('apps').select('app_id').where({ org_id: orgId });
       const agentIds = () => trx('agents').select('agent_id').where({ org_id: orgId });
       await trx('agent_allowlist').whereIn('agent_id', agentIds()).orWhereIn('app_id', appIds()).delete();
@@ -108,11 +140,14 @@ export class RegistryStore {
     });
   }
 
-  async replaceAllowlist(agentId: string, appIds: string[] | null): Promise<void> {
-    await this.db.transaction(async (trx) => {
-      await trx('agent_allowlist').where({ agent_id: agentId }).delete();
-      if (appIds?.length) await trx('agent_allowlist').insert(appIds.map((app_id) => ({ agent_id: agentId, app_id })));
-      await trx('agents').where({ agent_id: agentId }).update({ allowlist_enabled: appIds !== null });
+  /** Whether the agent was there (false: deleted with its organization meanwhile). */
+  async replaceAllowlist(agent: { id: string; orgId: string }, appIds: string[] | null): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      if (!(await holdOwner(trx, 'agent', agent.id, agent.orgId))) return false;
+      await trx('agent_allowlist').where({ agent_id: agent.id }).delete();
+      if (appIds?.length) await trx('agent_allowlist').insert(appIds.map((app_id) => ({ agent_id: agent.id, app_id })));
+      await trx('agents').where({ agent_id: agent.id }).update({ allowlist_enabled: appIds !== null });
+      return true;
     });
   }
 }

@@ -7,10 +7,13 @@
 // few statements as its rows allow, and one that is a single statement runs without BEGIN/COMMIT (atomic by
 // itself). With 400-row statements in a transaction, commits at ~10k events/s took hundreds of ms and a crash lost
 // rows up to 0.7 s old; see bench/crash-loss.ts and O2.
-// A commit the database does not take (unreachable, restarting, locked) keeps its rows, merged with what comes
-// meanwhile, and is retried with a growing delay; the rows waiting are bounded, and what goes over the bound, or is
-// refused by the database for what it holds, is dropped, counted and logged (O15). Nothing here ever makes the core
-// wait: the bridge relays whatever the database does.
+// A commit the database does not take (unreachable, restarting, locked, out of disk) keeps its rows, merged with what
+// comes meanwhile, and is retried with a growing delay; the rows waiting are bounded, and what goes over the bound,
+// or is refused by the database for what it holds, is dropped, counted and logged (O15). A commit holds at most
+// `commitMaxRows` rows, the oldest first, and the next follows at once: a backlog is written a bounded batch at a
+// time, so a database with room for part of it takes that part (one transaction of 100,000 rows after a disk-full
+// outage filled the disk again, was rolled back, and so on for ever). Nothing here ever makes the core wait: the
+// bridge relays whatever the database does.
 import type { Knex } from 'knex';
 import type { EventRecord } from '../core/observer.js';
 import type { SessionRecord } from '../core/sessions.js';
@@ -95,6 +98,12 @@ function statements(batch: Batch): [string, Knex.Value[]][] {
   return out;
 }
 
+/**
+ * Rows a commit writes at most by default (EVENT_LOG_COMMIT_MAX_ROWS): four statements, a few MB of SQLite's WAL
+ * or PostgreSQL's, and far more than a group-commit window gathers at the bridge's capacity (~17k events/s x 20 ms).
+ */
+export const DEFAULT_COMMIT_MAX_ROWS = 10_000;
+
 /** The first retry of a failed commit waits this long; each next one twice as long, up to RETRY_MAX_MS. */
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 5_000;
@@ -120,9 +129,14 @@ export interface WriteBehindOptions {
   flushMs: number;
   /** Rows waiting at most, queued or in the commit under way (EVENT_LOG_QUEUE_MAX_ROWS). */
   maxRows: number;
+  /** Rows one commit writes at most, the oldest first (EVENT_LOG_COMMIT_MAX_ROWS; DEFAULT_COMMIT_MAX_ROWS). */
+  commitMaxRows?: number | undefined;
   /** The delays between retries of a failed commit, from first to longest (tests shorten them). */
   retryMs?: { first: number; max: number } | undefined;
-  /** The bridge's clock, for the burst log of dropped rows. Commits and retries run on real time: they wait on I/O. */
+  /**
+   * The bridge's clock: the burst log of dropped rows, and how long commits have failed (the log lines, /readyz,
+   * /metrics). Commits and the delays between retries run on real time: they wait on I/O.
+   */
   clock?: Clock;
   /** Told after each group commit: its rows and how long it took (benchmarks, metrics). */
   onCommit?(rows: number, ms: number): void;
@@ -138,17 +152,22 @@ export class WriteBehind {
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
-  /** Commits that failed in a row, since when (performance.now()), and when one was last logged at error. */
+  /** Commits that failed in a row, since when (the clock), why the last one failed, and when one was logged at error. */
   private failures = 0;
   private failingSince = 0;
+  private lastFailure: { code?: string; message: string } = { message: '' };
   private failureLoggedAt = 0;
+  private readonly clock: Clock;
+  private readonly commitMaxRows: number;
 
   constructor(
     private readonly db: Knex,
     private readonly log: Logger,
     private readonly options: WriteBehindOptions,
   ) {
-    this.drops = new DroppedRows(options.clock ?? systemClock, log, options.maxRows);
+    this.clock = options.clock ?? systemClock;
+    this.commitMaxRows = options.commitMaxRows ?? DEFAULT_COMMIT_MAX_ROWS;
+    this.drops = new DroppedRows(this.clock, log, options.maxRows);
     this.retryMs = options.retryMs ?? { first: RETRY_FIRST_MS, max: RETRY_MAX_MS };
   }
 
@@ -183,6 +202,18 @@ export class WriteBehind {
   /** Changes not yet committed: queued, in the commit under way, or waiting for a retry. */
   get pending(): number {
     return this.queue.size;
+  }
+
+  /**
+   * While commits fail and rows wait for them: for how long (on the clock), why the last one failed, and how many
+   * rows wait; undefined once the database takes them (or while nothing waits: nothing is known to fail then).
+   */
+  get failing(): { forMs: number; reason: string; waiting: number } | undefined {
+    const waiting = this.queue.size;
+    if (!this.failures || !waiting) return undefined;
+    const { code, message } = this.lastFailure;
+    const reason = code && !message.startsWith(code) ? `${code}: ${message}` : message;
+    return { forMs: Math.max(0, this.clock.now() - this.failingSince), reason, waiting };
   }
 
   /** Rows dropped since the start, by reason (never silently: each is logged too). */
@@ -255,12 +286,24 @@ export class WriteBehind {
   }
 
   /**
-   * Commits what is queued. What the database cannot take now goes back to the queue for a retry; rows it refuses
+   * Commits what is queued, a batch of at most `commitMaxRows` at a time, the oldest first, one after the other for
+   * as long as more than a batch waits (what comes during the last one waits for the next window). A batch the
+   * database cannot take now goes back to the head of the queue, and everything waits for a retry; rows it refuses
    * for what they hold are found by committing halves of the batch, and dropped alone.
    */
   private async write(): Promise<void> {
     if (!this.queue.queued) return;
-    const batch = this.queue.take();
+    for (let more = true; more; ) {
+      more = this.queue.queued > this.commitMaxRows;
+      if (!(await this.writeBatch(this.queue.take(this.commitMaxRows)))) return;
+    }
+    // Only now is an outage over: a backlog the database takes in part, and then no more (a disk that fills again),
+    // goes on being one outage, its retries slowing down and its start what /readyz measures.
+    this.succeeded();
+  }
+
+  /** Commits one batch taken from the queue; false when the database did not take it (it waits for a retry). */
+  private async writeBatch(batch: Batch): Promise<boolean> {
     const parts = [batch];
     let halvings = 0;
     for (let part = parts.shift(); part; part = parts.shift()) {
@@ -278,7 +321,7 @@ export class WriteBehind {
           for (const left of [part, ...parts].reverse()) lost += this.queue.putBack(left);
           this.drops.record('queue_full', lost);
           this.failed(err);
-          return;
+          return false;
         }
         if (size > 1 && ++halvings <= ISOLATION_HALVINGS) {
           parts.unshift(...halves(part));
@@ -288,7 +331,7 @@ export class WriteBehind {
         }
       }
     }
-    this.succeeded();
+    return true;
   }
 
   private async commit(batch: Batch): Promise<void> {
@@ -302,10 +345,11 @@ export class WriteBehind {
   }
 
   private failed(err: unknown): void {
-    const now = performance.now();
+    const now = this.clock.now();
     if (!this.failures) this.failingSince = now;
     this.failures++;
-    const fields = { err: failureOf(err), waiting: this.queue.size, failed_commits: this.failures, retry_in_ms: this.retryDelay(), failing_for_ms: Math.round(now - this.failingSince) };
+    this.lastFailure = failureOf(err);
+    const fields = { err: this.lastFailure, waiting: this.queue.size, failed_commits: this.failures, retry_in_ms: this.retryDelay(), failing_for_ms: Math.round(now - this.failingSince) };
     // At the start of an outage, then once a minute while it lasts: a retry every few seconds is not news.
     if (this.failures === 1 || now - this.failureLoggedAt >= FAILURE_LOG_INTERVAL_MS) {
       this.failureLoggedAt = now;
@@ -319,7 +363,7 @@ export class WriteBehind {
 
   private succeeded(): void {
     if (this.failures) {
-      this.log.info({ failed_commits: this.failures, unavailable_ms: Math.round(performance.now() - this.failingSince) }, 'event log: the database takes group commits again');
+      this.log.info({ failed_commits: this.failures, unavailable_ms: Math.round(this.clock.now() - this.failingSince) }, 'event log: the database takes group commits again');
       this.failures = 0;
       this.cancelTimer();
     }

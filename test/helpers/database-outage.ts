@@ -60,3 +60,24 @@ export async function endOutages(): Promise<void> {
   await closeTcpProxies();
   await Promise.all(writers.splice(0).map((k) => k.destroy()));
 }
+
+export interface FullDisk {
+  /** From now on the database can grow by this many pages (4 KiB each) more, and then is full again. */
+  room(pages: number): Promise<void>;
+  /** And from now on as much as it likes. */
+  free(): Promise<void>;
+}
+
+/**
+ * An SQLite database whose disk is full from now on: it answers every read (and `select 1`), and every commit that
+ * would make it grow fails with SQLITE_FULL, as on a full disk. SQLite's `max_page_count`, on `knex`'s connection
+ * (the bridge's pool is one connection, kept); it never goes below the pages the file has.
+ */
+export async function fillDisk(knex: Knex): Promise<FullDisk> {
+  const pages = async () => Number((await knex.raw('PRAGMA page_count'))[0].page_count);
+  await knex.raw(`PRAGMA max_page_count = ${await pages()}`);
+  return {
+    room: async (more) => void (await knex.raw(`PRAGMA max_page_count = ${(await pages()) + more}`)),
+    free: async () => void (await knex.raw('PRAGMA max_page_count = 4294967294')),
+  };
+}

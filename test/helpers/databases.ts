@@ -135,6 +135,11 @@ export function describeEachDatabase(title: string, body: Body): void {
   describeOn(POSTGRES, title, body);
 }
 
+/** Tests of what only SQLite has (its file, its pragmas). */
+export function describeSqlite(title: string, body: Body): void {
+  describeOn(SQLITE, title, body);
+}
+
 /** Tests of what only PostgreSQL has (its lock, its types). */
 export function describePostgres(title: string, body: Body): void {
   describeOn(POSTGRES, title, body);

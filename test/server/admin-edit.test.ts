@@ -150,4 +150,52 @@ describeEachDatabase('editing organizations, apps and agents', function (db) {
     expect(agents.body.agents[0]).to.include({ name: 'Kept Agent', description: '', ttl_days: agent.ttl_days });
     expect((await bridge.http('GET', '/admin/v1/organizations')).body.organizations[0].name).to.equal('Kept Name');
   });
+  it('refuses names and descriptions it could not give back as they were (a lone surrogate, NUL, a control character in a name) with 400 on create and change, and gives back every other text as it was, after a restart (H7)', async function () {
+    const bridge = await start();
+    const org = await bridge.org('Kept Name');
+    const app = await bridge.app(org.org_id, 'Kept App');
+    const agent = await bridge.agent(org.org_id, 'Kept Agent');
+    const notAllowed = /^Invalid request body: (name|description): has characters that are not allowed \(must match /;
+    const refused: [method: string, path: string, body: Record<string, string>][] = [];
+    for (const text of ['\uD800', 'a\uDC00b', 'x\uDBFF', '\u0000', 'nul\u0000inside']) {
+      refused.push(
+        ['POST', '/admin/v1/organizations', { name: text }],
+        ['PATCH', `/admin/v1/organizations/${org.org_id}`, { name: text }],
+        ['POST', `/admin/v1/organizations/${org.org_id}/apps`, { name: text }],
+        ['PATCH', `/admin/v1/apps/${app.app_id}`, { name: text }],
+        ['POST', `/admin/v1/organizations/${org.org_id}/agents`, { name: text }],
+        ['POST', `/admin/v1/organizations/${org.org_id}/agents`, { name: 'Fine', description: text }],
+        ['PATCH', `/admin/v1/agents/${agent.agent_id}`, { name: text }],
+        ['PATCH', `/admin/v1/agents/${agent.agent_id}`, { description: text }],
+      );
+    }
+    // A name is one line; a description may have tabs and line breaks, nothing else of the kind.
+    for (const text of ['line\nbreak', 'tab\there', '\u001b[31mred', '\u0085next', '\u007f']) refused.push(['PATCH', `/admin/v1/agents/${agent.agent_id}`, { name: text }]);
+    for (const text of ['\u001b[31mred', 'bell\u0007', '\u009b']) refused.push(['PATCH', `/admin/v1/agents/${agent.agent_id}`, { description: text }]);
+    for (const [method, path, body] of refused) {
+      const res = await bridge.http(method, path, { body });
+      const what = `${method} ${path} ${JSON.stringify(body)}`;
+      expect(res.status, what).to.equal(400);
+      expect(res.body.code, what).to.equal('INVALID_REQUEST');
+      expect(res.body.error, what).to.match(notAllowed);
+    }
+
+    const names = ['Ünïcödé 日本語 😀 𝄞', 'quotes "and" \\ backslash', '\u00a0no-break \u2028 separators \u2029', 'ﬁ ligature Å (NFC) vs A\u030a (NFD)'];
+    const description = 'Lines\nand\r\ncarriage returns,\ttabs, 😀 and \u2028.';
+    const renamedOrg = (await bridge.http('PATCH', `/admin/v1/organizations/${org.org_id}`, { body: { name: names[0] } })).body;
+    const renamedApp = (await bridge.http('PATCH', `/admin/v1/apps/${app.app_id}`, { body: { name: names[1] } })).body;
+    const changed = (await bridge.http('PATCH', `/admin/v1/agents/${agent.agent_id}`, { body: { name: names[2], description } })).body;
+    const created = await bridge.agent(org.org_id, names[3]!, { description });
+    expect([renamedOrg.name, renamedApp.name, changed.name, changed.description, created.name]).to.deep.equal([names[0], names[1], names[2], description, names[3]]);
+    await bridge.close();
+
+    const again = await start();
+    expect((await again.http('GET', '/admin/v1/organizations')).body.organizations.map((o: { name: string }) => o.name)).to.deep.equal([names[0]]);
+    expect((await again.http('GET', `/admin/v1/organizations/${org.org_id}/apps`)).body.apps.map((a: { name: string }) => a.name)).to.deep.equal([names[1]]);
+    const agents = (await again.http('GET', `/admin/v1/organizations/${org.org_id}/agents`, { schema: 'AgentList' })).body.agents;
+    expect(agents.map((a: { name: string; description: string }) => [a.name, a.description])).to.have.deep.members([
+      [names[2], description],
+      [names[3], description],
+    ]);
+  });
 });

@@ -1,7 +1,7 @@
 // One bridge per database: per SQLite file (spec/protocol.md O7), a second bridge on the same file is refused at
 // start with a message that names the file and the holder's pid; per PostgreSQL database (O13) likewise, unless the
 // database is shared by the nodes of one bridge. Either lock goes with its holder, however it ends.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { expect } from 'chai';
@@ -16,7 +16,7 @@ import { describePostgres } from '../helpers/databases.js';
 import { capturedLog } from '../helpers/log.js';
 import { startBridgeProcess, stopBridgeProcesses } from '../helpers/process.js';
 
-const IN_USE = /^the database file (\S+) is in use by another bridge process \(pid (\d+)\); SQLite serves one process — for several nodes use PostgreSQL \+ Redis \(not yet available\)/;
+const IN_USE = /^the database file (\S+) is in use by another bridge process \(pid (\d+)\); SQLite serves one process — for several nodes use PostgreSQL \+ Redis \(the README's "Several nodes"\)/;
 
 async function refusal(start: Promise<unknown>): Promise<Error> {
   try {
@@ -102,6 +102,29 @@ describe('one bridge process per SQLite file (O7)', function () {
     expect((await refusal(start(`sqlite:${join(link, 'bridge.sqlite')}`))).message).to.match(IN_USE);
   });
 
+  it('refuses a database file that has another name (a hard link), which a second bridge could lock and write apart, whichever name it is started on', async function () {
+    const first = await start();
+    await first.close();
+    const other = join(dir, 'other.sqlite');
+    linkSync(file, other);
+    for (const name of [file, other]) {
+      const err = await refusal(start(`sqlite:${name}`));
+      expect(err).to.be.instanceOf(DatabaseInUseError);
+      expect(err.message).to.equal(
+        `the database file ${name} has 2 names (hard links): a bridge started on another of them would lock that name and keep a WAL of its own, ` +
+          `and the two would diverge. Give the file one name (remove the other links: find / -xdev -samefile ${name}), or copy it.`,
+      );
+    }
+    rmSync(other);
+    await start(); // one name again
+  });
+
+  it('refuses a second bridge on a hard link made while the first runs', async function () {
+    await start();
+    linkSync(file, join(dir, 'other.sqlite'));
+    expect((await refusal(start(`sqlite:${join(dir, 'other.sqlite')}`))).message).to.include('has 2 names (hard links)');
+  });
+
   it('needs no lock for sqlite::memory: (each process has its own database), and none for another file', async function () {
     await start('sqlite::memory:');
     await start('sqlite::memory:');
@@ -133,7 +156,7 @@ describe('one bridge process per SQLite file (O7)', function () {
       const err = await refusal(startBridgeProcess(env));
       expect(err.message).to.include('bridge serve exited (code 1, signal null)');
       expect(err.message).to.include(`bridge: the database file ${file} is in use by another bridge process (pid ${first.child.pid})`);
-      expect(err.message).to.include('SQLite serves one process — for several nodes use PostgreSQL + Redis (not yet available)');
+      expect(err.message).to.include('SQLite serves one process — for several nodes use PostgreSQL + Redis (the README\'s "Several nodes")');
 
       first.child.kill('SIGKILL');
       await first.exited;

@@ -1,6 +1,8 @@
 // W13 and H2: which agents an app is shown, over the WebSocket (`discover`) and over HTTP (the directory).
 import { expect } from 'chai';
+import { LIMITS, type AgentsMessage } from '../../generated/index.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { TestClient } from '../helpers/ws-client.js';
 
 /**
  * Two organizations. In `org`: the calling `app`, an `otherApp`, and four agents, created in an order that is not
@@ -94,6 +96,74 @@ describe('discovery', function () {
     });
   });
 
+  describe('an organization larger than a frame (W13, H2)', function () {
+    it('answers a directory of 7,000 agents with long descriptions within frameMaxBytes: discover lists the first that fit and says it is incomplete, an app that reads is never closed, the HTTP directory pages through them all', async function () {
+      this.timeout(120_000);
+      const bridge = await startTestBridge();
+      const org = await bridge.org('Large');
+      const app = await bridge.app(org.org_id);
+      const other = await bridge.app(org.org_id, 'Other');
+      // 1,024 characters, some of two and three UTF-8 bytes: ~1.2 KB an agent, 8.6 MB for all of them.
+      const description = 'Répond aux questions — '.repeat(45).slice(0, 1024);
+      const created: string[] = [];
+      // Through the registry in the process: 7,000 admin requests would be the test's whole time.
+      for (let i = 0; i < 7_000; i++) created.push((await bridge.registry.createAgent(org.org_id, { name: `Agent ${i}`, description })).agent_id);
+      // One in three is for the other app only: discover lists the rest, in the same order as the directory.
+      for (const agentId of created.filter((_, i) => i % 3 === 0)) await bridge.registry.setAllowlist(agentId, { app_ids: [other.app_id] });
+      const everyId = [...created].sort();
+      const usable = everyId.filter((id) => created.indexOf(id) % 3 !== 0);
+
+      // An app with the spec's frame limit: a frame over frameMaxBytes would close it (1009).
+      const appClient = await TestClient.connect(bridge.url, 'app', app.token, 'header', app.token, { maxPayload: LIMITS.frameMaxBytes });
+      let answer: AgentsMessage | undefined;
+      for (let i = 0; i < 12; i++) {
+        appClient.send({ type: 'discover' }); // more than sendBufferMaxBytes of answers in all, read as they come
+        answer = (await appClient.expect('agents')) as AgentsMessage;
+      }
+      const frameBytes = Buffer.byteLength(JSON.stringify(answer));
+      expect(frameBytes, 'the frame').to.be.at.most(LIMITS.frameMaxBytes).and.above(LIMITS.frameMaxBytes - 2_000);
+      expect(answer!.incomplete).to.equal(true);
+      const listed = answer!.agents.map((a) => a.agent_id);
+      expect(listed.length).to.be.above(500).and.below(usable.length);
+      expect(listed, 'the first the app may use, by agent_id').to.deep.equal(usable.slice(0, listed.length));
+      expect(answer!.agents[0]).to.deep.equal({ agent_id: listed[0], name: bridge.directory.agents.get(listed[0]!)!.name, description });
+      await appClient.expectNothingBeforePong();
+
+      // The HTTP directory, page after page: every agent once, in order, each page within the frame limit.
+      const path = `/v1/organizations/${org.org_id}/agents`;
+      const paged: string[] = [];
+      let after: string | null = null;
+      let pages = 0;
+      do {
+        const res = await bridge.http('GET', after ? `${path}?after=${after}` : path, { token: app.token, schema: 'AgentDirectory' });
+        expect(res.status).to.equal(200);
+        expect(Buffer.byteLength(JSON.stringify(res.body)), `page ${pages}`).to.be.at.most(LIMITS.frameMaxBytes);
+        paged.push(...res.body.agents.map((a: { id: string }) => a.id));
+        after = res.body.next_after;
+        pages++;
+      } while (after);
+      expect(paged).to.deep.equal(everyId);
+      expect(pages).to.be.within(8, 12);
+
+      // Where discover stopped, the directory goes on (W13): its next usable agent is the first discover left out.
+      const rest = await bridge.http('GET', `${path}?after=${listed[listed.length - 1]}`, { token: app.token, schema: 'AgentDirectory' });
+      expect(rest.body.agents.find((a: { allowlisted: boolean }) => a.allowlisted).id).to.equal(usable[listed.length]);
+      appClient.close();
+    });
+
+    it('lists an organization that fits one frame whole, without incomplete', async function () {
+      const bridge = await startTestBridge();
+      const org = await bridge.org('Small');
+      const app = await bridge.app(org.org_id);
+      for (let i = 0; i < 3; i++) await bridge.agent(org.org_id, `Agent ${i}`, { description: 'Short.' });
+      const appClient = await bridge.connectApp(app.token);
+      appClient.send({ type: 'discover' });
+      const answer = await appClient.expect('agents');
+      expect(answer).to.have.all.keys('type', 'agents');
+      expect(answer.agents).to.have.length(3);
+    });
+  });
+
   describe('the HTTP directory', function () {
     it("lists every active agent of the app's organization with its status and whether the app may use it", async function () {
       const bridge = await startTestBridge();
@@ -118,6 +188,7 @@ describe('discovery', function () {
           entry(w.theirs, 'online', false),
           entry(w.wide, 'offline', true),
         ].sort(byId('id')),
+        next_after: null,
       });
 
       agentClient.close();
@@ -133,7 +204,32 @@ describe('discovery', function () {
           entry(w.theirs, 'offline', true),
           entry(w.wide, 'offline', true),
         ].sort(byId('id')),
+        next_after: null,
       });
+    });
+
+    it('pages with limit and after, in id order, next_after the last id of a page and null on the last; 400 for a limit or cursor out of range', async function () {
+      const bridge = await startTestBridge();
+      const w = await world(bridge);
+      const path = `/v1/organizations/${w.org.org_id}/agents`;
+      const ids = [w.open, w.mine, w.theirs, w.wide].map((a) => a.agent_id).sort();
+      const page = async (query: string) => (await bridge.http('GET', `${path}?${query}`, { token: w.app.token, schema: 'AgentDirectory' })).body;
+
+      const first = await page('limit=3');
+      expect(first.agents.map((a: { id: string }) => a.id)).to.deep.equal(ids.slice(0, 3));
+      expect(first.next_after).to.equal(ids[2]);
+      expect(await page(`limit=3&after=${first.next_after}`)).to.deep.include({ next_after: null }).and.have.nested.property('agents[0].id', ids[3]);
+      expect((await page(`after=${ids[1]}`)).agents.map((a: { id: string }) => a.id), 'the default limit').to.deep.equal(ids.slice(2));
+      expect(await page('limit=4')).to.have.property('next_after', null);
+      expect(await page(`after=${ids[3]}`)).to.deep.equal({ agents: [], next_after: null });
+
+      for (const query of ['limit=0', 'limit=1001', 'limit=x', 'after=NOT_AN_ID']) {
+        const res = await bridge.http('GET', `${path}?${query}`, { token: w.app.token });
+        expect(res.status, query).to.equal(400);
+        expect(res.body.code, query).to.equal('INVALID_REQUEST');
+      }
+      const foreign = await bridge.http('GET', `/v1/organizations/${w.elsewhere.org_id}/agents?limit=0`, { token: w.app.token });
+      expect(foreign.status, 'another organization: 403 before any parameter is judged').to.equal(403);
     });
 
     it('answers 401 UNAUTHORIZED without a token and with a wrong one', async function () {

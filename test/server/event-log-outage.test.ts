@@ -9,8 +9,10 @@ import { LOG_WINDOW_MS } from '../../src/core/burst-log.js';
 import { connectDatabase } from '../../src/store/database.js';
 import { WriteBehind, type EventRow, type SessionRow } from '../../src/store/write-behind.js';
 import { startTestBridge, stopAll, type TestBridge } from '../helpers/bridge.js';
-import { endOutages, writerWithOutage } from '../helpers/database-outage.js';
-import { describeEachDatabase, describePostgres } from '../helpers/databases.js';
+import { AdjustableClock } from '../../src/shared/clock.js';
+import { READY_EVENT_LOG_MS } from '../../src/server.js';
+import { endOutages, fillDisk, writerWithOutage } from '../helpers/database-outage.js';
+import { describeEachDatabase, describePostgres, describeSqlite } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { capturedLog } from '../helpers/log.js';
 import { scrape, sample } from '../helpers/metrics.js';
@@ -84,6 +86,28 @@ describeEachDatabase('the event log while the database does not take writes (O15
     await writer.close();
   });
 
+  it('writes a backlog a bounded batch at a time (EVENT_LOG_COMMIT_MAX_ROWS), the oldest first, once the database is back', async function () {
+    const outage = await writerWithOutage(db);
+    const { log } = capturedLog();
+    const commits: number[] = [];
+    const writer = new WriteBehind(outage.knex, log, { flushMs: 5, maxRows: 1_000, commitMaxRows: 100, retryMs: FAST_RETRIES, onCommit: (rows) => commits.push(rows) });
+    await outage.begin();
+    for (let i = 0; i < 450; i++) writer.insertEvent({ ...pending(`01KEV${String(i).padStart(4, '0')}`), ...replied });
+    writer.upsertSession(session('s1'));
+    await writer.flush();
+    expect(writer.pending).to.equal(451);
+    expect(writer.failing, 'failing, with the reason').to.include({ waiting: 451 }).and.have.property('reason').that.is.a('string').and.not.empty;
+
+    await outage.end();
+    await eventually('rows waiting once the database is back', () => writer.pending, (n) => n === 0);
+    expect(commits, 'four full batches, then the rest with the session').to.deep.equal([100, 100, 100, 100, 51]);
+    expect(writer.failing).to.equal(undefined);
+    const logged = await stored(await db.open());
+    expect(Object.keys(logged.events)).to.have.length(450);
+    expect(logged.sessions).to.have.property('s1');
+    await writer.close();
+  });
+
   it('drops, counts and logs at shutdown the rows the database has not taken, and any change after it', async function () {
     const outage = await writerWithOutage(db);
     const { log, lines } = capturedLog();
@@ -146,6 +170,92 @@ describeEachDatabase('the event log while the database does not take writes (O15
     expect(writer.dropped.refused).to.equal(3_000);
     expect(failedStatements, 'far fewer than one per row').to.be.below(300);
     await writer.close();
+  });
+});
+
+describeSqlite('the event log on a full disk (O15)', function (db) {
+  const id = (i: number) => `01KEV${String(i).padStart(6, '0')}`;
+
+  it('takes of a backlog what the disk has room for, the oldest rows first, and the rest once room is made: not one transaction of everything, which a disk with room for part of it never takes', async function () {
+    const knex = await db.open({ migrate: true });
+    const disk = await fillDisk(knex);
+    const { log } = capturedLog();
+    const rows = async () => (await knex('events').select('event_id').orderBy('event_id')).map((r) => r.event_id as string);
+
+    // As before: every row waiting in one commit. Room for about half of them is room for none.
+    const allAtOnce = new WriteBehind(knex, log, { flushMs: 5, maxRows: 10_000, commitMaxRows: 10_000, retryMs: FAST_RETRIES });
+    for (let i = 0; i < 2_000; i++) allAtOnce.insertEvent({ ...pending(`01KOLD${i}`), ...replied });
+    await allAtOnce.flush();
+    await disk.room(40); // ~900 of the 2,000 rows
+    await sleep(300); // several retries
+    expect(await rows(), 'nothing written').to.deep.equal([]);
+    await allAtOnce.close();
+
+    const clock = new AdjustableClock({ frozen: true, start: AT });
+    const writer = new WriteBehind(knex, log, { flushMs: 5, maxRows: 10_000, commitMaxRows: 200, retryMs: FAST_RETRIES, clock });
+    await disk.room(0);
+    for (let i = 0; i < 2_000; i++) writer.insertEvent({ ...pending(id(i)), ...replied });
+    await writer.flush();
+    expect(writer.failing).to.deep.equal({ forMs: 0, reason: 'SQLITE_FULL: database or disk is full', waiting: 2_000 });
+    clock.advance(7_000);
+    await disk.room(40);
+    await eventually('the batches the disk has room for', rows, (r) => r.length >= 600);
+    await sleep(200); // retries fail meanwhile: the disk is full again
+    const written = await rows();
+    expect(written.length % 200, 'whole batches').to.equal(0);
+    expect(written.length).to.be.below(2_000);
+    expect(written, 'the oldest rows').to.deep.equal(Array.from({ length: written.length }, (_, i) => id(i)));
+    expect(writer.pending).to.equal(2_000 - written.length);
+    expect(writer.failing, 'still one outage: it began before the room was made').to.include({ forMs: 7_000, waiting: 2_000 - written.length });
+
+    await disk.free();
+    await eventually('rows waiting once room is made', () => writer.pending, (n) => n === 0);
+    expect(await rows()).to.deep.equal(Array.from({ length: 2_000 }, (_, i) => id(i)));
+    expect(writer.failing).to.equal(undefined);
+    expect(writer.dropped).to.deep.equal({ queue_full: 0, refused: 0, shutdown: 0 });
+    await writer.close();
+  });
+
+  it(`/readyz answers 500 INTERNAL_ERROR with the reason once the event log's commits have failed for ${READY_EVENT_LOG_MS / 1000} s while the database answers, and 200 once they are written`, async function () {
+    const captured = capturedLog();
+    const bridge = await startTestBridge({ databaseUrl: db.url() }, { log: captured.log, eventLogRetryMs: FAST_RETRIES });
+    const { agent, appClient, agentClient } = await bridge.pair();
+    await bridge.writer.flush();
+    // The bridge's own connection (a pool of one): max_page_count is a setting of the connection.
+    const disk = await fillDisk((bridge.writer as unknown as { db: Knex }).db);
+    const readyz = () => bridge.http('GET', '/readyz', { token: null });
+
+    // Rows that need new pages (a few would fit in the free space of the pages the file has).
+    const ids: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: `${'t'.repeat(110)}-${i}`, payload: {} });
+      const { event_id } = await appClient.expect('accepted');
+      await agentClient.expect('event');
+      agentClient.send({ type: 'reply', event_id, content: 'ok', done: true });
+      await appClient.expect('reply');
+      ids.push(event_id);
+    }
+    await eventually('a failed commit', () => bridge.writer.failing, Boolean);
+    expect((await readyz()).status, 'the database answers: a commit that failed is not news yet').to.equal(200);
+    expect(await sample(await scrape(bridge.url), 'bridge_event_log_failing_seconds')).to.equal(0);
+
+    bridge.clock.advance(READY_EVENT_LOG_MS - 1);
+    expect((await readyz()).status).to.equal(200);
+    bridge.clock.advance(1);
+    const res = await readyz();
+    expect(res.status).to.equal(500);
+    expect(res.body).to.deep.equal({
+      code: 'INTERNAL_ERROR',
+      error: `The event log has not been written for ${READY_EVENT_LOG_MS / 1000} s: the database does not take its commits (SQLITE_FULL: database or disk is full); ${bridge.writer.pending} rows wait in memory.`,
+    });
+    expect(await sample(await scrape(bridge.url), 'bridge_event_log_failing_seconds')).to.equal(READY_EVENT_LOG_MS / 1000);
+
+    await disk.free();
+    await eventually('rows waiting once room is made', () => bridge.writer.pending, (n) => n === 0);
+    expect((await readyz()).status).to.equal(200);
+    expect(await sample(await scrape(bridge.url), 'bridge_event_log_failing_seconds')).to.equal(0);
+    const logged = await (await db.open())('events').whereIn('event_id', ids).select('outcome');
+    expect(logged.map((r) => r.outcome)).to.deep.equal(ids.map(() => 'replied'));
   });
 });
 

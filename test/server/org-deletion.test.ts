@@ -147,6 +147,45 @@ describe('deleting an organization', function () {
     await agentClient.expectNothingBeforePong();
   });
 
+  describeEachDatabase('while other changes race it', function (db) {
+    it('answers a change racing the deletion 404 NOT_FOUND or as if it came first, never 500, and leaves no row of the organization behind', async function () {
+      this.timeout(60_000);
+      const bridge = await startTestBridge({ databaseUrl: db.url() });
+      const statuses: Record<string, number[]> = {};
+      const seen = (what: string, res: { status: number; body: any }) => {
+        (statuses[what] ??= []).push(res.status);
+        if (res.status >= 300) expect(res.body, what).to.deep.include({ code: 'NOT_FOUND' });
+      };
+      for (let round = 0; round < 15; round++) {
+        const org = await bridge.org(`Racing ${round}`);
+        const app = await bridge.app(org.org_id, 'Existing App');
+        const agent = await bridge.agent(org.org_id, 'Existing Agent');
+        const changes: [string, () => ReturnType<TestBridge['http']>][] = [
+          ['create app', () => bridge.http('POST', `/admin/v1/organizations/${org.org_id}/apps`, { body: { name: 'New App' } })],
+          ['create agent', () => bridge.http('POST', `/admin/v1/organizations/${org.org_id}/agents`, { body: { name: 'New Agent' } })],
+          ['allowlist', () => bridge.http('PUT', `/admin/v1/agents/${agent.agent_id}/allowlist`, { body: { app_ids: [app.app_id] } })],
+          ['rotate', () => bridge.http('POST', `/admin/v1/apps/${app.app_id}/rotate-token`)],
+          ['rename', () => bridge.http('PATCH', `/admin/v1/organizations/${org.org_id}`, { body: { name: 'Renamed' } })],
+          ['deactivate', () => bridge.http('POST', `/admin/v1/agents/${agent.agent_id}/deactivate`)],
+        ];
+        // All in flight at once, the deletion sent first, last or in between: each change is sent before it in some
+        // rounds and after it in others.
+        const k = round % (changes.length + 1);
+        const early = changes.slice(0, k).map(([what, send]) => [what, send()] as const);
+        const deletion = bridge.http('DELETE', `/admin/v1/organizations/${org.org_id}`);
+        const late = changes.slice(k).map(([what, send]) => [what, send()] as const);
+        for (const [what, answer] of [...early, ...late]) seen(what, await answer);
+        expect((await deletion).status, 'the delete').to.equal(200);
+        expect((await bridge.http('GET', `/admin/v1/organizations/${org.org_id}/apps`)).status).to.equal(404);
+      }
+      const knex = await db.open();
+      expect(await knex('organizations').select('name'), 'every organization deleted').to.deep.equal([]);
+      for (const table of ['apps', 'agents', 'agent_allowlist', 'tokens']) expect(await knex(table).select(), table).to.deep.equal([]);
+      expect([...bridge.directory.apps.values(), ...bridge.directory.agents.values()], 'nothing left in memory').to.deep.equal([]);
+      expect(Object.values(statuses).flat().filter((s) => s >= 500), JSON.stringify(statuses)).to.deep.equal([]);
+    });
+  });
+
   describeEachDatabase('across a restart', function (db) {
     /** Every row of every registry table, and of sessions and events, straight from the database. */
     const TABLES = ['organizations', 'apps', 'agents', 'agent_allowlist', 'tokens', 'sessions', 'events'] as const;
