@@ -140,6 +140,7 @@ interface Client {
   conn: Connection;
   principal: Principal;
   address: string | undefined;
+  /** When a frame last arrived, on the monotonic clock (the idle close measures from it). */
   lastSeen: number;
   connectedAt: number;
   lastPingAt: number | null;
@@ -167,6 +168,8 @@ interface InFlight {
   /** The payload's compact JSON, echoed in the reply: from 1 KiB on, as bytes outside the JS heap (L13). */
   payload: string | Buffer;
   receivedAt: number;
+  /** `receivedAt` on the monotonic clock: latency_ms is measured from it (W10), whatever the wall clock does. */
+  startedAt: number;
   /** The fragments forwarded so far, for an empty-content reply (W10); null once discarded (L14, L15). */
   text: StreamedText | null;
   fragmentCount: number;
@@ -281,7 +284,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
   function watchIdle(client: Client, delay: number): Timer {
     return clock.setTimer(delay, () => {
       if (client.gone) return;
-      const silentFor = clock.now() - client.lastSeen;
+      const silentFor = clock.monotonic() - client.lastSeen;
       if (silentFor >= idleCloseMs) {
         refuse(client.conn, 'HEARTBEAT_TIMEOUT', errorText('HEARTBEAT_TIMEOUT', 'silent', { seconds: Math.round(silentFor / 1000), interval: LIMITS.heartbeatIntervalMs / 1000 }));
       } else {
@@ -346,7 +349,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     if (firstOfApp) router.appPresence(principal.app.app_id, true);
     const conn = guarded(socket);
     const now = clock.now();
-    const client: Client = { conn, principal, address, lastSeen: now, connectedAt: now, lastPingAt: null, idle: { cancel() {} }, gone: false, paused: false, backlog: [], socket, resumable };
+    const client: Client = { conn, principal, address, lastSeen: clock.monotonic(), connectedAt: now, lastPingAt: null, idle: { cancel() {} }, gone: false, paused: false, backlog: [], socket, resumable };
     clients.set(conn, client);
     client.idle = watchIdle(client, idleCloseMs);
     log.debug({ conn: conn.id, endpoint: principal.kind, address }, 'connection open');
@@ -416,7 +419,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   function receive(client: Client, data: string, isBinary: boolean): void {
     if (client.gone) return;
-    client.lastSeen = clock.now();
+    client.lastSeen = clock.monotonic();
     if (client.paused) client.backlog.push({ data, isBinary });
     else handle(client, data, isBinary);
   }
@@ -474,7 +477,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     const message = parsed.message;
     switch (message.type) {
       case 'ping':
-        client.lastPingAt = client.lastSeen;
+        client.lastPingAt = clock.now();
         return conn.send(frames.PONG);
       case 'discover':
         return conn.send(
@@ -524,18 +527,19 @@ export function makeBridge(options: BridgeOptions): Bridge {
   /** Returns a promise when the rate limit's answer takes a round trip: the connection's next frames wait for it. */
   function acceptEvent(conn: Connection, app: AppRecord, message: EventMessage): Promise<void> | void {
     const receivedAt = clock.now();
+    const startedAt = clock.monotonic();
     const payloadJson = compactJson(message.payload);
     const size = utf8Length(payloadJson);
     const start = { app_id: app.app_id, agent_id: message.agent_id, thread_id: message.thread_id, session_key: null, payload_bytes: size, received_at: receivedAt };
     if (size > LIMITS.payloadMaxBytes) {
       return rejectEvent(conn, 'PAYLOAD_TOO_LARGE', errorText('PAYLOAD_TOO_LARGE', 'too_large', { bytes: size, limit: LIMITS.payloadMaxBytes }), start);
     }
-    const wait = rateLimiter.take(app.app_id, receivedAt);
-    if (typeof wait === 'number') return admitEvent(conn, app, message, payloadJson, start, wait);
-    return wait.then((seconds) => (clients.has(conn) ? admitEvent(conn, app, message, payloadJson, start, seconds) : undefined)); // closed meanwhile: nobody to answer
+    const wait = rateLimiter.take(app.app_id, startedAt);
+    if (typeof wait === 'number') return admitEvent(conn, app, message, payloadJson, start, wait, startedAt);
+    return wait.then((seconds) => (clients.has(conn) ? admitEvent(conn, app, message, payloadJson, start, seconds, startedAt) : undefined)); // closed meanwhile: nobody to answer
   }
 
-  function admitEvent(conn: Connection, app: AppRecord, message: EventMessage, payloadJson: string, start: Omit<EventStart, 'event_id'>, wait: number): Promise<void> | void {
+  function admitEvent(conn: Connection, app: AppRecord, message: EventMessage, payloadJson: string, start: Omit<EventStart, 'event_id'>, wait: number, startedAt: number): Promise<void> | void {
     const agentId = message.agent_id;
     if (wait > 0) {
       const retry = Math.ceil(wait * 1000) / 1000;
@@ -549,15 +553,15 @@ export function makeBridge(options: BridgeOptions): Bridge {
     }
     const offline = () => rejectEvent(conn, 'AGENT_OFFLINE', errorText('AGENT_OFFLINE', 'not_connected', { agent_id: agentId }), start, admitted);
     const located = router.locateAgent?.(agentId);
-    if (!located) return router.isAgentOnline(agentId) ? deliverEvent(conn, app, agent, message, payloadJson, start) : offline();
+    if (!located) return router.isAgentOnline(agentId) ? deliverEvent(conn, app, agent, message, payloadJson, start, startedAt) : offline();
     return located.then((online) => {
       if (!clients.has(conn)) return;
-      if (online) deliverEvent(conn, app, agent, message, payloadJson, start);
+      if (online) deliverEvent(conn, app, agent, message, payloadJson, start, startedAt);
       else offline();
     });
   }
 
-  function deliverEvent(conn: Connection, app: AppRecord, agent: AgentRecord, message: EventMessage, payloadJson: string, start: Omit<EventStart, 'event_id'>): void {
+  function deliverEvent(conn: Connection, app: AppRecord, agent: AgentRecord, message: EventMessage, payloadJson: string, start: Omit<EventStart, 'event_id'>, startedAt: number): void {
     const { agent_id: agentId, thread_id: threadId } = message;
     const { received_at: receivedAt, payload_bytes: size } = start;
     const admitted = { agentId, admitted: true };
@@ -579,6 +583,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
       sessionKey,
       payload: holdPayload(payloadJson, size),
       receivedAt,
+      startedAt,
       text: null,
       fragmentCount: 0,
       tokenPrefix: undefined,
@@ -664,7 +669,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     }
     const message = parsed.message;
     if (message.type === 'ping') {
-      client.lastPingAt = client.lastSeen;
+      client.lastPingAt = clock.now();
       return conn.send(frames.PONG);
     }
     if (!events.has(message.event_id) && router.toEventHome(agent.agent_id, message)) return;
@@ -796,7 +801,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
   function sendReply(answer: AgentAnswer, ev: InFlight, message: AgentReplyMessage, replyJson: string): void {
     const now = clock.now();
     const tokensUsed = message.metadata?.tokens_used ?? ev.fragmentCount;
-    const metadata = { tokens_used: tokensUsed, model: message.metadata?.model ?? 'unknown', latency_ms: now - ev.receivedAt, session_key: ev.sessionKey };
+    const metadata = { tokens_used: tokensUsed, model: message.metadata?.model ?? 'unknown', latency_ms: latencyOf(ev), session_key: ev.sessionKey };
     const frame = frames.reply({ event_id: ev.eventId, agent_id: ev.agentId, thread_id: ev.threadId }, replyJson, ev.payload.toString(), metadata);
     // Within replyContentMaxBytes only an outsized metadata.model can still push the frame over (L16).
     if (!fitsBytes(frame, LIMITS.frameMaxBytes)) {
@@ -837,7 +842,13 @@ export function makeBridge(options: BridgeOptions): Bridge {
   function end(ev: InFlight, how: Omit<EventEnd, 'event_id' | 'latency_ms'>): void {
     ev.timeout.cancel();
     untrack(ev);
-    observer.eventEnded({ event_id: ev.eventId, ...how, latency_ms: how.completed_at - ev.receivedAt });
+    // A wall clock stepped back meanwhile must not end an event before it began.
+    observer.eventEnded({ event_id: ev.eventId, ...how, completed_at: Math.max(how.completed_at, ev.receivedAt), latency_ms: latencyOf(ev) });
+  }
+
+  /** Milliseconds since the event was received, on the monotonic clock (W10). */
+  function latencyOf(ev: InFlight): number {
+    return Math.round(clock.monotonic() - ev.startedAt);
   }
 
   function fail(ev: InFlight, code: ErrorCode, error: string, outcome: EventEnd['outcome']): void {
