@@ -13,6 +13,8 @@ export interface Metrics {
   acceptFailed(reason: AcceptFailureReason): void;
   /** One admin change recorded in the audit trail (D10). */
   adminAction(action: AuditAction): void;
+  /** One retention sweep that deleted nothing: the wall clock moved in a way the monotonic clock cannot explain (F2). */
+  sweepRefused(): void;
 }
 
 /** What the event log's writer tells /metrics (the WriteBehind). */
@@ -151,11 +153,17 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
     labelNames: ['action'],
     registers: [registry],
   });
+  const sweepsRefused = new Counter({
+    name: 'bridge_retention_sweeps_refused_total',
+    help: 'Hourly sweeps (retention, expired sessions, lost outcomes) that deleted nothing because the wall clock had moved more than a day beyond or behind the time that passed by the monotonic clock (F2).',
+    registers: [registry],
+  });
   const nothing = () => {};
   return {
     registry,
     acceptFailed: (reason) => acceptFailures.inc({ reason }),
     adminAction: (action) => adminActions.inc({ action }),
+    sweepRefused: () => sweepsRefused.inc(),
     observer: {
       eventRejected(_e, code, admitted) {
         events.inc({ status: 'rejected', outcome: 'rejected' });
