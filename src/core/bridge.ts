@@ -749,7 +749,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     ev.fragmentCount++;
     keepText(ev, fragment, size);
     const json = JSON.stringify(fragment);
-    const seq = resumes.keepFragment(stream, json, size);
+    const seq = resumes.keepFragment(stream, json);
     if (!reaches(ev.appConn)) return;
     tokensForwarded++;
     ev.tokenPrefix ??= frames.tokenPrefix(ev.eventId, ev.agentId);
