@@ -1,9 +1,9 @@
 // The per-app token bucket (§7.1, L10) shared by every node: one Lua script takes a token atomically in Redis.
 // Its time is Redis's own (TIME), the one clock every node agrees on: the nodes' monotonic clocks have no common
-// origin, and their wall clocks drift apart and step on their own. Redis's clock is a wall clock too, so the time
-// that counts between two takes is clamped to [0, the time to fill the bucket] (as on one node, core/rate-limit.ts):
-// a step back refills nothing for one take and locks nobody out (the bucket's time follows the clock back), a step
-// forward grants at most a full bucket, and a wait is never more than one refill period. When Redis does not
+// origin, and their wall clocks drift apart and step on their own. Redis's clock is a wall clock too, so a step
+// back counts as no time (as on one node, core/rate-limit.ts): it refills nothing for one take and locks nobody
+// out (the bucket's time follows the clock back); a step forward refills at most a full bucket; and a wait is
+// never more than one refill period. When Redis does not
 // answer, this node's own bucket decides meanwhile (each node then admits up to the whole rate: counted and
 // logged, never blocking).
 import type { Redis } from 'ioredis';
@@ -22,7 +22,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber
 local b = redis.call('HMGET', KEYS[1], 't', 'at')
 local tokens = tonumber(b[1]) or burst
 local at = tonumber(b[2]) or now
-local elapsed = math.min(math.max(now - at, 0), burst / rate * 1000)
+local elapsed = math.max(now - at, 0)
 tokens = math.min(burst, tokens + elapsed / 1000 * rate)
 local wait = 0
 if tokens >= 1 then tokens = tokens - 1 else wait = (1 - tokens) / rate end

@@ -1,8 +1,11 @@
 // Token buckets: per app for events (§7.1, L10; every instance of an app draws from the same bucket), per
-// organization for its fair shares (F3, R10). They refill continuously on the monotonic clock, and the time that
-// counts between two takes is clamped to [0, the time to fill the bucket]: should a time that can step be passed
-// in (Redis's, on several nodes), a step back refills nothing and locks nobody out, and a step forward grants at
-// most a full bucket. A rate or burst of 0 turns a limit off.
+// organization for its fair shares (F3, R10). They refill continuously on the monotonic clock; should a time that
+// can step be passed in (Redis's, on several nodes), a step back counts as no time (the bucket's time follows the
+// clock back, so nobody is locked out until it catches up) and a step forward refills at most a full bucket. A
+// rate or burst of 0 turns a limit off.
+
+/** A debt this small is repaid: what a wait rounded to the millisecond may leave of floating-point error. */
+const REPAID = 1e-6;
 
 interface Bucket {
   tokens: number;
@@ -20,15 +23,11 @@ export interface EventRateLimit {
 
 export class TokenBuckets {
   private readonly buckets = new Map<string, Bucket>();
-  /** How long an empty bucket takes to fill: no elapsed time counts for more. */
-  private readonly fillMs: number;
 
   constructor(
     readonly perSecond: number,
     readonly burst: number,
-  ) {
-    this.fillMs = this.enabled ? (burst / perSecond) * 1000 : 0;
-  }
+  ) {}
 
   get enabled(): boolean {
     return this.perSecond > 0 && this.burst >= 1;
@@ -59,17 +58,17 @@ export class TokenBuckets {
     return bucket.tokens < 0 ? -bucket.tokens / this.perSecond : 0;
   }
 
-  /** The seconds until the bucket holds something again: 0 when it does (nothing is taken). */
+  /** The seconds until the bucket is out of debt: 0 when it is not in debt (nothing is taken). */
   owing(key: string, now: number): number {
     if (!this.enabled) return 0;
     const bucket = this.refilled(key, now);
-    return bucket.tokens > 0 ? 0 : (-bucket.tokens || Number.EPSILON) / this.perSecond;
+    return bucket.tokens > -REPAID ? 0 : -bucket.tokens / this.perSecond;
   }
 
   private refilled(key: string, now: number): Bucket {
     let bucket = this.buckets.get(key);
     if (!bucket) this.buckets.set(key, (bucket = { tokens: this.burst, at: now }));
-    const elapsed = Math.min(Math.max(now - bucket.at, 0), this.fillMs);
+    const elapsed = Math.max(now - bucket.at, 0);
     bucket.tokens = Math.min(this.burst, bucket.tokens + (elapsed / 1000) * this.perSecond);
     bucket.at = now;
     return bucket;

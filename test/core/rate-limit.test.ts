@@ -49,8 +49,7 @@ describe('token buckets', function () {
     const buckets = new TokenBuckets(1000, 1000);
     expect(buckets.charge('org', 0, 1500)).to.equal(0.5);
     expect(buckets.owing('org', 250)).to.equal(0.25);
-    expect(buckets.owing('org', 500)).to.be.above(0); // exactly empty: nothing to take yet
-    expect(buckets.owing('org', 501)).to.equal(0);
+    expect(buckets.owing('org', 500)).to.equal(0); // repaid: empty, no longer owing
     expect(buckets.take('org', 501, 2)).to.be.closeTo(0.001, 1e-9);
   });
 });
