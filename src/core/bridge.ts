@@ -37,6 +37,7 @@ import { ByteBudget, StreamedText, type NotKept } from './streamed-text.js';
 import { ResumeStore, type KeptStream, type ResumeBounds, type ResumeStats } from './resume-store.js';
 import { newResumeToken, unknownResume } from './resume.js';
 import { ResumeDesk } from './resume-desk.js';
+import { DEFAULT_FAIR_SHARES, FairShares, type FairShareLimits, type FairShareStats } from './fair-share.js';
 
 export interface BridgeOptions {
   directory: Directory;
@@ -73,6 +74,8 @@ export interface BridgeOptions {
   resumeBufferPerAppMaxBytes?: number;
   /** Bytes kept for resumes on this node (R7; default LIMITS.resumeBufferMaxBytes). */
   resumeBufferMaxBytes?: number;
+  /** Each organization's share of fragments, discovers, resumes and replayed bytes (F3, R10; default from LIMITS). */
+  fairShares?: FairShareLimits;
 }
 
 /** What the bounds of L13-L16 have done since start, for metrics (read when scraped, like tokensForwarded). */
@@ -131,6 +134,8 @@ export interface Bridge {
   streamedTextBytes(): number;
   /** What is kept for resumes right now, and what was dropped and resumed since start (R7). */
   resumeStats(): ResumeStats;
+  /** What the organizations' fair shares did since start (F3, R10). */
+  fairShareStats(): FairShareStats;
 }
 
 /** Why an app or agent was revoked, as its clients read it in the error text. */
@@ -223,7 +228,9 @@ export function makeBridge(options: BridgeOptions): Bridge {
     nodeMaxBytes: options.resumeBufferMaxBytes ?? LIMITS.resumeBufferMaxBytes,
   };
   const resumes = new ResumeStore(resumeBounds, clock, log);
+  const shares = new FairShares(options.fairShares ?? DEFAULT_FAIR_SHARES, clock, log);
   const desk = new ResumeDesk({
+    shares,
     store: resumes,
     bounds: resumeBounds,
     router,
@@ -240,6 +247,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
         holdBy(ev, conn);
         return previous;
       },
+      orgOf: (appId) => directory.apps.get(appId)?.org_id,
     },
   });
   let tokensForwarded = 0;
@@ -479,7 +487,12 @@ export function makeBridge(options: BridgeOptions): Bridge {
       case 'ping':
         client.lastPingAt = clock.now();
         return conn.send(frames.PONG);
-      case 'discover':
+      case 'discover': {
+        const wait = shares.discover(app.org_id);
+        if (wait) {
+          const text = errorText('TOO_MANY_REQUESTS', 'discover', { org_id: app.org_id, seconds: wait });
+          return conn.send(frames.appError('TOO_MANY_REQUESTS', text, { metadata: { retry_after_seconds: wait } }));
+        }
         return conn.send(
           frames.agents(
             directory
@@ -488,6 +501,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
               .map(({ agent_id, name, description }) => ({ agent_id, name, description })),
           ),
         );
+      }
       case 'event':
         return acceptEvent(conn, app, message);
       case 'resume':
@@ -660,7 +674,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   // ---- agent side --------------------------------------------------------------------------------------
 
-  function fromAgent(client: Client, agent: AgentRecord, data: string, isBinary: boolean): void {
+  /** Returns a promise when the agent's organization is over its share of fragments (F3): its socket waits for it. */
+  function fromAgent(client: Client, agent: AgentRecord, data: string, isBinary: boolean): Promise<void> | void {
     const { conn } = client;
     const parsed = parseInbound(data, isBinary, validateAgentToServiceMessage, 'AgentToServiceMessage');
     if (!parsed.ok) {
@@ -672,8 +687,10 @@ export function makeBridge(options: BridgeOptions): Bridge {
       client.lastPingAt = clock.now();
       return conn.send(frames.PONG);
     }
-    if (!events.has(message.event_id) && router.toEventHome(agent.agent_id, message)) return;
-    agentMessage(agent.agent_id, message, (frame) => conn.send(frame));
+    // Taken, never dropped: over the share the fragment goes on and the agent's next frames wait.
+    const pause = message.type === 'token' ? shares.fragment(agent.org_id) : 0;
+    if (events.has(message.event_id) || !router.toEventHome(agent.agent_id, message)) agentMessage(agent.agent_id, message, (frame) => conn.send(frame));
+    if (pause) return new Promise((resolve) => clock.setTimer(pause, resolve));
   }
 
   /** An agent's message about an event, on the node the event lives on; `answer` reaches the agent wherever it is. */
@@ -897,6 +914,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     discardedLog.stop();
     resumes.stop();
     desk.stop();
+    shares.stop();
   }
 
   function stats() {
@@ -936,5 +954,6 @@ export function makeBridge(options: BridgeOptions): Bridge {
     limitCounters: () => structuredClone(counters),
     streamedTextBytes,
     resumeStats: () => resumes.stats(),
+    fairShareStats: () => structuredClone(shares.stats),
   };
 }

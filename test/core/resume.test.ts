@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import { ENDPOINT_PATHS, LIMITS, validateServiceToAgentMessage, validateServiceToAppMessage } from '../../generated/index.js';
 import type { BridgeOptions } from '../../src/core/bridge.js';
+import { DEFAULT_FAIR_SHARES } from '../../src/core/fair-share.js';
 import { Directory, type AgentRecord, type AppRecord } from '../../src/core/directory.js';
 import type { Socket } from '../../src/core/transport.js';
 import { peerConnector, principalToken, recordingBridge, type Frame, type Peer } from '../helpers/core-harness.js';
@@ -322,7 +323,7 @@ describe('resumable streams in the core (R1-R7)', function () {
     it('counts what a fragment holds: 4,096 × U+0001 as its 24,578 escaped bytes, and a flood of empty fragments meets the bound', function () {
       const control = '\u0001'.repeat(4096);
       expect(cost(control, true)).to.equal(24_578 + LIMITS.resumeFragmentIndexBytes + LIMITS.resumeBufferOverheadBytes);
-      const { app, accepted, tokens, drop, resume, bridge } = setup({ resumeBufferPerAppMaxBytes: LIMITS.frameMaxBytes});
+      const { app, accepted, tokens, drop, resume, bridge } = setup({ resumeBufferPerAppMaxBytes: LIMITS.frameMaxBytes, fairShares: { ...DEFAULT_FAIR_SHARES, fragmentsPerSecond: 0 } });
       const first = app('a1', true);
       const a = accepted(first);
       tokens(a.event_id, control);
