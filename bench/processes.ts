@@ -64,7 +64,9 @@ export function openFilesLimit(): number {
 }
 
 /**
- * `node bin/bridge.js serve` with a file SQLite database in `dir`, the rate limit off and warnings only.
+ * `node bin/bridge.js serve` with a file SQLite database in `dir`, the rate limit and the organizations' share of
+ * fragments off (the load generator's clients are one organization: the bench measures what a node can carry, not
+ * F3's share of it), and warnings only.
  * `profileDir`: the bridge writes a V8 CPU profile there when it stops (--cpu-prof); `env`: more settings on top;
  * `inspect`: with the inspector on a port of its own (127.0.0.1 only), for collectGarbage().
  */
@@ -80,6 +82,7 @@ export async function startBridge(dir: string, profileDir?: string, env: Record<
       DATABASE_URL: `sqlite:${join(dir, 'bridge.sqlite')}`,
       ADMIN_TOKEN,
       RATE_LIMIT_EVENTS_PER_SECOND: '0',
+      FRAGMENTS_PER_ORG_PER_SECOND: '0',
       LOG_LEVEL: 'warn',
       ...env,
     },

@@ -19,6 +19,15 @@ export interface Config {
   rateLimitPerSecond: number;
   /** Per-app token bucket size; 0 turns the rate limit off. */
   rateLimitBurst: number;
+  /** Each organization's fair share on a node (F3, R10): token buckets, refill per second and size; 0 turns one off. */
+  fragmentsPerOrgPerSecond: number;
+  fragmentsPerOrgBurst: number;
+  discoversPerOrgPerSecond: number;
+  discoversPerOrgBurst: number;
+  resumesPerOrgPerSecond: number;
+  resumesPerOrgBurst: number;
+  resumeReplayBytesPerOrgPerSecond: number;
+  resumeReplayBytesPerOrgBurst: number;
   /** Event log rows older than this are deleted by the hourly sweep; 0 keeps them forever. */
   eventLogRetentionDays: number;
   /** Audit trail rows older than this are deleted by the hourly sweep; 0 keeps them forever (D10). */
@@ -90,6 +99,14 @@ const SCHEMA = {
     BRIDGE_TEST_CLOCK: { type: 'string', enum: ['0', '1', 'true', 'false', ''], default: '0' },
     RATE_LIMIT_EVENTS_PER_SECOND: { type: 'number', minimum: 0, maximum: MAX_RATE, default: LIMITS.rateLimitEventsPerSecond },
     RATE_LIMIT_BURST: { type: 'integer', minimum: 0, maximum: MAX_RATE, default: LIMITS.rateLimitBurst },
+    FRAGMENTS_PER_ORG_PER_SECOND: { type: 'number', minimum: 0, maximum: MAX_RATE, default: LIMITS.fragmentsPerOrgPerSecond },
+    FRAGMENTS_PER_ORG_BURST: { type: 'integer', minimum: 0, maximum: MAX_RATE, default: LIMITS.fragmentsPerOrgBurst },
+    DISCOVERS_PER_ORG_PER_SECOND: { type: 'number', minimum: 0, maximum: MAX_RATE, default: LIMITS.discoversPerOrgPerSecond },
+    DISCOVERS_PER_ORG_BURST: { type: 'integer', minimum: 0, maximum: MAX_RATE, default: LIMITS.discoversPerOrgBurst },
+    RESUMES_PER_ORG_PER_SECOND: { type: 'number', minimum: 0, maximum: MAX_RATE, default: LIMITS.resumesPerOrgPerSecond },
+    RESUMES_PER_ORG_BURST: { type: 'integer', minimum: 0, maximum: MAX_RATE, default: LIMITS.resumesPerOrgBurst },
+    RESUME_REPLAY_BYTES_PER_ORG_PER_SECOND: { type: 'integer', minimum: 0, maximum: MAX_RESUME_BUFFER_BYTES, default: LIMITS.resumeReplayBytesPerOrgPerSecond },
+    RESUME_REPLAY_BYTES_PER_ORG_BURST: { type: 'integer', minimum: 0, maximum: MAX_RESUME_BUFFER_BYTES, default: LIMITS.resumeReplayBytesPerOrgBurst },
     EVENT_LOG_RETENTION_DAYS: { type: 'integer', minimum: 0, maximum: MAX_RETENTION_DAYS, default: 30 },
     AUDIT_LOG_RETENTION_DAYS: { type: 'integer', minimum: 0, maximum: MAX_RETENTION_DAYS, default: 365 },
     EVENT_LOG_FLUSH_MS: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
@@ -185,6 +202,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     testClock: raw.BRIDGE_TEST_CLOCK === '1' || raw.BRIDGE_TEST_CLOCK === 'true',
     rateLimitPerSecond: raw.RATE_LIMIT_EVENTS_PER_SECOND,
     rateLimitBurst: raw.RATE_LIMIT_BURST,
+    fragmentsPerOrgPerSecond: raw.FRAGMENTS_PER_ORG_PER_SECOND,
+    fragmentsPerOrgBurst: raw.FRAGMENTS_PER_ORG_BURST,
+    discoversPerOrgPerSecond: raw.DISCOVERS_PER_ORG_PER_SECOND,
+    discoversPerOrgBurst: raw.DISCOVERS_PER_ORG_BURST,
+    resumesPerOrgPerSecond: raw.RESUMES_PER_ORG_PER_SECOND,
+    resumesPerOrgBurst: raw.RESUMES_PER_ORG_BURST,
+    resumeReplayBytesPerOrgPerSecond: raw.RESUME_REPLAY_BYTES_PER_ORG_PER_SECOND,
+    resumeReplayBytesPerOrgBurst: raw.RESUME_REPLAY_BYTES_PER_ORG_BURST,
     eventLogRetentionDays: raw.EVENT_LOG_RETENTION_DAYS,
     auditLogRetentionDays: raw.AUDIT_LOG_RETENTION_DAYS,
     eventLogFlushMs: raw.EVENT_LOG_FLUSH_MS,

@@ -19,6 +19,7 @@ import type { Logger } from './shared/logger.js';
 import { fanOut } from './core/observer.js';
 import { RateLimiter } from './core/rate-limit.js';
 import { every } from './core/repeat.js';
+import { describeStep, SWEEP_CLOCK_STEP_MAX_MS, SweepClock } from './core/sweep-clock.js';
 import { LocalRouter, type Router } from './core/router.js';
 import { mergeSessions, SessionTable } from './core/sessions.js';
 import { httpApp } from './web-app.js';
@@ -175,8 +176,10 @@ async function startOnDatabase(
   const overview = new OverviewRing({ clock, gauges: bridgeGauges(() => bridgeRef!) });
   // The overview and the live picture name each node: a bridge of one node has an id too (its NODE_ID, or made up).
   const nodeId = cluster?.bus.nodeId ?? config.nodeId ?? newNodeId();
+  // The test clock moves the shared bucket's time (Redis's own) as it moves this node's.
+  const advanced = config.testClock && clock instanceof AdjustableClock ? () => clock.advanced : undefined;
   const rateLimiter = cluster
-    ? new RedisRateLimiter(cluster.bus.commands, config.rateLimitPerSecond, config.rateLimitBurst, log, cluster.bus.prefix)
+    ? new RedisRateLimiter(cluster.bus.commands, config.rateLimitPerSecond, config.rateLimitBurst, log, cluster.bus.prefix, advanced)
     : new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
   const bridge = makeBridge({
     directory,
@@ -192,6 +195,16 @@ async function startOnDatabase(
     streamedTextPerAgentMaxBytes: config.streamedTextPerAgentMaxBytes,
     resumeBufferPerAppMaxBytes: config.resumeBufferPerAppMaxBytes,
     resumeBufferMaxBytes: config.resumeBufferMaxBytes,
+    fairShares: {
+      fragmentsPerSecond: config.fragmentsPerOrgPerSecond,
+      fragmentsBurst: config.fragmentsPerOrgBurst,
+      discoversPerSecond: config.discoversPerOrgPerSecond,
+      discoversBurst: config.discoversPerOrgBurst,
+      resumesPerSecond: config.resumesPerOrgPerSecond,
+      resumesBurst: config.resumesPerOrgBurst,
+      replayBytesPerSecond: config.resumeReplayBytesPerOrgPerSecond,
+      replayBytesBurst: config.resumeReplayBytesPerOrgBurst,
+    },
     connectionLimits: { total: maxWebSockets, perAddress: config.maxConnectionsPerAddress, perApp: config.maxConnectionsPerApp },
     sendBufferMaxBytes: config.sendBufferMaxBytes,
     observer: fanOut(eventRecorder(writer), metrics.observer, overview.observer),
@@ -223,8 +236,19 @@ async function startOnDatabase(
   // Rows a crash left pending are marked lost once no event can still be in flight for them (O9).
   const lostAfter = lostAfterMs(config.agentTimeoutMs, options.agentReconnectGraceMs ?? LIMITS.agentReconnectGraceMs);
   timers.push(await markLostAtStart(reader, clock, lostAfter, log));
+  // Every deletion and marking below counts from the wall clock: none on a step it cannot explain (F2).
+  const sweepClock = new SweepClock(clock);
   timers.push(
     every(clock, SWEEP_INTERVAL_MS, () => {
+      const verdict = sweepClock.check();
+      if (!verdict.trusted) {
+        metrics.sweepRefused();
+        log.warn(
+          { stepMs: verdict.stepMs, maxStepMs: SWEEP_CLOCK_STEP_MAX_MS },
+          `hourly sweep skipped: the wall clock is ${describeStep(verdict.stepMs)} the time that passed since the last sweep; nothing is deleted until it is back within a day of it, or the bridge restarts`,
+        );
+        return;
+      }
       markLostOutcomes(reader, clock, lostAfter, log).catch((err) => log.error({ err }, 'marking lost event outcomes failed'));
       const expired = sessions.sweep(clock.now());
       if (expired.length) writer.deleteSessions(expired.map((s) => s.session_key));

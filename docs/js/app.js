@@ -627,7 +627,8 @@
                   "ADMIN_API_DISABLED",
                   "OVERLOADED",
                   "RESUME_GAP",
-                  "RESUME_REFUSED"
+                  "RESUME_REFUSED",
+                  "TOO_MANY_REQUESTS"
                 ],
                 "examples": [
                   "AGENT_OFFLINE"
@@ -646,7 +647,7 @@
                   "retry_after_seconds": {
                     "type": "number",
                     "exclusiveMinimum": 0,
-                    "description": "With RATE_LIMIT_EXCEEDED, the seconds to wait before the next event will be accepted.",
+                    "description": "With RATE_LIMIT_EXCEEDED, the seconds to wait before the next event will be accepted; with TOO_MANY_REQUESTS, before the same `discover` or `resume` will be (decision F3). At most one refill period of the bucket that refused it (F1); for the bytes resumes send again, the time the organization takes to repay the answer it last took (R10).",
                     "x-parser-schema-id": "<anonymous-schema-17>"
                   }
                 },
@@ -2014,7 +2015,7 @@
         "overflow": "Event {event_id} cannot be resumed after fragment {after_seq}: the fragments before {first_kept} were dropped ({why}).",
         "home_gone": "Event {event_id} cannot be resumed: node {node} that holds it does not answer."
       },
-      "cause": "Resume extension (R6). The rest of the event's stream after `after_seq` can no longer be given whole, so the event ends for the app with this error instead of a partial answer presented as whole; the agent is not told (its event goes on or has ended). The bridge no longer keeps the event (its resumeWindowMs after the event ended is over, or it never existed, or it was kept by a bridge or node that restarted), or fragments after `after_seq` were dropped to keep the buffers within streamedTextMaxBytes (the event), resumeBufferPerAppMaxBytes (the app) or resumeBufferMaxBytes (the node), or the node that holds the event does not answer."
+      "cause": "Resume extension (R6). The rest of the event's stream after `after_seq` can no longer be given whole, so the event ends for the app with this error instead of a partial answer presented as whole; the agent is not told (its event goes on or has ended). The bridge no longer keeps the event (its resumeWindowMs after the event ended is over, or it never existed, or it is another app's, or it was kept by a bridge or node that restarted), or fragments after `after_seq` were dropped to keep the buffers within streamedTextMaxBytes (the event), resumeBufferPerAppMaxBytes (the app) or resumeBufferMaxBytes (the node), or the node that holds the event does not answer."
     },
     "RESUME_REFUSED": {
       "receivers": [
@@ -2027,7 +2028,20 @@
         "not_resumable": "Event {event_id} was not sent on a resumable connection (?resume=1); it cannot be resumed.",
         "ahead": "Event {event_id} has sent {sent} fragments; after_seq {after_seq} is beyond them."
       },
-      "cause": "Resume extension (R5). The resume names an event of this bridge that the connection may not take back — the resume token is not the one given to the connection that sent it (another instance, or another app), or the event was sent without `?resume=1` — or an `after_seq` beyond the fragments sent. The event goes on for whoever holds it."
+      "cause": "Resume extension (R5). The resume names an event of the app's own that the connection may not take back — the resume token is not the one given to the connection that sent it (another instance of the app), or the event was sent without `?resume=1` — or an `after_seq` beyond the fragments sent. The event goes on for whoever holds it. An event of another app is never named so; its resume gets exactly the RESUME_GAP an unknown event gets (R5)."
+    },
+    "TOO_MANY_REQUESTS": {
+      "receivers": [
+        "app"
+      ],
+      "scope": "frame",
+      "retry": true,
+      "messages": {
+        "discover": "Too many discover requests from the apps of organization {org_id}; retry after {seconds} s.",
+        "resume": "Too many resumes from the apps of organization {org_id}; retry after {seconds} s. Event {event_id} goes on.",
+        "replay": "The apps of organization {org_id} have taken back more than their share of kept streams ({rate} bytes/s); retry after {seconds} s. Event {event_id} goes on."
+      },
+      "cause": "Decision (F3, R10). The app's organization is over its fair share of `discover` (discoversPerOrgPerSecond) or `resume` frames (resumesPerOrgPerSecond), or of the bytes its resumes have sent again (resumeReplayBytesPerOrgPerSecond). Only that frame is refused; metadata.retry_after_seconds says when the same frame will be taken. A refused `resume` carries its `event_id`, and the event goes on for whoever holds it (it can be resumed later)."
     },
     "INVALID_EVENT_ID": {
       "receivers": [
@@ -2443,13 +2457,85 @@
       "value": 16777216,
       "unit": "bytes",
       "applies_to": "each app, on each node",
-      "description": "UTF-8 bytes of fragments and final messages kept for resumes of one app's events together. Over it the oldest kept bytes go first, those of ended events before those of events in flight; a resume that needs them gets RESUME_GAP. Decision (R7); configurable per deployment (RESUME_BUFFER_PER_APP_MAX_BYTES)."
+      "description": "Bytes kept for resumes of one app's events together, counted as held (R7) — each fragment's JSON text as kept (escapes as written) plus resumeFragmentIndexBytes, each buffer's resumeBufferOverheadBytes, each ended event's final message plus resumeEndedEventBytes — so an empty fragment costs its index too. Over it the oldest kept bytes go first, those of ended events before those of events in flight; a resume that needs them gets RESUME_GAP. Decision (R7); configurable per deployment (RESUME_BUFFER_PER_APP_MAX_BYTES)."
     },
     "resumeBufferMaxBytes": {
       "value": 268435456,
       "unit": "bytes",
       "applies_to": "each node",
-      "description": "UTF-8 bytes kept for resumes on a node, every app together; over it the oldest kept bytes go first, as for one app. Decision (R7); configurable per deployment (RESUME_BUFFER_MAX_BYTES)."
+      "description": "Bytes kept for resumes on a node, every app together, counted as for one app (resumeBufferPerAppMaxBytes); over it the oldest kept bytes go first, as for one app. Decision (R7); configurable per deployment (RESUME_BUFFER_MAX_BYTES)."
+    },
+    "resumeFragmentIndexBytes": {
+      "value": 8,
+      "unit": "bytes",
+      "applies_to": "each fragment kept for a resume",
+      "description": "What the index of one kept fragment holds (where its text ends and what it counts), added to its JSON text when the resume bounds count it. Decision (R7)."
+    },
+    "resumeBufferOverheadBytes": {
+      "value": 240,
+      "unit": "bytes",
+      "applies_to": "each buffer kept for a resume (a batch of up to 32 fragments, or an ended event's final message)",
+      "description": "What one buffer costs the process besides its bytes (the Buffer and its ArrayBuffer, measured on Node 20), counted against the resume bounds with the fragment that opens the batch or with the final message. Decision (R7)."
+    },
+    "resumeEndedEventBytes": {
+      "value": 448,
+      "unit": "bytes",
+      "applies_to": "each ended event kept for a resume",
+      "description": "What the record of an ended event kept for resumes costs (its ids, token hash, lists; measured on Node 20), counted with its final message; once its bytes are dropped to keep a bound the event is forgotten. Decision (R7)."
+    },
+    "fragmentsPerOrgPerSecond": {
+      "value": 20000,
+      "unit": "fragments per second",
+      "applies_to": "each organization (all its agents' `token` frames together), on each node",
+      "description": "Refill of the organization's fragment bucket; an agent whose `token` frame finds it empty is paused (its socket is not read) until the bucket has refilled, never dropped. 0 turns it off. Decision (F3); configurable per deployment (FRAGMENTS_PER_ORG_PER_SECOND)."
+    },
+    "fragmentsPerOrgBurst": {
+      "value": 20000,
+      "unit": "fragments",
+      "applies_to": "each organization, on each node",
+      "description": "Size of the organization's fragment bucket. Decision (F3); configurable per deployment (FRAGMENTS_PER_ORG_BURST)."
+    },
+    "fragmentPauseMinMs": {
+      "value": 10,
+      "unit": "milliseconds",
+      "applies_to": "an agent paused for its organization's fragment bucket",
+      "description": "The shortest pause; the bucket refills meanwhile, so a paused agent then sends a batch (200 fragments at the default rate) rather than one fragment a timer. Decision (F3)."
+    },
+    "discoversPerOrgPerSecond": {
+      "value": 100,
+      "unit": "requests per second",
+      "applies_to": "each organization (all its apps' `discover` frames together), on each node",
+      "description": "Refill of the organization's discover bucket; a `discover` that finds it empty gets TOO_MANY_REQUESTS with retry_after_seconds. 0 turns it off. Decision (F3); configurable per deployment (DISCOVERS_PER_ORG_PER_SECOND)."
+    },
+    "discoversPerOrgBurst": {
+      "value": 1000,
+      "unit": "requests",
+      "applies_to": "each organization, on each node",
+      "description": "Size of the organization's discover bucket (a thousand app instances may reconnect and discover at once). Decision (F3); configurable per deployment (DISCOVERS_PER_ORG_BURST)."
+    },
+    "resumesPerOrgPerSecond": {
+      "value": 1000,
+      "unit": "requests per second",
+      "applies_to": "each organization (all its apps' `resume` frames together), on the node of the resuming connection",
+      "description": "Refill of the organization's resume bucket; a `resume` that finds it empty gets TOO_MANY_REQUESTS with retry_after_seconds and its event goes on. 0 turns it off. Decision (F3, R10); configurable per deployment (RESUMES_PER_ORG_PER_SECOND)."
+    },
+    "resumesPerOrgBurst": {
+      "value": 10000,
+      "unit": "requests",
+      "applies_to": "each organization, on the node of the resuming connection",
+      "description": "Size of the organization's resume bucket (ten apps with eventsInFlightPerAppMax events each may take them all back at once). Decision (F3, R10); configurable per deployment (RESUMES_PER_ORG_BURST)."
+    },
+    "resumeReplayBytesPerOrgPerSecond": {
+      "value": 4194304,
+      "unit": "bytes per second",
+      "applies_to": "each organization (the frames its apps' resumes send again), on the event's home node",
+      "description": "Refill of the organization's replay bucket. A resume's answer (its frames, in UTF-8 bytes) is taken from it whole, even into debt; a resume that finds the bucket in debt gets TOO_MANY_REQUESTS with retry_after_seconds and its event goes on. 0 turns it off. Decision (R10); configurable per deployment (RESUME_REPLAY_BYTES_PER_ORG_PER_SECOND)."
+    },
+    "resumeReplayBytesPerOrgBurst": {
+      "value": 67108864,
+      "unit": "bytes",
+      "applies_to": "each organization, on the event's home node",
+      "description": "Size of the organization's replay bucket (four apps taking back all that resumeBufferPerAppMaxBytes keeps). Decision (R10); configurable per deployment (RESUME_REPLAY_BYTES_PER_ORG_BURST)."
     },
     "agentReconnectGraceMs": {
       "value": 10000,

@@ -37,6 +37,7 @@ import { ByteBudget, StreamedText, type NotKept } from './streamed-text.js';
 import { ResumeStore, type KeptStream, type ResumeBounds, type ResumeStats } from './resume-store.js';
 import { newResumeToken, unknownResume } from './resume.js';
 import { ResumeDesk } from './resume-desk.js';
+import { DEFAULT_FAIR_SHARES, FairShares, type FairShareLimits, type FairShareStats } from './fair-share.js';
 
 export interface BridgeOptions {
   directory: Directory;
@@ -73,6 +74,8 @@ export interface BridgeOptions {
   resumeBufferPerAppMaxBytes?: number;
   /** Bytes kept for resumes on this node (R7; default LIMITS.resumeBufferMaxBytes). */
   resumeBufferMaxBytes?: number;
+  /** Each organization's share of fragments, discovers, resumes and replayed bytes (F3, R10; default from LIMITS). */
+  fairShares?: FairShareLimits;
 }
 
 /** What the bounds of L13-L16 have done since start, for metrics (read when scraped, like tokensForwarded). */
@@ -131,6 +134,8 @@ export interface Bridge {
   streamedTextBytes(): number;
   /** What is kept for resumes right now, and what was dropped and resumed since start (R7). */
   resumeStats(): ResumeStats;
+  /** What the organizations' fair shares did since start (F3, R10). */
+  fairShareStats(): FairShareStats;
 }
 
 /** Why an app or agent was revoked, as its clients read it in the error text. */
@@ -140,6 +145,7 @@ interface Client {
   conn: Connection;
   principal: Principal;
   address: string | undefined;
+  /** When a frame last arrived, on the monotonic clock (the idle close measures from it). */
   lastSeen: number;
   connectedAt: number;
   lastPingAt: number | null;
@@ -167,6 +173,8 @@ interface InFlight {
   /** The payload's compact JSON, echoed in the reply: from 1 KiB on, as bytes outside the JS heap (L13). */
   payload: string | Buffer;
   receivedAt: number;
+  /** `receivedAt` on the monotonic clock: latency_ms is measured from it (W10), whatever the wall clock does. */
+  startedAt: number;
   /** The fragments forwarded so far, for an empty-content reply (W10); null once discarded (L14, L15). */
   text: StreamedText | null;
   fragmentCount: number;
@@ -220,7 +228,9 @@ export function makeBridge(options: BridgeOptions): Bridge {
     nodeMaxBytes: options.resumeBufferMaxBytes ?? LIMITS.resumeBufferMaxBytes,
   };
   const resumes = new ResumeStore(resumeBounds, clock, log);
+  const shares = new FairShares(options.fairShares ?? DEFAULT_FAIR_SHARES, clock, log);
   const desk = new ResumeDesk({
+    shares,
     store: resumes,
     bounds: resumeBounds,
     router,
@@ -237,6 +247,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
         holdBy(ev, conn);
         return previous;
       },
+      orgOf: (appId) => directory.apps.get(appId)?.org_id,
     },
   });
   let tokensForwarded = 0;
@@ -281,7 +292,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
   function watchIdle(client: Client, delay: number): Timer {
     return clock.setTimer(delay, () => {
       if (client.gone) return;
-      const silentFor = clock.now() - client.lastSeen;
+      const silentFor = clock.monotonic() - client.lastSeen;
       if (silentFor >= idleCloseMs) {
         refuse(client.conn, 'HEARTBEAT_TIMEOUT', errorText('HEARTBEAT_TIMEOUT', 'silent', { seconds: Math.round(silentFor / 1000), interval: LIMITS.heartbeatIntervalMs / 1000 }));
       } else {
@@ -346,7 +357,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     if (firstOfApp) router.appPresence(principal.app.app_id, true);
     const conn = guarded(socket);
     const now = clock.now();
-    const client: Client = { conn, principal, address, lastSeen: now, connectedAt: now, lastPingAt: null, idle: { cancel() {} }, gone: false, paused: false, backlog: [], socket, resumable };
+    const client: Client = { conn, principal, address, lastSeen: clock.monotonic(), connectedAt: now, lastPingAt: null, idle: { cancel() {} }, gone: false, paused: false, backlog: [], socket, resumable };
     clients.set(conn, client);
     client.idle = watchIdle(client, idleCloseMs);
     log.debug({ conn: conn.id, endpoint: principal.kind, address }, 'connection open');
@@ -416,7 +427,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   function receive(client: Client, data: string, isBinary: boolean): void {
     if (client.gone) return;
-    client.lastSeen = clock.now();
+    client.lastSeen = clock.monotonic();
     if (client.paused) client.backlog.push({ data, isBinary });
     else handle(client, data, isBinary);
   }
@@ -474,10 +485,16 @@ export function makeBridge(options: BridgeOptions): Bridge {
     const message = parsed.message;
     switch (message.type) {
       case 'ping':
-        client.lastPingAt = client.lastSeen;
+        client.lastPingAt = clock.now();
         return conn.send(frames.PONG);
-      case 'discover':
+      case 'discover': {
+        const wait = shares.discover(app.org_id);
+        if (wait) {
+          const text = errorText('TOO_MANY_REQUESTS', 'discover', { org_id: app.org_id, seconds: wait });
+          return conn.send(frames.appError('TOO_MANY_REQUESTS', text, { metadata: { retry_after_seconds: wait } }));
+        }
         return conn.send(frames.agents(directory.usableBy(app)));
+      }
       case 'event':
         return acceptEvent(conn, app, message);
       case 'resume':
@@ -517,18 +534,19 @@ export function makeBridge(options: BridgeOptions): Bridge {
   /** Returns a promise when the rate limit's answer takes a round trip: the connection's next frames wait for it. */
   function acceptEvent(conn: Connection, app: AppRecord, message: EventMessage): Promise<void> | void {
     const receivedAt = clock.now();
+    const startedAt = clock.monotonic();
     const payloadJson = compactJson(message.payload);
     const size = utf8Length(payloadJson);
     const start = { app_id: app.app_id, agent_id: message.agent_id, thread_id: message.thread_id, session_key: null, payload_bytes: size, received_at: receivedAt };
     if (size > LIMITS.payloadMaxBytes) {
       return rejectEvent(conn, 'PAYLOAD_TOO_LARGE', errorText('PAYLOAD_TOO_LARGE', 'too_large', { bytes: size, limit: LIMITS.payloadMaxBytes }), start);
     }
-    const wait = rateLimiter.take(app.app_id, receivedAt);
-    if (typeof wait === 'number') return admitEvent(conn, app, message, payloadJson, start, wait);
-    return wait.then((seconds) => (clients.has(conn) ? admitEvent(conn, app, message, payloadJson, start, seconds) : undefined)); // closed meanwhile: nobody to answer
+    const wait = rateLimiter.take(app.app_id, startedAt);
+    if (typeof wait === 'number') return admitEvent(conn, app, message, payloadJson, start, wait, startedAt);
+    return wait.then((seconds) => (clients.has(conn) ? admitEvent(conn, app, message, payloadJson, start, seconds, startedAt) : undefined)); // closed meanwhile: nobody to answer
   }
 
-  function admitEvent(conn: Connection, app: AppRecord, message: EventMessage, payloadJson: string, start: Omit<EventStart, 'event_id'>, wait: number): Promise<void> | void {
+  function admitEvent(conn: Connection, app: AppRecord, message: EventMessage, payloadJson: string, start: Omit<EventStart, 'event_id'>, wait: number, startedAt: number): Promise<void> | void {
     const agentId = message.agent_id;
     if (wait > 0) {
       const retry = Math.ceil(wait * 1000) / 1000;
@@ -542,15 +560,15 @@ export function makeBridge(options: BridgeOptions): Bridge {
     }
     const offline = () => rejectEvent(conn, 'AGENT_OFFLINE', errorText('AGENT_OFFLINE', 'not_connected', { agent_id: agentId }), start, admitted);
     const located = router.locateAgent?.(agentId);
-    if (!located) return router.isAgentOnline(agentId) ? deliverEvent(conn, app, agent, message, payloadJson, start) : offline();
+    if (!located) return router.isAgentOnline(agentId) ? deliverEvent(conn, app, agent, message, payloadJson, start, startedAt) : offline();
     return located.then((online) => {
       if (!clients.has(conn)) return;
-      if (online) deliverEvent(conn, app, agent, message, payloadJson, start);
+      if (online) deliverEvent(conn, app, agent, message, payloadJson, start, startedAt);
       else offline();
     });
   }
 
-  function deliverEvent(conn: Connection, app: AppRecord, agent: AgentRecord, message: EventMessage, payloadJson: string, start: Omit<EventStart, 'event_id'>): void {
+  function deliverEvent(conn: Connection, app: AppRecord, agent: AgentRecord, message: EventMessage, payloadJson: string, start: Omit<EventStart, 'event_id'>, startedAt: number): void {
     const { agent_id: agentId, thread_id: threadId } = message;
     const { received_at: receivedAt, payload_bytes: size } = start;
     const admitted = { agentId, admitted: true };
@@ -572,6 +590,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
       sessionKey,
       payload: holdPayload(payloadJson, size),
       receivedAt,
+      startedAt,
       text: null,
       fragmentCount: 0,
       tokenPrefix: undefined,
@@ -648,7 +667,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   // ---- agent side --------------------------------------------------------------------------------------
 
-  function fromAgent(client: Client, agent: AgentRecord, data: string, isBinary: boolean): void {
+  /** Returns a promise when the agent's organization is over its share of fragments (F3): its socket waits for it. */
+  function fromAgent(client: Client, agent: AgentRecord, data: string, isBinary: boolean): Promise<void> | void {
     const { conn } = client;
     const parsed = parseInbound(data, isBinary, validateAgentToServiceMessage, 'AgentToServiceMessage');
     if (!parsed.ok) {
@@ -657,11 +677,13 @@ export function makeBridge(options: BridgeOptions): Bridge {
     }
     const message = parsed.message;
     if (message.type === 'ping') {
-      client.lastPingAt = client.lastSeen;
+      client.lastPingAt = clock.now();
       return conn.send(frames.PONG);
     }
-    if (!events.has(message.event_id) && router.toEventHome(agent.agent_id, message)) return;
-    agentMessage(agent.agent_id, message, (frame) => conn.send(frame));
+    // Taken, never dropped: over the share the fragment goes on and the agent's next frames wait.
+    const pause = message.type === 'token' ? shares.fragment(agent.org_id) : 0;
+    if (events.has(message.event_id) || !router.toEventHome(agent.agent_id, message)) agentMessage(agent.agent_id, message, (frame) => conn.send(frame));
+    if (pause) return new Promise((resolve) => clock.setTimer(pause, resolve));
   }
 
   /** An agent's message about an event, on the node the event lives on; `answer` reaches the agent wherever it is. */
@@ -737,7 +759,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     ev.fragmentCount++;
     keepText(ev, fragment, size);
     const json = JSON.stringify(fragment);
-    const seq = resumes.keepFragment(stream, json, size);
+    const seq = resumes.keepFragment(stream, json);
     if (!reaches(ev.appConn)) return;
     tokensForwarded++;
     ev.tokenPrefix ??= frames.tokenPrefix(ev.eventId, ev.agentId);
@@ -789,7 +811,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
   function sendReply(answer: AgentAnswer, ev: InFlight, message: AgentReplyMessage, replyJson: string): void {
     const now = clock.now();
     const tokensUsed = message.metadata?.tokens_used ?? ev.fragmentCount;
-    const metadata = { tokens_used: tokensUsed, model: message.metadata?.model ?? 'unknown', latency_ms: now - ev.receivedAt, session_key: ev.sessionKey };
+    const metadata = { tokens_used: tokensUsed, model: message.metadata?.model ?? 'unknown', latency_ms: latencyOf(ev), session_key: ev.sessionKey };
     const frame = frames.reply({ event_id: ev.eventId, agent_id: ev.agentId, thread_id: ev.threadId }, replyJson, ev.payload.toString(), metadata);
     // Within replyContentMaxBytes only an outsized metadata.model can still push the frame over (L16).
     if (!fitsBytes(frame, LIMITS.frameMaxBytes)) {
@@ -830,7 +852,13 @@ export function makeBridge(options: BridgeOptions): Bridge {
   function end(ev: InFlight, how: Omit<EventEnd, 'event_id' | 'latency_ms'>): void {
     ev.timeout.cancel();
     untrack(ev);
-    observer.eventEnded({ event_id: ev.eventId, ...how, latency_ms: how.completed_at - ev.receivedAt });
+    // A wall clock stepped back meanwhile must not end an event before it began.
+    observer.eventEnded({ event_id: ev.eventId, ...how, completed_at: Math.max(how.completed_at, ev.receivedAt), latency_ms: latencyOf(ev) });
+  }
+
+  /** Milliseconds since the event was received, on the monotonic clock (W10). */
+  function latencyOf(ev: InFlight): number {
+    return Math.round(clock.monotonic() - ev.startedAt);
   }
 
   function fail(ev: InFlight, code: ErrorCode, error: string, outcome: EventEnd['outcome']): void {
@@ -879,6 +907,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     discardedLog.stop();
     resumes.stop();
     desk.stop();
+    shares.stop();
   }
 
   function stats() {
@@ -918,5 +947,6 @@ export function makeBridge(options: BridgeOptions): Bridge {
     limitCounters: () => structuredClone(counters),
     streamedTextBytes,
     resumeStats: () => resumes.stats(),
+    fairShareStats: () => structuredClone(shares.stats),
   };
 }

@@ -12,7 +12,9 @@ export type Counts<K extends string> = Map<K, number>;
 export const countTotal = (counts: Counts<string>) => [...counts.values()].reduce((a, b) => a + b, 0);
 
 export interface Burst<K extends string> {
+  /** When the burst began, on the wall clock (it is shown). */
   since: number;
+  /** The last occurrence, on the monotonic clock (windows are durations: a step of the wall clock moves none). */
   last: number;
   counts: Counts<K>;
 }
@@ -35,8 +37,8 @@ export class BurstLog<K extends string> {
 
   /** `count` occurrences at once (rows of one commit): one occurrence of the burst, counted `count` times. */
   record(kind: K, count = 1): void {
-    const now = this.options.clock.now();
-    if (!this.burst || now - this.burst.last >= this.options.windowMs) this.burst = { since: now, last: now, counts: new Map() };
+    const now = this.options.clock.monotonic();
+    if (!this.burst || now - this.burst.last >= this.options.windowMs) this.burst = { since: this.options.clock.now(), last: now, counts: new Map() };
     this.burst.last = now;
     this.burst.counts.set(kind, (this.burst.counts.get(kind) ?? 0) + count);
     this.unlogged.set(kind, (this.unlogged.get(kind) ?? 0) + count);
@@ -46,7 +48,7 @@ export class BurstLog<K extends string> {
   /** The burst under way (an occurrence within the last window), or undefined. */
   recent(): Burst<K> | undefined {
     const { burst } = this;
-    return burst && this.options.clock.now() - burst.last < this.options.windowMs ? burst : undefined;
+    return burst && this.options.clock.monotonic() - burst.last < this.options.windowMs ? burst : undefined;
   }
 
   stop(): void {

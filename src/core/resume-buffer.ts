@@ -4,12 +4,19 @@
 // fragments at a time goes into a Buffer of its own, its index included: the bytes live outside the V8 heap (a node
 // keeps up to resumeBufferMaxBytes of them), and the heap holds at most one batch of strings per event (an index
 // of JS numbers per batch cost 1.2 KB of heap per 64 fragments; in the buffer it is 8 bytes a fragment).
+//
+// A fragment counts what it holds here (R7): its JSON text in UTF-8 (escapes as written: 4,096 × U+0001 is 24,578
+// bytes, not 4,096), its index, and for the fragment that opens a batch the buffer's own cost; so an empty
+// fragment costs its 10 bytes and its share of a buffer, and a flood of them meets the bounds like any other.
+import { LIMITS } from '../../generated/index.js';
 
 /** Fragments are written to a buffer once there are this many, or this many UTF-16 units, waiting. */
 const BATCH_FRAGMENTS = 32;
 const BATCH_CHARS = 1024;
 /** Per fragment, at the start of its batch's buffer: where its JSON ends in the batch's text, and its size. */
-const INDEX_BYTES = 8;
+const INDEX_BYTES = LIMITS.resumeFragmentIndexBytes;
+/** What one buffer costs besides its bytes (Buffer, ArrayBuffer; measured on Node 20). */
+export const BUFFER_OVERHEAD_BYTES = LIMITS.resumeBufferOverheadBytes;
 
 /**
  * A batch of fragments written out: `count` index entries (end in UTF-16 units of the decoded text, size as
@@ -30,7 +37,7 @@ export class KeptFragments {
   sent = 0;
   /** The `seq` of the oldest fragment kept (`sent + 1` when none is). */
   firstKept = 1;
-  /** The sizes of the fragments kept, together. */
+  /** What the fragments kept hold, together (their sizes as counted: see `costOf`). */
   bytes = 0;
   private readonly batches: Batch[] = [];
   private pending: string[] = [];
@@ -39,8 +46,14 @@ export class KeptFragments {
   /** Pending fragments dropped already (those before it in `pending`). */
   private pendingStart = 0;
 
-  /** Keeps the next fragment, as the JSON text of its frame, counted as `size`; returns its `seq`. */
-  append(json: string, size: number): number {
+  /** What keeping `json` next would count: its UTF-8 bytes, its index, and a new batch's buffer if it opens one. */
+  costOf(json: string): number {
+    return Buffer.byteLength(json, 'utf8') + INDEX_BYTES + (this.pendingStart === this.pending.length ? BUFFER_OVERHEAD_BYTES : 0);
+  }
+
+  /** Keeps the next fragment, as the JSON text of its frame; returns its `seq`. `bytes` grows by `costOf(json)`. */
+  append(json: string): number {
+    const size = this.costOf(json);
     this.sent++;
     this.pending.push(json);
     this.pendingSizes.push(size);

@@ -2,9 +2,12 @@
 // resume of an event whose home is another node is handed to that node, whose answer and later frames come back
 // to the resuming connection through this one (a home that does not answer within 1 s is a gap, `home_gone`).
 // The home of such an event holds a stand-in for the remote connection, so the bridge sends to it as to any other.
+// Resumes are an organization's fair share (F3: counted on the resuming connection's node, before anything is
+// looked up) and so are the bytes they send again (R10: counted on the event's home, where the answer is built).
 import type { ResumeMessage } from '../../generated/index.js';
 import type { Clock, Timer } from '../shared/clock.js';
 import { errorText } from '../shared/error-text.js';
+import type { FairShares } from './fair-share.js';
 import * as frames from './frames.js';
 import type { Connection, ResumeRequest, Router } from './router.js';
 import type { ResumeBounds, ResumeStore } from './resume-store.js';
@@ -25,6 +28,8 @@ export interface ResumeHost {
    * its connection now); returns the connection it had.
    */
   holdBy(eventId: string, conn: Connection, ifHeldBy?: Connection): Connection | undefined;
+  /** The organization whose share an app's resumes take (undefined for an app no longer registered). */
+  orgOf(appId: string): string | undefined;
 }
 
 export interface ResumeDeskOptions {
@@ -33,6 +38,7 @@ export interface ResumeDeskOptions {
   router: Router;
   clock: Clock;
   host: ResumeHost;
+  shares: FairShares;
 }
 
 /** A resume handed to another node, waiting for its answer (`timer`) or, answered, for the event's later frames. */
@@ -54,8 +60,14 @@ export class ResumeDesk {
 
   /** A `resume` from a resumable connection of `appId` on this node. */
   resume(conn: Connection, appId: string, message: ResumeMessage): void {
-    const { store, host, router } = this.o;
+    const { store, host, router, shares } = this.o;
     const { event_id, resume_token, after_seq } = message;
+    const org = this.shareOf(appId);
+    const wait = shares.resume(org);
+    if (wait) {
+      store.counted('limited');
+      return conn.send(tooManyRequests('resume', org, event_id, wait));
+    }
     if (!store.get(event_id) && !host.plainInFlight(event_id)) {
       const handed = router.toResumeHome?.({ event_id, resume_token, after_seq, app_id: appId }, conn.id);
       if (handed) return this.awaitHome(conn, event_id, handed);
@@ -134,10 +146,18 @@ export class ResumeDesk {
    * whether it now holds the event (in flight).
    */
   private settle(appId: string, message: ResumeMessage, conn: Connection): { frames: string[]; holds: boolean } {
-    const { store, bounds, host } = this.o;
+    const { store, bounds, host, shares } = this.o;
     const verdict = judgeResume(store, bounds, appId, message, (eventId) => host.plainInFlight(eventId));
-    store.counted(verdict.outcome);
     const { event_id } = message;
+    if (verdict.outcome === 'resumed') {
+      const org = this.shareOf(appId);
+      const wait = shares.replay(org, verdict.frames.reduce((n, frame) => n + Buffer.byteLength(frame, 'utf8'), 0));
+      if (wait) {
+        store.counted('limited');
+        return { frames: [tooManyRequests('replay', org, event_id, wait, shares.limits.replayBytesPerSecond)], holds: false };
+      }
+    }
+    store.counted(verdict.outcome);
     switch (verdict.outcome) {
       case 'refused':
         return { frames: [verdict.frame], holds: false };
@@ -154,6 +174,11 @@ export class ResumeDesk {
         return { frames: verdict.frames, holds };
       }
     }
+  }
+
+  /** The key of an app's fair share: its organization's (its own id once it is no longer registered). */
+  private shareOf(appId: string): string {
+    return this.o.host.orgOf(appId) ?? appId;
   }
 
   private releaseHolder(previous: Connection | undefined): void {
@@ -186,4 +211,10 @@ export class ResumeDesk {
     waiting.events.delete(eventId);
     if (!waiting.events.size) this.awaiting.delete(connId);
   }
+}
+
+/** TOO_MANY_REQUESTS for a resume (F3) or its answer's bytes (R10): the frame is refused, the event goes on. */
+function tooManyRequests(situation: 'resume' | 'replay', orgId: string, eventId: string, seconds: number, rate = 0): string {
+  const text = errorText('TOO_MANY_REQUESTS', situation, { org_id: orgId, event_id: eventId, seconds, rate });
+  return frames.appError('TOO_MANY_REQUESTS', text, { event_id: eventId, metadata: { retry_after_seconds: seconds } });
 }

@@ -3,18 +3,27 @@
 // node's (fragments and final frames together). Over the app's or the node's bound the oldest bytes go first,
 // those of ended events before those of events in flight: an ended event is the likelier to have been read
 // already, and an event in flight is the one a dropped connection is waiting for.
+//
+// The bounds count the bytes held, not the text (R7): a fragment's JSON as kept with its index and its share of a
+// buffer (resume-buffer.ts), a final message as its UTF-8 bytes in a buffer of its own plus the record of its
+// ended event. An ended event is kept for its final message: once that is dropped (a bound, a gap) the event is
+// forgotten, so nothing of it stays uncounted; a resume of it is then a gap like that of any event not kept.
+import { LIMITS } from '../../generated/index.js';
 import type { Clock, Timer } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { BurstLog, LOG_WINDOW_MS } from './burst-log.js';
-import { KeptFragments } from './resume-buffer.js';
+import { BUFFER_OVERHEAD_BYTES, KeptFragments } from './resume-buffer.js';
+
+/** What an ended event's record costs besides its bytes (its ids, token hash, list entries; measured on Node 20). */
+const ENDED_EVENT_BYTES = LIMITS.resumeEndedEventBytes;
 
 /** Which bound dropped kept bytes: the label of bridge_resume_dropped_bytes_total. */
 export type DropReason = 'event_limit' | 'app_limit' | 'node_limit';
 export const DROP_REASONS: readonly DropReason[] = ['event_limit', 'app_limit', 'node_limit'];
 
-/** How a resume ended: the label of bridge_resumes_total. */
-export type ResumeOutcome = 'resumed' | 'gap' | 'refused';
-export const RESUME_OUTCOMES: readonly ResumeOutcome[] = ['resumed', 'gap', 'refused'];
+/** How a resume ended: the label of bridge_resumes_total (limited: TOO_MANY_REQUESTS, F3 and R10). */
+export type ResumeOutcome = 'resumed' | 'gap' | 'refused' | 'limited';
+export const RESUME_OUTCOMES: readonly ResumeOutcome[] = ['resumed', 'gap', 'refused', 'limited'];
 
 /** What is kept for resumes and what the resumes did (R7), for metrics. */
 export interface ResumeStats {
@@ -40,8 +49,9 @@ export interface ResumeBounds {
 /** One resumable event as kept: who may take it back, what it sent, and how it ended. */
 export class KeptStream {
   readonly fragments = new KeptFragments();
-  /** The reply or error frame: undefined while in flight, null once it was dropped (or never kept). */
-  final: string | null | undefined = undefined;
+  /** The reply or error frame, as UTF-8 off the heap: undefined while in flight, null once dropped (or never kept). */
+  final: Buffer | null | undefined = undefined;
+  /** What the final frame counts: its bytes, its buffer and the ended event's record. */
   finalBytes = 0;
   /** The bound that last dropped something of it, for the text of RESUME_GAP. */
   dropped: DropReason | undefined;
@@ -60,6 +70,11 @@ export class KeptStream {
     /** Its app's share of the bounds (found once, not per fragment). */
     readonly app: Share,
   ) {}
+
+  /** The final frame as it is sent again. */
+  finalFrame(): string | undefined {
+    return this.final ? this.final.toString('utf8') : undefined;
+  }
 
   get ended(): boolean {
     return this.final !== undefined;
@@ -93,7 +108,7 @@ export class ResumeStore {
   private timer: Timer | undefined;
   private readonly droppedLog: BurstLog<DropReason>;
   readonly dropped: Record<DropReason, number> = { event_limit: 0, app_limit: 0, node_limit: 0 };
-  readonly resumes: Record<ResumeOutcome, number> = { resumed: 0, gap: 0, refused: 0 };
+  readonly resumes: Record<ResumeOutcome, number> = { resumed: 0, gap: 0, refused: 0, limited: 0 };
 
   constructor(
     private readonly bounds: ResumeBounds,
@@ -122,10 +137,11 @@ export class ResumeStore {
     return this.streams.get(eventId);
   }
 
-  /** Keeps a fragment (its JSON text, counted as `size`) within the bounds; returns its `seq`. */
-  keepFragment(stream: KeptStream, json: string, size: number): number {
+  /** Keeps a fragment (its JSON text, counted as what it holds) within the bounds; returns its `seq`. */
+  keepFragment(stream: KeptStream, json: string): number {
     const { fragments } = stream;
     if (stream.gapped) return fragments.skip();
+    let size = fragments.costOf(json);
     const max = this.bounds.eventMaxBytes;
     if (size > max) {
       this.dropStream(stream, 'event_limit');
@@ -135,7 +151,9 @@ export class ResumeStore {
     const { app } = stream;
     const { node } = this;
     if ((app.bytes + size > app.max || node.bytes + size > node.max) && !this.makeRoom(stream, size)) return fragments.skip();
-    const seq = fragments.append(json, size);
+    const before = fragments.bytes;
+    const seq = fragments.append(json);
+    size = fragments.bytes - before; // its own drops may have emptied the batch it was to join: it opens one
     app.bytes += size;
     node.bytes += size;
     if (!stream.listed) {
@@ -149,28 +167,34 @@ export class ResumeStore {
   /** The event ended with `frame`: kept with its fragments for the window, unless the bounds leave no room. */
   keepFinal(stream: KeptStream, frame: string): void {
     stream.fragments.seal();
-    stream.endedAt = this.clock.now();
+    stream.endedAt = this.clock.monotonic();
     this.unlist(stream);
     const { app } = stream;
     if (stream.bytes > 0) this.listEnded(stream);
+    const bytes = Buffer.byteLength(frame, 'utf8');
+    const size = bytes + BUFFER_OVERHEAD_BYTES + ENDED_EVENT_BYTES;
+    // Room is made while it is not yet ended, so that making it never forgets this very event.
+    const room = !stream.gapped && this.makeRoom(stream, size);
     stream.final = null;
-    if (!stream.gapped) {
-      const size = Buffer.byteLength(frame, 'utf8');
-      if (this.makeRoom(stream, size)) {
-        stream.final = frame;
-        stream.finalBytes = size;
-        app.bytes += size;
-        this.node.bytes += size;
-        this.listEnded(stream);
-      }
-    }
+    if (!room) return this.forget(stream);
+    const kept = Buffer.allocUnsafeSlow(bytes); // its own memory: a slice of Node's pool would pin the pool
+    kept.write(frame, 0, 'utf8');
+    stream.final = kept;
+    stream.finalBytes = size;
+    app.bytes += size;
+    this.node.bytes += size;
+    this.listEnded(stream);
     this.expiring.add(stream);
     this.timer ??= this.clock.setTimer(this.bounds.windowMs, () => this.expire());
   }
 
-  /** RESUME_GAP was sent for it: what it kept is let go, and it stays known (as a gap) until its window ends. */
+  /**
+   * RESUME_GAP was sent for it: what it kept is let go. An event in flight stays known (as a gap: its later
+   * fragments are numbered and dropped); an ended one is forgotten.
+   */
   gap(stream: KeptStream): void {
     stream.gapped = true;
+    if (stream.ended) return this.forget(stream);
     this.release(stream, stream.fragments.dropAll());
     this.release(stream, this.takeFinal(stream));
     this.unlist(stream);
@@ -219,6 +243,7 @@ export class ResumeStore {
           this.release(stream, size, share.reason);
           need -= size;
         }
+        if (stream.ended && !stream.final) this.forget(stream); // its final message is gone: nothing to resume
         if (need <= 0) return;
       }
     }
@@ -228,6 +253,7 @@ export class ResumeStore {
   private dropStream(stream: KeptStream, reason: DropReason): void {
     this.release(stream, stream.fragments.dropAll(), reason);
     this.release(stream, this.takeFinal(stream), reason);
+    if (stream.ended) this.forget(stream);
   }
 
   private takeFinal(stream: KeptStream): number {
@@ -267,6 +293,7 @@ export class ResumeStore {
   }
 
   private forget(stream: KeptStream): void {
+    if (this.streams.get(stream.eventId) !== stream) return; // forgotten already
     this.release(stream, stream.fragments.dropAll());
     this.release(stream, this.takeFinal(stream));
     this.unlist(stream);
@@ -278,7 +305,7 @@ export class ResumeStore {
   /** Forgets the streams whose window is over, and waits for the next one's. */
   private expire(): void {
     this.timer = undefined;
-    const now = this.clock.now();
+    const now = this.clock.monotonic();
     for (const stream of this.expiring) {
       const left = stream.endedAt + this.bounds.windowMs - now;
       if (left > 0) {

@@ -44,16 +44,16 @@ export type InFlightHere = (eventId: string) => { appId: string } | undefined;
 export function judgeResume(store: ResumeStore, bounds: ResumeBounds, appId: string, message: ResumeMessage, inFlightHere: InFlightHere): ResumeVerdict {
   const { event_id, resume_token, after_seq } = message;
   const stream = store.get(event_id);
+  // Another app's event gets exactly the answer of an event that does not exist (R5): whether it is live, kept or
+  // not, is nobody else's business, and no other answer, nor the work done for it, may tell them apart.
+  const unknown = () => gap(errorText('RESUME_GAP', 'unknown', { event_id }), event_id);
   if (!stream) {
     const other = inFlightHere(event_id);
-    if (!other) return gap(errorText('RESUME_GAP', 'unknown', { event_id }), event_id);
-    // Another app's event is not named as such: a guesser learns nothing about it.
-    if (other.appId !== appId) return refused(errorText('RESUME_REFUSED', 'not_yours', { event_id }), event_id);
+    if (!other || other.appId !== appId) return unknown();
     return refused(errorText('RESUME_REFUSED', 'not_resumable', { event_id }), event_id);
   }
-  if (stream.appId !== appId || !tokenMatches(resume_token, stream.tokenHash)) {
-    return refused(errorText('RESUME_REFUSED', 'not_yours', { event_id }), event_id);
-  }
+  if (stream.appId !== appId) return unknown();
+  if (!tokenMatches(resume_token, stream.tokenHash)) return refused(errorText('RESUME_REFUSED', 'not_yours', { event_id }), event_id);
   const { fragments } = stream;
   if (after_seq > fragments.sent) {
     return refused(errorText('RESUME_REFUSED', 'ahead', { event_id, sent: fragments.sent, after_seq }), event_id);
@@ -65,7 +65,8 @@ export function judgeResume(store: ResumeStore, bounds: ResumeBounds, appId: str
   const prefix = frames.tokenPrefix(stream.eventId, stream.agentId);
   const out: string[] = [];
   for (const [seq, json] of fragments.after(after_seq)) out.push(frames.seqTokenFrame(prefix, json, seq));
-  if (stream.final) out.push(stream.final);
+  const final = stream.finalFrame();
+  if (final !== undefined) out.push(final);
   return { outcome: 'resumed', stream, frames: out };
 }
 

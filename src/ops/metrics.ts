@@ -13,6 +13,8 @@ export interface Metrics {
   acceptFailed(reason: AcceptFailureReason): void;
   /** One admin change recorded in the audit trail (D10). */
   adminAction(action: AuditAction): void;
+  /** One retention sweep that deleted nothing: the wall clock moved in a way the monotonic clock cannot explain (F2). */
+  sweepRefused(): void;
 }
 
 /** What the event log's writer tells /metrics (the WriteBehind). */
@@ -101,7 +103,20 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
     },
   });
   countedByLabel(registry, 'bridge_resume_dropped_bytes_total', 'Bytes kept for resumes that were dropped to keep a bound, by reason: event_limit (STREAMED_TEXT_MAX_BYTES), app_limit (RESUME_BUFFER_PER_APP_MAX_BYTES), node_limit (RESUME_BUFFER_MAX_BYTES); a resume that needed them gets RESUME_GAP.', 'reason', () => bridge().resumeStats().dropped);
-  countedByLabel(registry, 'bridge_resumes_total', 'Resume requests by outcome: resumed, gap (RESUME_GAP), refused (RESUME_REFUSED).', 'outcome', () => bridge().resumeStats().resumes);
+  countedByLabel(registry, 'bridge_resumes_total', 'Resume requests by outcome: resumed, gap (RESUME_GAP), refused (RESUME_REFUSED), limited (TOO_MANY_REQUESTS: the organization over its share of resumes or of bytes sent again).', 'outcome', () => bridge().resumeStats().resumes);
+  // Each organization's fair share (F3, R10): how often one was over it, and how long its agents waited.
+  countedByLabel(registry, 'bridge_fair_share_limited_total', 'Times an organization was over its fair share on this node, by kind: fragments (an agent paused: FRAGMENTS_PER_ORG_PER_SECOND), discover and resume (TOO_MANY_REQUESTS: DISCOVERS_PER_ORG_PER_SECOND, RESUMES_PER_ORG_PER_SECOND), replay (TOO_MANY_REQUESTS: RESUME_REPLAY_BYTES_PER_ORG_PER_SECOND).', 'kind', () => bridge().fairShareStats().limited);
+  let pausedReported = 0;
+  new Counter({
+    name: 'bridge_agent_paused_seconds_total',
+    help: 'Seconds agents\' sockets were paused (not read) because their organization was over its share of fragments, all agents together (F3).',
+    registers: [registry],
+    collect() {
+      const ms = bridge().fairShareStats().pausedMs;
+      this.inc((ms - pausedReported) / 1000);
+      pausedReported = ms;
+    },
+  });
   new Gauge({
     name: 'bridge_event_log_pending_rows',
     help: 'Event log rows and session changes waiting to be written: queued for the next group commit, in the one under way, or kept for a retry while the database does not take them (at most EVENT_LOG_QUEUE_MAX_ROWS).',
@@ -161,11 +176,17 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
     labelNames: ['action'],
     registers: [registry],
   });
+  const sweepsRefused = new Counter({
+    name: 'bridge_retention_sweeps_refused_total',
+    help: 'Hourly sweeps (retention, expired sessions, lost outcomes) that deleted nothing because the wall clock had moved more than a day beyond or behind the time that passed by the monotonic clock (F2).',
+    registers: [registry],
+  });
   const nothing = () => {};
   return {
     registry,
     acceptFailed: (reason) => acceptFailures.inc({ reason }),
     adminAction: (action) => adminActions.inc({ action }),
+    sweepRefused: () => sweepsRefused.inc(),
     observer: {
       eventRejected(_e, code, admitted) {
         events.inc({ status: 'rejected', outcome: 'rejected' });

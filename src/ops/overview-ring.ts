@@ -145,7 +145,10 @@ export class OverviewRing {
   }
 
   private schedule(): void {
-    this.timer = this.clock.setTimer(this.nextAt - this.clock.now(), () => {
+    // Never longer than one interval: after the wall clock stepped back an hour, sampling goes on every sampleMs
+    // (each sample stamped one interval after the last) rather than stopping for the hour.
+    const delay = Math.min(this.sampleMs, Math.max(0, this.nextAt - this.clock.now()));
+    this.timer = this.clock.setTimer(delay, () => {
       this.sample(this.nextAt);
       // A timer that fired late (a busy event loop) does not shift the grid: the next sample is the next multiple.
       const now = this.clock.now();

@@ -10,7 +10,8 @@
 // Resuming (R9): the client asks every bridge for resumable streams; an event whose `accepted` brought a
 // resume_token survives a dropped connection: on the next one the client names it with the last position it
 // received, and the bridge sends the rest there. Events without one (from a bridge without the extension) and sends
-// not yet accepted end on a drop, as they always have.
+// not yet accepted end on a drop, as they always have. A resume the bridge refuses for its organization's share
+// (TOO_MANY_REQUESTS, F3 and R10) leaves the event as it was: the client sends it again after the time given.
 import { EventEmitter } from 'node:events';
 import {
   LIMITS,
@@ -21,6 +22,7 @@ import {
   type Payload,
   type ServiceToAppMessage,
 } from '../../generated/index.js';
+import { systemClock, type Clock, type Timer } from '../shared/clock.js';
 import type { ConnectionOptions } from './connection-options.js';
 import type { CloseInfo, ConnectionState, Inbound, InvalidFrame } from './connection-events.js';
 import { BridgeConnection, BridgeConnectionError } from './connection.js';
@@ -76,12 +78,15 @@ export class AppClient extends EventEmitter<AppClientEvents> {
   /** Accepted events, by event_id, until their reply or error (also while they wait for a connection to resume on). */
   private readonly inFlight = new Map<string, InFlightEvent>();
   private readonly discovers: Deferred<AgentSummary[]>[] = [];
+  /** Resumes refused for the bridge's load (TOO_MANY_REQUESTS), each waiting to be sent again, by event_id. */
+  private readonly resumeRetries = new Map<string, Timer>();
   private closing = false;
 
   /** @internal Use `connectApp`. */
   constructor(
     private readonly connection: BridgeConnection<ServiceToAppMessage, AppToServiceMessage>,
     private readonly resume: boolean = true,
+    private readonly clock: Clock = systemClock,
   ) {
     super();
     connection.on('state', (state) => this.emit('state', state));
@@ -171,10 +176,17 @@ export class AppClient extends EventEmitter<AppClientEvents> {
         // version in a rolling upgrade, a rollback).
         if (message.event_id === undefined) {
           if (message.code === 'INVALID_MESSAGE') this.resumesNotUnderstood(message.error);
+          // A discover refused for the organization's share: discovers are answered in order.
+          if (message.code === 'TOO_MANY_REQUESTS') this.discovers.shift()?.reject(BridgeError.fromMessage(message));
           return;
         }
         this.resumedHere.delete(message.event_id);
         const event = this.inFlight.get(message.event_id);
+        if (message.code === 'TOO_MANY_REQUESTS') {
+          // A resume refused for the load, never an event's end nor an answer to a send: taken back later.
+          if (event) this.resumeLater(message.event_id, event, message.metadata?.retry_after_seconds ?? 1);
+          return;
+        }
         if (answersResume(message)) {
           // It ends the resumed event it names, and never answers a send.
           if (event) this.end(message.event_id, event.gap(message)!);
@@ -232,6 +244,8 @@ export class AppClient extends EventEmitter<AppClientEvents> {
    * the next connection instead. A send not yet accepted has no resume token, so it is lost either way.
    */
   private failAll(error: BridgeError, { keepResumable = false } = {}): void {
+    for (const timer of this.resumeRetries.values()) timer.cancel(); // the next connection resumes them, if any
+    this.resumeRetries.clear();
     for (const event of this.awaitingAnswer.splice(0)) event.fail(error);
     for (const [eventId, event] of this.inFlight) {
       if (keepResumable && event.resumable) event.detached = true;
@@ -251,6 +265,19 @@ export class AppClient extends EventEmitter<AppClientEvents> {
         this.resumedHere.add(eventId);
       }
     }
+  }
+
+  /** Sends the event's resume again after `seconds`, on the connection then open; if none is, the next one's. */
+  private resumeLater(eventId: string, event: InFlightEvent, seconds: number): void {
+    this.resumeRetries.get(eventId)?.cancel();
+    const timer = this.clock.setTimer(seconds * 1000, () => {
+      this.resumeRetries.delete(eventId);
+      if (this.inFlight.get(eventId) !== event) return;
+      const frame = event.resumeFrame();
+      if (frame && this.connection.send(frame)) this.resumedHere.add(eventId);
+      else event.detached = true;
+    });
+    this.resumeRetries.set(eventId, timer);
   }
 
   /**
@@ -305,7 +332,7 @@ export function connectApp(options: AppClientOptions): Promise<AppClient> {
     },
     { validate: validateOpenServiceToAppMessage, maxRetries: LIMITS.appReconnectMaxAttempts },
   );
-  const client = new AppClient(connection, resume);
+  const client = new AppClient(connection, resume, options.clock ?? systemClock);
   return connection.start().then(
     () => client,
     (err: BridgeConnectionError) => {

@@ -1,20 +1,28 @@
 // All time in the bridge and in its SDK goes through a Clock, so heartbeats, timeouts, graces and backoffs can be
 // tested (and moved by the conformance suite's test clock) without sleeping. Shared by both sides, so it imports
 // nothing of either.
+//
+// Two readings: `now()` is the wall clock, for instants people read or that are stored (created_at, expires_at,
+// received_at); `monotonic()` never steps, for every duration measured (rate-limit refills, latency_ms, windows).
+// An operator or NTP can step the wall clock by hours or more; a duration taken from it would then be negative or
+// huge (a rate limit locked an app out for the length of the step, latency_ms read 7,208,154 across a +2 h step).
 
 export interface Timer {
   cancel(): void;
 }
 
 export interface Clock {
-  /** Milliseconds since the epoch. */
+  /** Milliseconds since the epoch: the wall clock, which can step (only for instants, never for durations). */
   now(): number;
-  /** Runs `fn` once, `delayMs` from now. */
+  /** Milliseconds from an arbitrary origin, never stepping with the wall clock: for every duration. */
+  monotonic(): number;
+  /** Runs `fn` once, `delayMs` from now (a duration: unaffected by steps of the wall clock). */
   setTimer(delayMs: number, fn: () => void): Timer;
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   setTimer(delayMs, fn) {
     const handle = setTimeout(fn, delayMs);
     handle.unref();
@@ -23,6 +31,7 @@ export const systemClock: Clock = {
 };
 
 interface Pending {
+  /** On the monotonic reading. */
   due: number;
   seq: number;
   fn: () => void;
@@ -32,24 +41,37 @@ interface Pending {
 /**
  * A clock that can be moved forward. `frozen` (unit tests): time stands still between `advance` calls.
  * Otherwise (BRIDGE_TEST_CLOCK=1): real time passes and real timers fire as usual, and `advance` adds an offset
- * on top, firing every timer that falls due, in due order, including timers that those timers set.
+ * on top, firing every timer that falls due, in due order, including timers that those timers set. `advance`
+ * moves both readings; `stepWall` moves the wall clock alone, as an operator or NTP would.
  */
 export class AdjustableClock implements Clock {
   private offset = 0;
+  private wallStep = 0;
   private seq = 0;
   private readonly pending = new Set<Pending>();
   private readonly frozenAt: number | undefined;
+  private readonly frozenMonotonic: number | undefined;
 
   constructor(options: { frozen: boolean; start?: number }) {
     this.frozenAt = options.frozen ? (options.start ?? Date.now()) : undefined;
+    this.frozenMonotonic = options.frozen ? 0 : undefined;
   }
 
   now(): number {
-    return (this.frozenAt ?? Date.now()) + this.offset;
+    return (this.frozenAt ?? Date.now()) + this.offset + this.wallStep;
+  }
+
+  monotonic(): number {
+    return (this.frozenMonotonic ?? performance.now()) + this.offset;
+  }
+
+  /** How far `advance` has moved this clock in all (what real time alone would not have). */
+  get advanced(): number {
+    return this.offset;
   }
 
   setTimer(delayMs: number, fn: () => void): Timer {
-    const timer: Pending = { due: this.now() + Math.max(0, delayMs), seq: this.seq++, fn };
+    const timer: Pending = { due: this.monotonic() + Math.max(0, delayMs), seq: this.seq++, fn };
     this.pending.add(timer);
     if (this.frozenAt === undefined) {
       timer.real = setTimeout(() => this.fire(timer), Math.max(0, delayMs));
@@ -60,21 +82,29 @@ export class AdjustableClock implements Clock {
 
   /**
    * Moves time forward by `ms`, stepping through every timer that falls due on the way: each runs with `now()`
-   * at its own due time, as if the time had really passed.
+   * and `monotonic()` at its own due time, as if the time had really passed.
    */
   advance(ms: number): number {
     if (!(ms >= 0)) throw new RangeError(`advance needs a non-negative number of milliseconds, got ${ms}`);
-    const target = this.now() + ms;
+    const target = this.monotonic() + ms;
+    const offset = this.offset + ms; // exactly `ms` more in all, whatever real time passes meanwhile
     for (let next = this.nextDue(target); next; next = this.nextDue(target)) {
       this.moveTo(next.due);
       this.fire(next);
     }
-    this.moveTo(target);
+    this.offset = Math.max(this.offset, offset);
+    return this.now();
+  }
+
+  /** Steps the wall clock alone, forward or back (no time passes: no timer fires, `monotonic()` stays). */
+  stepWall(ms: number): number {
+    if (!Number.isFinite(ms)) throw new RangeError(`stepWall needs a finite number of milliseconds, got ${ms}`);
+    this.wallStep += ms;
     return this.now();
   }
 
   private moveTo(time: number): void {
-    this.offset += Math.max(0, time - this.now());
+    this.offset += Math.max(0, time - this.monotonic());
   }
 
   private nextDue(until: number): Pending | undefined {

@@ -83,17 +83,40 @@ describe('the Redis engine (TEST_REDIS_URL)', function () {
     expect(Date.now() - seen).to.be.below(400 + 100 + 300); // expiry + one heartbeat + slack
   });
 
-  it('shares one bucket between nodes, refilled on the bridge\'s clock', async function () {
+  it('shares one bucket between nodes, refilled on Redis\'s clock (moved by the test clock\'s advance)', async function () {
     const [r1, r2] = [new Redis(url!), new Redis(url!)];
     closing.push(() => r1.quit(), () => r2.quit());
-    const n1 = new RedisRateLimiter(r1, 2, 3, silentLogger, prefix);
-    const n2 = new RedisRateLimiter(r2, 2, 3, silentLogger, prefix);
-    const t = 1_000_000;
-    expect([await n1.take('app', t), await n2.take('app', t), await n1.take('app', t)]).to.deep.equal([0, 0, 0]);
-    expect(await n2.take('app', t)).to.be.closeTo(0.5, 1e-9); // the 4th, on the other node: half a second at 2/s
-    expect(await n1.take('other-app', t)).to.equal(0);
-    expect(await n2.take('app', t + 500)).to.equal(0);
+    let shift = 0;
+    const n1 = new RedisRateLimiter(r1, 2, 3, silentLogger, prefix, () => shift);
+    const n2 = new RedisRateLimiter(r2, 2, 3, silentLogger, prefix, () => shift);
+    expect([await n1.take('app', 0), await n2.take('app', 0), await n1.take('app', 0)]).to.deep.equal([0, 0, 0]);
+    expect(await n2.take('app', 0)).to.be.closeTo(0.5, 0.02); // the 4th, on the other node: half a second at 2/s
+    expect(await n1.take('other-app', 0)).to.equal(0);
+    shift = 500;
+    expect(await n2.take('app', 0)).to.equal(0);
     expect(n1.fallbacks + n2.fallbacks).to.equal(0);
+  });
+
+  it('neither locks out nor overgrants when Redis\'s clock steps back an hour, forward 400 days and back (F1)', async function () {
+    const redis = new Redis(url!);
+    closing.push(() => redis.quit());
+    let shift = 0;
+    const limiter = new RedisRateLimiter(redis, 2, 3, silentLogger, prefix, () => shift);
+    const drain = async () => {
+      for (let admitted = 0; ; admitted++) {
+        const wait = await limiter.take('stepped', 0);
+        if (wait > 0) return { admitted, wait };
+      }
+    };
+    expect((await drain()).admitted).to.equal(3);
+    shift = -3_600_000;
+    expect((await drain()).wait).to.be.at.most(0.5); // not the hour
+    shift += 600;
+    expect(await limiter.take('stepped', 0)).to.equal(0); // refilled from the new time on
+    shift = 400 * 86_400_000;
+    expect((await drain()).admitted).to.be.within(3, 4); // a full bucket (and what the real milliseconds refilled), not 400 days' worth
+    shift = 0;
+    expect((await drain()).wait).to.be.at.most(0.5);
   });
 
   it('decides with the node\'s own bucket while Redis does not answer, and counts it', async function () {

@@ -15,6 +15,9 @@ const app = { app_id: 'classroom', org_id: 'org', name: 'Classroom', active: tru
 const agent = { agent_id: 'tutor', org_id: 'org', name: 'Tutor', description: 'd', ttl_days: 14, allowlist: null, active: true, created_at: 0 };
 const appPrincipal: Principal = { kind: 'app', app, token: principalToken('app', 'classroom') };
 const agentPrincipal: Principal = { kind: 'agent', agent, token: principalToken('agent', 'tutor') };
+/** An app of another organization. */
+const stranger = { app_id: 'stranger', org_id: 'org2', name: 'Stranger', active: true, created_at: 0 };
+const strangerPrincipal: Principal = { kind: 'app', app: stranger, token: principalToken('app', 'stranger') };
 
 function cluster(nodeIds: string[]) {
   const hub = new MemoryHub();
@@ -25,6 +28,8 @@ function cluster(nodeIds: string[]) {
     directory.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
     directory.addApp(app);
     directory.addAgent(agent);
+    directory.addOrg({ org_id: 'org2', name: 'Org 2', created_at: 0 });
+    directory.addApp(stranger);
     nodes.set(id, makeBridge({ directory, clock, router: new ClusterRouter(hub.join(id)) }));
   }
   const peer = peerConnector();
@@ -83,7 +88,7 @@ describe('resumes across nodes (R8)', function () {
     expect(onN2.frames.at(-1)!.reply).to.equal('abcde');
     expect(onN3.frames).to.have.length(3);
     const stats = c.nodes.get('n1')!.resumeStats();
-    expect(stats.resumes).to.deep.equal({ resumed: 2, gap: 0, refused: 0 }); // judged at home
+    expect(stats.resumes).to.deep.equal({ resumed: 2, gap: 0, refused: 0, limited: 0 }); // judged at home
   });
 
   it('sends every fragment once and in order when the resume crosses the bus with live fragments on their way home', async function () {
@@ -129,6 +134,33 @@ describe('resumes across nodes (R8)', function () {
     expect(seqs(e.appConn.frames.slice(-1))).to.deep.equal(['1:still yours']);
   });
 
+  it('answers a resume of another app\'s event from another node exactly as one of an unknown event (R5), and the event goes on', async function () {
+    const c = cluster(['n1', 'n2']);
+    const e = await c.inFlight('n2', 'n1');
+    await e.tokens('one');
+    const plain = c.connect('n1', appPrincipal);
+    c.send(plain, { type: 'event', agent_id: 'tutor', thread_id: 't', payload: {} });
+    await c.hub.settle();
+    const plainId = plain.frames[0]!.event_id;
+    const outsider = c.connect('n2', strangerPrincipal, true);
+    const ask = async (eventId: string, token: string) => {
+      const before = outsider.frames.length;
+      c.send(outsider, { type: 'resume', event_id: eventId, resume_token: token, after_seq: 0 });
+      await c.hub.settle();
+      return outsider.frames.slice(before);
+    };
+    const unknownAnswer = (id: string) => [
+      { type: 'error', event_id: id, code: 'RESUME_GAP', error: `Event ${id} cannot be resumed: the bridge no longer keeps it (its resume window ended, or the bridge or the event's node restarted).` },
+    ];
+    const never = '01JQ7ZK3M4N5P6Q7R8S9T0V1W2-n1';
+    expect(await ask(never, 'W'.repeat(43))).to.deep.equal(unknownAnswer(never));
+    expect(await ask(e.accepted.event_id, e.accepted.resume_token)).to.deep.equal(unknownAnswer(e.accepted.event_id));
+    expect(await ask(e.accepted.event_id, 'W'.repeat(43))).to.deep.equal(unknownAnswer(e.accepted.event_id));
+    expect(await ask(plainId, 'W'.repeat(43))).to.deep.equal(unknownAnswer(plainId));
+    await e.tokens('two');
+    expect(seqs(e.appConn.frames.slice(-1))).to.deep.equal(['2:two']);
+  });
+
   it('answers RESUME_GAP home_gone when the home does not answer within 1 s, or is known to be gone', async function () {
     const c = cluster(['n1', 'n2']);
     const e = await c.inFlight('n2', 'n1');
@@ -142,7 +174,7 @@ describe('resumes across nodes (R8)', function () {
     expect(onN2.frames).to.deep.equal([homeGone]);
     c.hub.kill('n1');
     expect(await e.resume(onN2, 0)).to.deep.equal([homeGone]);
-    expect(c.nodes.get('n2')!.resumeStats().resumes).to.deep.equal({ resumed: 0, gap: 2, refused: 0 });
+    expect(c.nodes.get('n2')!.resumeStats().resumes).to.deep.equal({ resumed: 0, gap: 2, refused: 0, limited: 0 });
   });
 
   it('stops sending a resumed event\'s frames across the bus once the connection that took it is gone', async function () {

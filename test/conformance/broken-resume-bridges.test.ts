@@ -28,6 +28,8 @@ const CASES: Case[] = [
   { fault: 'resume-token-unchecked', scenarios: ['res-wrong-token', 'res-resume-after-drop'], fails: 'RES-007', because: /expected \{"type":"error","code":"RESUME_REFUSED"\}/ },
   // Taken as "all of them", the resume has nothing to send: silence where RESUME_REFUSED was due.
   { fault: 'after-seq-ahead-accepted', scenarios: ['res-after-seq-ahead', 'res-resume-after-drop'], fails: 'RES-008', because: /app1: no frame within 1500 ms/ },
+  // The unknown id is answered right; the other organization's live event is told apart from it.
+  { fault: 'other-app-named', scenarios: ['res-other-app', 'res-resume-after-drop'], fails: 'RES-013', because: /code: expected "RESUME_GAP", got "RESUME_REFUSED"/ },
   // The window itself is kept (RES-012 passes before it); only the ending is misreported.
   { fault: 'gap-as-refused', scenarios: ['res-window', 'res-after-seq-ahead'], fails: 'RES-011', because: /code: expected "RESUME_GAP", got "RESUME_REFUSED"/ },
 ];

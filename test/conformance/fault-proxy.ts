@@ -50,6 +50,7 @@ export interface Fault {
 const resumeTokens = new Map<string, string>(); // event_id -> the resume_token its accepted carried
 const firstTokenOfApp = new Map<string, string>(); // app_id -> the first resume_token one of its connections got
 const lastSeq = new Map<string, number>(); // event_id -> the highest seq relayed to an app
+const ownerOf = new Map<string, string>(); // event_id -> the app_id whose connection got its accepted
 
 const RESUME_FAULTS = {
   /** RES-004: a resume gets the event's fragments from the first again, whatever its after_seq. */
@@ -88,6 +89,16 @@ const RESUME_FAULTS = {
     toBridge(frame, link) {
       const sent = lastSeq.get(String(frame.event_id)) ?? 0;
       return link.endpoint === 'app' && frame.type === 'resume' && Number(frame.after_seq) > sent ? { ...frame, after_seq: sent } : undefined;
+    },
+  },
+  /** RES-013: another app's event is named as such (refused, as if it were the app's own with a wrong token), not answered as unknown. */
+  'other-app-named': {
+    toClient(frame, link) {
+      if (link.endpoint !== 'app') return undefined;
+      if (frame.type === 'accepted') ownerOf.set(String(frame.event_id), link.ownerId!);
+      const owner = ownerOf.get(String(frame.event_id));
+      if (frame.type !== 'error' || frame.code !== 'RESUME_GAP' || owner === undefined || owner === link.ownerId) return undefined;
+      return { ...frame, code: 'RESUME_REFUSED', error: `This connection cannot resume event ${String(frame.event_id)}: the resume token does not match.` };
     },
   },
   /** RES-011: an event the bridge no longer keeps is refused (as if the app erred) instead of a gap. */

@@ -1,13 +1,15 @@
 // The fragments kept for a resume (R3, R7): given back exactly as sent, by position, across the batches they are
 // written in, and the oldest dropped one at a time.
 import { expect } from 'chai';
+import { LIMITS } from '../../generated/index.js';
 import { KeptFragments } from '../../src/core/resume-buffer.js';
 
-const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
+/** What keeping a fragment counts (R7): its JSON in UTF-8 and its index; the first of a batch, the batch's buffer. */
+const bytes = (text: string) => Buffer.byteLength(JSON.stringify(text), 'utf8') + LIMITS.resumeFragmentIndexBytes;
 
 function keep(fragments: string[]): KeptFragments {
   const kept = new KeptFragments();
-  fragments.forEach((f) => kept.append(JSON.stringify(f), bytes(f)));
+  fragments.forEach((f) => kept.append(JSON.stringify(f)));
   return kept;
 }
 
@@ -18,7 +20,8 @@ describe('the fragments kept for a resume', function () {
     const fragments = Array.from({ length: 300 }, (_, i) => [`w${i} `, 'é€', '\ud83d', '\ude00', '"q"\n', ''][i % 6]!);
     const kept = keep(fragments);
     expect(kept.sent).to.equal(300);
-    expect(kept.bytes).to.equal(fragments.reduce((n, f) => n + bytes(f), 0));
+    const batches = 300 / 32; // none of them reaches 1024 characters before 32 fragments
+    expect(kept.bytes).to.equal(fragments.reduce((n, f) => n + bytes(f), 0) + Math.ceil(batches) * LIMITS.resumeBufferOverheadBytes);
     for (const from of [0, 1, 63, 64, 65, 200, 299, 300]) {
       expect(after(kept, from)).to.deep.equal(fragments.slice(from).map((f, i) => [from + i + 1, f]));
     }
@@ -31,14 +34,15 @@ describe('the fragments kept for a resume', function () {
     const kept = keep(fragments);
     let dropped = 0;
     for (let i = 0; i < 70; i++) dropped += kept.dropOldest();
-    expect(dropped).to.equal(fragments.slice(0, 70).reduce((n, f) => n + bytes(f), 0));
+    const buffers = (count: number) => count * LIMITS.resumeBufferOverheadBytes; // fragments 1, 33, 65, 97 open one
+    expect(dropped).to.equal(fragments.slice(0, 70).reduce((n, f) => n + bytes(f), 0) + buffers(3));
     expect(kept.firstKept).to.equal(71);
     expect(after(kept, 0).map(([s]) => s)).to.deep.equal(Array.from({ length: 30 }, (_, i) => 71 + i));
-    expect(kept.dropAll()).to.equal(fragments.slice(70).reduce((n, f) => n + bytes(f), 0));
+    expect(kept.dropAll()).to.equal(fragments.slice(70).reduce((n, f) => n + bytes(f), 0) + buffers(1));
     expect([kept.firstKept, kept.bytes, after(kept, 0).length]).to.deep.equal([101, 0, 0]);
     expect(kept.dropOldest()).to.equal(0);
     expect(kept.skip()).to.equal(101);
-    expect(kept.append('"next"', 4)).to.equal(102);
+    expect(kept.append('"next"')).to.equal(102);
     expect(after(kept, 101)).to.deep.equal([[102, 'next']]);
   });
 });

@@ -5,11 +5,17 @@
 import { expect } from 'chai';
 import { ENDPOINT_PATHS, LIMITS, validateServiceToAgentMessage, validateServiceToAppMessage } from '../../generated/index.js';
 import type { BridgeOptions } from '../../src/core/bridge.js';
+import { DEFAULT_FAIR_SHARES } from '../../src/core/fair-share.js';
 import { Directory, type AgentRecord, type AppRecord } from '../../src/core/directory.js';
 import type { Socket } from '../../src/core/transport.js';
 import { peerConnector, principalToken, recordingBridge, type Frame, type Peer } from '../helpers/core-harness.js';
 
 const WINDOW_MS = LIMITS.resumeWindowMs;
+/** What a kept fragment counts (R7): its JSON as kept, its index, and a buffer when it opens a batch. */
+const cost = (fragment: string, opensBatch: boolean) =>
+  Buffer.byteLength(JSON.stringify(fragment), 'utf8') + LIMITS.resumeFragmentIndexBytes + (opensBatch ? LIMITS.resumeBufferOverheadBytes : 0);
+/** Over 1024 characters a fragment fills a batch alone: each one counts the same. */
+const LONE = 1100;
 
 /** A bridge on a frozen clock with apps `a1`, `a2` and the connected agent `x`. */
 function setup(options: Partial<BridgeOptions> = {}) {
@@ -197,7 +203,7 @@ describe('resumable streams in the core (R1-R7)', function () {
       expect(late).to.deep.equal([
         { type: 'error', event_id: a.event_id, code: 'RESUME_GAP', error: `Event ${a.event_id} cannot be resumed: the bridge no longer keeps it (its resume window ended, or the bridge or the event's node restarted).` },
       ]);
-      expect(bridge.resumeStats()).to.deep.include({ bytes: 0, events: 0, resumes: { resumed: 2, gap: 1, refused: 0 } });
+      expect(bridge.resumeStats()).to.deep.include({ bytes: 0, events: 0, resumes: { resumed: 2, gap: 1, refused: 0, limited: 0 } });
     });
 
     it('keeps a resumable event\'s text when its connection drops (L15 does not discard it) and counts it in flight for its app (L13)', function () {
@@ -216,7 +222,7 @@ describe('resumable streams in the core (R1-R7)', function () {
   });
 
   describe('refusals (R5) and gaps (R6)', function () {
-    it('refuses a wrong token, another app, an event sent without ?resume=1 and an after_seq ahead, and the event goes on', function () {
+    it('refuses a wrong token, an event sent without ?resume=1 and an after_seq ahead, and the event goes on', function () {
       const { app, accepted, tokens, reply, resume, bridge } = setup();
       const holder = app('a1', true);
       const a = accepted(holder);
@@ -225,8 +231,6 @@ describe('resumable streams in the core (R1-R7)', function () {
       const id = a.event_id;
       const mine = app('a1', true);
       expect(resume(mine, a, 0, 'B'.repeat(43))).to.deep.equal([{ type: 'error', event_id: id, code: 'RESUME_REFUSED', error: `This connection cannot resume event ${id}: the resume token does not match.` }]);
-      expect(resume(app('a2', true), a, 0)[0]).to.include({ code: 'RESUME_REFUSED', error: `This connection cannot resume event ${id}: the resume token does not match.` });
-      expect(resume(app('a2', true), plainEvent, 0, 'B'.repeat(43))[0]).to.include({ code: 'RESUME_REFUSED', error: `This connection cannot resume event ${plainEvent.event_id}: the resume token does not match.` });
       expect(resume(mine, plainEvent, 0, 'B'.repeat(43))).to.deep.equal([
         { type: 'error', event_id: plainEvent.event_id, code: 'RESUME_REFUSED', error: `Event ${plainEvent.event_id} was not sent on a resumable connection (?resume=1); it cannot be resumed.` },
       ]);
@@ -234,7 +238,31 @@ describe('resumable streams in the core (R1-R7)', function () {
       tokens(id, 'y');
       reply(id);
       expect(seqs(holder.frames.slice(-2))).to.deep.equal(['2:y', 'reply']);
-      expect(bridge.resumeStats().resumes).to.deep.equal({ resumed: 0, gap: 0, refused: 5 });
+      expect(bridge.resumeStats().resumes).to.deep.equal({ resumed: 0, gap: 0, refused: 3, limited: 0 });
+    });
+
+    it('answers a resume of another app\'s event exactly as one of an event that does not exist, and the event goes on', function () {
+      const { app, accepted, tokens, reply, resume, bridge } = setup();
+      const holder = app('a1', true);
+      const live = accepted(holder);
+      tokens(live.event_id, 'x');
+      const plain = accepted(app('a1', false));
+      const ended = accepted(holder);
+      reply(ended.event_id, 'kept for the window');
+      const unknown = (id: string) => [
+        { type: 'error', event_id: id, code: 'RESUME_GAP', error: `Event ${id} cannot be resumed: the bridge no longer keeps it (its resume window ended, or the bridge or the event's node restarted).` },
+      ];
+      const stranger = app('a2', true);
+      const never = { event_id: '01JQ7ZK3M4N5P6Q7R8S9T0V1W2', resume_token: 'A'.repeat(43) };
+      expect(resume(stranger, never, 0)).to.deep.equal(unknown(never.event_id));
+      // With the right token, the wrong one, or a position ahead: the answer of an unknown event, nothing more.
+      for (const [event, token, after] of [[live, live.resume_token, 0], [live, 'B'.repeat(43), 0], [live, live.resume_token, 9], [plain, 'B'.repeat(43), 0], [ended, ended.resume_token, 0]] as const) {
+        expect(resume(stranger, event, after, token), `${event.event_id} ${after}`).to.deep.equal(unknown(event.event_id));
+      }
+      tokens(live.event_id, 'y');
+      expect(seqs(holder.frames.slice(-1))).to.deep.equal(['2:y']);
+      expect(seqs(resume(app('a1', true), ended, 0))).to.deep.equal(['reply']); // its owner still has it whole
+      expect(bridge.resumeStats().resumes).to.deep.equal({ resumed: 1, gap: 6, refused: 0, limited: 0 });
     });
 
     it('answers RESUME_GAP for an event it never had, and refuses a malformed resume with INVALID_MESSAGE', function () {
@@ -253,10 +281,11 @@ describe('resumable streams in the core (R1-R7)', function () {
     });
 
     it('ends the event for the app on a gap: its later frames go nowhere, a second resume is a gap too, the agent is not told', function () {
-      const { app, accepted, tokens, reply, drop, resume, x, ended } = setup({ streamedTextMaxBytes: 4 });
+      const max = cost('ab', true) + cost('cd', false);
+      const { app, accepted, tokens, reply, drop, resume, x, ended } = setup({ streamedTextMaxBytes: max });
       const first = app('a1', true);
       const a = accepted(first);
-      tokens(a.event_id, 'ab', 'cd', 'ef'); // 'ab' goes: the event keeps 4 bytes
+      tokens(a.event_id, 'ab', 'cd', 'ef'); // 'ab' goes: the event keeps two fragments
       drop(first);
       const second = app('a1', true);
       const gap = resume(second, a, 0);
@@ -266,7 +295,7 @@ describe('resumable streams in the core (R1-R7)', function () {
           event_id: a.event_id,
           agent_id: 'x',
           code: 'RESUME_GAP',
-          error: `Event ${a.event_id} cannot be resumed after fragment 0: the fragments before 2 were dropped (the event's fragments were over 4 bytes).`,
+          error: `Event ${a.event_id} cannot be resumed after fragment 0: the fragments before 2 were dropped (the event's fragments were over ${max} bytes).`,
         },
       ]);
       const agentFrames = x.frames.length;
@@ -281,52 +310,82 @@ describe('resumable streams in the core (R1-R7)', function () {
 
   describe('bounds (R7)', function () {
     it('keeps an event\'s last streamedTextMaxBytes of fragments: a resume after the dropped ones still works', function () {
-      const { app, accepted, tokens, drop, resume, bridge } = setup({ streamedTextMaxBytes: 10 });
+      const { app, accepted, tokens, drop, resume, bridge } = setup({ streamedTextMaxBytes: cost('aaaa', true) + 2 * cost('bbbb', false) });
       const first = app('a1', true);
       const a = accepted(first);
       tokens(a.event_id, 'aaaa', 'bbbb', 'cccc', 'dd');
       drop(first);
       expect(seqs(resume(app('a1', true), a, 1))).to.deep.equal(['2:bbbb', '3:cccc', '4:dd']);
-      expect(bridge.resumeStats().dropped).to.deep.equal({ event_limit: 4, app_limit: 0, node_limit: 0 });
-      expect(bridge.resumeStats().bytes).to.equal(10);
+      expect(bridge.resumeStats().dropped).to.deep.equal({ event_limit: cost('aaaa', true), app_limit: 0, node_limit: 0 });
+      expect(bridge.resumeStats().bytes).to.equal(2 * cost('bbbb', false) + cost('dd', false));
+    });
+
+    it('counts what a fragment holds: 4,096 × U+0001 as its 24,578 escaped bytes, and a flood of empty fragments meets the bound', function () {
+      const control = '\u0001'.repeat(4096);
+      expect(cost(control, true)).to.equal(24_578 + LIMITS.resumeFragmentIndexBytes + LIMITS.resumeBufferOverheadBytes);
+      const { app, accepted, tokens, drop, resume, bridge } = setup({ resumeBufferPerAppMaxBytes: LIMITS.frameMaxBytes, fairShares: { ...DEFAULT_FAIR_SHARES, fragmentsPerSecond: 0 } });
+      const first = app('a1', true);
+      const a = accepted(first);
+      tokens(a.event_id, control);
+      expect(bridge.resumeStats().bytes).to.equal(cost(control, true));
+      const b = accepted(first);
+      const empties = 100_000; // 10 bytes and a share of a buffer each: over the event's 976,000 bytes
+      for (let i = 0; i < empties; i++) tokens(b.event_id, '');
+      const { bytes, dropped } = bridge.resumeStats();
+      expect(bytes).to.be.at.most(LIMITS.streamedTextMaxBytes + cost(control, true));
+      expect(dropped.event_limit).to.be.above(0);
+      drop(first);
+      const back = resume(app('a1', true), b, empties - 10);
+      expect(seqs(back)).to.deep.equal(Array.from({ length: 10 }, (_, i) => `${empties - 9 + i}:`));
+      expect(resume(app('a1', true), b, 0)[0]).to.include({ code: 'RESUME_GAP' });
     });
 
     it('drops an app\'s oldest kept bytes over its bound, those of ended events before those in flight, and leaves other apps alone', function () {
-      const fragment = 'f'.repeat(1000);
-      const { app, accepted, tokens, reply, resume, bridge } = setup({ resumeBufferPerAppMaxBytes: 8_000 });
+      const fragment = 'f'.repeat(LONE);
+      const F = cost(fragment, true);
+      // What an ended event's reply counts (its frame, its buffer, its record), measured on a bridge of its own.
+      const probe = setup();
+      const probed = probe.accepted(probe.app('a1', true));
+      const before = probe.bridge.resumeStats().bytes;
+      probe.reply(probed.event_id, 'r');
+      const R = probe.bridge.resumeStats().bytes - before;
+      expect(R).to.be.above(LIMITS.resumeBufferOverheadBytes + LIMITS.resumeEndedEventBytes).and.below(F);
+      const max = 7 * F + R + F / 2;
+      const { app, accepted, tokens, reply, resume, bridge } = setup({ resumeBufferPerAppMaxBytes: max });
       const conn = app('a1', true);
       const inFlight = accepted(conn);
-      tokens(inFlight.event_id, fragment, fragment, fragment); // 3000 bytes, the oldest
+      tokens(inFlight.event_id, fragment, fragment, fragment); // 3 F, the oldest
       const done = accepted(conn);
       tokens(done.event_id, fragment);
       reply(done.event_id, 'r'); // its reply frame and fragment: ended, so the first to go
       const other = accepted(app('a2', true));
       tokens(other.event_id, fragment, fragment);
       const latest = accepted(conn);
-      for (let i = 0; i < 4; i++) tokens(latest.event_id, fragment); // 3000 + the ended one's 1000 and reply + 4000: over 8000
-      expect(bridge.resumeStats().dropped.app_limit).to.equal(1000);
+      for (let i = 0; i < 4; i++) tokens(latest.event_id, fragment); // 3 F + the ended one's F and reply + 4 F: over
+      expect(bridge.resumeStats().dropped.app_limit).to.equal(F);
       expect(resume(app('a1', true), done, 0)[0]).to.include({ code: 'RESUME_GAP' });
       expect(seqs(resume(app('a1', true), inFlight, 0))).to.have.length(3); // untouched: the ended event's bytes sufficed
       expect(seqs(resume(app('a2', true), other, 0))).to.have.length(2);
       for (let i = 0; i < 5; i++) tokens(latest.event_id, fragment); // now the event in flight must give its oldest
       expect(resume(app('a1', true), inFlight, 0)[0]).to.include({ code: 'RESUME_GAP' });
-      expect(bridge.resumeStats().bytes).to.be.at.most(8_000 + 2_000); // a1 within its bound, and a2's two fragments
+      expect(bridge.resumeStats().bytes).to.be.at.most(max + 2 * F); // a1 within its bound, and a2's two fragments
     });
 
     it('drops under the node\'s bound across apps, counts what each bound dropped, and logs a burst at a time', function () {
-      const fragment = 'n'.repeat(1000);
-      const { app, accepted, tokens, resume, bridge, logged } = setup({ resumeBufferMaxBytes: 5_000 });
+      const fragment = 'n'.repeat(LONE);
+      const F = cost(fragment, true);
+      const { app, accepted, tokens, resume, bridge, logged } = setup({ resumeBufferMaxBytes: 5 * F });
       const first = accepted(app('a1', true));
       tokens(first.event_id, fragment, fragment, fragment);
       const second = accepted(app('a2', true));
       tokens(second.event_id, fragment, fragment, fragment, fragment);
-      expect(bridge.resumeStats()).to.deep.include({ bytes: 5_000, dropped: { event_limit: 0, app_limit: 0, node_limit: 2_000 } });
+      expect(bridge.resumeStats()).to.deep.include({ bytes: 5 * F, dropped: { event_limit: 0, app_limit: 0, node_limit: 2 * F } });
       expect(seqs(resume(app('a1', true), first, 2))).to.deep.equal([`3:${fragment}`]);
       expect(resume(app('a1', true), first, 1)[0]).to.include({ code: 'RESUME_GAP' });
-      expect(resume(app('a1', true), first, 1)[0]!.error).to.include("this node's kept streams were over 5000 bytes");
+      expect(resume(app('a1', true), first, 1)[0]!.error).to.include(`this node's kept streams were over ${5 * F} bytes`);
       const lines = logged.filter(([, m]) => m.startsWith('resume buffer'));
       expect(lines).to.have.length(1); // the first of the burst; the rest at the end of the window
-      expect(lines[0]![0]).to.deep.equal({ bytes: 1000, reasons: { node_limit: 1000 } });
+      expect(lines[0]![0]).to.deep.equal({ bytes: F, reasons: { node_limit: F } });
     });
   });
 });

@@ -49,6 +49,7 @@ const ALLOWED: { file: string; finding: string; reason: string }[] = [
   { file: 'bench/relay.ts', finding: '4409', reason: "the bare baseline relay's own close code (its protocol, not the bridge's)" },
   { file: 'bench/', finding: '30000', reason: 'how long a benchmark waits for the bridge to drain, not the heartbeat' },
   { file: 'src/server.ts', finding: '30000', reason: "how long the event log's commits may fail before /readyz says so (O15), not the heartbeat" },
+  { file: 'src/dashboard/assets/chart.js', finding: '240', reason: "a chart's width in pixels, not what a resume buffer costs" },
 ];
 const allowed = (file: string, finding: string) => ALLOWED.some((a) => file.startsWith(a.file) && finding.includes(a.finding));
 

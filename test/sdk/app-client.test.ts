@@ -125,6 +125,16 @@ describe('app client (unit)', function () {
       expect(await b).to.deep.equal(two);
     });
 
+    it('rejects a discover refused for its organization\'s share (TOO_MANY_REQUESTS) with the code and the time to wait, keeping the next paired', async function () {
+      const { client, socket } = await connected();
+      const refused = client.discover();
+      const next = client.discover();
+      socket.receive(error(undefined, 'TOO_MANY_REQUESTS', { metadata: { retry_after_seconds: 0.25 } }));
+      socket.receive(frame({ type: 'agents', agents: [] }));
+      expect(await rejection(refused)).to.include({ code: 'TOO_MANY_REQUESTS', retryAfterSeconds: 0.25 });
+      expect(await next).to.deep.equal([]);
+    });
+
     it('fails the answered send with PROTOCOL_ERROR on an off-spec answer, keeping later answers paired', async function () {
       const { client, socket } = await connected();
       const first = client.send({ agentId: AGENT, threadId: 't', payload: {} });

@@ -232,6 +232,40 @@ describe('app client: resumable streams (R9)', function () {
       expect(err.message).to.equal(`Event ${eventId(1)}'s stream cannot be completed after fragment 0: the bridge refused to resume it (${text})`);
     });
 
+    it('sends a resume refused for its organization\'s share (TOO_MANY_REQUESTS) again after the time given, the event untouched', async function () {
+      const h = await connected();
+      const handle = send(h.client);
+      h.socket.receive(resumableAccepted(eventId(1)));
+      h.socket.receive(token(eventId(1), 'one ', 1));
+      const fresh = reconnect(h);
+      const resume = { type: 'resume', event_id: eventId(1), resume_token: resumeToken(eventId(1)), after_seq: 1 };
+      expect(fresh.sentOfType('resume')).to.deep.equal([resume]);
+      fresh.receive(error(eventId(1), 'TOO_MANY_REQUESTS', { metadata: { retry_after_seconds: 0.5 } }));
+      expect(await settled(handle.reply)).to.equal('pending');
+      h.clock.advance(499);
+      expect(fresh.sentOfType('resume')).to.have.length(1);
+      h.clock.advance(1);
+      expect(fresh.sentOfType('resume')).to.deep.equal([resume, resume]);
+      fresh.receive(token(eventId(1), 'two', 2));
+      fresh.receive(reply(eventId(1), 'one two'));
+      expect((await handle.reply).reply).to.equal('one two');
+      expect(await collect(handle.tokens)).to.deep.equal(['one ', 'two']);
+    });
+
+    it('takes a refused resume back on the next connection when this one drops while it waits', async function () {
+      const h = await connected();
+      const handle = send(h.client);
+      h.socket.receive(resumableAccepted(eventId(1)));
+      const fresh = reconnect(h);
+      fresh.receive(error(eventId(1), 'TOO_MANY_REQUESTS', { metadata: { retry_after_seconds: 5 } }));
+      const third = reconnect(h);
+      expect(third.sentOfType('resume')).to.have.length(1);
+      h.clock.advance(5_000);
+      expect(third.sentOfType('resume'), 'the old wait is over').to.have.length(1);
+      third.receive(reply(eventId(1), 'done'));
+      expect((await handle.reply).reply).to.equal('done');
+    });
+
     it('ignores a resume error naming an event it does not wait for', async function () {
       const h = await connected();
       const handle = send(h.client);

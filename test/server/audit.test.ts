@@ -172,4 +172,30 @@ describeEachDatabase('the audit trail', function (db) {
       await sleep(10);
     }
   });
+
+  it('deletes nothing in a sweep after the wall clock stepped more than a day (F2): says why, counts it, and sweeps again once the clock is back', async function () {
+    const captured = capturedLog('warn');
+    const bridge = await start({ auditLogRetentionDays: 365 }, captured.log);
+    await bridge.org('Kept');
+    const refused = async () => sample(await scrape(bridge.url), 'bridge_retention_sweeps_refused_total');
+    bridge.clock.stepWall(400 * DAY_MS); // every row is now over a year old, by the wall clock
+    bridge.clock.advance(SWEEP_INTERVAL_MS);
+    bridge.clock.advance(SWEEP_INTERVAL_MS); // still stepped: refused again, not taken as the new normal
+    for (let i = 0; i < 5; i++) {
+      expect((await trail(bridge)).entries.map((e) => e.detail.name)).to.deep.equal(['Kept']);
+      await sleep(10);
+    }
+    expect(await refused()).to.equal(2);
+    const lines = captured.lines().filter((l) => /^hourly sweep skipped/.test(l.msg));
+    expect(lines).to.have.length(2);
+    expect(lines[0].msg).to.equal(
+      'hourly sweep skipped: the wall clock is 400.0 days ahead of the time that passed since the last sweep; nothing is deleted until it is back within a day of it, or the bridge restarts',
+    );
+    expect(lines[0]).to.include({ level: 40, stepMs: 400 * DAY_MS });
+
+    bridge.clock.stepWall(-400 * DAY_MS - 3_600_000); // put back, an hour behind: within a day, so the sweep runs
+    bridge.clock.advance(SWEEP_INTERVAL_MS);
+    expect(await refused()).to.equal(2);
+    expect((await trail(bridge)).entries.map((e) => e.detail.name)).to.deep.equal(['Kept']);
+  });
 });

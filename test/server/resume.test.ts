@@ -2,6 +2,7 @@
 // connection after the old one was cut, the bounds with small settings and /metrics. Frames are the raw protocol
 // (no SDK): the server alone is proved here.
 import { expect } from 'chai';
+import { LIMITS } from '../../generated/index.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import { sample, scrape } from '../helpers/metrics.js';
 import { closeTcpProxies, startTcpProxy } from '../helpers/tcp-proxy.js';
@@ -112,9 +113,11 @@ describe('resumable streams over WebSockets (R1-R7)', function () {
   });
 
   it('keeps one app within RESUME_BUFFER_PER_APP_MAX_BYTES and the node within RESUME_BUFFER_MAX_BYTES, counting what each dropped', async function () {
-    const { bridge, org, app, agent, agentClient } = await setup({ resumeBufferPerAppMaxBytes: 20_000, resumeBufferMaxBytes: 30_000 });
+    // Over 1024 characters a fragment fills a batch of its own: each counts its JSON, its index and its buffer (R7).
+    const fragment = 'x'.repeat(1100);
+    const F = fragment.length + 2 + LIMITS.resumeFragmentIndexBytes + LIMITS.resumeBufferOverheadBytes;
+    const { bridge, org, app, agent, agentClient } = await setup({ resumeBufferPerAppMaxBytes: 20 * F, resumeBufferMaxBytes: 30 * F });
     const other = await bridge.app(org.org_id, 'Other');
-    const fragment = 'x'.repeat(1000);
     const streams: { client: AppClient; accepted: any }[] = [];
     for (const token of [app.token, other.token]) {
       const client = await bridge.connectResumableApp(token);
@@ -124,9 +127,9 @@ describe('resumable streams over WebSockets (R1-R7)', function () {
       for (let i = 0; i < 25; i++) await client.expect('token');
     }
     const metrics = await scrape(bridge.url);
-    expect(sample(metrics, 'bridge_resume_dropped_bytes_total', { reason: 'app_limit' })).to.equal(10_000); // 5 of each app's 25
-    expect(sample(metrics, 'bridge_resume_dropped_bytes_total', { reason: 'node_limit' })).to.equal(10_000); // then 10 more for the node
-    expect(sample(metrics, 'bridge_resume_buffer_bytes')).to.equal(30_000);
+    expect(sample(metrics, 'bridge_resume_dropped_bytes_total', { reason: 'app_limit' })).to.equal(10 * F); // 5 of each app's 25
+    expect(sample(metrics, 'bridge_resume_dropped_bytes_total', { reason: 'node_limit' })).to.equal(10 * F); // then 10 more for the node
+    expect(sample(metrics, 'bridge_resume_buffer_bytes')).to.equal(30 * F);
     const [a] = streams;
     const again = await bridge.connectResumableApp(app.token);
     again.send({ type: 'resume', event_id: a!.accepted.event_id, resume_token: a!.accepted.resume_token, after_seq: 0 });

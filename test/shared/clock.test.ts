@@ -53,4 +53,21 @@ describe('the adjustable clock', function () {
     clock.advance(3_600_000);
     expect(clock.now()).to.be.at.least(before + 3_600_000);
   });
+
+  it('moves the monotonic reading with advance, and steps the wall clock alone with stepWall, firing nothing', function () {
+    const clock = new AdjustableClock({ frozen: true, start: 1_000 });
+    const fired: number[] = [];
+    clock.setTimer(100, () => fired.push(clock.monotonic()));
+    const start = clock.monotonic();
+    clock.advance(50);
+    expect([clock.now(), clock.monotonic() - start]).to.deep.equal([1_050, 50]);
+    expect(clock.stepWall(-3_600_000)).to.equal(1_050 - 3_600_000);
+    expect(clock.monotonic() - start).to.equal(50);
+    clock.stepWall(400 * 86_400_000);
+    expect(fired).to.deep.equal([]); // a timer is a duration: no step of the wall clock fires it
+    clock.advance(50);
+    expect(fired).to.deep.equal([start + 100]);
+    expect(clock.now()).to.equal(1_100 - 3_600_000 + 400 * 86_400_000);
+    expect(clock.advanced).to.equal(100);
+  });
 });

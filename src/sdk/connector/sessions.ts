@@ -34,13 +34,13 @@ export class SessionStore {
   constructor(private readonly options: SessionStoreOptions) {
     if (!(options.ttlDays > 0)) throw new RangeError(`ttlDays must be positive, got ${options.ttlDays}`);
     this.ttlMs = options.ttlDays * DAY_MS;
-    this.lastSweep = options.clock.now();
+    this.lastSweep = options.clock.monotonic(); // sweeps are paced on the monotonic clock, expiries are instants
   }
 
   /** The live session of `key`, or a new one (`created: true`) when there is none or it has expired. */
   acquire(key: string): { session: AgentSession; created: boolean } {
     const now = this.options.clock.now();
-    if (now - this.lastSweep >= SWEEP_EVERY_MS) this.sweep();
+    if (this.options.clock.monotonic() - this.lastSweep >= SWEEP_EVERY_MS) this.sweep();
     const existing = this.sessions.get(key);
     if (existing && now < existing.expiresAt.getTime()) return { session: existing, created: false };
     const session: AgentSession = {
@@ -67,7 +67,7 @@ export class SessionStore {
   /** Deletes every expired session; returns how many. */
   sweep(): number {
     const now = this.options.clock.now();
-    this.lastSweep = now;
+    this.lastSweep = this.options.clock.monotonic();
     let deleted = 0;
     for (const [key, session] of this.sessions) {
       if (now >= session.expiresAt.getTime()) {

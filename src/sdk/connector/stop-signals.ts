@@ -26,7 +26,7 @@ export function stopOnSignals(target: Stoppable, o: StopSignalOptions): (signal:
   let firstAt: number | undefined;
   let cut = false;
   return (signal) => {
-    const now = o.clock.now();
+    const now = o.clock.monotonic(); // a duration: a step of the wall clock must not make one stop two
     if (firstAt === undefined) {
       firstAt = now;
       o.logger.info({ signal }, 'stopping (a second signal ends the events in flight at once)');
