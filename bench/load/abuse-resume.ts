@@ -1,0 +1,215 @@
+// Attacks on what the bridge keeps for resumes (the resume extension: apps connected with ?resume=1, R1-R9).
+//   resume-replay      an app's event is streamed `stream.bytesPerEvent` of text in fragments of `fragment` and
+//                      replied to; then, on a new resumable connection, the app resumes it from the start
+//                      (after_seq 0) again and again, `window` replays asked at a time (each further one once a
+//                      replay's reply came), for `timeS` or `count` resumes: ~130 bytes in, the whole stream out
+//   escaped-fragments  `apps` resumable apps (each reading everything) send `count` events in all to one agent,
+//                      which streams fragments of `fragment` (4096 x U+0001: 4096 bytes counted, six times that
+//                      as JSON) round-robin until each event has `stream.bytesPerEvent` counted or `timeS` passed;
+//                      held `holdS` in flight, then replied to
+//   empty-fragments    one resumable app sends `stream.concurrency` events; the agent streams `count` empty
+//                      fragments round-robin over them (or for `timeS`); held `holdS`; then a new connection
+//                      resumes the first event from after_seq 0, to see whether its first fragment is still kept;
+//                      then every event is replied to
+// The agent sends no further ahead of what the apps received than a few MiB of frames, so that the apps (in this
+// process, sharing its event loop) keep up and are not closed as slow consumers: the bridge is made to keep and
+// forward everything, as for a client that reads.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { WebSocket } from 'ws';
+import { auth, bump, frameCode, room, secondsSince, until, type AbuseConfig, type AbuseResult } from './abuse-common.js';
+import { frameEventId, frameType, open } from './common.js';
+import { ENDPOINT_PATHS } from '../../generated/index.js';
+
+interface ResumableApp {
+  ws: WebSocket;
+  /** accepted frames' event_id -> resume_token, in the order they came. */
+  accepted: Map<string, string>;
+  finals: number;
+  onToken?: (frame: Buffer) => void;
+}
+
+/** Where a frame's type starts: the bridge writes `{"type":"` first. */
+const TYPE_AT = '{"type":"'.length;
+const TOKEN_INITIAL = 't'.charCodeAt(0);
+/** Bytes of frames the agent may have sent ahead of what the apps received. */
+const AHEAD_BYTES = 4 * 2 ** 20;
+
+/** The offender's agent, collecting the events it is sent; counts its errors. */
+async function openAgent(cfg: AbuseConfig, codes: Record<string, number>, stopping: () => boolean) {
+  const events: string[] = [];
+  const ws = await open(`${cfg.url}${ENDPOINT_PATHS.agent}`, auth(cfg.agent!.token), { localAddress: cfg.localAddresses[0]! });
+  ws.on('message', (data) => {
+    const text = data.toString();
+    const type = frameType(text);
+    if (type === 'event') events.push(frameEventId(text)!);
+    else if (type === 'error') bump(codes, `agent ${frameCode(text)}`);
+  });
+  ws.on('close', (code) => !stopping() && bump(codes, `agent close ${code}`));
+  return { ws, events };
+}
+
+/** A resumable app connection that reads everything, counting frames and bytes into `counts`. */
+async function openResumable(cfg: AbuseConfig, token: string, codes: Record<string, number>, counts: Record<string, number>, stopping: () => boolean): Promise<ResumableApp> {
+  const ws = await open(`${cfg.url}${ENDPOINT_PATHS.app}?resume=1`, auth(token), { localAddress: cfg.localAddresses[0]! });
+  const app: ResumableApp = { ws, accepted: new Map(), finals: 0 };
+  ws.on('message', (data) => {
+    const bytes = data as Buffer;
+    counts.bytes_received! += bytes.length;
+    // `{"type":"token"`: told by one byte, not decoded (replays are millions of frames).
+    if (bytes[TYPE_AT] === TOKEN_INITIAL) {
+      counts.tokens_received!++;
+      if (app.onToken) app.onToken(bytes);
+      return;
+    }
+    const text = bytes.toString();
+    const type = frameType(text);
+    if (type === 'token') counts.tokens_received!++;
+    else if (type === 'accepted') {
+      const { event_id, resume_token } = JSON.parse(text) as { event_id: string; resume_token?: string };
+      if (resume_token) app.accepted.set(event_id, resume_token);
+      else bump(codes, 'app accepted without resume_token');
+    } else if (type === 'reply') {
+      app.finals++;
+      counts.replies!++;
+    } else if (type === 'error') {
+      app.finals++;
+      bump(codes, `app ${frameCode(text)}`);
+    }
+  });
+  ws.on('close', (code) => !stopping() && bump(codes, `app close ${code}`));
+  return app;
+}
+
+const newCounts = (): Record<string, number> => ({ tokens_received: 0, bytes_received: 0, replies: 0 });
+const eventFrame = (cfg: AbuseConfig, thread: string) => JSON.stringify({ type: 'event', agent_id: cfg.agent!.agent_id, thread_id: thread, payload: { text: 'tell me everything' } });
+const tokenFrame = (eventId: string, fragment: string) => `{"type":"token","event_id":"${eventId}","token":${JSON.stringify(fragment)}}`;
+
+/**
+ * Sends `perEvent` fragments to every event, round-robin, until done or `deadline`, no more than AHEAD_BYTES of
+ * frames ahead of what the apps received (`received()` fragments); returns the fragments sent.
+ */
+async function streamRoundRobin(agent: WebSocket, events: string[], fragment: string, perEvent: number, deadline: number, received: () => number, appsOpen: () => boolean): Promise<number> {
+  const frames = events.map((id) => tokenFrame(id, fragment));
+  const ahead = Math.max(256, Math.floor(AHEAD_BYTES / Buffer.byteLength(frames[0]!)));
+  const total = perEvent * frames.length;
+  let sent = 0;
+  while (sent < total && performance.now() < deadline && agent.readyState === agent.OPEN) {
+    const end = Math.min(total, sent + 256);
+    for (; sent < end; sent++) agent.send(frames[sent % frames.length]!);
+    await room(agent);
+    while (sent - received() > ahead && appsOpen() && performance.now() < deadline) await sleep(1);
+  }
+  return sent;
+}
+
+export async function runResumeReplay(cfg: AbuseConfig): Promise<AbuseResult> {
+  const codes: Record<string, number> = {};
+  const counts = newCounts();
+  let stopping = false;
+  const agent = await openAgent(cfg, codes, () => stopping);
+  const first = await openResumable(cfg, cfg.apps[0]!.token, codes, counts, () => stopping);
+  first.ws.send(eventFrame(cfg, 'replay'));
+  if (!(await until(() => agent.events.length > 0 && first.accepted.size > 0, 10_000))) throw new Error('the event did not reach the agent');
+  const eventId = agent.events[0]!;
+  const fragment = cfg.fragment ?? 'z'.repeat(100);
+  const perEvent = Math.floor((cfg.stream?.bytesPerEvent ?? 900_000) / Buffer.byteLength(fragment));
+  for (let k = 0; k < perEvent; k++) {
+    agent.ws.send(tokenFrame(eventId, fragment));
+    if ((k + 1) % 256 === 0) await room(agent.ws);
+  }
+  agent.ws.send(`{"type":"reply","event_id":"${eventId}","content":"done","done":true}`);
+  if (!(await until(() => first.finals > 0, 30_000))) throw new Error('the streamed event got no reply');
+  first.ws.removeAllListeners('close');
+  first.ws.close();
+
+  // The replays: on a new connection, as R4 has it, the ended event from its first fragment, again and again.
+  const resumeFrame = JSON.stringify({ type: 'resume', event_id: eventId, resume_token: first.accepted.get(eventId)!, after_seq: 0 });
+  const out = newCounts();
+  const replay = await openResumable(cfg, cfg.apps[0]!.token, codes, out, () => stopping);
+  const t0 = performance.now();
+  const deadline = t0 + (cfg.timeS ?? 30) * 1000;
+  const window = cfg.window ?? 1;
+  let resumes = 0;
+  while (resumes < cfg.count && performance.now() < deadline && replay.ws.readyState === replay.ws.OPEN) {
+    replay.ws.send(resumeFrame);
+    resumes++;
+    if (!(await until(() => resumes - replay.finals < window || replay.ws.readyState !== replay.ws.OPEN, 30_000))) break;
+  }
+  await until(() => replay.finals >= resumes || replay.ws.readyState !== replay.ws.OPEN, 30_000);
+  const durationS = secondsSince(t0);
+  stopping = true;
+  replay.ws.terminate();
+  agent.ws.terminate();
+  return {
+    attack: cfg.attack,
+    sent: resumes,
+    duration_s: durationS,
+    codes,
+    counts: {
+      stream_fragments: perEvent,
+      stream_bytes: counts.bytes_received!,
+      resumes,
+      resumes_answered: replay.finals,
+      replays_complete: out.replies!,
+      // A client frame of up to 125 bytes has a 6-byte header (with the masking key); longer ones 8.
+      bytes_in: resumes * (resumeFrame.length + (resumeFrame.length < 126 ? 6 : 8)),
+      bytes_out: out.bytes_received!,
+      fragments_out: out.tokens_received!,
+    },
+  };
+}
+
+/** escaped-fragments and empty-fragments: resumable apps, one agent streaming to all their events. */
+export async function runKeptFragments(cfg: AbuseConfig): Promise<AbuseResult> {
+  const codes: Record<string, number> = {};
+  const counts = newCounts();
+  let stopping = false;
+  const agent = await openAgent(cfg, codes, () => stopping);
+  const apps: ResumableApp[] = [];
+  for (const a of cfg.apps) apps.push(await openResumable(cfg, a.token, codes, counts, () => stopping));
+  const escaped = cfg.attack === 'escaped-fragments';
+  const eventCount = escaped ? cfg.count : (cfg.stream?.concurrency ?? 1);
+  for (let i = 0; i < eventCount; i++) apps[i % apps.length]!.ws.send(eventFrame(cfg, `kept-${i}`));
+  if (!(await until(() => agent.events.length >= eventCount, 10_000))) throw new Error(`only ${agent.events.length} of ${eventCount} events reached the agent`);
+  const fragment = cfg.fragment ?? '';
+  const fragmentBytes = Buffer.byteLength(fragment);
+  const perEvent = escaped ? Math.floor((cfg.stream?.bytesPerEvent ?? 975_000) / Math.max(1, fragmentBytes)) : Math.ceil(cfg.count / eventCount);
+  const t0 = performance.now();
+  const appsOpen = () => apps.some((a) => a.ws.readyState === a.ws.OPEN);
+  const sent = await streamRoundRobin(agent.ws, agent.events, fragment, perEvent, t0 + (cfg.timeS ?? 60) * 1000, () => counts.tokens_received!, appsOpen);
+  // Until every fragment reached its app (or 30 s): what the bridge keeps is then all it was sent.
+  await until(() => counts.tokens_received! >= sent || !appsOpen(), 30_000);
+  const durationS = secondsSince(t0);
+  await sleep((cfg.holdS ?? 3) * 1000); // the scenario samples the bridge holding it all
+  const replayed = escaped ? {} : await replayFirst(cfg, apps[0]!, codes, () => stopping);
+  for (const id of agent.events) agent.ws.send(`{"type":"reply","event_id":"${id}","content":"done","done":true}`);
+  await until(() => apps.reduce((n, a) => n + a.finals, 0) >= agent.events.length, 10_000);
+  stopping = true;
+  for (const a of apps) a.ws.terminate();
+  agent.ws.terminate();
+  return {
+    attack: cfg.attack,
+    sent,
+    duration_s: durationS,
+    codes,
+    counts: { apps: apps.length, events: agent.events.length, fragments_sent: sent, bytes_counted: sent * fragmentBytes, agent_bytes_sent: sent * Buffer.byteLength(tokenFrame(agent.events[0]!, fragment)), ...counts, ...replayed },
+  };
+}
+
+/**
+ * Resumes `app`'s first event from after_seq 0 on a new connection: the `seq` of the first fragment the bridge
+ * sends back (1: it kept the stream from its start), and the fragments that came within 3 s.
+ */
+async function replayFirst(cfg: AbuseConfig, app: ResumableApp, codes: Record<string, number>, stopping: () => boolean): Promise<Record<string, number>> {
+  const [eventId, token] = app.accepted.entries().next().value as [string, string];
+  const counts = newCounts();
+  const replay = await openResumable(cfg, cfg.apps[0]!.token, codes, counts, stopping);
+  let firstSeq: number | undefined;
+  replay.onToken = (frame) => (firstSeq ??= Number(/"seq":(\d+)/.exec(frame.toString())?.[1] ?? -1));
+  replay.ws.send(JSON.stringify({ type: 'resume', event_id: eventId, resume_token: token, after_seq: 0 }));
+  await until(() => firstSeq !== undefined || replay.finals > 0 || replay.ws.readyState !== replay.ws.OPEN, 10_000);
+  await sleep(3000);
+  replay.ws.removeAllListeners('close');
+  replay.ws.terminate();
+  return { replay_first_seq: firstSeq ?? 0, replay_fragments_in_3s: counts.tokens_received! };
+}
