@@ -31,8 +31,9 @@ interface ResumableApp {
 /** Where a frame's type starts: the bridge writes `{"type":"` first. */
 const TYPE_AT = '{"type":"'.length;
 const TOKEN_INITIAL = 't'.charCodeAt(0);
-/** Bytes of frames the agent may have sent ahead of what the apps received. */
-const AHEAD_BYTES = 4 * 2 ** 20;
+/** Bytes of the agent's frames it may have sent ahead of what the apps received: the bridge's frames to the apps
+ * are larger (agent_id, seq; twice the size for an empty fragment), and must stay under sendBufferMaxBytes. */
+const AHEAD_BYTES = 2 ** 20;
 
 /** The offender's agent, collecting the events it is sent; counts its errors. */
 async function openAgent(cfg: AbuseConfig, codes: Record<string, number>, stopping: () => boolean) {

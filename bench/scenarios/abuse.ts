@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AbuseConfig, AbuseResult, Attack } from '../load/abuse.js';
 import type { CanaryConfig, CanaryPhase, CanaryResult } from '../load/canary.js';
-import { procRssKb } from '../load/common.js';
+import { procCpuSeconds, procRssKb } from '../load/common.js';
 import type { Outcomes } from '../load/probes.js';
 import { openFilesLimit, provision, startBridge, startGenerator, stop, type Server } from '../processes.js';
 import { type Table, type Target } from '../report.js';
@@ -49,6 +49,8 @@ export interface AttackRun {
   quiet_s: number;
   /** From the offender's go to its end. */
   attack_s: number;
+  /** The bridge's CPU time over that time, in percent of one core. */
+  bridge_cpu_pct: number | null;
   /** What the scenario made before the attack: the directory's agents and how long registering them took. */
   setup: { directory_agents: number; directory_s: number };
   watch: Watch;
@@ -119,6 +121,7 @@ async function runAttack(attack: Attack, spec: Spec, s: Settings, filesLimit: nu
     const watcher = watch(bridge);
     const logBefore = bridge.logBytes();
     console.error(`  ${attack}: ${describeAttack(attack, cfg)}...`);
+    const cpu0 = procCpuSeconds(bridge.pid);
     const t0 = performance.now();
     canary.go(); // the canary's attack phase
     offenderRun.go();
@@ -130,6 +133,8 @@ async function runAttack(attack: Attack, spec: Spec, s: Settings, filesLimit: nu
       failure = (err as Error).message.slice(0, 2000);
     }
     const attackS = secondsSince(t0);
+    const cpu1 = procCpuSeconds(bridge.pid);
+    const cpuPct = cpu0 !== null && cpu1 !== null && attackS > 0 ? Math.round(((cpu1 - cpu0) / attackS) * 100) : null;
     const loadAfter = load();
     canary.go(); // its after phase: what the attack left behind settles while the canary still runs
     await sleep(s.quick ? 300 : 1000);
@@ -162,6 +167,7 @@ async function runAttack(attack: Attack, spec: Spec, s: Settings, filesLimit: nu
       load_after: loadAfter,
       quiet_s: quietS,
       attack_s: attackS,
+      bridge_cpu_pct: cpuPct,
       setup,
       watch: w,
       canary: canaryResult,
@@ -226,7 +232,7 @@ export async function abuse(s: Settings) {
   for (const a of attacks) runs.push(await runAttack(a, SPECS[a], s, filesLimit));
   const memory: Table = {
     title: `Scenario abuse: one hostile client per attack; memory ceiling ${CEILING_KB / 2 ** 20} GiB (RSS and V8 heap); heap from /metrics once a second (samples answered / asked)`,
-    columns: ['attack', 'bridge', 'RSS before (MiB)', 'peak RSS (MiB)', 'heap before (MiB)', 'peak heap (MiB)', '/metrics answered', 'attack (s)', 'load 1 min (start/end)'],
+    columns: ['attack', 'bridge', 'RSS before (MiB)', 'peak RSS (MiB)', 'heap before (MiB)', 'peak heap (MiB)', '/metrics answered', 'attack (s)', 'bridge CPU (%)', 'load 1 min (start/end)'],
     rows: runs.map((r) => [
       r.title,
       r.stayed_up ? 'up' : 'DIED',
@@ -236,6 +242,7 @@ export async function abuse(s: Settings) {
       mib(r.watch.max_heap_used_kb),
       `${r.watch.metrics_answered}/${r.watch.metrics_answered + r.watch.metrics_unanswered}`,
       r.attack_s,
+      r.bridge_cpu_pct,
       `${r.load_before[0]}/${r.load_after[0]}`,
     ]),
   };
