@@ -3,6 +3,7 @@
 //                      replied to; then, on a new resumable connection, the app resumes it from the start
 //                      (after_seq 0) again and again, `window` replays asked at a time (each further one once a
 //                      replay's reply came), for `timeS` or `count` resumes: ~130 bytes in, the whole stream out
+//                      (the replays on a raw socket that counts bytes, so that the offender is not the bound)
 //   escaped-fragments  `apps` resumable apps (each reading everything) send `count` events in all to one agent,
 //                      which streams fragments of `fragment` (4096 x U+0001: 4096 bytes counted, six times that
 //                      as JSON) round-robin until each event has `stream.bytesPerEvent` counted or `timeS` passed;
@@ -18,6 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
 import { auth, bump, frameCode, room, secondsSince, until, type AbuseConfig, type AbuseResult } from './abuse-common.js';
 import { frameEventId, frameType, open } from './common.js';
+import { clientFrame, rawUpgrade } from './raw-socket.js';
 import { ENDPOINT_PATHS } from '../../generated/index.js';
 
 interface ResumableApp {
@@ -125,39 +127,69 @@ export async function runResumeReplay(cfg: AbuseConfig): Promise<AbuseResult> {
 
   // The replays: on a new connection, as R4 has it, the ended event from its first fragment, again and again.
   const resumeFrame = JSON.stringify({ type: 'resume', event_id: eventId, resume_token: first.accepted.get(eventId)!, after_seq: 0 });
-  const out = newCounts();
-  const replay = await openResumable(cfg, cfg.apps[0]!.token, codes, out, () => stopping);
   const t0 = performance.now();
-  const deadline = t0 + (cfg.timeS ?? 30) * 1000;
-  const window = cfg.window ?? 1;
-  let resumes = 0;
-  while (resumes < cfg.count && performance.now() < deadline && replay.ws.readyState === replay.ws.OPEN) {
-    replay.ws.send(resumeFrame);
-    resumes++;
-    if (!(await until(() => resumes - replay.finals < window || replay.ws.readyState !== replay.ws.OPEN, 30_000))) break;
-  }
-  await until(() => replay.finals >= resumes || replay.ws.readyState !== replay.ws.OPEN, 30_000);
+  const replay = await replayRaw(cfg, resumeFrame, t0 + (cfg.timeS ?? 30) * 1000, codes);
   const durationS = secondsSince(t0);
   stopping = true;
-  replay.ws.terminate();
   agent.ws.terminate();
   return {
     attack: cfg.attack,
-    sent: resumes,
+    sent: replay.resumes,
     duration_s: durationS,
     codes,
-    counts: {
-      stream_fragments: perEvent,
-      stream_bytes: counts.bytes_received!,
-      resumes,
-      resumes_answered: replay.finals,
-      replays_complete: out.replies!,
-      // A client frame of up to 125 bytes has a 6-byte header (with the masking key); longer ones 8.
-      bytes_in: resumes * (resumeFrame.length + (resumeFrame.length < 126 ? 6 : 8)),
-      bytes_out: out.bytes_received!,
-      fragments_out: out.tokens_received!,
-    },
+    counts: { stream_fragments: perEvent, stream_bytes: counts.bytes_received!, ...replay },
   };
+}
+
+const REPLY_START = Buffer.from('{"type":"reply"');
+const ERROR_START = Buffer.from('{"type":"error"');
+
+/** How many times `needle` occurs in `haystack`, and where. */
+function find(haystack: Buffer, needle: Buffer): number[] {
+  const at: number[] = [];
+  for (let i = haystack.indexOf(needle); i >= 0; i = haystack.indexOf(needle, i + needle.length)) at.push(i);
+  return at;
+}
+
+/**
+ * The replays, on a raw socket that counts the bytes and finds each replay's reply by its first bytes without
+ * decoding the frames (a WebSocket library parsing millions of small frames made the offender, not the bridge,
+ * the bound on how fast it went): `window` replays asked at a time, until `deadline` or `count`.
+ */
+async function replayRaw(cfg: AbuseConfig, resumeFrame: string, deadline: number, codes: Record<string, number>) {
+  const socket = await rawUpgrade(cfg.url, `${ENDPOINT_PATHS.app}?resume=1`, cfg.apps[0]!.token, cfg.localAddresses[0]!);
+  const frame = clientFrame(Buffer.from(resumeFrame));
+  const window = cfg.window ?? 1;
+  let tail: Buffer = Buffer.alloc(0);
+  let bytesOut = 0;
+  let replies = 0;
+  let errors = 0;
+  let open = true;
+  socket.on('data', (chunk: Buffer) => {
+    bytesOut += chunk.length;
+    const b = tail.length ? Buffer.concat([tail, chunk]) : chunk;
+    replies += find(b, REPLY_START).length;
+    for (const i of find(b, ERROR_START)) {
+      errors++;
+      bump(codes, `app ${frameCode(b.subarray(i, i + 400).toString())}`);
+    }
+    tail = b.subarray(Math.max(0, b.length - REPLY_START.length + 1));
+  });
+  socket.on('error', (err) => bump(codes, `app ${(err as NodeJS.ErrnoException).code ?? err.message.slice(0, 40)}`));
+  socket.once('close', () => {
+    open = false;
+    bump(codes, 'app connection closed by the bridge');
+  });
+  let resumes = 0;
+  while (resumes < cfg.count && performance.now() < deadline && open) {
+    socket.write(frame);
+    resumes++;
+    if (!(await until(() => resumes - replies - errors < window || !open, 30_000))) break;
+  }
+  await until(() => replies + errors >= resumes || !open, 30_000);
+  socket.removeAllListeners('close');
+  socket.destroy();
+  return { resumes, replays_complete: replies, resumes_refused: errors, bytes_in: resumes * frame.length, bytes_out: bytesOut };
 }
 
 /** escaped-fragments and empty-fragments: resumable apps, one agent streaming to all their events. */

@@ -161,7 +161,7 @@ export function figuresOf(r: AttackRun): string {
       return `${sent}; closed by the bridge: ${c.closed_before_hold ?? 0} before the hold, ${c.closed_during_hold ?? 0} during it${first}; ${c.held_to_end ?? 0} held to the end; accept failures: ${labels(byLabel(m, 'bridge_accept_failures_total'))}`;
     }
     case 'resume-replay':
-      return `${c.resumes} resumes (${c.replays_complete} replayed whole), ${((c.bytes_in ?? 0) / 1e3).toFixed(0)} KB in, ${((c.bytes_out ?? 0) / 1e9).toFixed(2)} GB out; the stream: ${c.stream_fragments} fragments, ${mb(c.stream_bytes)} MB; bridge_resumes_total: ${labels(byLabel(m, 'bridge_resumes_total'))}`;
+      return `${c.resumes} resumes (${c.replays_complete} replayed whole, ${c.resumes_refused} refused), ${((c.bytes_in ?? 0) / 1e3).toFixed(0)} KB in, ${((c.bytes_out ?? 0) / 1e9).toFixed(2)} GB out; the stream: ${c.stream_fragments} fragments, ${mb(c.stream_bytes)} MB; bridge_resumes_total: ${labels(byLabel(m, 'bridge_resumes_total'))}`;
     case 'escaped-fragments':
     case 'empty-fragments':
       return `${c.fragments_sent} fragments (${mb(c.bytes_counted)} MB counted, ${mb(c.agent_bytes_sent)} MB of frames) to ${c.events} events of ${c.apps} apps; apps got ${c.tokens_received}${c.replay_first_seq === undefined ? '' : `; a resume from 0 began at seq ${c.replay_first_seq} (${c.replay_fragments_in_3s} fragments in 3 s)`}; peak bridge_resume_buffer_bytes ${mb(r.watch.max_metrics.bridge_resume_buffer_bytes)} MB, bridge_resume_events ${r.watch.max_metrics.bridge_resume_events ?? '?'}; dropped: ${labels(byLabel(m, 'bridge_resume_dropped_bytes_total'))}`;
