@@ -40,15 +40,19 @@ const AHEAD_BYTES = 2 ** 20;
 /** The offender's agent, collecting the events it is sent; counts its errors. */
 async function openAgent(cfg: AbuseConfig, codes: Record<string, number>, stopping: () => boolean) {
   const events: string[] = [];
+  const state = { errors: 0 };
   const ws = await open(`${cfg.url}${ENDPOINT_PATHS.agent}`, auth(cfg.agent!.token), { localAddress: cfg.localAddresses[0]! });
   ws.on('message', (data) => {
     const text = data.toString();
     const type = frameType(text);
     if (type === 'event') events.push(frameEventId(text)!);
-    else if (type === 'error') bump(codes, `agent ${frameCode(text)}`);
+    else if (type === 'error') {
+      state.errors++;
+      bump(codes, `agent ${frameCode(text)}`);
+    }
   });
   ws.on('close', (code) => !stopping() && bump(codes, `agent close ${code}`));
-  return { ws, events };
+  return { ws, events, errors: () => state.errors };
 }
 
 /** A resumable app connection that reads everything, counting frames and bytes into `counts`. */
@@ -89,7 +93,7 @@ const tokenFrame = (eventId: string, fragment: string) => `{"type":"token","even
 
 /**
  * Sends `perEvent` fragments to every event, round-robin, until done or `deadline`, no more than AHEAD_BYTES of
- * frames ahead of what the apps received (`received()` fragments); returns the fragments sent.
+ * frames ahead of those through (`received()`: received by the apps or refused); returns the fragments sent.
  */
 async function streamRoundRobin(agent: WebSocket, events: string[], fragment: string, perEvent: number, deadline: number, received: () => number, appsOpen: () => boolean): Promise<number> {
   const frames = events.map((id) => tokenFrame(id, fragment));
@@ -209,9 +213,11 @@ export async function runKeptFragments(cfg: AbuseConfig): Promise<AbuseResult> {
   const perEvent = escaped ? Math.floor((cfg.stream?.bytesPerEvent ?? 975_000) / Math.max(1, fragmentBytes)) : Math.ceil(cfg.count / eventCount);
   const t0 = performance.now();
   const appsOpen = () => apps.some((a) => a.ws.readyState === a.ws.OPEN);
-  const sent = await streamRoundRobin(agent.ws, agent.events, fragment, perEvent, t0 + (cfg.timeS ?? 60) * 1000, () => counts.tokens_received!, appsOpen);
+  // A fragment the bridge refuses (an error to the agent) reaches no app: it counts as through, for the pace.
+  const through = () => counts.tokens_received! + agent.errors();
+  const sent = await streamRoundRobin(agent.ws, agent.events, fragment, perEvent, t0 + (cfg.timeS ?? 60) * 1000, through, appsOpen);
   // Until every fragment reached its app (or 30 s): what the bridge keeps is then all it was sent.
-  await until(() => counts.tokens_received! >= sent || !appsOpen(), 30_000);
+  await until(() => through() >= sent || !appsOpen(), 30_000);
   const durationS = secondsSince(t0);
   await sleep((cfg.holdS ?? 3) * 1000); // the scenario samples the bridge holding it all
   const replayed = escaped ? {} : await replayFirst(cfg, apps[0]!, codes, () => stopping);
