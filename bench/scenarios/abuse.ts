@@ -218,9 +218,11 @@ function verdict(r: AttackRun): { met: boolean; measured: string } {
 /** The door during the attack: every /healthz and /readyz 200, every new connection of the canary's organization served. */
 function doorVerdict(r: AttackRun): { met: boolean | null; measured: string } {
   const p = r.canary?.probes.attack;
-  if (!p) return { met: null, measured: 'not probed' };
-  const only = (o: Outcomes, ok: string) => Object.keys(o).length > 0 && Object.keys(o).every((k) => k === ok);
-  const met = only(p.healthz, '200') && only(p.readyz, '200') && only(p.new_app, 'open') && only(p.new_agent, 'open');
+  if (!p) return { met: null, measured: 'not probed (the attack was over before a probe)' };
+  // A probe kind with no sample in a short attack is no failure; none at all says nothing.
+  const only = (o: Outcomes, ok: string) => Object.keys(o).every((k) => k === ok);
+  const probed = [p.healthz, p.readyz, p.new_app, p.new_agent].some((o) => Object.keys(o).length > 0);
+  const met = !probed ? null : only(p.healthz, '200') && only(p.readyz, '200') && only(p.new_app, 'open') && only(p.new_agent, 'open');
   return { met, measured: `/healthz ${outcomesText(p.healthz) ?? '-'}; /readyz ${outcomesText(p.readyz) ?? '-'}; new app ${outcomesText(p.new_app) ?? '-'}; new agent ${outcomesText(p.new_agent) ?? '-'}` };
 }
 
