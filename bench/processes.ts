@@ -11,6 +11,16 @@ import { AdminClient } from '../src/cli/admin-client.js';
 import type { LoadConfig } from './load.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/**
+ * The checkout whose bridge startBridge runs (`node <dir>/bin/bridge.js serve`, from that folder): this one by
+ * default, another with --bridge-dir, so that the same load measures two versions (it needs its own node_modules).
+ * The generators, the admin client and the relay stay this checkout's.
+ */
+let bridgeDir = ROOT;
+export function useBridgeDir(dir: string): void {
+  bridgeDir = dir;
+}
+export const bridgeDirInUse = () => bridgeDir;
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 
 export interface Server {
@@ -64,17 +74,17 @@ export function openFilesLimit(): number {
 }
 
 /**
- * `node bin/bridge.js serve` with a file SQLite database in `dir`, the rate limit and the organizations' share of
- * fragments off (the load generator's clients are one organization: the bench measures what a node can carry, not
- * F3's share of it), and warnings only.
+ * `node bin/bridge.js serve` (of the checkout useBridgeDir named) with a file SQLite database in `dir`, the rate limit
+ * and the organizations' share of fragments off (the load generator's clients are one organization: the bench
+ * measures what a node can carry, not F3's share of it), and warnings only.
  * `profileDir`: the bridge writes a V8 CPU profile there when it stops (--cpu-prof); `env`: more settings on top;
  * `inspect`: with the inspector on a port of its own (127.0.0.1 only), for collectGarbage().
  */
 export async function startBridge(dir: string, profileDir?: string, env: Record<string, string> = {}, inspect = false): Promise<Server & { admin: AdminClient; inspectorUrl?: string }> {
   const port = await freePort();
   const nodeArgs = [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...(inspect ? ['--inspect=127.0.0.1:0'] : [])];
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'bin/bridge.js'), 'serve'], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [...nodeArgs, join(bridgeDir, 'bin/bridge.js'), 'serve'], {
+    cwd: bridgeDir,
     env: {
       ...process.env,
       PORT: String(port),
@@ -137,9 +147,9 @@ export interface Credentials {
 }
 
 /** One organization with `agents` agents and `apps` apps, made through the admin API. */
-export async function provision(admin: AdminClient, agents: number, apps: number): Promise<Credentials> {
-  const org = await admin.createOrganization('Bench');
-  const out: Credentials = { agents: [], apps: [] };
+export async function provision(admin: AdminClient, agents: number, apps: number, name = 'Bench'): Promise<Credentials & { org_id: string }> {
+  const org = await admin.createOrganization(name);
+  const out: Credentials & { org_id: string } = { org_id: org.org_id, agents: [], apps: [] };
   for (let j = 0; j < apps; j++) {
     const app = await admin.createApp(org.org_id, `Bench App ${j}`);
     out.apps.push({ app_id: app.app_id, token: app.token });

@@ -2,7 +2,7 @@
 // figures came from, so that two runs' JSON files can be compared.
 import { execFileSync } from 'node:child_process';
 import { arch, cpus, platform, release, totalmem } from 'node:os';
-import { ROOT } from './processes.js';
+import { bridgeDirInUse, ROOT } from './processes.js';
 
 export interface Table {
   title: string;
@@ -35,9 +35,9 @@ export function printTargets(targets: Target[]): void {
   }
 }
 
-function gitCommit(): string | null {
+function gitCommit(dir = ROOT): string | null {
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
     return null;
   }
@@ -51,6 +51,8 @@ export function machine() {
     node: process.version,
     platform: `${platform()} ${release()} ${arch()}`,
     git_commit: gitCommit(),
+    /** The checkout whose bridge ran (--bridge-dir), when not this one. */
+    bridge: bridgeDirInUse() === ROOT ? null : { dir: bridgeDirInUse(), git_commit: gitCommit(bridgeDirInUse()) },
   };
 }
 

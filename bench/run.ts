@@ -7,6 +7,7 @@
 //                    [--idle-connections 20000] [--soak 600] [--soak-events 20]
 //                    [--postgres-url URL] [--redis-url URL] [--cluster-rate 10000]
 //                    [--resume-rates 1000,10000] [--resume-events 2000] [--resume-fragments 50]
+//                    [--bridge-dir DIR]
 //
 //   1  token streaming agent -> app, closed loop: fragments/s, bridge / relay
 //   2  token streaming, open loop at fixed rates: the latency the bridge adds over the relay
@@ -21,11 +22,13 @@
 //          plainly and resumable, then the bridge's memory with --resume-events events held open mid-stream (not in
 //          the default set: run it with --scenarios resume)
 // --quick shrinks everything (a smoke run under a minute); --profile writes the bridge's V8 CPU profiles
-// (.cpuprofile, open in Chrome DevTools or speedscope) to bench/results/profiles/<time>/.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// (.cpuprofile, open in Chrome DevTools or speedscope) to bench/results/profiles/<time>/. --bridge-dir runs another
+// checkout's bridge (`node DIR/bin/bridge.js serve`, DIR with its node_modules) under this checkout's load, to
+// measure two versions with the same generators.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROOT } from './processes.js';
+import { ROOT, useBridgeDir } from './processes.js';
 import { machine, printTable, printTargets, type Table, type Target } from './report.js';
 import { abuse, ATTACKS } from './scenarios/abuse.js';
 import { eventAcceptance } from './scenarios/events.js';
@@ -62,6 +65,7 @@ const { values } = parseArgs({
     'resume-rates': { type: 'string' },
     'resume-events': { type: 'string' },
     'resume-fragments': { type: 'string' },
+    'bridge-dir': { type: 'string' },
   },
 });
 
@@ -82,6 +86,11 @@ const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
 if (values.only && values.only !== 'bridge' && values.only !== 'relay') throw new Error('--only takes bridge or relay');
 const scenarios = values.scenarios!.split(',').map((x) => x.trim());
 for (const x of scenarios) if (!['1', '2', '3', '4', 'abuse', 'cluster', 'resume'].includes(x)) throw new Error(`--scenarios: ${x} is not one of 1, 2, 3, 4, abuse, cluster, resume`);
+if (values['bridge-dir']) {
+  const dir = resolve(values['bridge-dir']);
+  if (!existsSync(join(dir, 'bin/bridge.js')) || !existsSync(join(dir, 'node_modules'))) throw new Error(`--bridge-dir: ${dir} has no bin/bridge.js or no node_modules`);
+  useBridgeDir(dir);
+}
 const attacks = values.attacks?.split(',').map((x) => x.trim());
 for (const x of attacks ?? []) if (!(ATTACKS as string[]).includes(x)) throw new Error(`--attacks: ${x} is not one of ${ATTACKS.join(', ')}`);
 // Else the variables scripts/services.sh exports.
@@ -139,7 +148,8 @@ for (const id of scenarios) {
 }
 
 const host = machine();
-console.log(`\n${host.cpus} x ${host.cpu_model}, ${host.memory_gb} GiB, Node ${host.node}, commit ${host.git_commit?.slice(0, 12) ?? '?'}${quick ? ' (--quick: figures are a smoke test, not results)' : ''}`);
+const bridgeOf = host.bridge ? `, bridge of ${host.bridge.dir} at ${host.bridge.git_commit?.slice(0, 12) ?? '?'}` : '';
+console.log(`\n${host.cpus} x ${host.cpu_model}, ${host.memory_gb} GiB, Node ${host.node}, commit ${host.git_commit?.slice(0, 12) ?? '?'}${bridgeOf}${quick ? ' (--quick: figures are a smoke test, not results)' : ''}`);
 for (const t of tables) printTable(t);
 printTargets(targets);
 

@@ -3,7 +3,24 @@
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
 
-export type Attack = 'in-flight' | 'streaming' | 'streaming-app-closes' | 'sessions' | 'log-flood' | 'handshakes' | 'connections-per-app' | 'connections-per-address';
+export type Attack =
+  | 'in-flight'
+  | 'streaming'
+  | 'streaming-app-closes'
+  | 'sessions'
+  | 'log-flood'
+  | 'handshakes'
+  | 'connections-per-app'
+  | 'connections-per-address'
+  | 'unread-100'
+  | 'unread-200'
+  | 'unfinished-frames'
+  | 'half-open'
+  | 'resume-replay'
+  | 'escaped-fragments'
+  | 'empty-fragments'
+  | 'directory-1k'
+  | 'directory-7k';
 
 export interface AbuseConfig {
   scenario: 'abuse';
@@ -15,12 +32,19 @@ export interface AbuseConfig {
   /** Events, frames, handshakes or connections, by attack. */
   count: number;
   payloadBytes?: number;
-  /** Frames awaiting their answer at most (none: as fast as the socket takes them). */
+  /** Frames (resume-replay: replays) awaiting their answer at most (none: as fast as the socket takes them). */
   window?: number;
   /** streaming*: events streamed at once, and the text streamed for each before the empty reply. */
   stream?: { concurrency: number; bytesPerEvent: number };
-  /** connections-*: seconds to hold the connections once all are tried (the refusals come in), then again. */
+  /** connections-*: seconds to hold the connections once all are tried (the refusals come in), then again; the
+   * attacks that make the bridge hold something: seconds to keep it held once all is sent. */
   holdS?: number;
+  /** Seconds the attack sends for at most, whatever is left of `count` (its bound in time). */
+  timeS?: number;
+  /** The text of each fragment the agent streams (unread-*, resume-replay, escaped-fragments, empty-fragments). */
+  fragment?: string;
+  /** unfinished-frames: the length of the frame's payload, all of which but the last byte is sent. */
+  frameBytes?: number;
   /** Print WAITING and start on SIGUSR2: the process starts while the canary does, the attack when it is ready. */
   waitForGo?: boolean;
   /** Source addresses (loopback), used in turn. */
@@ -58,3 +82,6 @@ export async function until(done: () => boolean, ms: number): Promise<boolean> {
 }
 
 export const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Whole seconds since `t0` (performance.now()), to two decimals. */
+export const secondsSince = (t0: number) => Number(((performance.now() - t0) / 1000).toFixed(2));

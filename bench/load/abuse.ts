@@ -7,10 +7,18 @@
 //   sessions             an app sends events each on a new thread_id; its agent replies at once
 //   log-flood            an app sends invalid and over-rate frames (the scenario leaves the rate limit on)
 //   handshakes, connections-*: bench/load/abuse-sockets.ts
+//   unread-*: bench/load/abuse-unread.ts
+//   unfinished-frames, half-open: bench/load/abuse-door.ts
+//   resume-replay, escaped-fragments, empty-fragments: bench/load/abuse-resume.ts
+//   directory-*: bench/load/abuse-directory.ts
 import type { WebSocket } from 'ws';
 import { auth, bump, frameCode, room, until, type AbuseConfig, type AbuseResult } from './abuse-common.js';
+import { runDirectory } from './abuse-directory.js';
+import { runHalfOpen, runUnfinishedFrames } from './abuse-door.js';
+import { runKeptFragments, runResumeReplay } from './abuse-resume.js';
 import { runConnections, runHandshakes } from './abuse-sockets.js';
 import { runStreamingAbuse } from './abuse-streaming.js';
+import { runUnread } from './abuse-unread.js';
 import { frameEventId, frameType, open } from './common.js';
 import { ENDPOINT_PATHS } from '../../generated/index.js';
 
@@ -117,6 +125,21 @@ export async function runAbuse(cfg: AbuseConfig): Promise<AbuseResult> {
     case 'connections-per-app':
     case 'connections-per-address':
       return runConnections(cfg);
+    case 'unread-100':
+    case 'unread-200':
+      return runUnread(cfg);
+    case 'unfinished-frames':
+      return runUnfinishedFrames(cfg);
+    case 'half-open':
+      return runHalfOpen(cfg);
+    case 'resume-replay':
+      return runResumeReplay(cfg);
+    case 'escaped-fragments':
+    case 'empty-fragments':
+      return runKeptFragments(cfg);
+    case 'directory-1k':
+    case 'directory-7k':
+      return runDirectory(cfg);
     default:
       return runFrames(cfg);
   }

@@ -1,6 +1,7 @@
 // The attacks of the abuse scenario: the bridge settings each runs with, its size (--quick: small enough for a
 // smoke run), and the figures that say what it did to the bridge.
 import type { AbuseConfig, Attack } from '../load/abuse.js';
+import { LIMITS } from '../../generated/index.js';
 import type { AttackRun } from './abuse.js';
 import { byLabel, total } from './abuse-watch.js';
 
@@ -10,12 +11,21 @@ export interface Spec {
   env: Record<string, string>;
   /** Offender apps to provision. */
   apps: number | ((quick: boolean) => number);
-  scale(quick: boolean, fdCap: number): Pick<AbuseConfig, 'count'> & Partial<AbuseConfig>;
+  /** Agents with long names and descriptions to register in the offender's organization first (its directory). */
+  directory?: (quick: boolean) => number;
+  /** `filesLimit`: the open-files limit (the bridge's and the offender's). */
+  scale(quick: boolean, filesLimit: number): Pick<AbuseConfig, 'count'> & Partial<AbuseConfig>;
 }
 
 const streaming = (quick: boolean) => (quick ? { count: 2, stream: { concurrency: 2, bytesPerEvent: 1_500_000 } } : { count: 16, stream: { concurrency: 4, bytesPerEvent: 16_000_000 } });
 // Connections: as many as the open-files limit lets both the bridge and the offender hold.
-const connections = (quick: boolean, fdCap: number) => (quick ? 300 : Math.min(19_000, fdCap));
+const connections = (quick: boolean, filesLimit: number) => (quick ? 300 : Math.min(19_000, filesLimit - 1000));
+const addresses = (n: number, third: number) => Array.from({ length: n }, (_, i) => `127.0.${third}.${i + 1}`);
+// unread-*: 16 MB streamed to each reader, well past sendBufferMaxBytes (8 MiB) and what the kernel's buffers take
+// of a socket that stopped reading (its send buffer, up to tcp_wmem's 4 MiB, and the receiver's few hundred KB).
+const unread = (connections: number) => (quick: boolean) =>
+  quick ? { count: 5, stream: { concurrency: 5, bytesPerEvent: 12_000_000 }, timeS: 10, holdS: 1 } : { count: connections, stream: { concurrency: connections, bytesPerEvent: 16_000_000 }, timeS: 60, holdS: 3 };
+const directory = (agents: number, quickAgents: number) => ({ apps: 1, env: {}, directory: (q: boolean) => (q ? quickAgents : agents), scale: (q: boolean) => ({ count: 10_000, timeS: q ? 2 : 20 }) });
 
 export const SPECS: Record<Attack, Spec> = {
   'in-flight': { title: '1 events in flight (60 KB, agent never replies)', env: {}, apps: 1, scale: (q) => ({ count: q ? 1100 : 20_000, payloadBytes: 60_000 }) },
@@ -38,23 +48,84 @@ export const SPECS: Record<Attack, Spec> = {
     title: '6a connections, one app token',
     env: {},
     apps: 1,
-    scale: (q, fdCap) => ({ count: connections(q, fdCap), holdS: q ? 0.5 : 2, localAddresses: Array.from({ length: 250 }, (_, i) => `127.0.1.${i + 1}`) }),
+    scale: (q, filesLimit) => ({ count: connections(q, filesLimit), holdS: q ? 0.5 : 2, localAddresses: addresses(250, 1) }),
   },
   // One source address, the connections spread over 100 app tokens, so that a bound per app is not what stops it.
   'connections-per-address': {
     title: '6b connections, one address',
     env: {},
     apps: (q) => (q ? 10 : 100),
-    scale: (q, fdCap) => ({ count: connections(q, fdCap), holdS: q ? 0.5 : 2, localAddresses: ['127.0.0.3'] }),
+    scale: (q, filesLimit) => ({ count: connections(q, filesLimit), holdS: q ? 0.5 : 2, localAddresses: ['127.0.0.3'] }),
   },
+  // The campaign of issue 27: what one client could make the bridge hold with every bound of the time respected.
+  'unread-100': { title: '7a 100 unread connections of one app, its agent streaming', env: {}, apps: 1, scale: unread(100) },
+  'unread-200': { title: '7b 200 unread connections of one app, its agent streaming', env: {}, apps: 1, scale: unread(200) },
+  // Under connectionsPerAppMax (1000), from 10 addresses so that a bound per address is not what stops it.
+  'unfinished-frames': {
+    title: '8 unfinished ~1 MiB frames, one app',
+    env: {},
+    apps: 1,
+    scale: (q) => ({ count: q ? 20 : 990, frameBytes: 1_040_000, holdS: q ? 1 : 30, localAddresses: addresses(10, 4) }),
+  },
+  // More than the bridge's TCP cap (the open-files limit less what it keeps open, O8): what the offender's own
+  // limit allows, from 40 addresses (ephemeral ports).
+  'half-open': { title: '9 anonymous half-open upgrades', env: {}, apps: 1, scale: (q, filesLimit) => ({ count: q ? 500 : filesLimit - 50, holdS: q ? 2 : 30, localAddresses: addresses(40, 5) }) },
+  // ~900 KB of text in 100-byte fragments: about 2 MB of frames per replay, under the event's bound (976,000). Two
+  // replays asked at a time, so that the bridge always has one to send while the app reads the other (two fit in
+  // the send buffer, 8 MiB).
+  'resume-replay': {
+    title: '10 replaying an ended ~2 MB stream',
+    env: {},
+    apps: 1,
+    scale: (q) => ({ count: 1_000_000, window: 2, fragment: 'z'.repeat(100), stream: { concurrency: 1, bytesPerEvent: q ? 100_000 : 900_000 }, timeS: q ? 2 : 30 }),
+  },
+  // 20 apps x 18 events x ~975,000 bytes counted: up to each event's bound (streamedTextMaxBytes) and past each
+  // app's (16 MiB) and the node's (256 MiB) kept for resumes; each fragment of 4096 bytes counted
+  // (tokenFragmentMaxBytes) is 24,576 as JSON (\u0001).
+  'escaped-fragments': {
+    title: '11a escaped fragments (4096 x U+0001), 20 resumable apps',
+    env: {},
+    apps: (q) => (q ? 3 : 20),
+    scale: (q) => ({ count: q ? 6 : 360, fragment: '\u0001'.repeat(LIMITS.tokenFragmentMaxBytes), stream: { concurrency: q ? 6 : 360, bytesPerEvent: q ? 100_000 : LIMITS.streamedTextMaxBytes - 1000 }, timeS: q ? 10 : 90, holdS: q ? 1 : 3 }),
+  },
+  'empty-fragments': {
+    title: '11b empty fragments, one resumable app',
+    env: {},
+    apps: 1,
+    scale: (q) => ({ count: q ? 50_000 : 2_000_000, fragment: '', stream: { concurrency: 4, bytesPerEvent: 0 }, timeS: q ? 10 : 60, holdS: q ? 1 : 3 }),
+  },
+  'directory-1k': { title: '12a discover, 1,000 agents with long descriptions', ...directory(1000, 100) },
+  'directory-7k': { title: '12b discover, 7,000 agents with long descriptions', ...directory(7000, 300) },
 };
 
 export function describeAttack(attack: Attack, cfg: AbuseConfig): string {
+  const within = cfg.timeS ? ` (at most ${cfg.timeS} s)` : '';
+  const held = cfg.holdS ? `, held ${cfg.holdS} s` : '';
+  switch (attack) {
+    case 'unread-100':
+    case 'unread-200':
+      return `${cfg.count} connections that never read, ${cfg.stream!.bytesPerEvent / 1e6} MB streamed to each${within}${held}`;
+    case 'unfinished-frames':
+      return `${cfg.count} connections, each all but the last byte of a ${cfg.frameBytes} B frame${held}`;
+    case 'half-open':
+      return `${cfg.count} half-open upgrade requests${held}`;
+    case 'resume-replay':
+      return `a ${cfg.stream!.bytesPerEvent / 1e3} KB stream in ${cfg.fragment!.length}-byte fragments, replayed${within}`;
+    case 'escaped-fragments':
+      return `${cfg.count} events over ${cfg.apps.length} resumable apps, ${cfg.stream!.bytesPerEvent / 1e3} KB counted each${within}${held}`;
+    case 'empty-fragments':
+      return `${cfg.count} empty fragments over ${cfg.stream!.concurrency} events${within}${held}`;
+    case 'directory-1k':
+    case 'directory-7k':
+      return `${cfg.count} discovers${within}`;
+    default:
+  }
   if (cfg.stream) return `${cfg.count} events, ${cfg.stream.concurrency} at a time, ${cfg.stream.bytesPerEvent / 1e6} MB streamed each`;
   const unit = attack === 'handshakes' ? 'handshakes' : attack.startsWith('connections') ? 'connections' : 'frames';
   return `${cfg.count} ${unit}`;
 }
 
+const mb = (bytes: number | null | undefined) => (bytes === null || bytes === undefined ? '?' : (bytes / 1e6).toFixed(1));
 export const mib = (kb: number | null | undefined) => (kb === null || kb === undefined ? null : Number((kb / 1024).toFixed(1)));
 const labels = (m: Record<string, number>) => (Object.keys(m).length ? Object.entries(m).map(([k, v]) => `${k} ${v}`).join(', ') : 'none');
 
@@ -80,6 +151,23 @@ export function figuresOf(r: AttackRun): string {
       const refused = total(m, 'bridge_handshakes_refused_total');
       return `log ${Math.round(r.log_bytes / Math.max(1, r.offender?.sent ?? 1))} B per handshake; bridge_handshakes_refused_total ${refused ?? 'absent'}`;
     }
+    case 'unread-100':
+    case 'unread-200':
+      return `${c.connections} connections, ${c.events} events, ${mb(c.bytes_streamed)} MB streamed in ${c.tokens_sent} fragments; ${c.still_open} sockets open after the hold; bridge_connections app peak ${r.watch.max_app_connections ?? '?'}`;
+    case 'unfinished-frames':
+    case 'half-open': {
+      const sent = r.attack === 'half-open' ? `${c.open_at_hold ?? '?'} open at the hold` : `${mb(c.bytes_sent)} MB of unfinished frames sent (${mb(c.bytes_unsent)} MB not taken)`;
+      const first = c.first_close_in_hold_s === undefined ? '' : ` (the first after ${c.first_close_in_hold_s} s)`;
+      return `${sent}; closed by the bridge: ${c.closed_before_hold ?? 0} before the hold, ${c.closed_during_hold ?? 0} during it${first}; ${c.held_to_end ?? 0} held to the end; accept failures: ${labels(byLabel(m, 'bridge_accept_failures_total'))}`;
+    }
+    case 'resume-replay':
+      return `${c.resumes} resumes (${c.replays_complete} replayed whole, ${c.resumes_refused} refused), ${((c.bytes_in ?? 0) / 1e3).toFixed(0)} KB in, ${((c.bytes_out ?? 0) / 1e9).toFixed(2)} GB out; the stream: ${c.stream_fragments} fragments, ${mb(c.stream_bytes)} MB; bridge_resumes_total: ${labels(byLabel(m, 'bridge_resumes_total'))}`;
+    case 'escaped-fragments':
+    case 'empty-fragments':
+      return `${c.fragments_sent} fragments (${mb(c.bytes_counted)} MB counted, ${mb(c.agent_bytes_sent)} MB of frames) to ${c.events} events of ${c.apps} apps; apps got ${c.tokens_received}${c.replay_first_seq === undefined ? '' : `; a resume from 0 began at seq ${c.replay_first_seq} (${c.replay_fragments_in_3s} fragments in 3 s)`}; peak bridge_resume_buffer_bytes ${mb(r.watch.max_metrics.bridge_resume_buffer_bytes)} MB, bridge_resume_events ${r.watch.max_metrics.bridge_resume_events ?? '?'}; dropped: ${labels(byLabel(m, 'bridge_resume_dropped_bytes_total'))}`;
+    case 'directory-1k':
+    case 'directory-7k':
+      return `${r.setup.directory_agents} agents registered in ${r.setup.directory_s} s; ${c.answers} answers to ${r.offender?.sent} discovers, largest ${mb(c.largest_answer_bytes)} MB listing ${c.agents_listed}, slowest ${c.slowest_answer_ms} ms, mean ${c.mean_answer_ms} ms; ${c.reconnects} reconnects`;
     default:
       return `admitted ${c.admitted} of ${r.offender?.sent} (bridge_connections app peak ${r.watch.max_app_connections ?? '?'}); accept failures: ${labels(byLabel(m, 'bridge_accept_failures_total'))}`;
   }

@@ -56,13 +56,17 @@ export interface Watch {
   max_rss_kb: number | null;
   max_heap_used_kb: number | null;
   max_app_connections: number | null;
+  /** The highest value of every series /metrics gave while watched (gauges' peaks; counters' last). */
+  max_metrics: Record<string, number>;
   samples: number;
+  /** /metrics scrapes that got no answer within 2 s (their heap was not seen). */
   metrics_unanswered: number;
+  metrics_answered: number;
 }
 
 /** Samples RSS every 200 ms and /metrics once a second (one request at a time) until stopped. */
 export function watch(server: Server): { stop(): Promise<Watch> } {
-  const w: Watch = { max_rss_kb: null, max_heap_used_kb: null, max_app_connections: null, samples: 0, metrics_unanswered: 0 };
+  const w: Watch = { max_rss_kb: null, max_heap_used_kb: null, max_app_connections: null, max_metrics: {}, samples: 0, metrics_unanswered: 0, metrics_answered: 0 };
   const max = (a: number | null, b: number | null) => (b === null ? a : a === null ? b : Math.max(a, b));
   let running = true;
   const rssLoop = (async () => {
@@ -76,6 +80,10 @@ export function watch(server: Server): { stop(): Promise<Watch> } {
     while (running) {
       const m = await metricsOf(server, 2000);
       if (!m) w.metrics_unanswered++;
+      else {
+        w.metrics_answered++;
+        for (const [k, v] of Object.entries(m)) w.max_metrics[k] = Math.max(w.max_metrics[k] ?? -Infinity, v);
+      }
       const heap = m?.nodejs_heap_size_used_bytes;
       w.max_heap_used_kb = max(w.max_heap_used_kb, heap === undefined ? null : Math.round(heap / 1024));
       w.max_app_connections = max(w.max_app_connections, m?.['bridge_connections{kind="app"}'] ?? null);
