@@ -104,6 +104,8 @@ export interface LimitCounters {
   slowConsumers: ByteBoundCounters['slowConsumers'];
   /** Connections closed with INCOMPLETE_MESSAGE, by the sum that was over, or `timeout` (L20). */
   incompleteMessages: ByteBoundCounters['incompleteMessages'];
+  /** Connections closed already and destroyed, still holding the most of a sum over its bound (L19, L20). */
+  destroyed: ByteBoundCounters['destroyed'];
   /** Connections closed with HEARTBEAT_TIMEOUT, by why (L7, L22). */
   heartbeatTimeouts: Record<DeadReason, number>;
 }
@@ -278,7 +280,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     },
   });
   let tokensForwarded = 0;
-  const counters: Omit<LimitCounters, 'slowConsumers' | 'incompleteMessages' | 'heartbeatTimeouts'> = {
+  const counters: Omit<LimitCounters, keyof ByteBoundCounters | 'heartbeatTimeouts'> = {
     eventsRefused: { app: 0, agent: 0 },
     textDiscarded: { event_limit: 0, agent_limit: 0, app_gone: 0 },
     repliesRefused: { too_large: 0, text_not_kept: 0 },

@@ -1,7 +1,8 @@
 // What the bridge holds in bytes for each WebSocket connection, bounded per connection, per app, per agent and per
 // node: the frames queued for the client and not yet taken by the network (W17, L19), and the bytes of a message
-// the client has begun and not finished (L20). Over a bound, the connection holding the most of that sum is closed
-// with the spec'd error, counted and logged a burst at a time; one already closing is destroyed instead.
+// the client has begun and not finished (L20). Over a bound, a connection already closing that holds part of that
+// sum is destroyed (the one holding the most of them), else the connection holding the most is closed with the
+// spec'd error; each counted and logged a burst at a time.
 import { type ErrorCode } from '../../generated/index.js';
 import type { Clock, Timer } from '../shared/clock.js';
 import { errorText } from '../shared/error-text.js';
@@ -32,6 +33,8 @@ export interface ByteBoundCounters {
   slowConsumers: Record<'connection' | SharedBound, number>;
   /** Connections closed with INCOMPLETE_MESSAGE, by the sum that was over or for a message too slow (`timeout`). */
   incompleteMessages: Record<SharedBound | 'timeout', number>;
+  /** Connections closed already (told why) and destroyed when they still held the most, or a message too slow. */
+  destroyed: Record<SharedBound | 'timeout', number>;
 }
 
 /** One WebSocket connection, as the bounds see it. */
@@ -59,6 +62,12 @@ interface Entry {
   partialTimer: Timer | undefined;
 }
 
+/**
+ * Over a bound, a connection told to close already goes first, destroyed: it is lost anyway, and what it holds is
+ * freed without closing one still in service.
+ */
+const closingFirst = (h: Holding<Entry>) => h.of.closing && !h.of.destroyed;
+
 type SendBound = keyof ByteBoundCounters['slowConsumers'];
 type PartialBound = keyof ByteBoundCounters['incompleteMessages'];
 
@@ -68,9 +77,11 @@ export class ByteBounds {
   private readonly counted: ByteBoundCounters = {
     slowConsumers: { connection: 0, app: 0, agent: 0, total: 0 },
     incompleteMessages: { app: 0, agent: 0, total: 0, timeout: 0 },
+    destroyed: { app: 0, agent: 0, total: 0, timeout: 0 },
   };
   private readonly slowLog: BurstLog<SendBound>;
   private readonly incompleteLog: BurstLog<PartialBound>;
+  private readonly destroyedLog: BurstLog<PartialBound>;
 
   constructor(private readonly options: ByteBoundsOptions) {
     this.sent = new HeldBytes(options.send);
@@ -85,6 +96,11 @@ export class ByteBounds {
       clock,
       windowMs: LOG_WINDOW_MS,
       report: (bounds, closed) => log.warn({ closed, bounds: Object.fromEntries(bounds) }, `connections closed for incomplete messages: ${closed}`),
+    });
+    this.destroyedLog = new BurstLog({
+      clock,
+      windowMs: LOG_WINDOW_MS,
+      report: (bounds, destroyed) => log.warn({ destroyed, bounds: Object.fromEntries(bounds) }, `closing connections destroyed, still holding the most: ${destroyed}`),
     });
   }
 
@@ -128,6 +144,7 @@ export class ByteBounds {
   stop(): void {
     this.slowLog.stop();
     this.incompleteLog.stop();
+    this.destroyedLog.stop();
   }
 
   // ---- sending (W17, L19) ------------------------------------------------------------------------------
@@ -143,7 +160,7 @@ export class ByteBounds {
     }
     // Queues only shrink between two writes: the sums are upper bounds, read again only when one looks over.
     this.sent.set(entry.sent, queued);
-    const over = this.sent.overrun(entry.sent, (h) => this.queued(h.of));
+    const over = this.sent.overrun(entry.sent, { refresh: (h) => this.queued(h.of), first: closingFirst });
     if (over) {
       this.overSent(over);
       if (over.holder === entry.sent) return;
@@ -157,7 +174,7 @@ export class ByteBounds {
 
   private overSent(over: Overrun<Entry>): void {
     const victim = over.holder.of;
-    if (victim.closing) return this.destroy(victim);
+    if (victim.closing) return this.destroy(victim, over.bound);
     const held = over.holder.bytes;
     const { bound, limit } = over;
     const owner = victim.owner!;
@@ -187,10 +204,10 @@ export class ByteBounds {
       entry.partialSince = this.options.clock.now();
       entry.partialTimer ??= this.watchPartial(entry, this.options.partialTimeoutMs);
     }
-    const over = this.received.overrun(entry.received);
+    const over = this.received.overrun(entry.received, { first: closingFirst });
     if (!over) return;
     const victim = over.holder.of;
-    if (victim.closing) return this.destroy(victim);
+    if (victim.closing) return this.destroy(victim, over.bound);
     const { bound, bytes: sum, limit } = over;
     const owner = victim.owner!;
     const text =
@@ -217,7 +234,7 @@ export class ByteBounds {
       const since = entry.partialSince;
       const judge = () => {
         if (entry.destroyed || entry.partialSince !== since) return;
-        if (entry.closing) return this.destroy(entry);
+        if (entry.closing) return this.destroy(entry, 'timeout');
         const text = errorText('INCOMPLETE_MESSAGE', 'timeout', { seconds: Math.round((clock.now() - since) / 1000), limit: Math.round(partialTimeoutMs / 1000) });
         this.closeIncomplete(entry, 'timeout', text);
       };
@@ -236,9 +253,11 @@ export class ByteBounds {
   // ---- ends --------------------------------------------------------------------------------------------
 
   /** A connection told already and still holding the most: its socket goes now, and what it held with it. */
-  private destroy(entry: Entry): void {
-    if (!entry.socket.terminate) return;
+  private destroy(entry: Entry, bound: PartialBound): void {
+    if (!entry.socket.terminate || entry.destroyed) return;
     entry.destroyed = true;
+    this.counted.destroyed[bound]++;
+    this.destroyedLog.record(bound);
     entry.partialTimer?.cancel();
     entry.partialTimer = undefined;
     this.sent.set(entry.sent, 0);

@@ -100,11 +100,13 @@ export class HeldBytes<T> {
   }
 
   /**
-   * The sum of `holding` that is over its bound, with the connection holding the most of it; undefined when none
-   * is. `refresh` is called first on each connection of a sum that looks over (to replace an estimate by what it
-   * really holds) and may return its bytes.
+   * The sum of `holding` that is over its bound, with the connection to let go: the one holding the most among
+   * those `first` picks (connections closing already) if any holds something, else among all; undefined when no
+   * sum is over. `refresh`, when given, is called first on each connection of a sum that looks over (to replace an
+   * estimate by what it really holds) and returns its bytes.
    */
-  overrun(holding: Holding<T>, refresh?: (h: Holding<T>) => number): Overrun<T> | undefined {
+  overrun(holding: Holding<T>, options: { refresh?: (h: Holding<T>) => number; first?: (h: Holding<T>) => boolean } = {}): Overrun<T> | undefined {
+    const { refresh, first } = options;
     const refreshed = new Set<SharedBound>();
     for (let bound = this.over(holding); bound; bound = this.over(holding)) {
       if (refresh && !refreshed.has(bound)) {
@@ -113,8 +115,12 @@ export class HeldBytes<T> {
         continue;
       }
       let most: Holding<T> = holding;
-      for (const h of this.within(holding, bound)) if (h.bytes > most.bytes) most = h;
-      return { bound, bytes: this.sumOf(holding, bound), limit: this.bounds[bound], holder: most };
+      let firstMost: Holding<T> | undefined;
+      for (const h of this.within(holding, bound)) {
+        if (h.bytes > most.bytes) most = h;
+        if (first?.(h) && h.bytes > (firstMost?.bytes ?? 0)) firstMost = h;
+      }
+      return { bound, bytes: this.sumOf(holding, bound), limit: this.bounds[bound], holder: firstMost ?? most };
     }
     return undefined;
   }

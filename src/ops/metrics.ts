@@ -85,6 +85,7 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
       this.set(bridge().partialMessageBytes());
     },
   });
+  countedByLabel(registry, 'bridge_closing_connections_destroyed_total', 'Connections already closed for a reason of their own and destroyed without waiting for their close handshake: they still held the most of a sum over its bound (app, agent, total; L19, L20), or a refused handshake still sending a message after partialMessageTimeoutMs (timeout).', 'bound', () => bridge().limitCounters().destroyed);
   countedByLabel(registry, 'bridge_heartbeat_timeouts_total', 'Connections closed with HEARTBEAT_TIMEOUT, by reason: silent (no message for idleCloseMs, L7), no_pong (no answer to a WebSocket ping, L22).', 'reason', () => bridge().limitCounters().heartbeatTimeouts);
   if (unauthenticated) {
     new Gauge({

@@ -119,9 +119,13 @@ describe('operations: /metrics, /readyz and logs', function () {
         'bridge_streamed_text_discarded_total{event_limit} 0',
       ]);
       // The bounds on bytes held for connections (W17, L19, L20) and dead connections (L7, L22), likewise.
-      const held = /^bridge_(slow_consumers|incomplete_messages|heartbeat_timeouts|unauthenticated_connections_refused)_total$/;
+      const held = /^bridge_(slow_consumers|incomplete_messages|closing_connections_destroyed|heartbeat_timeouts|unauthenticated_connections_refused)_total$/;
       const heldValues = samples.filter((s) => held.test(s.name)).map((s) => `${s.name}{${s.labels.bound ?? s.labels.reason}} ${s.value}`);
       expect(heldValues.sort()).to.deep.equal([
+        'bridge_closing_connections_destroyed_total{agent} 0',
+        'bridge_closing_connections_destroyed_total{app} 0',
+        'bridge_closing_connections_destroyed_total{timeout} 0',
+        'bridge_closing_connections_destroyed_total{total} 0',
         'bridge_heartbeat_timeouts_total{no_pong} 0',
         'bridge_heartbeat_timeouts_total{silent} 0',
         'bridge_incomplete_messages_total{agent} 0',
