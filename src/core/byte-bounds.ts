@@ -68,6 +68,8 @@ interface Entry {
  */
 const closingFirst = (h: Holding<Entry>) => h.of.closing && !h.of.destroyed;
 
+const RECEIVED_OPTIONS = { first: closingFirst };
+
 type SendBound = keyof ByteBoundCounters['slowConsumers'];
 type PartialBound = keyof ByteBoundCounters['incompleteMessages'];
 
@@ -79,6 +81,8 @@ export class ByteBounds {
     incompleteMessages: { app: 0, agent: 0, total: 0, timeout: 0 },
     destroyed: { app: 0, agent: 0, total: 0, timeout: 0 },
   };
+  /** Over a sum of queued bytes, every connection counted in it is read again before one is let go. */
+  private readonly sentOptions = { refresh: (h: Holding<Entry>) => this.queued(h.of), first: closingFirst };
   private readonly slowLog: BurstLog<SendBound>;
   private readonly incompleteLog: BurstLog<PartialBound>;
   private readonly destroyedLog: BurstLog<PartialBound>;
@@ -160,7 +164,7 @@ export class ByteBounds {
     }
     // Queues only shrink between two writes: the sums are upper bounds, read again only when one looks over.
     this.sent.set(entry.sent, queued);
-    const over = this.sent.overrun(entry.sent, { refresh: (h) => this.queued(h.of), first: closingFirst });
+    const over = this.sent.overrun(entry.sent, this.sentOptions);
     if (over) {
       this.overSent(over);
       if (over.holder === entry.sent) return;
@@ -204,7 +208,7 @@ export class ByteBounds {
       entry.partialSince = this.options.clock.now();
       entry.partialTimer ??= this.watchPartial(entry, this.options.partialTimeoutMs);
     }
-    const over = this.received.overrun(entry.received, { first: closingFirst });
+    const over = this.received.overrun(entry.received, RECEIVED_OPTIONS);
     if (!over) return;
     const victim = over.holder.of;
     if (victim.closing) return this.destroy(victim, over.bound);

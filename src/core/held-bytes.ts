@@ -106,9 +106,11 @@ export class HeldBytes<T> {
    * estimate by what it really holds) and returns its bytes.
    */
   overrun(holding: Holding<T>, options: { refresh?: (h: Holding<T>) => number; first?: (h: Holding<T>) => boolean } = {}): Overrun<T> | undefined {
+    let bound = this.over(holding);
+    if (!bound) return undefined; // the path of every frame: two comparisons
     const { refresh, first } = options;
     const refreshed = new Set<SharedBound>();
-    for (let bound = this.over(holding); bound; bound = this.over(holding)) {
+    for (; bound; bound = this.over(holding)) {
       if (refresh && !refreshed.has(bound)) {
         refreshed.add(bound);
         for (const h of this.within(holding, bound)) if (h !== holding) this.set(h, refresh(h));
