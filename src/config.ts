@@ -42,6 +42,21 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Bytes queued for one connection that it has not read yet; beyond them it is closed (SLOW_CONSUMER). */
   sendBufferMaxBytes: number;
+  /** The same for all the connections of one app, of one agent, and of the node together (L19). */
+  sendBufferPerAppMaxBytes: number;
+  sendBufferPerAgentMaxBytes: number;
+  sendBufferTotalMaxBytes: number;
+  /** Bytes of messages received in part, per app, per agent and on the node, and how long one may take (L20). */
+  partialMessagesPerAppMaxBytes: number;
+  partialMessagesPerAgentMaxBytes: number;
+  partialMessagesTotalMaxBytes: number;
+  partialMessageTimeoutMs: number;
+  /** TCP connections that have not completed an authenticated handshake, in all and per address (0: no bound; L21). */
+  maxUnauthenticatedConnections: number;
+  maxUnauthenticatedConnectionsPerAddress: number;
+  /** A WebSocket ping to a connection silent this long (0: never), and how long its pong may take (L22). */
+  wsPingAfterMs: number;
+  wsPongTimeoutMs: number;
   /** Events in flight one app may have (L13); over it TOO_MANY_EVENTS. */
   maxEventsInFlightPerApp: number;
   /** Events in flight one agent may have (L13); over it TOO_MANY_EVENTS. */
@@ -84,6 +99,8 @@ const MAX_RETENTION_DAYS = 3650;
 const MAX_SEND_BUFFER_BYTES = 2 ** 30;
 /** More memory than a node of this bridge has: a larger resume buffer is a typo. */
 const MAX_RESUME_BUFFER_BYTES = 2 ** 36;
+/** The same for any sum across a node's connections (L19, L20). */
+const MAX_NODE_BYTES = 2 ** 36;
 /** More proxies in a row than anyone runs: a larger count is a typo. */
 const MAX_PROXY_HOPS = 10;
 
@@ -114,6 +131,15 @@ const SCHEMA = {
     EVENT_LOG_COMMIT_MAX_ROWS: { type: 'integer', minimum: 100, maximum: 1_000_000, default: DEFAULT_COMMIT_MAX_ROWS },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: MAX_TIMER_MS, default: 10_000 },
     SEND_BUFFER_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_SEND_BUFFER_BYTES, default: LIMITS.sendBufferMaxBytes },
+    // At least one frame: a frame to a client that reads is never what crosses them.
+    SEND_BUFFER_PER_APP_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_NODE_BYTES, default: LIMITS.sendBufferPerAppMaxBytes },
+    SEND_BUFFER_PER_AGENT_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_NODE_BYTES, default: LIMITS.sendBufferPerAgentMaxBytes },
+    SEND_BUFFER_TOTAL_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_NODE_BYTES, default: LIMITS.sendBufferTotalMaxBytes },
+    // At least one message of the largest size, or a client sending one alone would be closed.
+    PARTIAL_MESSAGES_PER_APP_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_NODE_BYTES, default: LIMITS.partialMessagesPerAppMaxBytes },
+    PARTIAL_MESSAGES_PER_AGENT_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_NODE_BYTES, default: LIMITS.partialMessagesPerAgentMaxBytes },
+    PARTIAL_MESSAGES_TOTAL_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_NODE_BYTES, default: LIMITS.partialMessagesTotalMaxBytes },
+    PARTIAL_MESSAGE_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: MAX_TIMER_MS, default: LIMITS.partialMessageTimeoutMs },
     MAX_EVENTS_IN_FLIGHT_PER_APP: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LIMITS.eventsInFlightPerAppMax },
     MAX_EVENTS_IN_FLIGHT_PER_AGENT: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LIMITS.eventsInFlightPerAgentMax },
     STREAMED_TEXT_MAX_BYTES: { type: 'integer', minimum: 0, maximum: LIMITS.replyContentMaxBytes, default: LIMITS.streamedTextMaxBytes },
@@ -125,6 +151,10 @@ const SCHEMA = {
     MAX_CONNECTIONS: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.connectionsMax },
     MAX_CONNECTIONS_PER_ADDRESS: { type: 'integer', minimum: 0, maximum: 10_000_000, default: LIMITS.connectionsPerAddressMax },
     MAX_CONNECTIONS_PER_APP: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.connectionsPerAppMax },
+    MAX_UNAUTHENTICATED_CONNECTIONS: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.unauthenticatedConnectionsMax },
+    MAX_UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS: { type: 'integer', minimum: 0, maximum: 10_000_000, default: LIMITS.unauthenticatedConnectionsPerAddressMax },
+    WS_PING_AFTER_MS: { type: 'integer', minimum: 0, maximum: MAX_TIMER_MS, default: LIMITS.wsPingAfterMs },
+    WS_PONG_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: MAX_TIMER_MS, default: LIMITS.wsPongTimeoutMs },
     TLS_CERT_FILE: { type: 'string', minLength: 1 },
     TLS_KEY_FILE: { type: 'string', minLength: 1 },
     TRUST_PROXY: { type: 'integer', minimum: 0, maximum: MAX_PROXY_HOPS, default: 0 },
@@ -217,6 +247,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventLogCommitMaxRows: raw.EVENT_LOG_COMMIT_MAX_ROWS,
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,
     sendBufferMaxBytes: raw.SEND_BUFFER_MAX_BYTES,
+    sendBufferPerAppMaxBytes: raw.SEND_BUFFER_PER_APP_MAX_BYTES,
+    sendBufferPerAgentMaxBytes: raw.SEND_BUFFER_PER_AGENT_MAX_BYTES,
+    sendBufferTotalMaxBytes: raw.SEND_BUFFER_TOTAL_MAX_BYTES,
+    partialMessagesPerAppMaxBytes: raw.PARTIAL_MESSAGES_PER_APP_MAX_BYTES,
+    partialMessagesPerAgentMaxBytes: raw.PARTIAL_MESSAGES_PER_AGENT_MAX_BYTES,
+    partialMessagesTotalMaxBytes: raw.PARTIAL_MESSAGES_TOTAL_MAX_BYTES,
+    partialMessageTimeoutMs: raw.PARTIAL_MESSAGE_TIMEOUT_MS,
     maxEventsInFlightPerApp: raw.MAX_EVENTS_IN_FLIGHT_PER_APP,
     maxEventsInFlightPerAgent: raw.MAX_EVENTS_IN_FLIGHT_PER_AGENT,
     streamedTextMaxBytes: raw.STREAMED_TEXT_MAX_BYTES,
@@ -227,6 +264,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnections: raw.MAX_CONNECTIONS,
     maxConnectionsPerAddress: raw.MAX_CONNECTIONS_PER_ADDRESS,
     maxConnectionsPerApp: raw.MAX_CONNECTIONS_PER_APP,
+    maxUnauthenticatedConnections: raw.MAX_UNAUTHENTICATED_CONNECTIONS,
+    maxUnauthenticatedConnectionsPerAddress: raw.MAX_UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS,
+    wsPingAfterMs: raw.WS_PING_AFTER_MS,
+    wsPongTimeoutMs: raw.WS_PONG_TIMEOUT_MS,
     tlsCertFile: raw.TLS_CERT_FILE,
     tlsKeyFile: raw.TLS_KEY_FILE,
     trustProxy: raw.TRUST_PROXY,

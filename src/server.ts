@@ -24,6 +24,7 @@ import { LocalRouter, type Router } from './core/router.js';
 import { mergeSessions, SessionTable } from './core/sessions.js';
 import { httpApp } from './web-app.js';
 import { clientAddress } from './http/proxy.js';
+import type { NotReady } from './http/routes.js';
 import { isListenError, ListenFailure, listenFailure } from './shared/listen-error.js';
 import { connectionCap, watchAccepts, webSocketCap, type AcceptFailures } from './ops/accept-failures.js';
 import { makeMetrics } from './ops/metrics.js';
@@ -45,6 +46,7 @@ import { RegistryStore } from './store/registry.js';
 import { WriteBehind } from './store/write-behind.js';
 import { readTlsFiles, type TlsFiles } from './tls.js';
 import { attachWebSockets } from './ws/upgrade.js';
+import { SERVER_DEADLINES, UnauthenticatedConnections } from './ws/unauthenticated.js';
 
 /** Sessions and event-log retention are swept this often, on the bridge's clock. */
 export const SWEEP_INTERVAL_MS = 3_600_000;
@@ -172,7 +174,12 @@ async function startOnDatabase(
   const cap = connectionCap();
   const maxWebSockets = webSocketCap(config.maxConnections, cap);
   let bridgeRef: Bridge | undefined;
-  const metrics = makeMetrics(() => bridgeRef!, writer, () => sessions.size);
+  // Connections to PORT that have not proved a token (L21); behind trusted proxies every one has a proxy's address.
+  const unauthenticated = new UnauthenticatedConnections(
+    { total: config.maxUnauthenticatedConnections, perAddress: config.trustProxy > 0 ? 0 : config.maxUnauthenticatedConnectionsPerAddress },
+    { clock, log, tls: Boolean(tls) },
+  );
+  const metrics = makeMetrics(() => bridgeRef!, writer, () => sessions.size, () => unauthenticated.stats());
   const overview = new OverviewRing({ clock, gauges: bridgeGauges(() => bridgeRef!) });
   // The overview and the live picture name each node: a bridge of one node has an id too (its NODE_ID, or made up).
   const nodeId = cluster?.bus.nodeId ?? config.nodeId ?? newNodeId();
@@ -207,6 +214,11 @@ async function startOnDatabase(
     },
     connectionLimits: { total: maxWebSockets, perAddress: config.maxConnectionsPerAddress, perApp: config.maxConnectionsPerApp },
     sendBufferMaxBytes: config.sendBufferMaxBytes,
+    sendBufferBounds: { app: config.sendBufferPerAppMaxBytes, agent: config.sendBufferPerAgentMaxBytes, total: config.sendBufferTotalMaxBytes },
+    partialMessageBounds: { app: config.partialMessagesPerAppMaxBytes, agent: config.partialMessagesPerAgentMaxBytes, total: config.partialMessagesTotalMaxBytes },
+    partialMessageTimeoutMs: config.partialMessageTimeoutMs,
+    wsPingAfterMs: config.wsPingAfterMs,
+    wsPongTimeoutMs: config.wsPongTimeoutMs,
     observer: fanOut(eventRecorder(writer), metrics.observer, overview.observer),
     ...(options.agentReconnectGraceMs !== undefined ? { agentReconnectGraceMs: options.agentReconnectGraceMs } : {}),
   });
@@ -342,6 +354,18 @@ async function startOnDatabase(
   }
   let shuttingDown = false;
   let accepts: AcceptFailures | undefined;
+  /** What /readyz answers, on PORT and on METRICS_PORT alike (L21). */
+  const ready = async (): Promise<NotReady | undefined> => {
+    if (shuttingDown) return { code: 'SHUTTING_DOWN', why: errorText('SHUTTING_DOWN', 'not_ready') };
+    if (cluster && !cluster.bus.isLinked()) return { code: 'INTERNAL_ERROR', why: errorText('INTERNAL_ERROR', 'cluster_link') };
+    await databaseAnswers(db, READY_DATABASE_MS);
+    const stuck = writer.failing;
+    if (stuck && stuck.forMs >= READY_EVENT_LOG_MS) {
+      return { code: 'INTERNAL_ERROR', why: errorText('INTERNAL_ERROR', 'event_log', { seconds: Math.floor(stuck.forMs / 1000), reason: stuck.reason.slice(0, 200), rows: stuck.waiting }) };
+    }
+    const overloaded = accepts?.recent();
+    return overloaded ? { code: 'OVERLOADED', why: overloaded } : undefined;
+  };
   const app = httpApp({
     registry,
     audit,
@@ -363,27 +387,19 @@ async function startOnDatabase(
     // Served on its own port instead when METRICS_PORT is set (O12).
     metrics: config.metricsPort === undefined ? metrics.registry : undefined,
     trustProxy: config.trustProxy,
-    ready: async () => {
-      if (shuttingDown) return { code: 'SHUTTING_DOWN', why: errorText('SHUTTING_DOWN', 'not_ready') };
-      if (cluster && !cluster.bus.isLinked()) return { code: 'INTERNAL_ERROR', why: errorText('INTERNAL_ERROR', 'cluster_link') };
-      await databaseAnswers(db, READY_DATABASE_MS);
-      const stuck = writer.failing;
-      if (stuck && stuck.forMs >= READY_EVENT_LOG_MS) {
-        return { code: 'INTERNAL_ERROR', why: errorText('INTERNAL_ERROR', 'event_log', { seconds: Math.floor(stuck.forMs / 1000), reason: stuck.reason.slice(0, 200), rows: stuck.waiting }) };
-      }
-      const overloaded = accepts?.recent();
-      return overloaded ? { code: 'OVERLOADED', why: overloaded } : undefined;
-    },
+    ready,
   });
 
   // The same Koa app and WebSocket upgrades either way: https.Server emits 'request' and 'upgrade' like http.Server.
-  const server: Server = tls ? createTlsServer({ cert: tls.cert, key: tls.key }, app.callback()) : createServer(app.callback());
+  const server: Server = tls ? createTlsServer({ cert: tls.cert, key: tls.key, ...SERVER_DEADLINES }, app.callback()) : createServer(SERVER_DEADLINES, app.callback());
+  unauthenticated.watch(server);
   const sockets = attachWebSockets(server, {
     bridge,
     log,
     addressOf: (req) => clientAddress(app, req),
+    authenticated: (socket) => unauthenticated.authenticated(socket),
   });
-  const metricsServer = config.metricsPort === undefined ? undefined : createServer(metricsApp(metrics.registry, log).callback());
+  const metricsServer = config.metricsPort === undefined ? undefined : createServer(metricsApp(metrics.registry, log, ready).callback());
   let port: number;
   let metricsUrl: string | undefined;
   try {
@@ -420,6 +436,7 @@ async function startOnDatabase(
     bridge.shutdown();
     for (const t of timers) t.cancel();
     accepts?.stop();
+    unauthenticated.stop();
     await writer.close();
     await cluster?.close(); // after the connections closed: the others heard each agent leave
     sockets.close();

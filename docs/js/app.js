@@ -620,9 +620,11 @@
                   "HEARTBEAT_TIMEOUT",
                   "SLOW_CONSUMER",
                   "TOO_MANY_CONNECTIONS",
+                  "INCOMPLETE_MESSAGE",
                   "INTERNAL_ERROR",
                   "SHUTTING_DOWN",
                   "INVALID_REQUEST",
+                  "REQUEST_TIMEOUT",
                   "NOT_FOUND",
                   "ADMIN_API_DISABLED",
                   "OVERLOADED",
@@ -2144,25 +2146,30 @@
       "scope": "connection",
       "retry": true,
       "messages": {
-        "silent": "Nothing was received for {seconds} s; send ping every {interval} s."
+        "silent": "Nothing was received for {seconds} s; send ping every {interval} s.",
+        "no_pong": "The WebSocket ping sent {seconds} s ago was not answered; the connection is taken for dead."
       },
       "close_code": 4408,
-      "cause": "Nothing was received on the connection for idleCloseMs (three heartbeat periods). Decision."
+      "cause": "Nothing was received on the connection for idleCloseMs (three heartbeat periods), or a WebSocket ping the service sent after wsPingAfterMs of silence got no pong (nor any frame) within wsPongTimeoutMs of leaving the service. Decision (L7, L22)."
     },
     "TOO_MANY_CONNECTIONS": {
       "receivers": [
         "app",
-        "agent"
+        "agent",
+        "http"
       ],
       "scope": "connection",
       "retry": true,
       "messages": {
         "total": "The bridge has {count} connections, its limit; retry later.",
         "address": "Address {address} has {count} connections, the limit per address; close some or retry later.",
-        "app": "App {app_id} has {count} connections, the limit per app; close some or retry later."
+        "app": "App {app_id} has {count} connections, the limit per app; close some or retry later.",
+        "unauthenticated": "The bridge has {count} connections that have not completed an authenticated handshake, its limit; retry later.",
+        "unauthenticated_address": "Address {address} has {count} connections that have not completed an authenticated handshake, the limit per address; retry later."
       },
       "close_code": 4503,
-      "cause": "The handshake would go over a bound on live connections, checked in this order - the bridge's (connectionsMax), the remote address's (connectionsPerAddressMax), the app's (connectionsPerAppMax); the error text names which. Decision (L18); the client may retry with backoff once connections have closed."
+      "http_status": 503,
+      "cause": "The handshake would go over a bound on live connections, checked in this order - the bridge's (connectionsMax), the remote address's (connectionsPerAddressMax), the app's (connectionsPerAppMax); the error text names which. Decision (L18); the client may retry with backoff once connections have closed. Over HTTP (503, written on the new TCP connection before its request is read, then the connection is closed) - the bridge already holds unauthenticatedConnectionsMax connections that have not completed an authenticated handshake (HTTP requests and keep-alive connections included), or unauthenticatedConnectionsPerAddressMax from this address. Decision (L21)."
     },
     "SLOW_CONSUMER": {
       "receivers": [
@@ -2172,10 +2179,29 @@
       "scope": "connection",
       "retry": true,
       "messages": {
-        "unread": "More than {bytes} bytes were waiting for this connection to read them; read faster or open fewer streams."
+        "unread": "More than {bytes} bytes were waiting for this connection to read them; read faster or open fewer streams.",
+        "app": "More than {limit} bytes were waiting for the connections of app {app_id} to read them, and this connection held the most ({bytes}); read faster or open fewer streams.",
+        "agent": "More than {limit} bytes were waiting for the connections of agent {agent_id} to read them, and this connection held the most ({bytes}); read faster.",
+        "total": "More than {limit} bytes were waiting for the bridge's clients to read them, and this connection held the most ({bytes}); read faster or open fewer streams."
       },
       "close_code": 4429,
-      "cause": "More than sendBufferMaxBytes were waiting for the client to read them (it reads slower than frames arrive for it). The frame that would cross the limit is not sent; this error and the close follow what was already queued. Decision (W17); events in flight go on, their frames for this connection are dropped."
+      "cause": "More than sendBufferMaxBytes were waiting for the client to read them (it reads slower than frames arrive for it), or more than sendBufferPerAppMaxBytes for all the connections of its app together, sendBufferPerAgentMaxBytes for its agent's, or sendBufferTotalMaxBytes for every connection of the node, and this connection held the most of them. The frame that would cross the limit is not sent to the connection closed; this error and the close follow what was already queued. Decision (W17, L19); events in flight go on, their frames for this connection are dropped."
+    },
+    "INCOMPLETE_MESSAGE": {
+      "receivers": [
+        "app",
+        "agent"
+      ],
+      "scope": "connection",
+      "retry": true,
+      "messages": {
+        "timeout": "A message was started {seconds} s ago and has not arrived whole; every message must arrive within {limit} s of its first byte.",
+        "app": "The connections of app {app_id} hold {bytes} bytes of messages started and not yet whole, over the limit of {limit}, and this connection held the most of them.",
+        "agent": "The connections of agent {agent_id} hold {bytes} bytes of messages started and not yet whole, over the limit of {limit}, and this connection held the most of them.",
+        "total": "The bridge holds {bytes} bytes of messages started and not yet whole, over its limit of {limit}, and this connection held the most of them."
+      },
+      "close_code": 4413,
+      "cause": "A WebSocket message the client began sending did not arrive whole within partialMessageTimeoutMs of its first byte, or the bytes of messages begun and not yet whole are over partialMessagesPerAppMaxBytes for the connections of one app, partialMessagesPerAgentMaxBytes for one agent's, or partialMessagesTotalMaxBytes for the node, and this connection held the most of them. Decision (L20); the client may reconnect and send the message again, whole and sooner."
     },
     "INTERNAL_ERROR": {
       "receivers": [
@@ -2226,6 +2252,18 @@
       },
       "http_status": 400,
       "cause": "An HTTP request body or query parameter is missing, mistyped or out of range, or not acceptable in the resource's state (an allowlist naming an app of another organization, rotating a deactivated token, a test event from a deactivated app or from an app of another organization)."
+    },
+    "REQUEST_TIMEOUT": {
+      "receivers": [
+        "http"
+      ],
+      "scope": "http",
+      "retry": true,
+      "messages": {
+        "incomplete": "The request did not arrive whole in time: its headers within {headers_seconds} s, all of it within {request_seconds} s."
+      },
+      "http_status": 408,
+      "cause": "An HTTP request (a WebSocket upgrade included) whose headers did not all arrive within httpHeadersTimeoutMs, or which did not arrive whole within httpRequestTimeoutMs; the connection is closed after this answer. Decision (L21)."
     },
     "NOT_FOUND": {
       "receivers": [
@@ -2320,6 +2358,90 @@
       "unit": "bytes",
       "applies_to": "service, each connection",
       "description": "Frames queued for a client that has not read them yet; beyond, the connection closes with SLOW_CONSUMER. At least frameMaxBytes. Configurable per deployment (SEND_BUFFER_MAX_BYTES)."
+    },
+    "sendBufferPerAppMaxBytes": {
+      "value": 33554432,
+      "unit": "bytes",
+      "applies_to": "each app, all its connections on a node together",
+      "description": "Frames queued for the connections of one app and not yet read; over it a connection already closing that holds part of it is destroyed, else the connection holding the most closes with SLOW_CONSUMER (one connection per frame that crosses it). Counted until a connection is gone, its close handshake included. Decision (L19); configurable per deployment (SEND_BUFFER_PER_APP_MAX_BYTES)."
+    },
+    "sendBufferPerAgentMaxBytes": {
+      "value": 16777216,
+      "unit": "bytes",
+      "applies_to": "each agent, all its connections on a node together (the live one and those still closing)",
+      "description": "As sendBufferPerAppMaxBytes, for one agent's connections. Decision (L19); configurable per deployment (SEND_BUFFER_PER_AGENT_MAX_BYTES)."
+    },
+    "sendBufferTotalMaxBytes": {
+      "value": 268435456,
+      "unit": "bytes",
+      "applies_to": "each node, every connection together",
+      "description": "As sendBufferPerAppMaxBytes, for every connection of the node. Decision (L19); configurable per deployment (SEND_BUFFER_TOTAL_MAX_BYTES)."
+    },
+    "partialMessagesPerAppMaxBytes": {
+      "value": 16777216,
+      "unit": "bytes",
+      "applies_to": "each app, all its connections on a node together",
+      "description": "Bytes received of WebSocket messages begun and not yet whole (a frame in part, or the frames so far of a fragmented message), held until the message is whole. Over it a connection already closing that holds part of it is destroyed, else the connection holding the most closes with INCOMPLETE_MESSAGE. Counted as received, plus 1 KiB for each chunk the socket read them in. Decision (L20); configurable per deployment (PARTIAL_MESSAGES_PER_APP_MAX_BYTES)."
+    },
+    "partialMessagesPerAgentMaxBytes": {
+      "value": 4194304,
+      "unit": "bytes",
+      "applies_to": "each agent, all its connections on a node together (the live one and those still closing)",
+      "description": "As partialMessagesPerAppMaxBytes, for one agent's connections. Decision (L20); configurable per deployment (PARTIAL_MESSAGES_PER_AGENT_MAX_BYTES)."
+    },
+    "partialMessagesTotalMaxBytes": {
+      "value": 67108864,
+      "unit": "bytes",
+      "applies_to": "each node, every WebSocket connection together (refused handshakes still closing included)",
+      "description": "As partialMessagesPerAppMaxBytes, for every connection of the node. Decision (L20); configurable per deployment (PARTIAL_MESSAGES_TOTAL_MAX_BYTES)."
+    },
+    "partialMessageTimeoutMs": {
+      "value": 30000,
+      "unit": "milliseconds",
+      "applies_to": "each WebSocket message a client sends",
+      "description": "A message must arrive whole within this long of its first byte; otherwise the connection closes with INCOMPLETE_MESSAGE. Decision (L20); configurable per deployment (PARTIAL_MESSAGE_TIMEOUT_MS)."
+    },
+    "closeHandshakeTimeoutMs": {
+      "value": 5000,
+      "unit": "milliseconds",
+      "applies_to": "each WebSocket connection the service closes",
+      "description": "After the service sends its close frame, the client has this long to answer it; then the socket is destroyed. Decision (L19)."
+    },
+    "unauthenticatedConnectionsMax": {
+      "value": 2000,
+      "unit": "connections",
+      "applies_to": "each node, on PORT",
+      "description": "TCP connections that have not completed an authenticated WebSocket handshake (a handshake under way or refused and still closing, an HTTP request in flight, a keep-alive connection between requests). One more is answered 503 TOO_MANY_CONNECTIONS and closed. Decision (L21); configurable per deployment (MAX_UNAUTHENTICATED_CONNECTIONS)."
+    },
+    "unauthenticatedConnectionsPerAddressMax": {
+      "value": 100,
+      "unit": "connections",
+      "applies_to": "each remote address, on PORT, when TRUST_PROXY is 0",
+      "description": "As unauthenticatedConnectionsMax, from one remote IP address (the TCP peer's; behind trusted proxies every connection has a proxy's address, so it does not apply). Decision (L21); configurable per deployment (MAX_UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS, 0 off)."
+    },
+    "httpHeadersTimeoutMs": {
+      "value": 10000,
+      "unit": "milliseconds",
+      "applies_to": "each HTTP request on PORT, WebSocket upgrades included (the TLS handshake too with TLS_CERT_FILE)",
+      "description": "The request's headers must arrive within this long; otherwise REQUEST_TIMEOUT (408) and the connection closes. Checked every second. Decision (L21)."
+    },
+    "httpRequestTimeoutMs": {
+      "value": 30000,
+      "unit": "milliseconds",
+      "applies_to": "each HTTP request on PORT",
+      "description": "The whole request, its body included, must arrive within this long; otherwise REQUEST_TIMEOUT (408) and the connection closes. Decision (L21)."
+    },
+    "wsPingAfterMs": {
+      "value": 20000,
+      "unit": "milliseconds",
+      "applies_to": "service, both endpoints",
+      "description": "The service sends a WebSocket ping (a control frame, answered by every WebSocket client on its own) to a connection on which nothing (no message, no pong) arrived for this long. Decision (L22); configurable per deployment (WS_PING_AFTER_MS, 0 off)."
+    },
+    "wsPongTimeoutMs": {
+      "value": 10000,
+      "unit": "milliseconds",
+      "applies_to": "service, both endpoints",
+      "description": "A connection that answers the service's ping neither with a pong nor with any message within this long of the ping leaving the service is taken for dead and closed with HEARTBEAT_TIMEOUT. Decision (L22); configurable per deployment (WS_PONG_TIMEOUT_MS)."
     },
     "replyContentMaxBytes": {
       "value": 976000,

@@ -32,6 +32,9 @@ import { BurstLog, LOG_WINDOW_MS } from './burst-log.js';
 import { ConnectionBounds, DEFAULT_CONNECTION_LIMITS, type ConnectionBound, type ConnectionLimits } from './connection-bounds.js';
 import { endpointOf, identify, type ConnectionFacts, type HandshakeRefusalCode } from './handshake.js';
 import type { ConnectionHandlers, Socket } from './transport.js';
+import { ByteBounds, type ByteBoundCounters } from './byte-bounds.js';
+import { Heartbeats, type DeadReason, type Liveness } from './liveness.js';
+import type { Owner, SharedBounds } from './held-bytes.js';
 import type { LiveClient } from './live-picture.js';
 import { ByteBudget, StreamedText, type NotKept } from './streamed-text.js';
 import { ResumeStore, type KeptStream, type ResumeBounds, type ResumeStats } from './resume-store.js';
@@ -68,6 +71,16 @@ export interface BridgeOptions {
   connectionLimits?: ConnectionLimits;
   /** Unread bytes a connection may have queued before it is closed with SLOW_CONSUMER (W17; default LIMITS). */
   sendBufferMaxBytes?: number;
+  /** Unread bytes of all the connections of an app, of an agent, of the node (L19; default LIMITS). */
+  sendBufferBounds?: Partial<SharedBounds>;
+  /** Bytes of messages received in part, the same sums (L20; default LIMITS). */
+  partialMessageBounds?: Partial<SharedBounds>;
+  /** How long a message may take to arrive whole (L20; default LIMITS.partialMessageTimeoutMs). */
+  partialMessageTimeoutMs?: number;
+  /** A WebSocket ping to a connection silent this long, 0 never (L22; default LIMITS.wsPingAfterMs). */
+  wsPingAfterMs?: number;
+  /** How long the pong may take (L22; default LIMITS.wsPongTimeoutMs). */
+  wsPongTimeoutMs?: number;
   /** How long a resumable event is kept after its end (R7; default LIMITS.resumeWindowMs). */
   resumeWindowMs?: number;
   /** Bytes kept for resumes of one app's events (R7; default LIMITS.resumeBufferPerAppMaxBytes). */
@@ -90,6 +103,14 @@ export interface LimitCounters {
   handshakesRefused: Record<HandshakeRefusalCode, number>;
   /** Handshakes refused with TOO_MANY_CONNECTIONS, by the bound that refused them (L18). */
   connectionsRefused: Record<ConnectionBound, number>;
+  /** Connections closed with SLOW_CONSUMER, by the sum that was over (W17, L19). */
+  slowConsumers: ByteBoundCounters['slowConsumers'];
+  /** Connections closed with INCOMPLETE_MESSAGE, by the sum that was over, or `timeout` (L20). */
+  incompleteMessages: ByteBoundCounters['incompleteMessages'];
+  /** Connections closed already and destroyed, still holding the most of a sum over its bound (L19, L20). */
+  destroyed: ByteBoundCounters['destroyed'];
+  /** Connections closed with HEARTBEAT_TIMEOUT, by why (L7, L22). */
+  heartbeatTimeouts: Record<DeadReason, number>;
 }
 
 /** Writes a frame to the agent an event belongs to: its socket on this node, or through the router. */
@@ -132,6 +153,10 @@ export interface Bridge {
   limitCounters(): LimitCounters;
   /** Bytes held right now for the streamed text of events in flight (L14). */
   streamedTextBytes(): number;
+  /** Bytes queued for every connection and not yet taken by the network, read from each now (L19). */
+  sendBufferBytes(): number;
+  /** Bytes received of messages not yet whole, on every connection (L20). */
+  partialMessageBytes(): number;
   /** What is kept for resumes right now, and what was dropped and resumed since start (R7). */
   resumeStats(): ResumeStats;
   /** What the organizations' fair shares did since start (F3, R10). */
@@ -145,11 +170,9 @@ interface Client {
   conn: Connection;
   principal: Principal;
   address: string | undefined;
-  /** When a frame last arrived, on the monotonic clock (the idle close measures from it). */
-  lastSeen: number;
   connectedAt: number;
   lastPingAt: number | null;
-  idle: Timer;
+  liveness: Liveness;
   /** Dropped (closed, refused, replaced) or shut down: its socket's last frames and timers are not heard. */
   gone: boolean;
   /**
@@ -220,7 +243,22 @@ export function makeBridge(options: BridgeOptions): Bridge {
   const maxPerAgent = options.maxEventsInFlightPerAgent ?? LIMITS.eventsInFlightPerAgentMax;
   const textMaxBytes = options.streamedTextMaxBytes ?? LIMITS.streamedTextMaxBytes;
   const textPerAgentMaxBytes = options.streamedTextPerAgentMaxBytes ?? LIMITS.streamedTextPerAgentMaxBytes;
-  const sendBufferMaxBytes = options.sendBufferMaxBytes ?? LIMITS.sendBufferMaxBytes;
+  const byteBounds = new ByteBounds({
+    clock,
+    log,
+    sendBufferMaxBytes: options.sendBufferMaxBytes ?? LIMITS.sendBufferMaxBytes,
+    send: { app: LIMITS.sendBufferPerAppMaxBytes, agent: LIMITS.sendBufferPerAgentMaxBytes, total: LIMITS.sendBufferTotalMaxBytes, ...options.sendBufferBounds },
+    partial: { app: LIMITS.partialMessagesPerAppMaxBytes, agent: LIMITS.partialMessagesPerAgentMaxBytes, total: LIMITS.partialMessagesTotalMaxBytes, ...options.partialMessageBounds },
+    partialTimeoutMs: options.partialMessageTimeoutMs ?? LIMITS.partialMessageTimeoutMs,
+    refuse: (conn, code, error) => refuse(conn, code, error),
+  });
+  const heartbeats = new Heartbeats({
+    clock,
+    log,
+    idleCloseMs,
+    pingAfterMs: options.wsPingAfterMs ?? LIMITS.wsPingAfterMs,
+    pongTimeoutMs: options.wsPongTimeoutMs ?? LIMITS.wsPongTimeoutMs,
+  });
   const resumeBounds: ResumeBounds = {
     windowMs: options.resumeWindowMs ?? LIMITS.resumeWindowMs,
     eventMaxBytes: textMaxBytes,
@@ -251,7 +289,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     },
   });
   let tokensForwarded = 0;
-  const counters: LimitCounters = {
+  const counters: Omit<LimitCounters, keyof ByteBoundCounters | 'heartbeatTimeouts'> = {
     eventsRefused: { app: 0, agent: 0 },
     textDiscarded: { event_limit: 0, agent_limit: 0, app_gone: 0 },
     repliesRefused: { too_large: 0, text_not_kept: 0 },
@@ -289,80 +327,57 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   // ---- connections -------------------------------------------------------------------------------------
 
-  function watchIdle(client: Client, delay: number): Timer {
-    return clock.setTimer(delay, () => {
-      if (client.gone) return;
-      const silentFor = clock.monotonic() - client.lastSeen;
-      if (silentFor >= idleCloseMs) {
-        refuse(client.conn, 'HEARTBEAT_TIMEOUT', errorText('HEARTBEAT_TIMEOUT', 'silent', { seconds: Math.round(silentFor / 1000), interval: LIMITS.heartbeatIntervalMs / 1000 }));
-      } else {
-        client.idle = watchIdle(client, idleCloseMs - silentFor);
-      }
-    });
-  }
-
-  const NO_HANDLERS: ConnectionHandlers = { message() {}, closed() {} };
-
   function connect(socket: Socket, facts: ConnectionFacts): ConnectionHandlers {
     const kind = endpointOf(facts.path);
     if (!kind) throw new Error(`not a WebSocket endpoint: ${facts.path}`); // the transport answers 404 before upgrading
     const who = identify(directory, kind, facts, clock.now());
-    if (!who.ok) {
-      refuseHandshake(socket, kind, who.code, who.error);
-      return NO_HANDLERS;
-    }
+    if (!who.ok) return refuseHandshake(socket, kind, who.code, who.error);
     return open(socket, who.principal, facts.address, kind === 'app' && facts.resumable === true);
   }
 
-  /** A handshake refused before the connection is a client: its error frame is of the endpoint it came to. */
-  function refuseHandshake(socket: Socket, endpoint: ClientKind, code: HandshakeRefusalCode, error: string): void {
+  /**
+   * A handshake refused before the connection is a client: its error frame is of the endpoint it came to. Until
+   * its socket is gone, what it sends of a message still counts in the node's bound (L20).
+   */
+  function refuseHandshake(socket: Socket, endpoint: ClientKind, code: HandshakeRefusalCode, error: string): ConnectionHandlers {
     counters.handshakesRefused[code]++;
     refusedLog.record(code);
     socket.send(endpoint === 'agent' ? frames.agentError(code, error) : frames.appError(code, error));
     socket.close(ERRORS[code].closeCode, code);
+    const tracked = byteBounds.track(socket, undefined);
+    return { message() {}, closed: tracked.gone, partial: tracked.partial };
   }
 
-  /**
-   * The Connection the rest of the core writes to: the socket, closed as a slow consumer (W17) when a frame would
-   * take its unread bytes over the bound. The frame that would cross it is not queued; the error that follows
-   * it is, once, and the close after it.
-   */
-  function guarded(socket: Socket): Connection {
-    let overflowed = false;
-    const conn: Connection = {
-      id: socket.id,
-      send(frame) {
-        if (!overflowed && socket.bufferedBytes() + frame.length > sendBufferMaxBytes) {
-          overflowed = true;
-          log.warn({ conn: socket.id, buffered: socket.bufferedBytes() }, 'slow consumer closed');
-          refuse(conn, 'SLOW_CONSUMER', errorText('SLOW_CONSUMER', 'unread', { bytes: sendBufferMaxBytes }));
-          return;
-        }
-        socket.send(frame);
-      },
-      close: (code, reason) => socket.close(code, reason),
-    };
-    return conn;
-  }
+  const ownerOf = (p: Principal): Owner => (p.kind === 'app' ? { kind: 'app', id: p.app.app_id } : { kind: 'agent', id: p.agent.agent_id });
 
   function open(socket: Socket, principal: Principal, address?: string, resumable = false): ConnectionHandlers {
     const over = bounds.check(principal, address);
     if (over) {
       counters.connectionsRefused[over.bound]++;
-      refuseHandshake(socket, principal.kind, 'TOO_MANY_CONNECTIONS', over.error);
-      return NO_HANDLERS;
+      return refuseHandshake(socket, principal.kind, 'TOO_MANY_CONNECTIONS', over.error);
     }
     const firstOfApp = principal.kind === 'app' && !bounds.hasApp(principal.app.app_id);
     bounds.add(principal, address);
+    socket.accepted?.();
     if (firstOfApp) router.appPresence(principal.app.app_id, true);
-    const conn = guarded(socket);
+    // What the rest of the core writes to: the socket's sends within the bounds of W17 and L19.
+    const tracked = byteBounds.track(socket, ownerOf(principal));
+    const { conn } = tracked;
     const now = clock.now();
-    const client: Client = { conn, principal, address, lastSeen: clock.monotonic(), connectedAt: now, lastPingAt: null, idle: { cancel() {} }, gone: false, paused: false, backlog: [], socket, resumable };
+    const liveness = heartbeats.watch(socket, (text) => refuse(conn, 'HEARTBEAT_TIMEOUT', text));
+    const client: Client = { conn, principal, address, connectedAt: now, lastPingAt: null, liveness, gone: false, paused: false, backlog: [], socket, resumable };
     clients.set(conn, client);
-    client.idle = watchIdle(client, idleCloseMs);
     log.debug({ conn: conn.id, endpoint: principal.kind, address }, 'connection open');
     if (principal.kind === 'agent') attachAgent(conn, principal.agent.agent_id);
-    return { message: (data, isBinary) => receive(client, data, isBinary), closed: () => drop(client) };
+    return {
+      message: (data, isBinary) => receive(client, data, isBinary),
+      closed: () => {
+        tracked.gone();
+        drop(client);
+      },
+      partial: tracked.partial,
+      pong: () => client.liveness.pong(),
+    };
   }
 
   function attachAgent(conn: Connection, agentId: string): void {
@@ -381,7 +396,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     client.backlog = [];
     const { conn } = client;
     clients.delete(conn);
-    client.idle.cancel();
+    client.liveness.stop();
     bounds.remove(client.principal, client.address);
     if (client.principal.kind === 'app') {
       const appId = client.principal.app.app_id;
@@ -427,7 +442,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   function receive(client: Client, data: string, isBinary: boolean): void {
     if (client.gone) return;
-    client.lastSeen = clock.monotonic();
+    client.liveness.message();
     if (client.paused) client.backlog.push({ data, isBinary });
     else handle(client, data, isBinary);
   }
@@ -898,12 +913,14 @@ export function makeBridge(options: BridgeOptions): Bridge {
     offlineGrace.clear();
     for (const client of [...clients.values()]) {
       client.gone = true;
-      client.idle.cancel();
+      client.liveness.stop();
       client.conn.close(CLOSE_CODES.GOING_AWAY, 'SHUTTING_DOWN');
     }
     clients.clear();
     refusedLog.stop();
     evictedLog.stop();
+    byteBounds.stop();
+    heartbeats.stop();
     discardedLog.stop();
     resumes.stop();
     desk.stop();
@@ -944,8 +961,10 @@ export function makeBridge(options: BridgeOptions): Bridge {
     appsOnline: () => bounds.appCount(),
     liveConnections,
     tokensForwarded: () => tokensForwarded,
-    limitCounters: () => structuredClone(counters),
+    limitCounters: () => ({ ...structuredClone(counters), ...byteBounds.counters(), heartbeatTimeouts: heartbeats.counters() }),
     streamedTextBytes,
+    sendBufferBytes: () => byteBounds.sendBufferBytes(),
+    partialMessageBytes: () => byteBounds.partialMessageBytes(),
     resumeStats: () => resumes.stats(),
     fairShareStats: () => structuredClone(shares.stats),
   };

@@ -7,11 +7,22 @@ export interface Socket {
   readonly id: number;
   send(frame: string): void;
   close(code: number, reason: string): void;
-  /** Bytes written and not yet taken by the network: the core closes a slow consumer on it (W17). */
+  /** Bytes written and not yet taken by the network: the core closes a slow consumer on it (W17, L19). */
   bufferedBytes(): number;
   /** Stop reading frames (while the core waits for an answer one of them needs), and read again. */
   pause?(): void;
   resume?(): void;
+  /** Sends a WebSocket ping; `left` once it has been written to the network (L22). Without it, no pings. */
+  ping?(left: () => void): void;
+  /**
+   * Calls `then` once the transport has read what had already arrived on the socket: a deadline about to end a
+   * connection hears a pong or a frame in flight first. Without it, at once.
+   */
+  afterReads?(then: () => void): void;
+  /** Destroys the socket at once, whatever it still had queued (a connection closed already that holds too much). */
+  terminate?(): void;
+  /** The core accepted the connection: its token is checked and every bound passed (it is no longer anonymous, L21). */
+  accepted?(): void;
 }
 
 /** What the transport calls for one connection. */
@@ -20,4 +31,11 @@ export interface ConnectionHandlers {
   message(data: string, isBinary: boolean): void;
   /** The socket is gone, whoever closed it. */
   closed(): void;
+  /**
+   * After a read: the bytes received of a message not yet whole (0 between messages), and whether a message began
+   * since the last report (L20). Called when either changed.
+   */
+  partial?(bytes: number, restarted: boolean): void;
+  /** A pong arrived (L22). */
+  pong?(): void;
 }

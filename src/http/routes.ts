@@ -53,7 +53,7 @@ export interface RouteDeps {
   /** Undefined when /metrics is served on its own port instead (METRICS_PORT, O12). */
   metrics: PromRegistry | undefined;
   /** Why the bridge takes no new traffic now (undefined: it does); throws when the database does not answer. */
-  ready(): Promise<{ code: Extract<ErrorCode, 'SHUTTING_DOWN' | 'OVERLOADED' | 'INTERNAL_ERROR'>; why: string } | undefined>;
+  ready(): Promise<NotReady | undefined>;
   directory: Directory;
   clock: Clock;
   adminToken: string | undefined;
@@ -61,6 +61,31 @@ export interface RouteDeps {
   testClock: AdjustableClock | undefined;
   /** After the test clock moved to `now`: resolves once every node's clock has (several nodes, O14). */
   clockMoved?: (now: number) => Promise<void>;
+}
+
+/** Why /readyz answers other than 200. */
+export interface NotReady {
+  code: Extract<ErrorCode, 'SHUTTING_DOWN' | 'OVERLOADED' | 'INTERNAL_ERROR'>;
+  why: string;
+}
+
+/** GET /healthz and GET /readyz: on the main port, and on METRICS_PORT where no load on it can delay them (L21). */
+export function healthRoutes(router: Router, ready: () => Promise<NotReady | undefined>): void {
+  // The version too: during a rolling upgrade a probe tells which node runs what (/metrics says it as bridge_build_info).
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok', version: VERSION } satisfies Health;
+  });
+
+  router.get('/readyz', async (ctx) => {
+    let notReady: NotReady | undefined;
+    try {
+      notReady = await ready();
+    } catch {
+      throw problem('INTERNAL_ERROR', 'database');
+    }
+    if (notReady) throw new Problem(notReady.code, notReady.why);
+    ctx.body = { status: 'ready' } satisfies Readiness;
+  });
 }
 
 /** GET /metrics: the Prometheus text exposition. */
@@ -96,21 +121,7 @@ export function routes(deps: RouteDeps): Router {
   // documentation and the probes).
   router.get('/', (ctx) => ctx.redirect('/dashboard'));
 
-  // The version too: during a rolling upgrade a probe tells which node runs what (/metrics says it as bridge_build_info).
-  router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok', version: VERSION } satisfies Health;
-  });
-
-  router.get('/readyz', async (ctx) => {
-    let notReady: Awaited<ReturnType<RouteDeps['ready']>>;
-    try {
-      notReady = await deps.ready();
-    } catch {
-      throw problem('INTERNAL_ERROR', 'database');
-    }
-    if (notReady) throw new Problem(notReady.code, notReady.why);
-    ctx.body = { status: 'ready' } satisfies Readiness;
-  });
+  healthRoutes(router, deps.ready);
 
   if (deps.metrics) router.get('/metrics', metricsHandler(deps.metrics));
 

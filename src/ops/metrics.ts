@@ -5,6 +5,7 @@ import { VERSION, type AuditAction } from '../../generated/index.js';
 import type { Bridge } from '../core/bridge.js';
 import type { BridgeObserver } from '../core/observer.js';
 import { ACCEPT_FAILURE_REASONS, type AcceptFailureReason } from './accept-failures.js';
+import type { UnauthenticatedStats } from '../ws/unauthenticated.js';
 
 export interface Metrics {
   registry: Registry;
@@ -27,7 +28,7 @@ export interface EventLogStats {
   readonly failing: { forMs: number } | undefined;
 }
 
-export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessionCount: () => number): Metrics {
+export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessionCount: () => number, unauthenticated?: () => UnauthenticatedStats): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // The Prometheus convention for what a process runs: always 1, the version in a label, so a query can group or
@@ -69,6 +70,49 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
   countedByLabel(registry, 'bridge_replies_refused_total', 'Agent replies refused with REPLY_TOO_LARGE: too large for one frame, or empty content after a discarded stream.', 'reason', () => bridge().limitCounters().repliesRefused);
   countedByLabel(registry, 'bridge_handshakes_refused_total', 'WebSocket handshakes refused, by code: UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN (W1), TOO_MANY_CONNECTIONS (L18).', 'code', () => bridge().limitCounters().handshakesRefused);
   countedByLabel(registry, 'bridge_connections_refused_total', 'Handshakes refused with TOO_MANY_CONNECTIONS, by the bound: total, address, app (L18).', 'limit', () => bridge().limitCounters().connectionsRefused);
+  // The bytes held for connections and what their bounds did (W17, L19, L20), and dead connections (L7, L22).
+  countedByLabel(registry, 'bridge_slow_consumers_total', 'Connections closed with SLOW_CONSUMER, by the bound whose sum was over: connection (SEND_BUFFER_MAX_BYTES), app, agent, total (SEND_BUFFER_PER_APP_MAX_BYTES, _PER_AGENT_, _TOTAL_; L19).', 'bound', () => bridge().limitCounters().slowConsumers);
+  new Gauge({
+    name: 'bridge_send_buffer_bytes',
+    help: 'Bytes queued for every connection and not yet taken by the network (as ws counts them: characters of text), read from each connection when scraped.',
+    registers: [registry],
+    collect() {
+      this.set(bridge().sendBufferBytes());
+    },
+  });
+  countedByLabel(registry, 'bridge_incomplete_messages_total', 'Connections closed with INCOMPLETE_MESSAGE, by the bound whose sum of messages received in part was over (app, agent, total), or timeout (PARTIAL_MESSAGE_TIMEOUT_MS; L20).', 'bound', () => bridge().limitCounters().incompleteMessages);
+  new Gauge({
+    name: 'bridge_partial_message_bytes',
+    help: 'Bytes held for WebSocket messages received in part (their bytes so far and the chunks they came in, L20).',
+    registers: [registry],
+    collect() {
+      this.set(bridge().partialMessageBytes());
+    },
+  });
+  countedByLabel(registry, 'bridge_closing_connections_destroyed_total', 'Connections already closed for a reason of their own and destroyed without waiting for their close handshake: they still held the most of a sum over its bound (app, agent, total; L19, L20), or a refused handshake still sending a message after partialMessageTimeoutMs (timeout).', 'bound', () => bridge().limitCounters().destroyed);
+  countedByLabel(registry, 'bridge_heartbeat_timeouts_total', 'Connections closed with HEARTBEAT_TIMEOUT, by reason: silent (no message for idleCloseMs, L7), no_pong (no answer to a WebSocket ping, L22).', 'reason', () => bridge().limitCounters().heartbeatTimeouts);
+  if (unauthenticated) {
+    new Gauge({
+      name: 'bridge_unauthenticated_connections',
+      help: 'TCP connections that have not completed an authenticated WebSocket handshake (HTTP requests and keep-alive connections included; L21).',
+      registers: [registry],
+      collect() {
+        this.set(unauthenticated().open);
+      },
+    });
+    countedByLabel(registry, 'bridge_unauthenticated_connections_refused_total', 'Connections refused with 503 TOO_MANY_CONNECTIONS before their request was read, by bound: total (MAX_UNAUTHENTICATED_CONNECTIONS), address (MAX_UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS; L21).', 'bound', () => unauthenticated().refused);
+    let reportedTimeouts = 0;
+    new Counter({
+      name: 'bridge_http_requests_timed_out_total',
+      help: 'HTTP requests answered 408 REQUEST_TIMEOUT: their headers or their whole request arrived too late (L21).',
+      registers: [registry],
+      collect() {
+        const now = unauthenticated().timedOut;
+        this.inc(now - reportedTimeouts);
+        reportedTimeouts = now;
+      },
+    });
+  }
   new Gauge({
     name: 'bridge_sessions',
     help: 'Sessions the bridge keeps (live, or expired and not yet swept).',

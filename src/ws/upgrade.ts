@@ -10,6 +10,7 @@ import { endpointOf, type ConnectionFacts } from '../core/handshake.js';
 import type { Logger } from '../shared/logger.js';
 import type { Socket } from '../core/transport.js';
 import { writeBatcher } from './write-batch.js';
+import { PartialMessage } from './partial-message.js';
 
 export interface WebSocketEndpoints {
   /** Refuses new upgrades (HTTP 503) from now on. */
@@ -23,11 +24,19 @@ export interface EndpointDeps {
   log: Logger;
   /** The client's address for the per-address bound (L18) and logs: the forwarded one behind trusted proxies (O12). */
   addressOf(req: IncomingMessage): string | undefined;
+  /** Told when the core accepts a connection: it is no longer unauthenticated (L21). */
+  authenticated?(socket: Duplex): void;
 }
 
 export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketEndpoints {
   const { bridge, log, addressOf } = deps;
-  const wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.frameMaxBytes, perMessageDeflate: false });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: LIMITS.frameMaxBytes,
+    perMessageDeflate: false,
+    // ws's default waits 30 s for a client to answer the close, holding whatever its socket holds (L19).
+    closeTimeout: LIMITS.closeHandshakeTimeoutMs,
+  } as ConstructorParameters<typeof WebSocketServer>[0]); // closeTimeout is ws's (8.18+), not yet in @types/ws
   const batch = writeBatcher();
   let nextId = 1;
   let accepting = true;
@@ -44,6 +53,13 @@ export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketE
       bufferedBytes: () => ws.bufferedAmount,
       pause: () => ws.pause(),
       resume: () => ws.resume(),
+      ping: (left) => {
+        if (ws.readyState === WebSocket.OPEN) ws.ping(undefined, undefined, (err) => err || left());
+      },
+      terminate: () => ws.terminate(),
+      // Two turns of the event loop: the rest of this turn's reads, then a poll for what arrived meanwhile.
+      afterReads: (then) => void setImmediate(() => setImmediate(then)),
+      accepted: () => deps.authenticated?.(raw),
     };
     const facts: ConnectionFacts = {
       path: url.pathname,
@@ -56,6 +72,16 @@ export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketE
     const handlers = bridge.connect(socket, facts);
     ws.on('close', () => handlers.closed());
     ws.on('message', (data: RawData, isBinary: boolean) => handlers.message(isBinary ? '' : data.toString(), isBinary));
+    ws.on('pong', () => handlers.pong?.());
+    // The same bytes ws reads, after it has: the core learns what a message under way holds, when that changes (L20).
+    const partial = new PartialMessage();
+    let reported = 0;
+    raw.on('data', (chunk: Buffer) => {
+      const { held, restarted } = partial.read(chunk);
+      if (held === reported && !restarted) return;
+      reported = held;
+      handlers.partial?.(held, restarted);
+    });
   }
 
   function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {

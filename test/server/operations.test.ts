@@ -102,7 +102,7 @@ describe('operations: /metrics, /readyz and logs', function () {
       }
       for (const secret of secrets) expect(text).not.to.include(secret);
       const bridgeLabels = new Set(samples.filter((s) => s.name.startsWith('bridge_')).flatMap((s) => Object.keys(s.labels)));
-      expect([...bridgeLabels].sort()).to.deep.equal(['action', 'code', 'kind', 'le', 'limit', 'outcome', 'reason', 'status', 'version']);
+      expect([...bridgeLabels].sort()).to.deep.equal(['action', 'bound', 'code', 'kind', 'le', 'limit', 'outcome', 'reason', 'status', 'version']);
       // A `code` label is a catalogue code, an `action` one of the audit trail's (D10), never anything a client chose.
       for (const s of samples.filter((x) => x.labels.code !== undefined)) expect(ERROR_CODES, s.name).to.include(s.labels.code);
       for (const s of samples.filter((x) => x.labels.action !== undefined)) expect(validateAuditAction(s.labels.action), `${s.name}{action="${s.labels.action}"}`).to.equal(true);
@@ -118,6 +118,32 @@ describe('operations: /metrics, /readyz and logs', function () {
         'bridge_streamed_text_discarded_total{app_gone} 0',
         'bridge_streamed_text_discarded_total{event_limit} 0',
       ]);
+      // The bounds on bytes held for connections (W17, L19, L20) and dead connections (L7, L22), likewise.
+      const held = /^bridge_(slow_consumers|incomplete_messages|closing_connections_destroyed|heartbeat_timeouts|unauthenticated_connections_refused)_total$/;
+      const heldValues = samples.filter((s) => held.test(s.name)).map((s) => `${s.name}{${s.labels.bound ?? s.labels.reason}} ${s.value}`);
+      expect(heldValues.sort()).to.deep.equal([
+        'bridge_closing_connections_destroyed_total{agent} 0',
+        'bridge_closing_connections_destroyed_total{app} 0',
+        'bridge_closing_connections_destroyed_total{timeout} 0',
+        'bridge_closing_connections_destroyed_total{total} 0',
+        'bridge_heartbeat_timeouts_total{no_pong} 0',
+        'bridge_heartbeat_timeouts_total{silent} 0',
+        'bridge_incomplete_messages_total{agent} 0',
+        'bridge_incomplete_messages_total{app} 0',
+        'bridge_incomplete_messages_total{timeout} 0',
+        'bridge_incomplete_messages_total{total} 0',
+        'bridge_slow_consumers_total{agent} 0',
+        'bridge_slow_consumers_total{app} 0',
+        'bridge_slow_consumers_total{connection} 0',
+        'bridge_slow_consumers_total{total} 0',
+        'bridge_unauthenticated_connections_refused_total{address} 0',
+        'bridge_unauthenticated_connections_refused_total{total} 0',
+      ]);
+      expect(sample(samples, 'bridge_partial_message_bytes')).to.equal(0);
+      expect(sample(samples, 'bridge_send_buffer_bytes')).to.be.a('number').and.at.least(0);
+      expect(sample(samples, 'bridge_http_requests_timed_out_total')).to.equal(0);
+      // This scrape's own connection is unauthenticated, and so may be keep-alive connections of earlier calls.
+      expect(sample(samples, 'bridge_unauthenticated_connections')).to.be.at.least(1);
       // Connections it could not accept (O8): every reason present from the start, at 0.
       for (const reason of ACCEPT_FAILURE_REASONS) expect(sample(samples, 'bridge_accept_failures_total', { reason }), reason).to.equal(0);
     });

@@ -76,6 +76,13 @@ function checkLimits(tree: Schema, defs: Definitions): Record<string, { value: n
   const atMost: [string, number, number][] = [
     ['frameMaxBytes <= sendBufferMaxBytes', value('frameMaxBytes'), value('sendBufferMaxBytes')],
     ['streamedTextMaxBytes <= replyContentMaxBytes', value('streamedTextMaxBytes'), value('replyContentMaxBytes')],
+    // A sum across connections below one connection's bound would close a client that reads, or sends, within it (L19, L20).
+    ['sendBufferMaxBytes <= sendBufferPerAgentMaxBytes', value('sendBufferMaxBytes'), value('sendBufferPerAgentMaxBytes')],
+    ['sendBufferMaxBytes <= sendBufferPerAppMaxBytes', value('sendBufferMaxBytes'), value('sendBufferPerAppMaxBytes')],
+    ['sendBufferPerAppMaxBytes <= sendBufferTotalMaxBytes', value('sendBufferPerAppMaxBytes'), value('sendBufferTotalMaxBytes')],
+    ['frameMaxBytes <= partialMessagesPerAgentMaxBytes', value('frameMaxBytes'), value('partialMessagesPerAgentMaxBytes')],
+    ['frameMaxBytes <= partialMessagesPerAppMaxBytes', value('frameMaxBytes'), value('partialMessagesPerAppMaxBytes')],
+    ['partialMessagesPerAppMaxBytes <= partialMessagesTotalMaxBytes', value('partialMessagesPerAppMaxBytes'), value('partialMessagesTotalMaxBytes')],
   ];
   for (const [rule, actual, expected] of agreements) if (actual !== expected) fail(`${rule} does not hold (${actual} vs ${expected})`);
   for (const [rule, actual, bound] of atMost) if (actual > bound) fail(`${rule} does not hold (${actual} vs ${bound})`);
