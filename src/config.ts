@@ -61,15 +61,19 @@ export interface Config {
   maxEventsInFlightPerApp: number;
   /** Events in flight one agent may have (L13); over it TOO_MANY_EVENTS. */
   maxEventsInFlightPerAgent: number;
+  maxEventsInFlight: number;
+  eventPayloadsMaxBytes: number;
   /** Streamed text kept per event for an empty-content reply (L14). */
   streamedTextMaxBytes: number;
   /** Memory the kept streamed texts of one agent's events may hold together (L14). */
   streamedTextPerAgentMaxBytes: number;
+  streamedTextTotalMaxBytes: number;
   /** Bytes kept for resumes of one app's events on a node, and of every app's on a node (R7). */
   resumeBufferPerAppMaxBytes: number;
   resumeBufferMaxBytes: number;
   /** Live sessions kept per app; one more evicts its least recently used (L17). */
   maxSessionsPerApp: number;
+  maxSessions: number;
   /** Live WebSocket connections in all, per remote address (0: no bound) and per app (L18). */
   maxConnections: number;
   maxConnectionsPerAddress: number;
@@ -142,12 +146,16 @@ const SCHEMA = {
     PARTIAL_MESSAGE_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: MAX_TIMER_MS, default: LIMITS.partialMessageTimeoutMs },
     MAX_EVENTS_IN_FLIGHT_PER_APP: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LIMITS.eventsInFlightPerAppMax },
     MAX_EVENTS_IN_FLIGHT_PER_AGENT: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LIMITS.eventsInFlightPerAgentMax },
+    MAX_EVENTS_IN_FLIGHT: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.eventsInFlightMax },
+    EVENT_PAYLOADS_MAX_BYTES: { type: 'integer', minimum: LIMITS.payloadMaxBytes, maximum: 2 ** 36, default: LIMITS.eventPayloadsMaxBytes },
     STREAMED_TEXT_MAX_BYTES: { type: 'integer', minimum: 0, maximum: LIMITS.replyContentMaxBytes, default: LIMITS.streamedTextMaxBytes },
     STREAMED_TEXT_MAX_BYTES_PER_AGENT: { type: 'integer', minimum: 0, maximum: 2 ** 32, default: LIMITS.streamedTextPerAgentMaxBytes },
+    STREAMED_TEXT_TOTAL_MAX_BYTES: { type: 'integer', minimum: 0, maximum: 2 ** 36, default: LIMITS.streamedTextTotalMaxBytes },
     // At least one frame: an event's reply or error is kept whole or not at all.
     RESUME_BUFFER_PER_APP_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_RESUME_BUFFER_BYTES, default: LIMITS.resumeBufferPerAppMaxBytes },
     RESUME_BUFFER_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_RESUME_BUFFER_BYTES, default: LIMITS.resumeBufferMaxBytes },
     MAX_SESSIONS_PER_APP: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.sessionsPerAppMax },
+    MAX_SESSIONS: { type: 'integer', minimum: 1, maximum: 100_000_000, default: LIMITS.sessionsMax },
     MAX_CONNECTIONS: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.connectionsMax },
     MAX_CONNECTIONS_PER_ADDRESS: { type: 'integer', minimum: 0, maximum: 10_000_000, default: LIMITS.connectionsPerAddressMax },
     MAX_CONNECTIONS_PER_APP: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.connectionsPerAppMax },
@@ -256,11 +264,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     partialMessageTimeoutMs: raw.PARTIAL_MESSAGE_TIMEOUT_MS,
     maxEventsInFlightPerApp: raw.MAX_EVENTS_IN_FLIGHT_PER_APP,
     maxEventsInFlightPerAgent: raw.MAX_EVENTS_IN_FLIGHT_PER_AGENT,
+    maxEventsInFlight: raw.MAX_EVENTS_IN_FLIGHT,
+    eventPayloadsMaxBytes: raw.EVENT_PAYLOADS_MAX_BYTES,
     streamedTextMaxBytes: raw.STREAMED_TEXT_MAX_BYTES,
     streamedTextPerAgentMaxBytes: raw.STREAMED_TEXT_MAX_BYTES_PER_AGENT,
+    streamedTextTotalMaxBytes: raw.STREAMED_TEXT_TOTAL_MAX_BYTES,
     resumeBufferPerAppMaxBytes: raw.RESUME_BUFFER_PER_APP_MAX_BYTES,
     resumeBufferMaxBytes: raw.RESUME_BUFFER_MAX_BYTES,
     maxSessionsPerApp: raw.MAX_SESSIONS_PER_APP,
+    maxSessions: raw.MAX_SESSIONS,
     maxConnections: raw.MAX_CONNECTIONS,
     maxConnectionsPerAddress: raw.MAX_CONNECTIONS_PER_ADDRESS,
     maxConnectionsPerApp: raw.MAX_CONNECTIONS_PER_APP,

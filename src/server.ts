@@ -160,13 +160,13 @@ async function startOnDatabase(
   const store = new RegistryStore(db);
   await store.load(directory);
   const reader = new EventLogReader(db);
-  const sessions = new SessionTable(config.maxSessionsPerApp);
+  const sessions = new SessionTable(config.maxSessionsPerApp, config.maxSessions);
   await reader.deleteExpiredSessions(clock.now()); // those that expired while the bridge was stopped
   const overBound = sessions.load(await reader.liveSessions(clock.now()));
   const writer = new WriteBehind(db, log, { flushMs: config.eventLogFlushMs, maxRows: config.eventLogQueueMaxRows, commitMaxRows: config.eventLogCommitMaxRows, clock, retryMs: options.eventLogRetryMs });
   if (overBound.length) {
     // MAX_SESSIONS_PER_APP was lowered since they were stored (L17).
-    log.info({ evicted: overBound.length, maxPerApp: config.maxSessionsPerApp }, 'sessions evicted at start: over the per-app bound');
+    log.info({ evicted: overBound.length, maxPerApp: config.maxSessionsPerApp, max: config.maxSessions }, 'sessions evicted at start: over the per-app or the node bound');
     writer.deleteSessions(overBound.map((s) => s.session_key));
   }
 
@@ -198,8 +198,11 @@ async function startOnDatabase(
     rateLimiter,
     maxEventsInFlightPerApp: config.maxEventsInFlightPerApp,
     maxEventsInFlightPerAgent: config.maxEventsInFlightPerAgent,
+    maxEventsInFlight: config.maxEventsInFlight,
+    eventPayloadsMaxBytes: config.eventPayloadsMaxBytes,
     streamedTextMaxBytes: config.streamedTextMaxBytes,
     streamedTextPerAgentMaxBytes: config.streamedTextPerAgentMaxBytes,
+    streamedTextTotalMaxBytes: config.streamedTextTotalMaxBytes,
     resumeBufferPerAppMaxBytes: config.resumeBufferPerAppMaxBytes,
     resumeBufferMaxBytes: config.resumeBufferMaxBytes,
     fairShares: {

@@ -1960,9 +1960,11 @@
       "retry": true,
       "messages": {
         "app": "App {app_id} has {count} events in flight, the limit; send more once earlier events have ended.",
-        "agent": "Agent {agent_id} has {count} events in flight, the limit; send more once it has answered some."
+        "agent": "Agent {agent_id} has {count} events in flight, the limit; send more once it has answered some.",
+        "total": "This node of the bridge has {count} events in flight, its limit; send it again once earlier events have ended.",
+        "payloads": "This node of the bridge holds {bytes} bytes of payloads of events in flight, its limit; send it again once earlier events have ended."
       },
-      "cause": "The app already has eventsInFlightPerAppMax (1000) events in flight (accepted and not yet ended, all its connections together), or the agent has eventsInFlightPerAgentMax (1000). The event is refused instead of `accepted`; it is the last check (W7). Decision (L13); the app may send it again once earlier events have ended."
+      "cause": "The app already has eventsInFlightPerAppMax (1000) events in flight (accepted and not yet ended, all its connections together), or the agent has eventsInFlightPerAgentMax (1000), or the node has eventsInFlightMax (50000) or holds eventPayloadsMaxBytes (96 MiB) of their payloads. The event is refused instead of `accepted`; it is the last check (W7). Decision (L13, L23); the app may send it again once earlier events have ended."
     },
     "REPLY_TOO_LARGE": {
       "receivers": [
@@ -1974,11 +1976,11 @@
       "messages": {
         "to_agent": "{why} The event has ended.",
         "to_app": "The agent's reply could not be delivered whole: {why}",
-        "text_not_kept": "The streamed text was not kept (over {event_limit} bytes for the event, or {agent_limit} for the agent's events together), so an empty content cannot stand for it; send the text as content.",
+        "text_not_kept": "The streamed text was not kept (over {event_limit} bytes for the event, {agent_limit} for the agent's events together, or {node_limit} for the node's), so an empty content cannot stand for it; send the text as content.",
         "text_too_large": "The reply's text is {bytes} bytes; one reply carries at most {limit}.",
         "frame_too_large": "The reply frame would be {bytes} bytes, over the frame limit of {limit}; shorten metadata.model."
       },
-      "cause": "The agent's reply cannot reach the app in one frame, so the event ends with this code for both. Its text (the content, or the streamed fragments joined when content is empty) is over replyContentMaxBytes (976000) bytes as a JSON string, or the whole reply frame would be over frameMaxBytes, or content is empty and the bridge stopped keeping the streamed text (over streamedTextMaxBytes for the event, or streamedTextPerAgentMaxBytes for the agent). Decision (L14, L16); the agent gets it with the event_id in answer to its reply, the app in place of the reply."
+      "cause": "The agent's reply cannot reach the app in one frame, so the event ends with this code for both. Its text (the content, or the streamed fragments joined when content is empty) is over replyContentMaxBytes (976000) bytes as a JSON string, or the whole reply frame would be over frameMaxBytes, or content is empty and the bridge stopped keeping the streamed text (over streamedTextMaxBytes for the event, streamedTextPerAgentMaxBytes for the agent, or streamedTextTotalMaxBytes for the node). Decision (L14, L16); the agent gets it with the event_id in answer to its reply, the app in place of the reply."
     },
     "INVALID_JSON": {
       "receivers": [
@@ -2372,7 +2374,7 @@
       "description": "As sendBufferPerAppMaxBytes, for one agent's connections. Decision (L19); configurable per deployment (SEND_BUFFER_PER_AGENT_MAX_BYTES)."
     },
     "sendBufferTotalMaxBytes": {
-      "value": 268435456,
+      "value": 167772160,
       "unit": "bytes",
       "applies_to": "each node, every connection together",
       "description": "As sendBufferPerAppMaxBytes, for every connection of the node. Decision (L19); configurable per deployment (SEND_BUFFER_TOTAL_MAX_BYTES)."
@@ -2467,6 +2469,12 @@
       "applies_to": "service, each agent (all its events in flight together)",
       "description": "Memory the kept streamed text of one agent's events may hold together (their buffers, which grow by doubling from 4 KiB; fragments wait in batches of 32 or 512 characters before they are written). An event whose text would cross it has its kept text discarded, as with streamedTextMaxBytes (L14). Configurable per deployment (STREAMED_TEXT_MAX_BYTES_PER_AGENT)."
     },
+    "streamedTextTotalMaxBytes": {
+      "value": 100663296,
+      "unit": "bytes",
+      "applies_to": "each node (the kept streamed text of every event in flight together)",
+      "description": "Memory the kept streamed texts of all the node's events may hold together (96 MiB), counted as for streamedTextPerAgentMaxBytes. An event whose text would cross it has its kept text discarded (reason node_limit), as with the per-agent bound (L14, L23). Configurable per deployment (STREAMED_TEXT_TOTAL_MAX_BYTES)."
+    },
     "eventsInFlightPerAppMax": {
       "value": 1000,
       "unit": "events",
@@ -2478,6 +2486,18 @@
       "unit": "events",
       "applies_to": "each agent",
       "description": "Accepted events addressed to the agent that have not ended. At the limit a new event gets TOO_MANY_EVENTS (L13). Configurable per deployment (MAX_EVENTS_IN_FLIGHT_PER_AGENT)."
+    },
+    "eventsInFlightMax": {
+      "value": 50000,
+      "unit": "events",
+      "applies_to": "each node (every app's events in flight on it together)",
+      "description": "Accepted events that have not ended, on one node. At the limit a new event gets TOO_MANY_EVENTS (L13, L23), after the app's and the agent's bounds. Configurable per deployment (MAX_EVENTS_IN_FLIGHT)."
+    },
+    "eventPayloadsMaxBytes": {
+      "value": 100663296,
+      "unit": "bytes",
+      "applies_to": "each node (the payloads of every event in flight on it together)",
+      "description": "Bytes of payloads the node holds for its events in flight (each payload is kept to be echoed in the reply, W10), 96 MiB, counted as held (compact JSON; a payload under 1 KiB, kept as a string, at two bytes a character). An event that would cross it gets TOO_MANY_EVENTS (L13, L23). Configurable per deployment (EVENT_PAYLOADS_MAX_BYTES)."
     },
     "connectionsPerAppMax": {
       "value": 1000,
@@ -2502,6 +2522,12 @@
       "unit": "sessions",
       "applies_to": "each app (its sessions with every agent)",
       "description": "Live sessions the service keeps for one app. A new session over it evicts the app's least recently used one (L17); the conversation is not affected (the agent's session key is the same), only the service's record of it. Configurable per deployment (MAX_SESSIONS_PER_APP)."
+    },
+    "sessionsMax": {
+      "value": 100000,
+      "unit": "sessions",
+      "applies_to": "each node (every app's sessions on it together)",
+      "description": "Live sessions one node keeps in memory, every app's together. A new session over it evicts the node's least recently used one (L17, L23), as the per-app bound does. Configurable per deployment (MAX_SESSIONS)."
     },
     "eventLogQueueMaxRows": {
       "value": 100000,

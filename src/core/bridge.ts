@@ -63,10 +63,16 @@ export interface BridgeOptions {
   maxEventsInFlightPerApp?: number;
   /** Events in flight one agent may have (default LIMITS.eventsInFlightPerAgentMax). */
   maxEventsInFlightPerAgent?: number;
+  /** Events in flight on this node, every app's together (default LIMITS.eventsInFlightMax; L23). */
+  maxEventsInFlight?: number;
+  /** Bytes of payloads this node holds for its events in flight (default LIMITS.eventPayloadsMaxBytes; L23). */
+  eventPayloadsMaxBytes?: number;
   /** Streamed text kept per event for an empty-content reply (default LIMITS.streamedTextMaxBytes). */
   streamedTextMaxBytes?: number;
   /** Memory the kept texts of one agent's events may hold together (default LIMITS.streamedTextPerAgentMaxBytes). */
   streamedTextPerAgentMaxBytes?: number;
+  /** Memory the kept texts of all this node's events may hold together (default LIMITS.streamedTextTotalMaxBytes; L23). */
+  streamedTextTotalMaxBytes?: number;
   /** Bounds on live connections (L18; default from LIMITS). */
   connectionLimits?: ConnectionLimits;
   /** Unread bytes a connection may have queued before it is closed with SLOW_CONSUMER (W17; default LIMITS). */
@@ -93,8 +99,8 @@ export interface BridgeOptions {
 
 /** What the bounds of L13-L16 have done since start, for metrics (read when scraped, like tokensForwarded). */
 export interface LimitCounters {
-  /** Events refused with TOO_MANY_EVENTS, by the bound that refused them (L13). */
-  eventsRefused: { app: number; agent: number };
+  /** Events refused with TOO_MANY_EVENTS, by the bound that refused them (L13, L23). */
+  eventsRefused: Record<InFlightBound, number>;
   /** Events whose kept streamed text was discarded, by why (L14, L15). */
   textDiscarded: Record<NotKept | 'app_gone', number>;
   /** Agent replies refused with REPLY_TOO_LARGE (L14, L16). */
@@ -220,6 +226,18 @@ const DAY_MS = 86_400_000;
  */
 const OFF_HEAP_PAYLOAD_BYTES = 1024;
 
+/** The bounds on events in flight (L13, L23): the label of bridge_events_refused_total. */
+type InFlightBound = 'app' | 'agent' | 'total' | 'payloads';
+
+/**
+ * What a payload holds (L23): its bytes when kept as bytes; kept as a string (under OFF_HEAP_PAYLOAD_BYTES), two
+ * bytes a character, what V8 takes at most. `length`: the bytes of a Buffer, the UTF-8 bytes of the JSON otherwise.
+ */
+function heldBytes(payload: string | Buffer, bytes: number): number {
+  if (typeof payload !== 'string') return payload.length;
+  return bytes < OFF_HEAP_PAYLOAD_BYTES ? payload.length * 2 : bytes;
+}
+
 function holdPayload(json: string, bytes: number): string | Buffer {
   if (bytes < OFF_HEAP_PAYLOAD_BYTES) return json;
   const held = Buffer.allocUnsafeSlow(bytes); // not Buffer.from: a pooled slice would pin Node's whole 8 KB pool
@@ -241,8 +259,11 @@ export function makeBridge(options: BridgeOptions): Bridge {
   const observer = options.observer ?? noObserver;
   const maxPerApp = options.maxEventsInFlightPerApp ?? LIMITS.eventsInFlightPerAppMax;
   const maxPerAgent = options.maxEventsInFlightPerAgent ?? LIMITS.eventsInFlightPerAgentMax;
+  const maxInFlight = options.maxEventsInFlight ?? LIMITS.eventsInFlightMax;
+  const payloadsMaxBytes = options.eventPayloadsMaxBytes ?? LIMITS.eventPayloadsMaxBytes;
   const textMaxBytes = options.streamedTextMaxBytes ?? LIMITS.streamedTextMaxBytes;
   const textPerAgentMaxBytes = options.streamedTextPerAgentMaxBytes ?? LIMITS.streamedTextPerAgentMaxBytes;
+  const textTotalMaxBytes = options.streamedTextTotalMaxBytes ?? LIMITS.streamedTextTotalMaxBytes;
   const byteBounds = new ByteBounds({
     clock,
     log,
@@ -290,8 +311,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
   });
   let tokensForwarded = 0;
   const counters: Omit<LimitCounters, keyof ByteBoundCounters | 'heartbeatTimeouts'> = {
-    eventsRefused: { app: 0, agent: 0 },
-    textDiscarded: { event_limit: 0, agent_limit: 0, app_gone: 0 },
+    eventsRefused: { app: 0, agent: 0, total: 0, payloads: 0 },
+    textDiscarded: { event_limit: 0, agent_limit: 0, node_limit: 0, app_gone: 0 },
     repliesRefused: { too_large: 0, text_not_kept: 0 },
     handshakesRefused: { UNAUTHORIZED: 0, TOKEN_REVOKED: 0, FORBIDDEN: 0, TOO_MANY_CONNECTIONS: 0 },
     connectionsRefused: { total: 0, address: 0, app: 0 },
@@ -323,6 +344,10 @@ export function makeBridge(options: BridgeOptions): Bridge {
   const eventsByConn = new Map<Connection, Set<InFlight>>();
   /** Per agent with events in flight, the memory its events' kept texts share (L14). */
   const textBudgets = new Map<string, ByteBudget>();
+  /** Every agent's budget takes from it too: the kept texts of the whole node (L23). */
+  const textBudgetOfNode = new ByteBudget(textTotalMaxBytes, 'node_limit');
+  /** Bytes the payloads of the events in flight hold (L23). */
+  let payloadBytesHeld = 0;
   const offlineGrace = new Map<string, Timer>();
 
   // ---- connections -------------------------------------------------------------------------------------
@@ -587,7 +612,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     const { agent_id: agentId, thread_id: threadId } = message;
     const { received_at: receivedAt, payload_bytes: size } = start;
     const admitted = { agentId, admitted: true };
-    const tooMany = overInFlightBound(app.app_id, agentId);
+    const tooMany = overInFlightBound(app.app_id, agentId, heldBytes(payloadJson, size));
     if (tooMany) {
       counters.eventsRefused[tooMany.bound]++;
       return rejectEvent(conn, 'TOO_MANY_EVENTS', tooMany.error, start, admitted);
@@ -636,8 +661,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
     observer.sessionEvicted(session);
   }
 
-  /** The bound of L13 that refuses one more event, the app's first; none when both have room. */
-  function overInFlightBound(appId: string, agentId: string): { bound: 'app' | 'agent'; error: string } | undefined {
+  /** The bound of L13 (or the node's, L23) that refuses one more event, the app's first; none when all have room. */
+  function overInFlightBound(appId: string, agentId: string, payloadBytes: number): { bound: InFlightBound; error: string } | undefined {
     const ofApp = inFlightByApp.get(appId) ?? 0;
     if (ofApp >= maxPerApp) {
       return { bound: 'app', error: errorText('TOO_MANY_EVENTS', 'app', { app_id: appId, count: ofApp }) };
@@ -646,12 +671,17 @@ export function makeBridge(options: BridgeOptions): Bridge {
     if (ofAgent >= maxPerAgent) {
       return { bound: 'agent', error: errorText('TOO_MANY_EVENTS', 'agent', { agent_id: agentId, count: ofAgent }) };
     }
+    if (events.size >= maxInFlight) return { bound: 'total', error: errorText('TOO_MANY_EVENTS', 'total', { count: events.size }) };
+    if (payloadBytesHeld + payloadBytes > payloadsMaxBytes) {
+      return { bound: 'payloads', error: errorText('TOO_MANY_EVENTS', 'payloads', { bytes: payloadBytesHeld }) };
+    }
     return undefined;
   }
 
   /** Files an accepted event under its app, its app connection and its agent (undone by `untrack`). */
   function track(ev: InFlight): void {
     events.set(ev.eventId, ev);
+    payloadBytesHeld += heldBytes(ev.payload, ev.payload.length);
     inFlightByApp.set(ev.app.app_id, (inFlightByApp.get(ev.app.app_id) ?? 0) + 1);
     let ofConn = eventsByConn.get(ev.appConn);
     if (!ofConn) eventsByConn.set(ev.appConn, (ofConn = new Set()));
@@ -660,12 +690,13 @@ export function makeBridge(options: BridgeOptions): Bridge {
     if (!own) eventsByAgent.set(ev.agentId, (own = new Set()));
     own.add(ev.eventId);
     let budget = textBudgets.get(ev.agentId);
-    if (!budget) textBudgets.set(ev.agentId, (budget = new ByteBudget(textPerAgentMaxBytes)));
+    if (!budget) textBudgets.set(ev.agentId, (budget = new ByteBudget(textPerAgentMaxBytes, 'agent_limit', textBudgetOfNode)));
     ev.text = new StreamedText(budget, textMaxBytes);
   }
 
   function untrack(ev: InFlight): void {
     events.delete(ev.eventId);
+    payloadBytesHeld -= heldBytes(ev.payload, ev.payload.length);
     const ofApp = (inFlightByApp.get(ev.app.app_id) ?? 1) - 1;
     if (ofApp > 0) inFlightByApp.set(ev.app.app_id, ofApp);
     else inFlightByApp.delete(ev.app.app_id);
@@ -808,7 +839,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     }
     if (!heard(ev)) return endUnheard(ev, message);
     if (!ev.text) {
-      const why = errorText('REPLY_TOO_LARGE', 'text_not_kept', { event_limit: textMaxBytes, agent_limit: textPerAgentMaxBytes });
+      const why = errorText('REPLY_TOO_LARGE', 'text_not_kept', { event_limit: textMaxBytes, agent_limit: textPerAgentMaxBytes, node_limit: textTotalMaxBytes });
       return refuseReply(answer, ev, 'text_not_kept', why);
     }
     const replyJson = JSON.stringify(ev.text.text());

@@ -29,7 +29,7 @@ export interface BridgeObserver {
   eventAccepted(event: EventStart): void;
   eventEnded(event: EventEnd): void;
   sessionOpened(session: SessionRecord, change: SessionChange): void;
-  /** A session removed before its expiry to keep its app within sessionsPerAppMax (L17). */
+  /** A session removed before its expiry to keep its app within sessionsPerAppMax (L17), or the node within sessionsMax (L23). */
   sessionEvicted(session: SessionRecord): void;
 }
 

@@ -1,7 +1,8 @@
 // Sessions (§2.5, §3; H4): one per stored session key, created by its first event, reused until its agent's TTL
 // has passed since its creation, then replaced by a new one on the next event. In memory for the per-event path;
 // the store persists the changes it is told about. Each app keeps at most `maxPerApp` of them (L17): one more
-// evicts the app's least recently used session, so an app inventing thread_ids costs only its own oldest records.
+// evicts the app's least recently used session, so an app inventing thread_ids costs only its own oldest records;
+// and the node at most `max` (L23): one more evicts the node's least recently used one.
 import { LIMITS, type Session } from '../../generated/index.js';
 import { byCodeUnits, pageAfter } from '../shared/paging.js';
 import type { EpochMs } from './records.js';
@@ -14,16 +15,20 @@ export type SessionChange = 'created' | 'recreated' | 'reused';
 export interface OpenedSession {
   session: SessionRecord;
   change: SessionChange;
-  /** The app's least recently used session, removed to stay within maxPerApp (L17). */
+  /** The app's least recently used session, removed to stay within maxPerApp (L17), or the node's, within max (L23). */
   evicted?: SessionRecord;
 }
 
 export class SessionTable {
+  /** Every session, from least to most recently used. */
   private readonly byKey = new Map<string, SessionRecord>();
   /** Per app, its sessions from least to most recently used (a Map keeps insertion order; use re-inserts). */
   private readonly byApp = new Map<string, Map<string, SessionRecord>>();
 
-  constructor(private readonly maxPerApp: number = LIMITS.sessionsPerAppMax) {}
+  constructor(
+    private readonly maxPerApp: number = LIMITS.sessionsPerAppMax,
+    private readonly max: number = LIMITS.sessionsMax,
+  ) {}
 
   /**
    * Sessions read back at start, oldest first; those over an app's bound (lowered since they were stored) are
@@ -82,7 +87,10 @@ export class SessionTable {
     return this.byKey.size;
   }
 
-  /** Adds or replaces a session as its app's most recent; returns the app's oldest when that is now one too many. */
+  /**
+   * Adds or replaces a session as the most recent; returns the app's oldest when that is now one too many, else the
+   * node's oldest when that is (one session added, so one eviction at most restores both bounds).
+   */
   private put(session: SessionRecord): SessionRecord | undefined {
     const previous = this.byKey.get(session.session_key);
     if (previous) this.delete(previous);
@@ -90,13 +98,14 @@ export class SessionTable {
     let ofApp = this.byApp.get(session.app_id);
     if (!ofApp) this.byApp.set(session.app_id, (ofApp = new Map()));
     ofApp.set(session.session_key, session);
-    if (ofApp.size <= this.maxPerApp) return undefined;
-    const oldest = ofApp.values().next().value!;
-    this.delete(oldest);
+    const oldest = ofApp.size > this.maxPerApp ? ofApp.values().next().value! : this.byKey.size > this.max ? this.byKey.values().next().value! : undefined;
+    if (oldest) this.delete(oldest);
     return oldest;
   }
 
   private touch(session: SessionRecord): void {
+    this.byKey.delete(session.session_key);
+    this.byKey.set(session.session_key, session);
     const ofApp = this.byApp.get(session.app_id)!;
     ofApp.delete(session.session_key);
     ofApp.set(session.session_key, session);

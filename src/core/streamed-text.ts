@@ -3,25 +3,36 @@
 // ~4 GB limit, not the machine's memory, is what a long stream used to exhaust), and an event holds one buffer and
 // at most one batch of fragments on the heap however long it streams.
 
-/** Bytes shared by the kept texts of one agent's events: what their buffers hold, grown or not. */
+/**
+ * Bytes shared by kept texts: one agent's events (`agent_limit`), within those of the whole node (`node_limit`,
+ * the budget's parent). What their buffers hold, grown or not, counts in both.
+ */
 export class ByteBudget {
   used = 0;
 
-  constructor(readonly max: number) {}
+  constructor(
+    readonly max: number,
+    private readonly bound: Exclude<NotKept, 'event_limit'>,
+    private readonly parent?: ByteBudget,
+  ) {}
 
-  take(bytes: number): boolean {
-    if (this.used + bytes > this.max) return false;
+  /** Takes `bytes` from this budget and its parent, or says which of them has no room (taking nothing). */
+  take(bytes: number): NotKept | undefined {
+    if (this.used + bytes > this.max) return this.bound;
+    const refused = this.parent?.take(bytes);
+    if (refused) return refused;
     this.used += bytes;
-    return true;
+    return undefined;
   }
 
   give(bytes: number): void {
     this.used -= bytes;
+    this.parent?.give(bytes);
   }
 }
 
 /** Why a fragment was not kept; the caller then discards the whole text, never keeping a part of it. */
-export type NotKept = 'event_limit' | 'agent_limit';
+export type NotKept = 'event_limit' | 'agent_limit' | 'node_limit';
 
 const EMPTY = Buffer.alloc(0);
 const FIRST_CAPACITY = 4096;
@@ -60,7 +71,7 @@ export class StreamedText {
     this.pendingCount++;
     this.pendingBytes += size;
     if (this.pendingCount < BATCH_FRAGMENTS && this.pending.length < BATCH_CHARS) return undefined;
-    return this.flush() ? undefined : 'agent_limit';
+    return this.flush();
   }
 
   /** The fragments joined, as a string (a lone surrogate, which UTF-8 cannot hold, may come back as U+FFFD). */
@@ -80,8 +91,9 @@ export class StreamedText {
    * Writes the pending fragments to the buffer, all but a trailing high surrogate: a pair split across two
    * fragments must become one character, not two U+FFFD.
    */
-  private flush(): boolean {
-    if (!this.reserve(this.pendingBytes)) return false;
+  private flush(): NotKept | undefined {
+    const refused = this.reserve(this.pendingBytes);
+    if (refused) return refused;
     let text = this.pending;
     const held = isHighSurrogate(text.charCodeAt(text.length - 1)) ? text.slice(-1) : '';
     if (held) text = text.slice(0, -1);
@@ -89,19 +101,20 @@ export class StreamedText {
     this.pending = held;
     this.pendingCount = held ? 1 : 0;
     this.pendingBytes = held ? HELD_BYTES : 0;
-    return true;
+    return undefined;
   }
 
   /** Room for `bytes` more, growing by doubling (at most to what `maxBytes` can need) within the budget. */
-  private reserve(bytes: number): boolean {
+  private reserve(bytes: number): NotKept | undefined {
     const needed = this.used + bytes;
-    if (needed <= this.buf.length) return true;
+    if (needed <= this.buf.length) return undefined;
     const capacity = Math.max(needed, Math.min(Math.max(FIRST_CAPACITY, this.buf.length * 2), this.maxBytes + HELD_BYTES));
-    if (!this.budget.take(capacity - this.buf.length)) return false;
+    const refused = this.budget.take(capacity - this.buf.length);
+    if (refused) return refused;
     // allocUnsafeSlow: a buffer of its own, never a slice of Node's shared pool that would pin the whole pool.
     const next = Buffer.allocUnsafeSlow(capacity);
     this.buf.copy(next, 0, 0, this.used);
     this.buf = next;
-    return true;
+    return undefined;
   }
 }

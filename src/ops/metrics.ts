@@ -65,8 +65,8 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
     },
   });
   // What the bounds of L13-L16 did, by a label that names the bound or the reason (never an id, O6).
-  countedByLabel(registry, 'bridge_events_refused_total', 'Events refused with TOO_MANY_EVENTS, by the bound on events in flight that refused them.', 'limit', () => bridge().limitCounters().eventsRefused);
-  countedByLabel(registry, 'bridge_streamed_text_discarded_total', 'Events whose kept streamed text was discarded: over the per-event or per-agent bound, or their app gone.', 'reason', () => bridge().limitCounters().textDiscarded);
+  countedByLabel(registry, 'bridge_events_refused_total', 'Events refused with TOO_MANY_EVENTS, by the bound on events in flight that refused them: app, agent, total (the node\'s events), payloads (the node\'s bytes of payloads) (L13, L23).', 'limit', () => bridge().limitCounters().eventsRefused);
+  countedByLabel(registry, 'bridge_streamed_text_discarded_total', 'Events whose kept streamed text was discarded: over the per-event, per-agent or per-node bound, or their app gone.', 'reason', () => bridge().limitCounters().textDiscarded);
   countedByLabel(registry, 'bridge_replies_refused_total', 'Agent replies refused with REPLY_TOO_LARGE: too large for one frame, or empty content after a discarded stream.', 'reason', () => bridge().limitCounters().repliesRefused);
   countedByLabel(registry, 'bridge_handshakes_refused_total', 'WebSocket handshakes refused, by code: UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN (W1), TOO_MANY_CONNECTIONS (L18).', 'code', () => bridge().limitCounters().handshakesRefused);
   countedByLabel(registry, 'bridge_connections_refused_total', 'Handshakes refused with TOO_MANY_CONNECTIONS, by the bound: total, address, app (L18).', 'limit', () => bridge().limitCounters().connectionsRefused);
@@ -211,7 +211,7 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
   });
   const evicted = new Counter({
     name: 'bridge_sessions_evicted_total',
-    help: 'Sessions removed before their expiry to keep their app within its session bound (L17).',
+    help: 'Sessions removed before their expiry to keep their app, or the node, within its session bound (L17, L23).',
     registers: [registry],
   });
   const adminActions = new Counter({

@@ -35,6 +35,9 @@ export { BridgeError, ConnectionLostError, StreamGapError, type BridgeErrorCode,
 export type { Accepted, EventHandle } from './pending-event.js';
 
 /** The connection's options, with `url` the bridge's base URL ending in the version segment (`wss://host/v1`). */
+/** What discover answers: the list, and whether the bridge cut it to fit one frame (W13). */
+export type DiscoveredAgents = AgentSummary[] & { readonly incomplete: boolean };
+
 export interface AppClientOptions extends ConnectionOptions {
   /** The bridge's base URL (`wss://host/v1`); the client adds `/ws/app`. */
   url: string;
@@ -77,7 +80,7 @@ export class AppClient extends EventEmitter<AppClientEvents> {
   private readonly resumedHere = new Set<string>();
   /** Accepted events, by event_id, until their reply or error (also while they wait for a connection to resume on). */
   private readonly inFlight = new Map<string, InFlightEvent>();
-  private readonly discovers: Deferred<AgentSummary[]>[] = [];
+  private readonly discovers: Deferred<DiscoveredAgents>[] = [];
   /** Resumes refused for the bridge's load (TOO_MANY_REQUESTS), each waiting to be sent again, by event_id. */
   private readonly resumeRetries = new Map<string, Timer>();
   private closing = false;
@@ -114,10 +117,14 @@ export class AppClient extends EventEmitter<AppClientEvents> {
     return this.connection.state;
   }
 
-  /** The agents this app may use, online or not (W13). Rejects with ConnectionLostError if the connection drops first. */
-  discover(): Promise<AgentSummary[]> {
+  /**
+   * The agents this app may use, online or not (W13), sorted by agent_id. `incomplete` is true when the bridge cut
+   * the list to fit one frame (a very large organization): the rest is in the HTTP directory, after the last
+   * agent_id listed. Rejects with ConnectionLostError if the connection drops first.
+   */
+  discover(): Promise<DiscoveredAgents> {
     if (!this.connection.send({ type: 'discover' } satisfies AppToServiceMessage)) return Promise.reject(this.notConnected('discover'));
-    const d = deferred<AgentSummary[]>();
+    const d = deferred<DiscoveredAgents>();
     this.discovers.push(d);
     return d.promise;
   }
@@ -213,7 +220,7 @@ export class AppClient extends EventEmitter<AppClientEvents> {
         return;
       }
       case 'agents':
-        this.discovers.shift()?.resolve(message.agents);
+        this.discovers.shift()?.resolve(Object.assign(message.agents, { incomplete: message.incomplete === true }));
         return;
     }
   }

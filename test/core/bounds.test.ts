@@ -74,7 +74,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       send(x, { type: 'reply', event_id: answers[0]!.event_id, content: 'done', done: true });
       expect(codeOf(event(hostile, 'x'))).to.equal('accepted');
       expect(codeOf(event(hostile, 'x'))).to.equal('TOO_MANY_EVENTS');
-      expect(bridge.limitCounters().eventsRefused).to.deep.equal({ app: 16, agent: 0 });
+      expect(bridge.limitCounters().eventsRefused).to.deep.equal({ app: 16, agent: 0, total: 0, payloads: 0 });
       expect(bridge.stats().eventsInFlight).to.equal(5);
     });
 
@@ -124,7 +124,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       expect(a2.frames.at(-1)).to.include({ type: 'reply', reply: 'y answers' });
       send(x, { type: 'reply', event_id: x.frames[2]!.event_id, content: 'one', done: true });
       accepted(a1, 'x');
-      expect(bridge.limitCounters().eventsRefused).to.deep.equal({ app: 0, agent: 2 });
+      expect(bridge.limitCounters().eventsRefused).to.deep.equal({ app: 0, agent: 2, total: 0, payloads: 0 });
     });
 
     it('checks the bounds last (W7): an app at its bound still learns AGENT_NOT_FOUND, PERMISSION_DENIED and AGENT_OFFLINE', function () {
@@ -137,6 +137,53 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
         'AGENT_OFFLINE',
         'TOO_MANY_EVENTS',
       ]);
+    });
+  });
+
+  describe('events in flight on the node, and the bytes of their payloads (L23)', function () {
+    it('refuses one more event than the node holds, from any app to any agent, until one ends', function () {
+      const t = setup({ maxEventsInFlight: 3 });
+      const [a1, a2] = [t.app('a1'), t.app('a2')];
+      const first = t.accepted(a1, 'x');
+      t.accepted(a2, 'y');
+      t.accepted(a1, 'y');
+      const refusal = t.event(a2, 'x');
+      expect(refusal).to.include({ code: 'TOO_MANY_EVENTS', error: 'This node of the bridge has 3 events in flight, its limit; send it again once earlier events have ended.' });
+      t.send(t.x, { type: 'reply', event_id: first, content: 'done', done: true });
+      expect(codeOf(t.event(a2, 'x'))).to.equal('accepted');
+      expect(t.bridge.limitCounters().eventsRefused).to.deep.equal({ app: 0, agent: 0, total: 1, payloads: 0 });
+    });
+
+    it('counts what the payloads hold, bytes kept off the heap and two bytes a character under 1 KiB, and frees them at the end', function () {
+      const big = { text: 'x'.repeat(60_000) }; // kept as 60,011 bytes
+      const t = setup({ eventPayloadsMaxBytes: 2 * 60_011 + 2 * 100 });
+      const a1 = t.app('a1');
+      const ids = [t.accepted(a1, 'x', big), t.accepted(a1, 'y', big)];
+      const small = { text: 'y'.repeat(80) }; // 91 characters as JSON: 182 bytes counted, 200 left
+      t.accepted(a1, 'x', small);
+      const refusal = t.event(a1, 'y', small);
+      expect(refusal).to.include({ code: 'TOO_MANY_EVENTS', error: `This node of the bridge holds ${2 * 60_011 + 182} bytes of payloads of events in flight, its limit; send it again once earlier events have ended.` });
+      t.send(t.x, { type: 'reply', event_id: ids[0], content: 'done', done: true });
+      expect(codeOf(t.event(a1, 'y', big))).to.equal('accepted');
+      expect(t.bridge.limitCounters().eventsRefused.payloads).to.equal(1);
+    });
+
+    it('bounds the kept texts of every agent together: the event that would cross the node\'s bound loses its text', function () {
+      const t = setup({ streamedTextTotalMaxBytes: 8192 }); // two 4 KiB buffers, whichever agents hold them
+      const a1 = t.app('a1');
+      const ids = [t.accepted(a1, 'x'), t.accepted(a1, 'y'), t.accepted(a1, 'x')];
+      const text = (eventId: string) => `text of ${eventId} `.padEnd(600, '.');
+      t.send(t.x, { type: 'token', event_id: ids[0], token: text(ids[0]!) });
+      t.send(t.y, { type: 'token', event_id: ids[1], token: text(ids[1]!) });
+      t.send(t.x, { type: 'token', event_id: ids[2], token: text(ids[2]!) });
+      expect(t.bridge.streamedTextBytes()).to.equal(2 * 4096);
+      t.send(t.x, { type: 'reply', event_id: ids[0], content: '', done: true });
+      t.send(t.y, { type: 'reply', event_id: ids[1], content: '', done: true });
+      t.send(t.x, { type: 'reply', event_id: ids[2], content: '', done: true });
+      const answers = a1.frames.filter((f) => f.type === 'reply' || f.type === 'error');
+      expect(answers.map((f) => f.reply ?? f.code)).to.deep.equal([text(ids[0]!), text(ids[1]!), 'REPLY_TOO_LARGE']);
+      expect(t.bridge.limitCounters().textDiscarded).to.deep.equal({ event_limit: 0, agent_limit: 0, node_limit: 1, app_gone: 0 });
+      expect(t.bridge.streamedTextBytes()).to.equal(0);
     });
   });
 
@@ -162,7 +209,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       expect(answer).to.include({ type: 'error', code: 'REPLY_TOO_LARGE', event_id: eventId, agent_id: 'x' });
       expect(a1.frames.some((f) => f.type === 'reply'), 'never a part of the text as the reply').to.equal(false);
       expect(t.ended.at(-1)).to.include({ outcome: 'agent_error', code: 'REPLY_TOO_LARGE', tokens_used: null });
-      expect(t.bridge.limitCounters().textDiscarded).to.deep.equal({ event_limit: 1, agent_limit: 0, app_gone: 0 });
+      expect(t.bridge.limitCounters().textDiscarded).to.deep.equal({ event_limit: 1, agent_limit: 0, node_limit: 0, app_gone: 0 });
       expect(t.bridge.limitCounters().repliesRefused).to.deep.equal({ too_large: 0, text_not_kept: 1 });
       expect(kept(t.logged)).to.deep.equal([{ events: 1, reasons: { event_limit: 1 } }]); // once per event
       t.send(t.x, { type: 'token', event_id: eventId, token: 'late' });
@@ -198,7 +245,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       t.send(t.y, { type: 'reply', event_id: ids[3], content: '', done: true });
       const answers = a1.frames.filter((f) => f.type === 'reply' || f.type === 'error');
       expect(answers.map((f) => f.reply ?? f.code)).to.deep.equal([text(ids[0]!), text(ids[1]!), 'REPLY_TOO_LARGE', text(ids[3]!)]);
-      expect(t.bridge.limitCounters().textDiscarded).to.deep.equal({ event_limit: 0, agent_limit: 1, app_gone: 0 });
+      expect(t.bridge.limitCounters().textDiscarded).to.deep.equal({ event_limit: 0, agent_limit: 1, node_limit: 0, app_gone: 0 });
       expect(t.bridge.streamedTextBytes()).to.equal(0);
     });
 
@@ -235,7 +282,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       expect(t.bridge.streamedTextBytes()).to.equal(0);
       expect(t.bridge.tokensForwarded()).to.equal(forwardedBefore);
       expect(a1.frames).to.have.length(framesBefore);
-      expect(t.bridge.limitCounters().textDiscarded).to.deep.equal({ event_limit: 0, agent_limit: 0, app_gone: 3 });
+      expect(t.bridge.limitCounters().textDiscarded).to.deep.equal({ event_limit: 0, agent_limit: 0, node_limit: 0, app_gone: 3 });
       expect(kept(t.logged)).to.deep.equal([{ events: 1, reasons: { app_gone: 1 } }]); // the first of the burst at once
       t.clock.advance(LOG_WINDOW_MS);
       expect(kept(t.logged)).to.deep.equal([{ events: 1, reasons: { app_gone: 1 } }, { events: 2, reasons: { app_gone: 2 } }]);

@@ -1,4 +1,5 @@
-// The session table's bound per app (L17): the least recently used session of the app goes, nobody else's.
+// The session table's bounds: per app (L17), the least recently used session of the app goes, nobody else's; per node
+// (L23), the node's least recently used, whichever app's.
 import { expect } from 'chai';
 import { SessionTable } from '../../src/core/sessions.js';
 
@@ -31,5 +32,17 @@ describe('the session table', function () {
     const evicted = table.load([record('new', 3), record('old', 1), record('mid', 2)]);
     expect(evicted.map((s) => s.thread_id)).to.deep.equal(['old']);
     expect(table.list(0).map((s) => s.thread_id)).to.deep.equal(['mid', 'new']);
+  });
+
+  it('evicts the node\'s least recently used session, whichever app\'s, when one more would pass the node\'s bound', function () {
+    const table = new SessionTable(10, 3);
+    const open = (app: string, thread: string) => table.open(`svc:ag:${app}:${thread}`, 'ag', app, thread, TTL, 0);
+    open('a', '1');
+    open('b', '1');
+    open('c', '1');
+    expect(open('a', '1').change).to.equal('reused'); // b:1 is now the node's least recently used
+    expect(open('d', '1').evicted).to.include({ app_id: 'b', thread_id: '1' });
+    expect(table.size).to.equal(3);
+    expect(table.list(0).map((s) => s.app_id)).to.deep.equal(['a', 'c', 'd']);
   });
 });

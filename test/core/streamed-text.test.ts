@@ -11,30 +11,30 @@ function keep(text: StreamedText, fragments: string[]) {
 
 describe('the kept streamed text', function () {
   it('joins fragments in order, whatever their characters, and pairs a surrogate pair split between two', function () {
-    const text = new StreamedText(new ByteBudget(1 << 20), 1000);
+    const text = new StreamedText(new ByteBudget(1 << 20, 'agent_limit'), 1000);
     const fragments = ['Hello ', 'wörld ', '€ ', '\ud83d', '\ude00', ' "q"\n', '', 'end'];
     expect(keep(text, fragments)).to.deep.equal(fragments.map(() => undefined));
     expect(text.text()).to.equal(fragments.join(''));
   });
 
   it('gives a trailing high surrogate back as it came, and turns a lone one written to the buffer into U+FFFD (UTF-8 cannot hold it)', function () {
-    const trailing = new StreamedText(new ByteBudget(1 << 20), 10_000);
+    const trailing = new StreamedText(new ByteBudget(1 << 20, 'agent_limit'), 10_000);
     keep(trailing, ['a'.repeat(600), 'b\ud83d']);
     expect(trailing.text()).to.equal(`${'a'.repeat(600)}b\ud83d`);
-    const lone = new StreamedText(new ByteBudget(1 << 20), 10_000);
+    const lone = new StreamedText(new ByteBudget(1 << 20, 'agent_limit'), 10_000);
     keep(lone, ['a\ude00b', '\ud83dc'.padEnd(600, 'c')]);
     expect(lone.text()).to.equal('a\ufffdb\ufffd'.padEnd(603, 'c'));
   });
 
   it('refuses a fragment that would cross the per-event bound, counted in UTF-8 bytes; exactly at it is kept', function () {
-    const text = new StreamedText(new ByteBudget(1 << 20), 10);
+    const text = new StreamedText(new ByteBudget(1 << 20, 'agent_limit'), 10);
     expect(keep(text, ['12345678', 'é'])).to.deep.equal([undefined, undefined]); // 10 bytes
     expect(keep(text, ['x'])).to.deep.equal(['event_limit']);
-    expect(new StreamedText(new ByteBudget(1 << 20), 0).append('x', 1)).to.equal('event_limit');
+    expect(new StreamedText(new ByteBudget(1 << 20, 'agent_limit'), 0).append('x', 1)).to.equal('event_limit');
   });
 
   it('writes fragments to its buffer in batches, growing by doubling from 4 KiB up to what the bound can need, counted in the shared budget', function () {
-    const budget = new ByteBudget(1 << 20);
+    const budget = new ByteBudget(1 << 20, 'agent_limit');
     const text = new StreamedText(budget, 10_000);
     keep(text, Array(31).fill('a'));
     expect(budget.used, 'short fragments wait in a batch').to.equal(0);
@@ -51,7 +51,7 @@ describe('the kept streamed text', function () {
   });
 
   it('refuses a fragment whose batch would cross the agent\'s budget, keeping nothing of it', function () {
-    const budget = new ByteBudget(6000);
+    const budget = new ByteBudget(6000, 'agent_limit');
     const first = new StreamedText(budget, 100_000);
     const second = new StreamedText(budget, 100_000);
     const long = 'x'.repeat(600); // over a batch's 512 characters: written at once
@@ -65,7 +65,7 @@ describe('the kept streamed text', function () {
   });
 
   it('joins a surrogate pair split across a batch boundary', function () {
-    const text = new StreamedText(new ByteBudget(1 << 20), 10_000);
+    const text = new StreamedText(new ByteBudget(1 << 20, 'agent_limit'), 10_000);
     keep(text, ['x'.repeat(511) + '\ud83d', '\ude00 and more']);
     expect(text.text()).to.equal(`${'x'.repeat(511)}😀 and more`);
   });

@@ -120,9 +120,10 @@ describe('app client (unit)', function () {
       const one: AgentSummary[] = [{ agent_id: 'a', name: 'A', description: '' }];
       const two: AgentSummary[] = [{ agent_id: 'b', name: 'B', description: 'second' }];
       socket.receive(frame({ type: 'agents', agents: one }));
-      socket.receive(frame({ type: 'agents', agents: two }));
+      socket.receive(frame({ type: 'agents', agents: two, incomplete: true }));
       expect(await a).to.deep.equal(one);
       expect(await b).to.deep.equal(two);
+      expect([(await a).incomplete, (await b).incomplete], 'a list the bridge cut says so (W13)').to.deep.equal([false, true]);
     });
 
     it('rejects a discover refused for its organization\'s share (TOO_MANY_REQUESTS) with the code and the time to wait, keeping the next paired', async function () {

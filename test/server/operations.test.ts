@@ -112,11 +112,14 @@ describe('operations: /metrics, /readyz and logs', function () {
       expect(limitValues.sort()).to.deep.equal([
         'bridge_events_refused_total{agent} 0',
         'bridge_events_refused_total{app} 0',
+        'bridge_events_refused_total{payloads} 0',
+        'bridge_events_refused_total{total} 0',
         'bridge_replies_refused_total{text_not_kept} 0',
         'bridge_replies_refused_total{too_large} 0',
         'bridge_streamed_text_discarded_total{agent_limit} 0',
         'bridge_streamed_text_discarded_total{app_gone} 0',
         'bridge_streamed_text_discarded_total{event_limit} 0',
+        'bridge_streamed_text_discarded_total{node_limit} 0',
       ]);
       // The bounds on bytes held for connections (W17, L19, L20) and dead connections (L7, L22), likewise.
       const held = /^bridge_(slow_consumers|incomplete_messages|closing_connections_destroyed|heartbeat_timeouts|unauthenticated_connections_refused)_total$/;
