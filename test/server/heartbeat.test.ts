@@ -28,7 +28,7 @@ async function expectHeartbeatTimeout(client: TestClient<any>): Promise<void> {
 
 describe('heartbeat', function () {
   // Ping/pong itself (one at a time and pipelined, both endpoints) is conformance/scenarios/hb-ping-pong.yaml, run in
-  // npm test by test/conformance/provision-command.test.ts.
+  // npm run test:conformance by test/conformance/provision-command.test.ts.
   for (const kind of ['app', 'agent'] as const) {
     describe(`on the ${kind} endpoint`, function () {
       it('closes a silent connection after idleCloseMs with HEARTBEAT_TIMEOUT, not a millisecond earlier', async function () {
