@@ -91,7 +91,7 @@ describe('conformance client role: an independent minimal client (broken-clients
   it('passes every scenario of both roles that is not slow, in both profiles', async () => {
     const started = performance.now();
     const lanes = (['protocol', 'bridge'] as const).flatMap((profile) =>
-      (['app', 'agent'] as Role[]).map(async (role) => ({ profile, results: await run(CLIENT_SCENARIOS.filter((s) => s.role === role && !s.optIn), { profile, lanes: 1 }) })),
+      (['app', 'agent'] as Role[]).map(async (role) => ({ profile, results: await run(CLIENT_SCENARIOS.filter((s) => s.role === role && !s.optIn), { profile, lanes: 2 }) })),
     );
     for (const { profile, results } of await Promise.all(lanes)) {
       expect(results.every((r) => r.status === 'passed'), `${profile} profile:\n${explain(results)}`).to.equal(true);
