@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { CLOSE_CODES, LIMITS } from '../../generated/index.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { startEvent } from '../helpers/events.js';
 import type { TestClient } from '../helpers/ws-client.js';
 
 type Kind = 'app' | 'agent';
@@ -87,9 +88,7 @@ describe('heartbeat', function () {
   it("ends an event in flight with AGENT_OFFLINE when its agent is closed for silence and does not come back within the grace", async function () {
     const bridge = await startTestBridge();
     const { agent, appClient, agentClient } = await bridge.pair();
-    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
-    const { event_id } = await appClient.expect('accepted');
-    await agentClient.expect('event');
+    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
 
     // The app pings every heartbeat period; the agent stays silent and is closed at idleCloseMs.
     const periods = LIMITS.idleCloseMs / LIMITS.heartbeatIntervalMs;
