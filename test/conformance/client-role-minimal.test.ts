@@ -10,7 +10,8 @@ import { CLIENT_SCENARIOS } from '../../conformance/client/scenarios.js';
 import { judge, type ScenarioResult } from '../../conformance/results.js';
 import { inProfile, loadRequirements, type Profile } from '../../conformance/scenario.js';
 
-const CLIENT = 'npx tsx test/conformance/broken-clients/minimal-client.ts';
+// Not npx tsx: every scenario starts the client, and npx costs two more processes and half a second of CPU a start.
+const CLIENT = 'node --import tsx test/conformance/broken-clients/minimal-client.ts';
 const SLOW = process.env.CONFORMANCE_SLOW === '1';
 type Role = 'app' | 'agent';
 

@@ -1,6 +1,7 @@
 // The client role, end to end: our two SDKs' example clients pass every scenario of their role that is not opt-in,
 // and deliberately broken clients (broken-clients/) fail exactly the scenarios, and the requirements, they break.
-// Each client is a real command (npx tsx …) run against the mock bridge, as a third party's would be.
+// Each client is a real command (`node --import tsx …`; not npx tsx, which costs two more processes and half a second
+// of CPU a start, and every scenario starts one) run against the mock bridge, as a third party's would be.
 import { expect } from 'chai';
 import { runClientScenario } from '../../conformance/client/run.js';
 import { CLIENT_SCENARIOS } from '../../conformance/client/scenarios.js';
@@ -54,32 +55,32 @@ describe('conformance client role', function () {
   });
 
   it('our agent connector (examples/conformance-agent.ts) passes every fast agent scenario, every check judged (bridge profile)', async () => {
-    const results = await runRole('agent', 'npx tsx examples/conformance-agent.ts');
+    const results = await runRole('agent', 'node --import tsx examples/conformance-agent.ts');
     expect(results.every((r) => r.status === 'passed'), explain(results)).to.equal(true);
   });
 
   it('our app client (examples/conformance-app.ts) passes every fast app scenario, every check judged (bridge profile)', async () => {
-    const results = await runRole('app', 'npx tsx examples/conformance-app.ts');
+    const results = await runRole('app', 'node --import tsx examples/conformance-app.ts');
     expect(results.every((r) => r.status === 'passed'), explain(results)).to.equal(true);
     expect(results.map((r) => r.id)).to.include('app-reconnect-backoff');
   });
 
   it('a silent agent fails every scenario that sends it events, on CLI-007 (never silence)', async () => {
-    const results = await runRole('agent', 'npx tsx test/conformance/broken-clients/silent-agent.ts', ANSWERS);
+    const results = await runRole('agent', 'node --import tsx test/conformance/broken-clients/silent-agent.ts', ANSWERS);
     expect(statuses(results), explain(results)).to.deep.equal({ 'agent-streams-and-replies': 'failed', 'agent-answers-every-event': 'failed', 'agent-handles-invalid-event-id': 'failed' });
     for (const r of results) expect(r.reason).to.match(/sent (no reply or error|nothing) for event/);
     expect(failedRequirements(results)).to.deep.equal(['CLI-007']);
   });
 
   it('an agent sending a 5000-byte token fails agent-streams-and-replies only, on CLI-006', async () => {
-    const results = await runRole('agent', 'npx tsx test/conformance/broken-clients/oversized-agent.ts', ANSWERS);
+    const results = await runRole('agent', 'node --import tsx test/conformance/broken-clients/oversized-agent.ts', ANSWERS);
     expect(statuses(results), explain(results)).to.deep.equal({ 'agent-streams-and-replies': 'failed', 'agent-answers-every-event': 'passed', 'agent-handles-invalid-event-id': 'passed' });
     expect(results[0]!.reason).to.match(/5000 UTF-8 bytes, over the limit of 4096/);
     expect(failedRequirements(results)).to.deep.equal(['CLI-006']);
   });
 
   it('an app reconnecting at once fails app-reconnect-backoff only, on CLI-004', async () => {
-    const results = await runRole('app', 'npx tsx test/conformance/broken-clients/no-backoff-app.ts', ['app-handshake', 'app-sends-valid-event', 'app-reconnect-backoff']);
+    const results = await runRole('app', 'node --import tsx test/conformance/broken-clients/no-backoff-app.ts', ['app-handshake', 'app-sends-valid-event', 'app-reconnect-backoff']);
     expect(statuses(results), explain(results)).to.deep.equal({ 'app-handshake': 'passed', 'app-sends-valid-event': 'passed', 'app-reconnect-backoff': 'failed' });
     expect(results.find((r) => r.id === 'app-reconnect-backoff')!.reason).to.match(/measured reconnect delays \d+ ms; expected 750–1250 ms/);
     expect(failedRequirements(results)).to.deep.equal(['CLI-004']);
