@@ -8,31 +8,12 @@ import type { ClientKind, FixtureSet } from '../generated/index.js';
 import { Transcript, ProtocolViolation, type Actor, type TranscriptLine } from './actor.js';
 import type { Bindings } from './match.js';
 import { Placement, type PlacedConnection } from './nodes.js';
-import { NotSupported, type ProvisionAction, type Provisioner } from './provision/provisioner.js';
-import { actionsNeeded, clockTotalMs, inProfile, type Profile, type Requirement, type Scenario, type Step } from './scenario.js';
-import { nullSettings, settingsBindings, settingsNumber, type Settings } from './settings.js';
+import { NotSupported } from './provision/provisioner.js';
+import type { RunContext } from './run-context.js';
+import { actionsNeeded, clockTotalMs, inProfile, type Scenario, type Step } from './scenario.js';
+import { nullSettings, settingsBindings, settingsNumber } from './settings.js';
 import { runStep, StepFailure, type StepEnv } from './steps/index.js';
 import { unpack } from './steps/kinds.js';
-import type { Target } from './target.js';
-
-export interface RunContext {
-  target: Target;
-  /** The bridge's nodes (`--url`); the scenarios' clients are placed across them. */
-  nodes: string[];
-  provisioner: Provisioner;
-  profile: Profile;
-  /** The registry; only requirements of the profile are judged. */
-  requirements: Map<string, Requirement>;
-  settings: Settings;
-  hasClock: boolean;
-  realTime: boolean;
-  realTimeMaxMs: number;
-  timeoutMs: number;
-  /** Actions the provisioning means said it cannot do, with its reason: later scenarios needing them are skipped. */
-  unsupported: Map<ProvisionAction, string>;
-  /** Organizations created so far, for the clean-up at the end of the run. */
-  createdOrgs: string[];
-}
 
 export interface Outcome {
   status: 'passed' | 'failed' | 'errored' | 'skipped';

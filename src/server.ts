@@ -38,6 +38,7 @@ import { claimDatabase, databaseAnswers, openDatabase } from './store/database.j
 import type { DatabaseLock } from './store/database-lock.js';
 import { isPostgresUrl } from './store/database-url.js';
 import { shownUrl } from './shared/shown-url.js';
+import { DAY_MS } from './shared/time.js';
 import { AuditStore } from './store/audit-log.js';
 import { EventLogReader } from './store/event-log.js';
 import { eventRecorder } from './store/event-recorder.js';
@@ -50,7 +51,6 @@ import { SERVER_DEADLINES, UnauthenticatedConnections } from './ws/unauthenticat
 
 /** Sessions and event-log retention are swept this often, on the bridge's clock. */
 export const SWEEP_INTERVAL_MS = 3_600_000;
-const DAY_MS = 86_400_000;
 /**
  * /readyz answers 500 once the database has not answered for this long: within the 2 s or more a load balancer's
  * health check waits, whatever the database does (O15).

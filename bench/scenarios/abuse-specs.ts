@@ -1,9 +1,9 @@
 // The attacks of the abuse scenario: the bridge settings each runs with, its size (--quick: small enough for a
 // smoke run), and the figures that say what it did to the bridge.
-import type { AbuseConfig, Attack } from '../load/abuse.js';
+import type { AbuseConfig, AbuseResult, Attack } from '../load/abuse.js';
+import type { CanaryResult } from '../load/canary.js';
 import { LIMITS } from '../../generated/index.js';
-import type { AttackRun } from './abuse.js';
-import { byLabel, total } from './abuse-watch.js';
+import { byLabel, total, type listSessions, type rowsOf, type Watch } from './abuse-watch.js';
 
 export interface Spec {
   title: string;
@@ -128,6 +128,38 @@ export function describeAttack(attack: Attack, cfg: AbuseConfig): string {
 const mb = (bytes: number | null | undefined) => (bytes === null || bytes === undefined ? '?' : (bytes / 1e6).toFixed(1));
 export const mib = (kb: number | null | undefined) => (kb === null || kb === undefined ? null : Number((kb / 1024).toFixed(1)));
 const labels = (m: Record<string, number>) => (Object.keys(m).length ? Object.entries(m).map(([k, v]) => `${k} ${v}`).join(', ') : 'none');
+
+/** What one attack did: the bridge's figures around it, the canary's and the offender's. */
+export interface AttackRun {
+  attack: Attack;
+  title: string;
+  env: Record<string, string>;
+  stayed_up: boolean;
+  exit: string | null;
+  peak_rss_kb: number | null;
+  /** The bridge just before the attack (after the quiet phase): RSS, V8 heap used. */
+  before: { rss_kb: number | null; heap_used_kb: number | null };
+  /** The machine's load average (1, 5, 15 min) as the attack started and as it ended. */
+  load_before: number[];
+  load_after: number[];
+  quiet_s: number;
+  /** From the offender's go to its end. */
+  attack_s: number;
+  /** The bridge's CPU time over that time, in percent of one core. */
+  bridge_cpu_pct: number | null;
+  /** What the scenario made before the attack: the directory's agents and how long registering them took. */
+  setup: { directory_agents: number; directory_s: number };
+  watch: Watch;
+  canary: CanaryResult | null;
+  offender: AbuseResult | null;
+  offender_failure: string | null;
+  log_bytes: number;
+  /** The last lines the bridge wrote: what the log bytes are made of. */
+  log_tail: string[];
+  rows: Awaited<ReturnType<typeof rowsOf>>;
+  sessions_listing: Awaited<ReturnType<typeof listSessions>> | null;
+  metrics_after: Record<string, number> | null;
+}
 
 /** The attack's own figures, in a sentence for the table (the JSON keeps them all). */
 export function figuresOf(r: AttackRun): string {

@@ -22,8 +22,8 @@ import type { Outcomes } from '../load/probes.js';
 import { openFilesLimit, provision, startBridge, startGenerator, stop, type Server } from '../processes.js';
 import { type Table, type Target } from '../report.js';
 import type { AdminClient } from '../../src/cli/admin-client.js';
-import { listSessions, metricsOf, peakRssKb, rowsOf, watch, type Watch } from './abuse-watch.js';
-import { describeAttack, figuresOf, mib, SPECS, type Spec } from './abuse-specs.js';
+import { listSessions, metricsOf, peakRssKb, rowsOf, watch } from './abuse-watch.js';
+import { describeAttack, figuresOf, mib, SPECS, type AttackRun, type Spec } from './abuse-specs.js';
 import type { Settings } from './settings.js';
 
 export const ATTACKS = Object.keys(SPECS) as Attack[];
@@ -33,37 +33,6 @@ const CANARY_ADDRESS = '127.0.0.2';
 const PROBE_ADDRESS = '127.0.0.4';
 /** Agents registered at once when an attack needs a large directory. */
 const REGISTER_CONCURRENCY = 8;
-
-export interface AttackRun {
-  attack: Attack;
-  title: string;
-  env: Record<string, string>;
-  stayed_up: boolean;
-  exit: string | null;
-  peak_rss_kb: number | null;
-  /** The bridge just before the attack (after the quiet phase): RSS, V8 heap used. */
-  before: { rss_kb: number | null; heap_used_kb: number | null };
-  /** The machine's load average (1, 5, 15 min) as the attack started and as it ended. */
-  load_before: number[];
-  load_after: number[];
-  quiet_s: number;
-  /** From the offender's go to its end. */
-  attack_s: number;
-  /** The bridge's CPU time over that time, in percent of one core. */
-  bridge_cpu_pct: number | null;
-  /** What the scenario made before the attack: the directory's agents and how long registering them took. */
-  setup: { directory_agents: number; directory_s: number };
-  watch: Watch;
-  canary: CanaryResult | null;
-  offender: AbuseResult | null;
-  offender_failure: string | null;
-  log_bytes: number;
-  /** The last lines the bridge wrote: what the log bytes are made of. */
-  log_tail: string[];
-  rows: Awaited<ReturnType<typeof rowsOf>>;
-  sessions_listing: Awaited<ReturnType<typeof listSessions>> | null;
-  metrics_after: Record<string, number> | null;
-}
 
 /** `count` agents with names and descriptions as long as the admin API takes, `REGISTER_CONCURRENCY` at a time. */
 async function registerDirectory(admin: AdminClient, orgId: string, count: number): Promise<void> {

@@ -1,8 +1,26 @@
-// The cluster scenario's tables, JSON and target, from its runs (bench/scenarios/cluster.ts).
+// The cluster scenario's runs (what each measured) and its tables, JSON and target from them (bench/scenarios/cluster.ts).
 import type { StreamingResult } from '../load/streaming.js';
 import { ratio, type Table, type Target } from '../report.js';
-import type { ClusterRun, Placement, Setup } from './cluster.js';
+import type { Difference } from './cluster-counters.js';
 import type { Settings } from './settings.js';
+
+export type Setup = 'two nodes' | 'one node, PostgreSQL' | 'one node, SQLite';
+/** same: apps and agents on the first node; cross: apps on the first, agents on the second; halves: one generator per node, each on its own. */
+export type Placement = 'same' | 'cross' | 'halves';
+
+export interface ClusterRun {
+  setup: Setup;
+  placement: Placement;
+  rate: number | null;
+  /** One per generator (halves: two). */
+  generators: StreamingResult[];
+  /** Delivered per second, all generators added. */
+  fragments_per_s: number;
+  /** From before the generators start to after they exit: what went through Redis, fragments forwarded. */
+  counters: Difference;
+  /** The first generator's measured window (after its warm-up): CPU of the nodes, the machine and Redis. */
+  window: Difference | null;
+}
 
 export function skippedTable(why: string): Table {
   return { title: 'Cluster: not run', columns: ['why'], rows: [[why]] };

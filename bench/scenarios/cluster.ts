@@ -17,26 +17,8 @@ import type { StreamingConfig, StreamingResult } from '../load/streaming.js';
 import { createBenchDatabase, type BenchDatabase } from '../postgres.js';
 import { provision, runGenerator, shutdown, startBridge, type Credentials, type Server } from '../processes.js';
 import { difference, read, scrape, type Difference, type Reading } from './cluster-counters.js';
-import { clusterTables, skippedTable } from './cluster-tables.js';
+import { clusterTables, skippedTable, type ClusterRun, type Placement, type Setup } from './cluster-tables.js';
 import type { Settings } from './settings.js';
-
-export type Setup = 'two nodes' | 'one node, PostgreSQL' | 'one node, SQLite';
-/** same: apps and agents on the first node; cross: apps on the first, agents on the second; halves: one generator per node, each on its own. */
-export type Placement = 'same' | 'cross' | 'halves';
-
-export interface ClusterRun {
-  setup: Setup;
-  placement: Placement;
-  rate: number | null;
-  /** One per generator (halves: two). */
-  generators: StreamingResult[];
-  /** Delivered per second, all generators added. */
-  fragments_per_s: number;
-  /** From before the generators start to after they exit: what went through Redis, fragments forwarded. */
-  counters: Difference;
-  /** The first generator's measured window (after its warm-up): CPU of the nodes, the machine and Redis. */
-  window: Difference | null;
-}
 
 type Node = Awaited<ReturnType<typeof startBridge>>;
 

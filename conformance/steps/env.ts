@@ -5,7 +5,7 @@ import type { Actor, Transcript } from '../actor.js';
 import { expand } from '../generate.js';
 import { interpolate, mismatch, type Bindings, type MatchOptions } from '../match.js';
 import type { Placement } from '../nodes.js';
-import type { RunContext } from '../run.js';
+import type { RunContext } from '../run-context.js';
 import { inProfile } from '../scenario.js';
 import type { Step, StepArgsMap } from './kinds.js';
 

@@ -5,6 +5,7 @@ import type { AuditAction, AuditActor, AuditLog } from '../../generated/index.js
 import { errorText } from '../shared/error-text.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
+import { iso } from '../shared/time.js';
 import type { AuditStore } from '../store/audit-log.js';
 import { Problem } from './problem.js';
 
@@ -35,7 +36,7 @@ export class AuditTrail {
     const rows = await this.store.newest(q);
     const entries = rows.slice(0, q.limit).map((r) => ({
       audit_id: r.audit_id,
-      at: new Date(r.at).toISOString(),
+      at: iso(r.at),
       actor: { kind: r.actor_kind, session: r.actor_session },
       action: r.action,
       target: r.target,

@@ -3,6 +3,7 @@
 import { FIELD_BOUNDS, type AgentLastMinute, type LiveConnection, type OrganizationLive } from '../../generated/index.js';
 import type { Directory } from '../core/directory.js';
 import type { LiveClient, NodeConnections } from '../core/live-picture.js';
+import { iso } from '../shared/time.js';
 import { problem } from './problem.js';
 
 /** An app's connections listed in the picture (`instances` counts them all). */
@@ -17,7 +18,6 @@ interface Placed {
   client: LiveClient;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** NOT_FOUND unless the organization exists. */
 export function requireOrganization(directory: Directory, orgId: string): void {

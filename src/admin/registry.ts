@@ -28,10 +28,10 @@ import { hashToken, TOKEN_PREFIX, type AgentRecord, type AppRecord, type Directo
 import { fitList } from '../core/fitted-list.js';
 import { registrationId, tokenSecret } from '../core/ids.js';
 import { byCodeUnits, pageAfter, type KeyPage } from '../shared/paging.js';
+import { iso } from '../shared/time.js';
 import type { RegistryStore } from '../store/registry.js';
 import { problem, type Problem } from './problem.js';
 
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** A directory page around its list: `{"agents":` and `,"next_after":null}`. */
 const DIRECTORY_FRAME = JSON.stringify({ agents: [], next_after: null } satisfies AgentDirectory).replace('[]', '');

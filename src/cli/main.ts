@@ -1,7 +1,6 @@
 // `bridge`: run the server (`bridge serve`) or provision it through the admin API from a terminal.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig, ConfigError } from '../config.js';
-import { startServer } from '../server.js';
 import { ListenFailure } from '../shared/listen-error.js';
 import { ClusterLinkError } from '../cluster/node.js';
 import { DatabaseInUseError, DatabaseOpenError, DatabaseUrlError } from '../store/database-errors.js';
@@ -19,6 +18,9 @@ program
   .description('run the bridge (configuration from the environment: PORT, HOST, DATABASE_URL, ADMIN_TOKEN, ...)')
   .action(async () => {
     const config = loadConfig();
+    // Loaded here, not above: the admin commands (a script may run dozens) start without the server's modules,
+    // about half a second sooner each.
+    const { startServer } = await import('../server.js');
     const running = await startServer(config);
     console.error(`bridge listening on ${running.url} (WebSockets: ${running.url.replace(/^http/, 'ws')}${ENDPOINT_PATHS.app} and ${ENDPOINT_PATHS.agent})`);
     if (running.metricsUrl) console.error(`metrics on ${running.metricsUrl} only (METRICS_PORT)`);

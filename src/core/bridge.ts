@@ -17,6 +17,7 @@ import {
 } from '../../generated/index.js';
 import { systemClock, type Clock, type Timer } from '../shared/clock.js';
 import { errorText } from '../shared/error-text.js';
+import { DAY_MS } from '../shared/time.js';
 import type { AgentRecord, AppRecord, Directory, Principal } from './directory.js';
 import * as frames from './frames.js';
 import { compactJson } from './compact-json.js';
@@ -219,7 +220,6 @@ const truncate = (value: unknown, max: number): string | null => (typeof value =
 const utf8Length = (text: string) => Buffer.byteLength(text, 'utf8');
 /** Whether `text` is at most `max` UTF-8 bytes; a UTF-16 unit is at most 3 bytes, so short texts are not measured. */
 const fitsBytes = (text: string, max: number) => text.length * 3 <= max || utf8Length(text) <= max;
-const DAY_MS = 86_400_000;
 /**
  * Payloads from this size on are kept as bytes (their own ArrayBuffer, off the V8 heap) while their event is in
  * flight; smaller ones as strings, where a buffer's fixed cost would outweigh them.

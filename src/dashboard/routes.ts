@@ -7,6 +7,7 @@ import type { AuditTrail } from '../admin/audit.js';
 import { problem } from '../admin/problem.js';
 import { adminApiOff, adminTokenCheck } from '../http/auth.js';
 import { body } from '../http/input.js';
+import { iso } from '../shared/time.js';
 import { loadAssets } from './assets.js';
 import type { AdminSession, AdminSessions } from '../http/admin-sessions.js';
 import { clearSessionCookie, requireCsrf, requireOwnOrigin, sessionActor, sessionOf, setSessionCookie } from '../http/session-cookie.js';
@@ -28,7 +29,7 @@ export async function dashboardHeaders(ctx: Context, next: Next): Promise<void> 
 
 const view = (session: AdminSession): DashboardSession => ({
   csrf_token: session.csrfToken,
-  expires_at: new Date(session.expiresAt).toISOString(),
+  expires_at: iso(session.expiresAt),
   fingerprint: sessionActor(session).session!,
 });
 

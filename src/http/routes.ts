@@ -34,6 +34,7 @@ import type { AuditTrail } from '../admin/audit.js';
 import type { ListQuery, Registry } from '../admin/registry.js';
 import { Problem, problem } from '../admin/problem.js';
 import type { AdjustableClock, Clock } from '../shared/clock.js';
+import { iso } from '../shared/time.js';
 import type { Directory } from '../core/directory.js';
 import { pageOf, type SessionRecord } from '../core/sessions.js';
 import type { EventLogReader } from '../store/event-log.js';
@@ -234,7 +235,6 @@ export function routes(deps: RouteDeps): Router {
     const agentId = param(ctx.query.agent_id, 'agent_id', validateAgentId);
     const appId = param(ctx.query.app_id, 'app_id', validateAppId);
     const after = param(ctx.query.after, 'after', validateSessionKey);
-    const iso = (ms: number) => new Date(ms).toISOString();
     const limit = pageLimit(ctx.query.limit, QUERY_PARAMETERS.listSessions.limit);
     const page = pageOf(await deps.liveSessions(clock.now(), { ...(agentId ? { agent_id: agentId } : {}), ...(appId ? { app_id: appId } : {}) }), after, limit);
     ctx.body = {
@@ -247,8 +247,8 @@ export function routes(deps: RouteDeps): Router {
     const { advance_ms } = body(ctx, validateClockAdvance);
     const now = deps.testClock.advance(advance_ms);
     await deps.clockMoved?.(now);
-    await audit.record(actorOf(ctx), 'test_clock.advance', null, { advance_ms, now: new Date(now).toISOString() });
-    ctx.body = { now: new Date(now).toISOString() } satisfies ClockNow;
+    await audit.record(actorOf(ctx), 'test_clock.advance', null, { advance_ms, now: iso(now) });
+    ctx.body = { now: iso(now) } satisfies ClockNow;
   });
 
   router.use(admin.routes(), admin.allowedMethods());

@@ -57,8 +57,9 @@ export class AdjustableClock implements Clock {
     this.frozenMonotonic = options.frozen ? 0 : undefined;
   }
 
+  /** Whole milliseconds, as Date.now(): within an advance the offset follows the fractional monotonic reading. */
   now(): number {
-    return (this.frozenAt ?? Date.now()) + this.offset + this.wallStep;
+    return Math.floor((this.frozenAt ?? Date.now()) + this.offset + this.wallStep);
   }
 
   monotonic(): number {

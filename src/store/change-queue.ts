@@ -1,7 +1,14 @@
 // The changes waiting for the write-behind's next commit: event rows and session changes, at most one per key (the
 // newest), so that a commit writes each key once (PostgreSQL refuses a statement that updates one row twice) and a
 // row changed again before its commit costs nothing more.
-import type { EventRow, SessionRow } from './write-behind.js';
+import type { EventRecord } from '../core/observer.js';
+import type { SessionRecord } from '../core/sessions.js';
+
+/** An `events` row: the core's record, column for column (timestamps in epoch ms, as the core holds them). */
+export type EventRow = EventRecord;
+
+/** A `sessions` row: the core's record, column for column. */
+export type SessionRow = SessionRecord;
 
 /** What one commit writes. */
 export interface Batch {

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { ErrorCode, EventLog, EventLogEntry, EventStatus } from '../../generated/index.js';
 import { eventIdFloor } from '../core/ids.js';
 import type { SessionRecord } from '../core/sessions.js';
+import { iso } from '../shared/time.js';
 import type { EventRow } from './write-behind.js';
 
 export interface EventQuery {
@@ -20,7 +21,6 @@ export interface EventQuery {
   limit: number;
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** A row read back as the wire shows it (bigint columns are numbers on PostgreSQL too: postgres.ts). */
 function entry(r: EventRow): EventLogEntry {
@@ -35,8 +35,8 @@ function entry(r: EventRow): EventLogEntry {
     code: r.code,
     payload_bytes: r.payload_bytes,
     tokens_used: r.tokens_used,
-    received_at: iso(r.received_at)!,
-    completed_at: iso(r.completed_at),
+    received_at: iso(r.received_at),
+    completed_at: r.completed_at === null ? null : iso(r.completed_at),
     latency_ms: r.latency_ms,
   };
 }

@@ -15,19 +15,14 @@
 // outage filled the disk again, was rolled back, and so on for ever). Nothing here ever makes the core wait: the
 // bridge relays whatever the database does.
 import type { Knex } from 'knex';
-import type { EventRecord } from '../core/observer.js';
-import type { SessionRecord } from '../core/sessions.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
-import { ChangeQueue, batchSize, halves, type Batch } from './change-queue.js';
+import { ChangeQueue, batchSize, halves, type Batch, type EventRow, type SessionRow } from './change-queue.js';
 import { failureOf, refusesRows } from './commit-failure.js';
 import { DroppedRows, type DropReason } from './dropped-rows.js';
 
-/** An `events` row: the core's record, column for column (timestamps in epoch ms, as the core holds them). */
-export type EventRow = EventRecord;
-
-/** A `sessions` row: the core's record, column for column. */
-export type SessionRow = SessionRecord;
+/** The rows it writes, for its callers (defined beside the queue that holds them). */
+export type { EventRow, SessionRow };
 
 type EventPatch = Partial<Omit<EventRow, 'event_id'>>;
 

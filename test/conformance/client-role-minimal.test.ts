@@ -2,15 +2,16 @@
 // from the protocol with `ws` alone. Unbroken, it passes every scenario of both roles in both profiles (with
 // symmetric ±20 % jitter on its backoff, so jitter either way is shown to pass); with --break RULE it breaks exactly
 // one rule and must fail exactly the scenarios, and the requirements, that judge that rule. Each broken variant runs
-// only the scenarios its rule concerns plus one that must still pass, and the variants run a few at a time, to keep
-// the run short. Slow rules (heartbeat periods, the 60 s cap) run only with CONFORMANCE_SLOW=1.
+// only the scenarios its rule concerns plus one that must still pass; the scenario runs of the file share a few
+// slots, to keep the run short. Slow rules (heartbeat periods, the 60 s cap) run only with CONFORMANCE_SLOW=1.
 import { expect } from 'chai';
 import { runClientScenario, type ClientScenario } from '../../conformance/client/run.js';
 import { CLIENT_SCENARIOS } from '../../conformance/client/scenarios.js';
 import { judge, type ScenarioResult } from '../../conformance/results.js';
 import { inProfile, loadRequirements, type Profile } from '../../conformance/scenario.js';
 
-const CLIENT = 'npx tsx test/conformance/broken-clients/minimal-client.ts';
+// Not npx tsx: every scenario starts the client, and npx costs two more processes and half a second of CPU a start.
+const CLIENT = 'node --import tsx test/conformance/broken-clients/minimal-client.ts';
 const SLOW = process.env.CONFORMANCE_SLOW === '1';
 type Role = 'app' | 'agent';
 
@@ -21,20 +22,38 @@ function scenariosById(ids: string[]): ClientScenario[] {
   return found as ClientScenario[];
 }
 
-/** Runs the scenarios against the minimal client (`--role`, optional `--break`), `lanes` of them at once. */
-async function run(scenarios: ClientScenario[], o: { rule?: string; profile: Profile; lanes?: number }): Promise<ScenarioResult[]> {
-  const results: ScenarioResult[] = new Array(scenarios.length);
-  let next = 0;
-  const lane = async () => {
-    for (let i = next++; i < scenarios.length; i = next++) {
-      const s = scenarios[i]!;
-      const command = `${CLIENT} --role ${s.role}${o.rule ? ` --break ${o.rule}` : ''}`;
-      const outcome = await runClientScenario(s, { command, profile: o.profile });
-      results[i] = { id: s.id, file: 'client/scenarios.ts', title: s.title, requirements: s.requirements, ...outcome };
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(o.lanes ?? scenarios.length, scenarios.length) }, lane));
-  return results;
+/**
+ * Every scenario run of this file takes one of SLOTS places, first come first served: each has a mock bridge and a
+ * client process of its own and spends its time watching that client on real time, so several at once take a
+ * fraction of the time. More would start clients faster than two cores load them and make their timers late,
+ * and a late timer is a false failure (a backoff is judged within 750–1250 ms).
+ */
+const SLOTS = 6;
+let free = SLOTS;
+const waiting: (() => void)[] = [];
+async function inSlot<T>(task: () => Promise<T>): Promise<T> {
+  if (free === 0) await new Promise<void>((resolve) => waiting.push(resolve));
+  else free--;
+  try {
+    return await task();
+  } finally {
+    const wake = waiting.shift();
+    if (wake) wake();
+    else free++;
+  }
+}
+
+/** Runs the scenarios against the minimal client (`--role`, optional `--break`), each in a slot. */
+function run(scenarios: ClientScenario[], o: { rule?: string; profile: Profile }): Promise<ScenarioResult[]> {
+  return Promise.all(
+    scenarios.map((s) =>
+      inSlot(async () => {
+        const command = `${CLIENT} --role ${s.role}${o.rule ? ` --break ${o.rule}` : ''}`;
+        const outcome = await runClientScenario(s, { command, profile: o.profile });
+        return { id: s.id, file: 'client/scenarios.ts', title: s.title, requirements: s.requirements, ...outcome };
+      }),
+    ),
+  );
 }
 
 /** The verdicts of the CLI requirements of the profile that the scenarios run check. */
@@ -87,11 +106,31 @@ const VARIANTS: Variant[] = [
 
 describe('conformance client role: an independent minimal client (broken-clients/minimal-client.ts)', function () {
   this.timeout(900_000);
+  // A broken variant's runs, started in the background when first asked for; its test waits for them.
+  const pending = new Map<string, Promise<Map<Profile, ScenarioResult[]>>>();
+  function variantRuns(v: Variant): Promise<Map<Profile, ScenarioResult[]>> {
+    let work = pending.get(v.rule);
+    if (!work) {
+      work = (async () => {
+        const byProfile = new Map<Profile, ScenarioResult[]>();
+        for (const [profile, fails] of Object.entries(v.fails) as [Profile, Record<string, string[]>][]) {
+          const ids = [...new Set([...Object.keys(v.fails.bridge ?? {}), ...Object.keys(fails), ...v.passes])];
+          byProfile.set(profile, await run(scenariosById(ids), { rule: v.rule, profile }));
+        }
+        return byProfile;
+      })();
+      work.catch(() => {}); // reported by its test
+      pending.set(v.rule, work);
+    }
+    return work;
+  }
 
   it('passes every scenario of both roles that is not slow, in both profiles', async () => {
+    // The broken variants start now too, sharing the slots with this run: their tests below find them done.
+    for (const v of VARIANTS.filter((x) => !x.slow || SLOW)) void variantRuns(v);
     const started = performance.now();
     const lanes = (['protocol', 'bridge'] as const).flatMap((profile) =>
-      (['app', 'agent'] as Role[]).map(async (role) => ({ profile, results: await run(CLIENT_SCENARIOS.filter((s) => s.role === role && !s.optIn), { profile, lanes: 1 }) })),
+      (['app', 'agent'] as Role[]).map(async (role) => ({ profile, results: await run(CLIENT_SCENARIOS.filter((s) => s.role === role && !s.optIn), { profile }) })),
     );
     for (const { profile, results } of await Promise.all(lanes)) {
       expect(results.every((r) => r.status === 'passed'), `${profile} profile:\n${explain(results)}`).to.equal(true);
@@ -125,42 +164,11 @@ describe('conformance client role: an independent minimal client (broken-clients
   }
 
   describe('each --break RULE fails exactly the scenarios and requirements of its rule', function () {
-    // The variants run three at a time in the background; each test waits for its own.
-    const pending = new Map<string, Promise<Map<Profile, ScenarioResult[]>>>();
-    let slots = 3;
-    const queue: (() => void)[] = [];
-    const limited = async <T>(task: () => Promise<T>): Promise<T> => {
-      if (slots === 0) await new Promise<void>((resolve) => queue.push(resolve));
-      else slots--;
-      try {
-        return await task();
-      } finally {
-        const wake = queue.shift();
-        if (wake) wake();
-        else slots++;
-      }
-    };
-
-    before(() => {
-      for (const v of VARIANTS.filter((x) => !x.slow || SLOW)) {
-        const work = limited(async () => {
-          const byProfile = new Map<Profile, ScenarioResult[]>();
-          for (const [profile, fails] of Object.entries(v.fails) as [Profile, Record<string, string[]>][]) {
-            const ids = [...new Set([...Object.keys(v.fails.bridge ?? {}), ...Object.keys(fails), ...v.passes])];
-            byProfile.set(profile, await run(scenariosById(ids), { rule: v.rule, profile }));
-          }
-          return byProfile;
-        });
-        work.catch(() => {}); // reported by its test
-        pending.set(v.rule, work);
-      }
-    });
-
     for (const v of VARIANTS) {
       const what = Object.entries(v.fails).map(([profile, fails]) => `${profile}: ${Object.entries(fails).map(([id, reqs]) => `${id} on ${reqs.join(',')}`).join('; ') || 'nothing'}`).join(' | ');
       it(`--break ${v.rule}${v.slow ? ' (slow: runs with CONFORMANCE_SLOW=1)' : ''} fails ${what}; passes ${v.passes.join(', ')}`, async function () {
         if (v.slow && !SLOW) this.skip();
-        const byProfile = await pending.get(v.rule)!;
+        const byProfile = await variantRuns(v);
         for (const [profile, results] of byProfile) {
           const fails = v.fails[profile]!;
           const want = Object.fromEntries(results.map((r) => [r.id, r.id in fails ? 'failed' : 'passed']));

@@ -1,19 +1,30 @@
 // The client role, end to end: our two SDKs' example clients pass every scenario of their role that is not opt-in,
 // and deliberately broken clients (broken-clients/) fail exactly the scenarios, and the requirements, they break.
-// Each client is a real command (npx tsx …) run against the mock bridge, as a third party's would be.
+// Each client is a real command (`node --import tsx …`; not npx tsx, which costs two more processes and half a second
+// of CPU a start, and every scenario starts one) run against the mock bridge, as a third party's would be.
 import { expect } from 'chai';
 import { runClientScenario } from '../../conformance/client/run.js';
 import { CLIENT_SCENARIOS } from '../../conformance/client/scenarios.js';
 import { judge, type ScenarioResult } from '../../conformance/results.js';
 import { loadRequirements } from '../../conformance/scenario.js';
 
-/** Runs the role's fast scenarios (or only `ids`) against `command`, in the bridge profile (every check judged). */
+/**
+ * Runs the role's fast scenarios (or only `ids`) against `command`, in the bridge profile (every check judged), three
+ * at a time: each has a mock bridge and a client of its own, and most of its time is spent watching that client on
+ * real time (seconds of it: a backoff, a connection left alone), so three at once take a third of the time.
+ */
 async function runRole(role: 'app' | 'agent', command: string, ids?: string[]): Promise<ScenarioResult[]> {
-  const results: ScenarioResult[] = [];
-  for (const s of CLIENT_SCENARIOS.filter((c) => c.role === role && !c.optIn && (!ids || ids.includes(c.id)))) {
-    const outcome = await runClientScenario(s, { command, profile: 'bridge' });
-    results.push({ id: s.id, file: 'client/scenarios.ts', title: s.title, requirements: s.requirements, ...outcome });
-  }
+  const scenarios = CLIENT_SCENARIOS.filter((c) => c.role === role && !c.optIn && (!ids || ids.includes(c.id)));
+  const results: ScenarioResult[] = new Array(scenarios.length);
+  let next = 0;
+  const lane = async () => {
+    for (let i = next++; i < scenarios.length; i = next++) {
+      const s = scenarios[i]!;
+      const outcome = await runClientScenario(s, { command, profile: 'bridge' });
+      results[i] = { id: s.id, file: 'client/scenarios.ts', title: s.title, requirements: s.requirements, ...outcome };
+    }
+  };
+  await Promise.all(Array.from({ length: 3 }, lane));
   return results;
 }
 
@@ -44,32 +55,32 @@ describe('conformance client role', function () {
   });
 
   it('our agent connector (examples/conformance-agent.ts) passes every fast agent scenario, every check judged (bridge profile)', async () => {
-    const results = await runRole('agent', 'npx tsx examples/conformance-agent.ts');
+    const results = await runRole('agent', 'node --import tsx examples/conformance-agent.ts');
     expect(results.every((r) => r.status === 'passed'), explain(results)).to.equal(true);
   });
 
   it('our app client (examples/conformance-app.ts) passes every fast app scenario, every check judged (bridge profile)', async () => {
-    const results = await runRole('app', 'npx tsx examples/conformance-app.ts');
+    const results = await runRole('app', 'node --import tsx examples/conformance-app.ts');
     expect(results.every((r) => r.status === 'passed'), explain(results)).to.equal(true);
     expect(results.map((r) => r.id)).to.include('app-reconnect-backoff');
   });
 
   it('a silent agent fails every scenario that sends it events, on CLI-007 (never silence)', async () => {
-    const results = await runRole('agent', 'npx tsx test/conformance/broken-clients/silent-agent.ts', ANSWERS);
+    const results = await runRole('agent', 'node --import tsx test/conformance/broken-clients/silent-agent.ts', ANSWERS);
     expect(statuses(results), explain(results)).to.deep.equal({ 'agent-streams-and-replies': 'failed', 'agent-answers-every-event': 'failed', 'agent-handles-invalid-event-id': 'failed' });
     for (const r of results) expect(r.reason).to.match(/sent (no reply or error|nothing) for event/);
     expect(failedRequirements(results)).to.deep.equal(['CLI-007']);
   });
 
   it('an agent sending a 5000-byte token fails agent-streams-and-replies only, on CLI-006', async () => {
-    const results = await runRole('agent', 'npx tsx test/conformance/broken-clients/oversized-agent.ts', ANSWERS);
+    const results = await runRole('agent', 'node --import tsx test/conformance/broken-clients/oversized-agent.ts', ANSWERS);
     expect(statuses(results), explain(results)).to.deep.equal({ 'agent-streams-and-replies': 'failed', 'agent-answers-every-event': 'passed', 'agent-handles-invalid-event-id': 'passed' });
     expect(results[0]!.reason).to.match(/5000 UTF-8 bytes, over the limit of 4096/);
     expect(failedRequirements(results)).to.deep.equal(['CLI-006']);
   });
 
   it('an app reconnecting at once fails app-reconnect-backoff only, on CLI-004', async () => {
-    const results = await runRole('app', 'npx tsx test/conformance/broken-clients/no-backoff-app.ts', ['app-handshake', 'app-sends-valid-event', 'app-reconnect-backoff']);
+    const results = await runRole('app', 'node --import tsx test/conformance/broken-clients/no-backoff-app.ts', ['app-handshake', 'app-sends-valid-event', 'app-reconnect-backoff']);
     expect(statuses(results), explain(results)).to.deep.equal({ 'app-handshake': 'passed', 'app-sends-valid-event': 'passed', 'app-reconnect-backoff': 'failed' });
     expect(results.find((r) => r.id === 'app-reconnect-backoff')!.reason).to.match(/measured reconnect delays \d+ ms; expected 750–1250 ms/);
     expect(failedRequirements(results)).to.deep.equal(['CLI-004']);

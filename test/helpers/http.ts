@@ -16,6 +16,9 @@ export async function httpJson(baseUrl: string, method: string, path: string, { 
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  }).catch((err: Error & { cause?: { code?: string; message?: string } }) => {
+    // fetch says only "fetch failed"; why (refused, reset, closed by the other side) is in its cause.
+    throw new Error(`${method} ${path}: ${err.message} (${err.cause?.code ?? err.cause?.message ?? 'no cause given'})`, { cause: err });
   });
   const text = await response.text();
   const parsed = text ? JSON.parse(text) : undefined;

@@ -11,7 +11,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && /\.[cm]?[jt]s$/.test(e.name))
+    .filter((e) => e.isFile() && /\.[cm]?[jt]s$/.test(e.name) && !e.parentPath.split(sep).includes('node_modules')) // tools/docs installs one
     .map((e) => join(e.parentPath, e.name));
 }
 
@@ -34,6 +34,32 @@ function outside(dir: string, allowed: string[]): string[] {
 /** `file -> target` for every import of a file under `dir` that lands in a forbidden place. */
 function into(dir: string, forbidden: string[]): string[] {
   return sourceFiles(dir).flatMap((file) => importsOf(file).filter((t) => under(t, forbidden)).map((t) => `${relative(ROOT, file)} -> ${t}`));
+}
+
+/**
+ * Each circle of imports among the files under `dirs` (type-only imports too), as `a -> b -> a`: in a circle no file
+ * can be read, tested or moved without the others, and which one runs first depends on who imported whom.
+ */
+function circles(dirs: string[]): string[] {
+  const name = (file: string) => relative(ROOT, file).split(sep).join('/');
+  const graph = new Map(dirs.flatMap(sourceFiles).map((file) => [name(file), importsOf(file)]));
+  const found: string[] = [];
+  const done = new Set<string>();
+  const path: string[] = [];
+  const visit = (file: string) => {
+    if (done.has(file) || !graph.has(file)) return;
+    const at = path.indexOf(file);
+    if (at >= 0) {
+      found.push([...path.slice(at), file].join(' -> '));
+      return;
+    }
+    path.push(file);
+    for (const target of graph.get(file)!) visit(target);
+    path.pop();
+    done.add(file);
+  };
+  for (const file of graph.keys()) visit(file);
+  return found;
 }
 
 describe('layering of the sources', function () {
@@ -64,6 +90,10 @@ describe('layering of the sources', function () {
 
   it('the cluster layer (src/cluster) builds on the core only, and nothing below it reaches up into it', function () {
     expect(outside('src/cluster', ['src/cluster', 'src/core', 'src/shared', 'generated'])).to.deep.equal([]);
+  });
+
+  it('no import circle in src/, conformance/, tools/ or bench/', function () {
+    expect(circles(['src', 'conformance', 'tools', 'bench'])).to.deep.equal([]);
   });
 
   it('http/ never imports the dashboard, and no adapter imports what puts them together', function () {

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { LIMITS } from '../../generated/index.js';
 import { ADMIN_TOKEN, startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { startEvent } from '../helpers/events.js';
 import type { TestClient } from '../helpers/ws-client.js';
 
 const ID = /^[a-z0-9-]{1,64}$/;
@@ -272,9 +273,7 @@ describe('admin API', function () {
     expect(Date.parse(moved.body.now) - Date.parse(read.body.now)).to.equal(1500);
 
     const { agent, appClient, agentClient } = await bridge.pair();
-    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
-    const { event_id } = await appClient.expect('accepted');
-    await agentClient.expect('event');
+    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
     await postClockWithHeartbeats(bridge, LIMITS.agentTimeoutMs - 1, [appClient, agentClient]);
     await bridge.http('POST', '/admin/v1/test/clock', { body: { advance_ms: 1 }, schema: 'ClockNow' });
     expect(await appClient.expect('error')).to.include({ event_id, agent_id: agent.agent_id, code: 'AGENT_TIMEOUT' });

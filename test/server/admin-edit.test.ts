@@ -2,22 +2,11 @@
 // once in the listings and the agent directory and survives a restart; ids, tokens and live connections stay; a new
 // ttl_days applies to sessions created afterwards only.
 import { expect } from 'chai';
-import { LIMITS, type AcceptedMessage } from '../../generated/index.js';
+import { LIMITS } from '../../generated/index.js';
+import { DAY_MS, iso } from '../../src/shared/time.js';
 import { disconnect, startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import { describeEachDatabase } from '../helpers/databases.js';
-import type { AgentClient, AppClient } from '../helpers/ws-client.js';
-
-const DAY_MS = 86_400_000;
-const iso = (ms: number) => new Date(ms).toISOString();
-
-async function exchange(appClient: AppClient, agentClient: AgentClient, agentId: string, threadId: string): Promise<AcceptedMessage> {
-  appClient.send({ type: 'event', agent_id: agentId, thread_id: threadId, payload: {} });
-  const accepted = await appClient.expect('accepted');
-  await agentClient.expect('event');
-  agentClient.send({ type: 'reply', event_id: accepted.event_id, content: 'ok', done: true });
-  await appClient.expect('reply');
-  return accepted;
-}
+import { exchange } from '../helpers/events.js';
 
 async function sessionOf(bridge: TestBridge, sessionKey: string) {
   const res = await bridge.http('GET', '/admin/v1/sessions', { schema: 'SessionList' });

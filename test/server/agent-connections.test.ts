@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { CLOSE_CODES, LIMITS } from '../../generated/index.js';
 import { startTestBridge } from '../helpers/bridge.js';
+import { startEvent } from '../helpers/events.js';
 
 describe('agent connections', function () {
   it('replaces the older connection when the agent connects again: CONNECTION_REPLACED, and the newer one gets the events', async function () {
@@ -27,9 +28,7 @@ describe('agent connections', function () {
   it('lets an event in flight finish on the new connection after a replacement', async function () {
     const bridge = await startTestBridge();
     const { agent, appClient, agentClient: first } = await bridge.pair();
-    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: { q: 'why?' } });
-    const { event_id } = await appClient.expect('accepted');
-    expect((await first.expect('event')).event_id).to.equal(event_id);
+    const { event_id } = await startEvent(appClient, first, agent.agent_id, 't', { q: 'why?' });
     first.send({ type: 'token', event_id, token: 'Because ' });
     expect((await appClient.expect('token')).token).to.equal('Because ');
 
@@ -49,9 +48,7 @@ describe('agent connections', function () {
   it('ends the events of an agent that dropped mid-stream with AGENT_OFFLINE once the reconnect grace is over', async function () {
     const bridge = await startTestBridge();
     const { org, agent, appClient, agentClient } = await bridge.pair();
-    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
-    const { event_id } = await appClient.expect('accepted');
-    await agentClient.expect('event');
+    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
     agentClient.send({ type: 'token', event_id, token: 'Half an ' });
     await appClient.expect('token');
 
@@ -69,9 +66,7 @@ describe('agent connections', function () {
   it('lets an agent that comes back within the grace finish its event, and sends nothing when the grace would have ended', async function () {
     const bridge = await startTestBridge();
     const { org, agent, appClient, agentClient } = await bridge.pair();
-    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: { x: 1 } });
-    const { event_id } = await appClient.expect('accepted');
-    await agentClient.expect('event');
+    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id, 't', { x: 1 });
     agentClient.send({ type: 'token', event_id, token: 'one ' });
     await appClient.expect('token');
 
@@ -94,9 +89,7 @@ describe('agent connections', function () {
   it('ends an event with AGENT_TIMEOUT after the default agent timeout, and refuses the late reply with INVALID_EVENT_ID', async function () {
     const bridge = await startTestBridge();
     const { agent, appClient, agentClient } = await bridge.pair();
-    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
-    const { event_id } = await appClient.expect('accepted');
-    await agentClient.expect('event');
+    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
 
     await bridge.advanceWithHeartbeats(LIMITS.agentTimeoutMs - 1, [appClient, agentClient]);
     bridge.clock.advance(1);
@@ -113,9 +106,7 @@ describe('agent connections', function () {
   it('uses the configured agent timeout (AGENT_TIMEOUT_MS)', async function () {
     const bridge = await startTestBridge({ agentTimeoutMs: 5000 });
     const { agent, appClient, agentClient } = await bridge.pair();
-    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
-    const { event_id } = await appClient.expect('accepted');
-    await agentClient.expect('event');
+    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
 
     bridge.clock.advance(4999);
     await appClient.expectNothingBeforePong();

@@ -6,13 +6,13 @@ import { expect } from 'chai';
 import { QUERY_PARAMETERS } from '../../generated/index.js';
 import type { Config } from '../../src/config.js';
 import { SWEEP_INTERVAL_MS } from '../../src/server.js';
+import { DAY_MS } from '../../src/shared/time.js';
 import { ADMIN_TOKEN, startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { capturedLog } from '../helpers/log.js';
 import { sample, scrape } from '../helpers/metrics.js';
 import { send, signIn } from '../dashboard/cookie-http.js';
 
-const DAY_MS = 86_400_000;
 const ADMIN = { kind: 'admin_token', session: null };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { ADMIN_TOKEN, startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { startEvent } from '../helpers/events.js';
 import { selfSignedCertificate } from '../helpers/tls.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -165,9 +166,7 @@ describe('the bridge CLI', function () {
     const { org, agent, appClient, agentClient } = await bridge.pair();
     const other = await bridge.pair();
     const send = async (client: typeof appClient, to: typeof agentClient, agentId: string) => {
-      client.send({ type: 'event', agent_id: agentId, thread_id: 't', payload: {} });
-      const { event_id } = await client.expect('accepted');
-      await to.expect('event');
+      const { event_id } = await startEvent(client, to, agentId);
       to.send({ type: 'reply', event_id, content: 'ok', done: true });
       await client.expect('reply');
       return event_id;

@@ -106,10 +106,14 @@ describe('discovery', function () {
       // 1,024 characters, some of two and three UTF-8 bytes: ~1.2 KB an agent, 8.6 MB for all of them.
       const description = 'Répond aux questions — '.repeat(45).slice(0, 1024);
       const created: string[] = [];
-      // Through the registry in the process: 7,000 admin requests would be the test's whole time.
-      for (let i = 0; i < 7_000; i++) created.push((await bridge.registry.createAgent(org.org_id, { name: `Agent ${i}`, description })).agent_id);
+      // Through the registry in the process: 7,000 admin requests would be the test's whole time. A hundred at a
+      // time, so the database's round trips overlap.
+      const batches = async <T>(items: T[], each: (item: T) => Promise<unknown>) => {
+        for (let i = 0; i < items.length; i += 100) await Promise.all(items.slice(i, i + 100).map(each));
+      };
+      await batches([...Array(7_000).keys()], async (i) => (created[i] = (await bridge.registry.createAgent(org.org_id, { name: `Agent ${i}`, description })).agent_id));
       // One in three is for the other app only: discover lists the rest, in the same order as the directory.
-      for (const agentId of created.filter((_, i) => i % 3 === 0)) await bridge.registry.setAllowlist(agentId, { app_ids: [other.app_id] });
+      await batches(created.filter((_, i) => i % 3 === 0), (agentId) => bridge.registry.setAllowlist(agentId, { app_ids: [other.app_id] }));
       const everyId = [...created].sort();
       const usable = everyId.filter((id) => created.indexOf(id) % 3 !== 0);
 

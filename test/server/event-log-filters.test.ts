@@ -2,20 +2,10 @@
 // `since` and `until` the events received in [since, until); both combine with the other filters and with paging.
 import { expect } from 'chai';
 import { QUERY_PARAMETERS } from '../../generated/index.js';
+import { iso } from '../../src/shared/time.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import { describeEachDatabase } from '../helpers/databases.js';
-import type { AgentClient, AppClient } from '../helpers/ws-client.js';
-
-const iso = (ms: number) => new Date(ms).toISOString();
-
-async function exchange(appClient: AppClient, agentClient: AgentClient, agentId: string): Promise<string> {
-  appClient.send({ type: 'event', agent_id: agentId, thread_id: 't', payload: {} });
-  const { event_id } = await appClient.expect('accepted');
-  await agentClient.expect('event');
-  agentClient.send({ type: 'reply', event_id, content: 'ok', done: true });
-  await appClient.expect('reply');
-  return event_id;
-}
+import { exchange } from '../helpers/events.js';
 
 async function ids(bridge: TestBridge, query: string): Promise<string[]> {
   const res = await bridge.http('GET', `/admin/v1/events?${query}`, { schema: 'EventLog' });
@@ -37,9 +27,9 @@ describeEachDatabase('the event log by organization and time', function (db) {
     const ofA: string[] = [];
     const ofB: string[] = [];
     for (let i = 0; i < 3; i++) {
-      ofA.push(await exchange(a.appClient, a.agentClient, a.agent.agent_id));
-      ofA.push(await exchange(secondClient, a.agentClient, a.agent.agent_id));
-      ofB.push(await exchange(b.appClient, b.agentClient, b.agent.agent_id));
+      ofA.push((await exchange(a.appClient, a.agentClient, a.agent.agent_id)).event_id);
+      ofA.push((await exchange(secondClient, a.agentClient, a.agent.agent_id)).event_id);
+      ofB.push((await exchange(b.appClient, b.agentClient, b.agent.agent_id)).event_id);
     }
     expect(await ids(bridge, `org_id=${a.org.org_id}`)).to.deep.equal(newestFirst(ofA));
     expect(await ids(bridge, `org_id=${b.org.org_id}`)).to.deep.equal(newestFirst(ofB));
@@ -64,7 +54,7 @@ describeEachDatabase('the event log by organization and time', function (db) {
     const sent: string[] = [];
     for (let i = 0; i < 4; i++) {
       times.push(bridge.clock.now());
-      sent.push(await exchange(appClient, agentClient, agent.agent_id));
+      sent.push((await exchange(appClient, agentClient, agent.agent_id)).event_id);
       bridge.clock.advance(60_000);
     }
     const [t0, t1, t2, t3] = times as [number, number, number, number];

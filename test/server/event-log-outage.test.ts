@@ -13,11 +13,11 @@ import { AdjustableClock } from '../../src/shared/clock.js';
 import { READY_EVENT_LOG_MS } from '../../src/server.js';
 import { endOutages, fillDisk, writerWithOutage } from '../helpers/database-outage.js';
 import { describeEachDatabase, describePostgres, describeSqlite } from '../helpers/databases.js';
+import { exchange, startEvent } from '../helpers/events.js';
 import { eventually } from '../helpers/eventually.js';
 import { capturedLog } from '../helpers/log.js';
 import { scrape, sample } from '../helpers/metrics.js';
 import { closeTcpProxies, startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
-import type { AgentClient, AppClient } from '../helpers/ws-client.js';
 
 const AT = Date.parse('2026-11-22T12:00:00.000Z');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -228,9 +228,7 @@ describeSqlite('the event log on a full disk (O15)', function (db) {
     // Rows that need new pages (a few would fit in the free space of the pages the file has).
     const ids: string[] = [];
     for (let i = 0; i < 100; i++) {
-      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: `${'t'.repeat(110)}-${i}`, payload: {} });
-      const { event_id } = await appClient.expect('accepted');
-      await agentClient.expect('event');
+      const { event_id } = await startEvent(appClient, agentClient, agent.agent_id, `${'t'.repeat(110)}-${i}`);
       agentClient.send({ type: 'reply', event_id, content: 'ok', done: true });
       await appClient.expect('reply');
       ids.push(event_id);
@@ -275,16 +273,6 @@ describePostgres('the bridge while PostgreSQL is unreachable (O15)', function (d
     return { bridge, lines: captured.lines };
   }
 
-  /** One event, accepted, delivered and replied; returns its id. */
-  async function exchange(appClient: AppClient, agentClient: AgentClient, agentId: string): Promise<string> {
-    appClient.send({ type: 'event', agent_id: agentId, thread_id: 't', payload: {} });
-    const { event_id } = await appClient.expect('accepted');
-    expect((await agentClient.expect('event')).event_id).to.equal(event_id);
-    agentClient.send({ type: 'reply', event_id, content: 'ok', done: true });
-    expect((await appClient.expect('reply')).event_id).to.equal(event_id);
-    return event_id;
-  }
-
   const outcomes = async (): Promise<Record<string, string>> =>
     Object.fromEntries((await (await db.open())('events').select('event_id', 'outcome')).map((e) => [e.event_id, e.outcome]));
 
@@ -293,12 +281,12 @@ describePostgres('the bridge while PostgreSQL is unreachable (O15)', function (d
   it('relays every event while the database is cut off, and once it is back writes every row with its outcome: none lost', async function () {
     const { bridge, lines } = await start();
     const { agent, appClient, agentClient } = await bridge.pair();
-    const before = [await exchange(appClient, agentClient, agent.agent_id)];
+    const before = [(await exchange(appClient, agentClient, agent.agent_id)).event_id];
     await bridge.writer.flush();
 
     await proxy.cut();
     const during: string[] = [];
-    for (let i = 0; i < 30; i++) during.push(await exchange(appClient, agentClient, agent.agent_id));
+    for (let i = 0; i < 30; i++) during.push((await exchange(appClient, agentClient, agent.agent_id)).event_id);
     // One in flight across the end of the outage: accepted while it lasts, answered once it is over.
     appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
     const across = (await appClient.expect('accepted')).event_id;
@@ -334,7 +322,7 @@ describePostgres('the bridge while PostgreSQL is unreachable (O15)', function (d
     const held = (await appClient.expect('accepted')).event_id;
     await agentClient.expect('event');
     const replied: string[] = [];
-    for (let i = 0; i < 50; i++) replied.push(await exchange(appClient, agentClient, agent.agent_id));
+    for (let i = 0; i < 50; i++) replied.push((await exchange(appClient, agentClient, agent.agent_id)).event_id);
     agentClient.send({ type: 'reply', event_id: held, content: 'late', done: true });
     expect((await appClient.expect('reply')).event_id).to.equal(held);
 

@@ -6,14 +6,14 @@ import { LIMITS } from '../../generated/index.js';
 import type { Config } from '../../src/config.js';
 import { SWEEP_INTERVAL_MS } from '../../src/server.js';
 import type { Logger } from '../../src/shared/logger.js';
+import { DAY_MS, iso } from '../../src/shared/time.js';
 import { WriteBehind, type EventRow } from '../../src/store/write-behind.js';
 import { startTestBridge, type TestBridge, disconnect } from '../helpers/bridge.js';
 import { lockAgainstWriters } from '../helpers/database-outage.js';
 import { describeEachDatabase, type TestDatabase } from '../helpers/databases.js';
-import type { AgentClient, AppClient, TestClient } from '../helpers/ws-client.js';
+import { exchange, startEvent } from '../helpers/events.js';
+import type { AppClient } from '../helpers/ws-client.js';
 
-const DAY_MS = 86_400_000;
-const iso = (ms: number) => new Date(ms).toISOString();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const bytes = (payload: unknown) => Buffer.byteLength(JSON.stringify(payload), 'utf8');
 
@@ -27,16 +27,6 @@ async function entry(bridge: TestBridge, eventId: string): Promise<any> {
   const found = (await events(bridge, '?limit=500')).events.filter((e) => e.event_id === eventId);
   expect(found, `rows of ${eventId}`).to.have.length(1);
   return found[0];
-}
-
-/** One whole event: accepted, delivered, replied. Returns its event_id. */
-async function exchange(appClient: AppClient, agentClient: AgentClient, agentId: string, threadId = 't'): Promise<string> {
-  appClient.send({ type: 'event', agent_id: agentId, thread_id: threadId, payload: { n: 1 } });
-  const { event_id } = await appClient.expect('accepted');
-  expect((await agentClient.expect('event')).event_id).to.equal(event_id);
-  agentClient.send({ type: 'reply', event_id, content: 'ok', done: true });
-  expect((await appClient.expect('reply')).event_id).to.equal(event_id);
-  return event_id;
 }
 
 /** Whether another session can write to the event log now, asked without waiting. */
@@ -98,9 +88,7 @@ describeEachDatabase('the event log', function (db) {
     it('logs the number of fragments forwarded as tokens_used when the agent gives none', async function () {
       const bridge = await start();
       const { agent, appClient, agentClient } = await bridge.pair();
-      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
-      const { event_id } = await appClient.expect('accepted');
-      await agentClient.expect('event');
+      const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
       for (const token of ['a', 'b', 'c', 'd']) agentClient.send({ type: 'token', event_id, token });
       agentClient.send({ type: 'reply', event_id, content: '', done: true });
       for (let i = 0; i < 4; i++) await appClient.expect('token');
@@ -177,9 +165,7 @@ describeEachDatabase('the event log', function (db) {
       ];
       for (const end of ends) {
         const receivedAt = bridge.clock.now();
-        appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
-        const { event_id, session_key } = await appClient.expect('accepted');
-        await agentClient.expect('event');
+        const { event_id, session_key } = await startEvent(appClient, agentClient, agent.agent_id);
         bridge.clock.advance(700);
         agentClient.send({ type: 'error', event_id, code: end.agentCode, error: 'It went wrong.' });
         expect(await appClient.expect('error')).to.include({ event_id, code: end.code });
@@ -200,9 +186,7 @@ describeEachDatabase('the event log', function (db) {
       const bridge = await start({ agentTimeoutMs: 5_000 });
       const { agent, appClient, agentClient } = await bridge.pair();
       const receivedAt = bridge.clock.now();
-      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
-      const { event_id } = await appClient.expect('accepted');
-      await agentClient.expect('event');
+      const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
       bridge.clock.advance(5_000);
       expect(await appClient.expect('error')).to.include({ event_id, code: 'AGENT_TIMEOUT' });
       expect(await entry(bridge, event_id)).to.deep.include({
@@ -218,9 +202,7 @@ describeEachDatabase('the event log', function (db) {
       const bridge = await start();
       const { agent, appClient, agentClient } = await bridge.pair();
       const receivedAt = bridge.clock.now();
-      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
-      const { event_id } = await appClient.expect('accepted');
-      await agentClient.expect('event');
+      const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
       agentClient.send({ type: 'token', event_id, token: 'Half ' });
       await appClient.expect('token');
       agentClient.close();
@@ -243,9 +225,7 @@ describeEachDatabase('the event log', function (db) {
       const bridge = await start();
       const { app, agent, appClient, agentClient } = await bridge.pair();
       const receivedAt = bridge.clock.now();
-      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 'later', payload: { q: '?' } });
-      const { event_id, session_key } = await appClient.expect('accepted');
-      await agentClient.expect('event');
+      const { event_id, session_key } = await startEvent(appClient, agentClient, agent.agent_id, 'later', { q: '?' });
       const pending = {
         event_id,
         app_id: app.app_id,
@@ -331,8 +311,8 @@ describeEachDatabase('the event log', function (db) {
         return error.event_id!;
       };
       for (let i = 0; i < 3; i++) {
-        ids.replied.push(await exchange(appClient, agentClient, agent.agent_id, `a${i}`));
-        ids.replied.push(await exchange(otherClient, agentClient, agent.agent_id, `b${i}`));
+        ids.replied.push((await exchange(appClient, agentClient, agent.agent_id, `a${i}`)).event_id);
+        ids.replied.push((await exchange(otherClient, agentClient, agent.agent_id, `b${i}`)).event_id);
         ids.notFound.push(await reject(appClient, 'ghost', 'AGENT_NOT_FOUND'));
         ids.notFound.push(await reject(otherClient, 'ghost', 'AGENT_NOT_FOUND'));
         ids.offline.push(await reject(appClient, offline.agent_id, 'AGENT_OFFLINE'));
@@ -425,9 +405,7 @@ describeEachDatabase('the event log', function (db) {
       try {
         expect(await canWrite(db), 'the lock blocks other writers').to.equal(false);
 
-        appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: { q: 'stream please' } });
-        const { event_id } = await appClient.expect('accepted');
-        await agentClient.expect('event');
+        const { event_id } = await startEvent(appClient, agentClient, agent.agent_id, 't', { q: 'stream please' });
         for (let i = 0; i < 50; i++) agentClient.send({ type: 'token', event_id, token: `w${i} ` });
         bridge.clock.advance(900);
         agentClient.send({ type: 'reply', event_id, content: '', done: true, metadata: { tokens_used: 50 } });
@@ -483,9 +461,7 @@ describeEachDatabase('the event log', function (db) {
       const { agent, appClient, agentClient } = await bridge.pair();
       const ids: string[] = [];
       for (const tokens_used of [2 ** 31, Number.MAX_SAFE_INTEGER, 1e20]) {
-        appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
-        const { event_id } = await appClient.expect('accepted');
-        await agentClient.expect('event');
+        const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
         agentClient.send({ type: 'reply', event_id, content: 'ok', done: true, metadata: { tokens_used } });
         expect((await appClient.expect('reply')).metadata.tokens_used).to.equal(tokens_used);
         ids.push(event_id);
@@ -532,13 +508,13 @@ describeEachDatabase('the event log', function (db) {
       const startedAt = bridge.clock.now();
       const paired = await bridge.pair();
       const { app, agent } = paired;
-      const old = await exchange(paired.appClient, paired.agentClient, agent.agent_id);
+      const { event_id: old } = await exchange(paired.appClient, paired.agentClient, agent.agent_id);
       await disconnect(bridge, paired.appClient, paired.agentClient);
 
       bridge.clock.advance(12 * 3_600_000);
       const agentClient = await bridge.connectAgent(agent.token);
       const appClient = await bridge.connectApp(app.token);
-      const recent = await exchange(appClient, agentClient, agent.agent_id);
+      const { event_id: recent } = await exchange(appClient, agentClient, agent.agent_id);
       await disconnect(bridge, appClient, agentClient);
       expect((await events(bridge)).events.map((e) => e.event_id)).to.deep.equal([recent, old]);
 
@@ -555,7 +531,7 @@ describeEachDatabase('the event log', function (db) {
     it('keeps every row when EVENT_LOG_RETENTION_DAYS is 0', async function () {
       const bridge = await start({ eventLogRetentionDays: 0 });
       const { agent, appClient, agentClient } = await bridge.pair();
-      const first = await exchange(appClient, agentClient, agent.agent_id);
+      const { event_id: first } = await exchange(appClient, agentClient, agent.agent_id);
       await disconnect(bridge, appClient, agentClient);
 
       bridge.clock.advance(45 * DAY_MS + SWEEP_INTERVAL_MS);

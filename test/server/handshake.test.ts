@@ -9,6 +9,7 @@ import {
   type Validator,
 } from '../../generated/index.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { startEvent } from '../helpers/events.js';
 import { TestClient } from '../helpers/ws-client.js';
 
 type Kind = 'app' | 'agent';
@@ -104,9 +105,7 @@ describe('handshake', function () {
 
       agentClient.send({ type: 'ping' });
       await agentClient.expect('pong');
-      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
-      const { event_id } = await appClient.expect('accepted');
-      expect((await agentClient.expect('event')).event_id).to.equal(event_id);
+      const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
       agentClient.send({ type: 'reply', event_id, content: 'done', done: true });
       expect(await appClient.expect('reply')).to.include({ event_id, reply: 'done' });
     });
@@ -192,9 +191,7 @@ describe('handshake', function () {
     const { agent, appClient, agentClient } = await bridge.pair();
     await expectRefused(await bridge.connectApp(agent.token), 'FORBIDDEN');
     await agentClient.expectNothingBeforePong();
-    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
-    const { event_id } = await appClient.expect('accepted');
-    expect((await agentClient.expect('event')).event_id).to.equal(event_id);
+    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
   });
 
   it('gives a wrong secret for a real app the same answer as a token for an app that does not exist', async function () {

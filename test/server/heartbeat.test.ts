@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import { CLOSE_CODES, LIMITS } from '../../generated/index.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { startEvent } from '../helpers/events.js';
 import { sample, scrape } from '../helpers/metrics.js';
 import { TestClient } from '../helpers/ws-client.js';
 
@@ -30,7 +31,7 @@ async function expectHeartbeatTimeout(client: TestClient<any>): Promise<void> {
 
 describe('heartbeat', function () {
   // Ping/pong itself (one at a time and pipelined, both endpoints) is conformance/scenarios/hb-ping-pong.yaml, run in
-  // npm test by test/conformance/provision-command.test.ts.
+  // npm run test:conformance by test/conformance/provision-command.test.ts.
   for (const kind of ['app', 'agent'] as const) {
     describe(`on the ${kind} endpoint`, function () {
       it('closes a silent connection after idleCloseMs with HEARTBEAT_TIMEOUT, not a millisecond earlier', async function () {
@@ -89,9 +90,7 @@ describe('heartbeat', function () {
   it("ends an event in flight with AGENT_OFFLINE when its agent is closed for silence and does not come back within the grace", async function () {
     const bridge = await startTestBridge();
     const { agent, appClient, agentClient } = await bridge.pair();
-    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
-    const { event_id } = await appClient.expect('accepted');
-    await agentClient.expect('event');
+    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
 
     // The app pings every heartbeat period; the agent stays silent and is closed at idleCloseMs.
     const periods = LIMITS.idleCloseMs / LIMITS.heartbeatIntervalMs;

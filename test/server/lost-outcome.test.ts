@@ -11,6 +11,7 @@ import { lostAfterMs } from '../../src/store/lost-outcomes.js';
 import type { EventRow } from '../../src/store/write-behind.js';
 import { ADMIN_TOKEN, testConfig } from '../helpers/bridge.js';
 import { describeEachDatabase } from '../helpers/databases.js';
+import { startEvent } from '../helpers/events.js';
 import { httpJson } from '../helpers/http.js';
 import { TestClient, type AgentClient, type AppClient } from '../helpers/ws-client.js';
 
@@ -113,9 +114,7 @@ describeEachDatabase('event-log rows a crash left pending (O9)', function (db) {
     clients.push(agentClient, appClient);
 
     // An event in flight across the sweep: its row is pending in the database meanwhile.
-    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: { n: 1 } });
-    const { event_id } = await appClient.expect('accepted');
-    await agentClient.expect('event');
+    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id, 't', { n: 1 });
     await bridge!.writer.flush();
     await leftBehind(row('01OTHER', clock.now() - LOST_AFTER_MS - 1));
 

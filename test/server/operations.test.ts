@@ -10,6 +10,7 @@ import { AdjustableClock } from '../../src/shared/clock.js';
 import { ACCEPT_FAILURE_REASONS, ACCEPT_FAILURE_WINDOW_MS, FD_RESERVE } from '../../src/ops/accept-failures.js';
 import { startServer, type RunningBridge } from '../../src/server.js';
 import { startTestBridge, testConfig } from '../helpers/bridge.js';
+import { startEvent } from '../helpers/events.js';
 import { startBridgeProcess, stopBridgeProcesses } from '../helpers/process.js';
 import { parseMetrics, sample } from '../helpers/metrics.js';
 import { TestClient, type AgentClient, type AppClient, type Carrier } from '../helpers/ws-client.js';
@@ -36,9 +37,7 @@ describe('operations: /metrics, /readyz and logs', function () {
       let tokens = 0;
       let replied = 0;
       const run = async (appClient: AppClient, agentClient: AgentClient, agentId: string, fragments: string[]) => {
-        appClient.send({ type: 'event', agent_id: agentId, thread_id: 'metrics-thread', payload: { q: 'metrics' } });
-        const { event_id } = await appClient.expect('accepted');
-        await agentClient.expect('event');
+        const { event_id } = await startEvent(appClient, agentClient, agentId, 'metrics-thread', { q: 'metrics' });
         for (const token of fragments) {
           agentClient.send({ type: 'token', event_id, token });
           await appClient.expect('token');
@@ -165,9 +164,7 @@ describe('operations: /metrics, /readyz and logs', function () {
       const { agent, appClient, agentClient } = await bridge.pair();
       // An event in flight: the shutdown then has an event-log row to flush, which keeps the server up (with the
       // request below already on its connection) for a few event-loop turns after `close()` starts.
-      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
-      const { event_id } = await appClient.expect('accepted');
-      await agentClient.expect('event');
+      const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
 
       // A request whose headers are not finished yet: its connection is busy, so server.close() does not drop it
       // as an idle keep-alive connection, and the handler runs only once the last line arrives.

@@ -6,7 +6,8 @@ import { expect } from 'chai';
 import { CLOSE_CODES } from '../../generated/index.js';
 import { ADMIN_TOKEN, startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import { describeEachDatabase } from '../helpers/databases.js';
-import type { AgentClient, AppClient, TestClient } from '../helpers/ws-client.js';
+import { exchange, startEvent } from '../helpers/events.js';
+import type { TestClient } from '../helpers/ws-client.js';
 
 async function deleteOrg(bridge: TestBridge, orgId: string): Promise<any> {
   const res = await bridge.http('DELETE', `/admin/v1/organizations/${orgId}`, { schema: 'OrganizationDeleted' });
@@ -19,16 +20,6 @@ async function expectClosedWith(client: TestClient<any>, code: 'TOKEN_REVOKED' |
   const error = await client.expect('error', 1000);
   expect(error, when).to.deep.equal({ type: 'error', code, error: error.error });
   expect(await client.waitForClose(1000), when).to.deep.equal({ code: CLOSE_CODES[code], reason: code });
-}
-
-/** One whole event: accepted, delivered, replied. */
-async function exchange(appClient: AppClient, agentClient: AgentClient, agentId: string, threadId = 't'): Promise<string> {
-  appClient.send({ type: 'event', agent_id: agentId, thread_id: threadId, payload: { q: threadId } });
-  const { event_id } = await appClient.expect('accepted');
-  expect((await agentClient.expect('event')).event_id).to.equal(event_id);
-  agentClient.send({ type: 'reply', event_id, content: 'ok', done: true });
-  expect((await appClient.expect('reply')).event_id).to.equal(event_id);
-  return event_id;
 }
 
 /** What the admin API shows of an organization: its record, apps and agents. */
@@ -52,9 +43,7 @@ describe('deleting an organization', function () {
     const before = await snapshot(bridge, other.org.org_id);
     await secondInstance.expectNothingBeforePong();
 
-    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: { q: 1 } });
-    const { event_id } = await appClient.expect('accepted');
-    await agentClient.expect('event');
+    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id, 't', { q: 1 });
     agentClient.send({ type: 'token', event_id, token: 'Partly ' });
     await appClient.expect('token');
 
@@ -82,11 +71,11 @@ describe('deleting an organization', function () {
   it('leaves no record behind: its tokens get UNAUTHORIZED, and it, its apps and its agents are NOT_FOUND on every admin route', async function () {
     const bridge = await startTestBridge();
     const { org, app, agent, appClient, agentClient } = await bridge.pair();
-    const eventId = await exchange(appClient, agentClient, agent.agent_id, 'lesson-1');
+    const { event_id: eventId } = await exchange(appClient, agentClient, agent.agent_id, 'lesson-1');
     expect((await bridge.http('PUT', `/admin/v1/agents/${agent.agent_id}/allowlist`, { body: { app_ids: [app.app_id] }, schema: 'Agent' })).status).to.equal(200);
     const rotated = await bridge.http('POST', `/admin/v1/apps/${app.app_id}/rotate-token`, { schema: 'AppTokenRotated' });
     const other = await bridge.pair();
-    const otherEvent = await exchange(other.appClient, other.agentClient, other.agent.agent_id);
+    const { event_id: otherEvent } = await exchange(other.appClient, other.agentClient, other.agent.agent_id);
 
     await deleteOrg(bridge, org.org_id);
     await expectClosedWith(appClient, 'TOKEN_REVOKED', 'the app');
@@ -202,17 +191,17 @@ describe('deleting an organization', function () {
       const first = await startTestBridge({ databaseUrl, eventLogFlushMs: 100 });
       const gone = await first.pair();
       await first.http('PUT', `/admin/v1/agents/${gone.agent.agent_id}/allowlist`, { body: { app_ids: [gone.app.app_id] }, schema: 'Agent' });
-      const goneEvent = await exchange(gone.appClient, gone.agentClient, gone.agent.agent_id);
+      const { event_id: goneEvent } = await exchange(gone.appClient, gone.agentClient, gone.agent.agent_id);
       const rotated = await first.http('POST', `/admin/v1/agents/${gone.agent.agent_id}/rotate-token`, { schema: 'AgentTokenRotated' });
       const kept = await first.pair();
       await first.http('PUT', `/admin/v1/agents/${kept.agent.agent_id}/allowlist`, { body: { app_ids: [kept.app.app_id] }, schema: 'Agent' });
-      const keptEvent = await exchange(kept.appClient, kept.agentClient, kept.agent.agent_id);
+      const { event_id: keptEvent } = await exchange(kept.appClient, kept.agentClient, kept.agent.agent_id);
       const keptView = await snapshot(first, kept.org.org_id);
       await first.writer.flush();
       const before = await tables();
       expect(before.tokens).to.have.length(5); // two apps, two agents, one rotated-out agent token
 
-      const lateEvent = await exchange(gone.appClient, gone.agentClient, gone.agent.agent_id, 'late');
+      const { event_id: lateEvent } = await exchange(gone.appClient, gone.agentClient, gone.agent.agent_id, 'late');
       expect(first.writer.pending).to.be.greaterThan(0); // its session and event rows are not written yet
       await deleteOrg(first, gone.org.org_id);
       await first.close();

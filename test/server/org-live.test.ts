@@ -2,8 +2,10 @@
 // since, last ping) and its last minute of events from the event log.
 import { expect } from 'chai';
 import { FIELD_BOUNDS, LIMITS } from '../../generated/index.js';
+import { iso } from '../../src/shared/time.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import { describeEachDatabase } from '../helpers/databases.js';
+import { startEvent } from '../helpers/events.js';
 import { sample, scrape } from '../helpers/metrics.js';
 
 async function live(bridge: TestBridge, orgId: string) {
@@ -11,8 +13,6 @@ async function live(bridge: TestBridge, orgId: string) {
   expect(res.status).to.equal(200);
   return res.body;
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('an organization\'s live picture (GET /admin/v1/organizations/{org_id}/live)', function () {
   it('lists each app\'s instances and each agent\'s connection with when it connected and last pinged, as /metrics counts them', async function () {
@@ -94,9 +94,7 @@ describeEachDatabase('an agent\'s last minute in the live picture', function (db
     const bridge = await startTestBridge({ databaseUrl: db.url() });
     const { org, agent, appClient, agentClient } = await bridge.pair();
     const offline = await bridge.agent(org.org_id, 'Offline Agent');
-    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
-    const { event_id } = await appClient.expect('accepted');
-    await agentClient.expect('event');
+    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
     agentClient.send({ type: 'reply', event_id, content: 'ok', done: true });
     await appClient.expect('reply');
     appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });

@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import { LIMITS } from '../../generated/index.js';
 import { ADMIN_TOKEN, startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { startEvent } from '../helpers/events.js';
 import { sample, scrape } from '../helpers/metrics.js';
 import type { AgentClient, AppClient } from '../helpers/ws-client.js';
 
@@ -16,9 +17,7 @@ async function overview(bridge: TestBridge, query = '') {
 
 /** One event replied with `tokens` fragments. */
 async function replied(appClient: AppClient, agentClient: AgentClient, agentId: string, tokens: string[]) {
-  appClient.send({ type: 'event', agent_id: agentId, thread_id: 't', payload: {} });
-  const { event_id } = await appClient.expect('accepted');
-  await agentClient.expect('event');
+  const { event_id } = await startEvent(appClient, agentClient, agentId);
   for (const token of tokens) {
     agentClient.send({ type: 'token', event_id, token });
     await appClient.expect('token');

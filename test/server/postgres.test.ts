@@ -8,6 +8,7 @@ import { startServer, type RunningBridge } from '../../src/server.js';
 import { connectDatabase, openDatabase } from '../../src/store/database.js';
 import { ADMIN_TOKEN, testConfig } from '../helpers/bridge.js';
 import { describePostgres } from '../helpers/databases.js';
+import { exchange, startEvent } from '../helpers/events.js';
 import { httpJson } from '../helpers/http.js';
 import { capturedLog } from '../helpers/log.js';
 import { TestClient, type AgentClient, type AppClient } from '../helpers/ws-client.js';
@@ -50,9 +51,7 @@ describePostgres('the PostgreSQL store', function (db) {
     const { clock, lines } = await start();
     const { app, agent, agentClient, appClient } = await pair();
 
-    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 'lesson-1', payload: { q: 'What is a prime?' } });
-    const { event_id, session_key } = await appClient.expect('accepted');
-    await agentClient.expect('event');
+    const { event_id, session_key } = await startEvent(appClient, agentClient, agent.agent_id, 'lesson-1', { q: 'What is a prime?' });
     clock.advance(1_250);
     agentClient.send({ type: 'token', event_id, token: 'Two ' });
     agentClient.send({ type: 'reply', event_id, content: 'Two divisors.', done: true, metadata: { tokens_used: 12 } });
@@ -136,15 +135,7 @@ describePostgres('the PostgreSQL store', function (db) {
   it('goes on logging events after PostgreSQL ends its connections, and says the database lock went with them', async function () {
     const { lines } = await start();
     const { agent, agentClient, appClient } = await pair();
-    const exchange = async () => {
-      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
-      const { event_id } = await appClient.expect('accepted');
-      await agentClient.expect('event');
-      agentClient.send({ type: 'reply', event_id, content: 'ok', done: true });
-      await appClient.expect('reply');
-      return event_id;
-    };
-    const before = await exchange();
+    const { event_id: before } = await exchange(appClient, agentClient, agent.agent_id);
     await bridge!.writer.flush();
 
     // What a restart of the server or an administrator's pg_terminate_backend does to the bridge's sessions.
@@ -159,7 +150,7 @@ describePostgres('the PostgreSQL store', function (db) {
       'the connection holding the database lock was lost; restart this bridge so that it holds the lock again',
     ]);
 
-    const after = await exchange();
+    const { event_id: after } = await exchange(appClient, agentClient, agent.agent_id);
     await bridge!.writer.flush();
     const res = await httpJson(bridge!.url, 'GET', '/admin/v1/events', { token: ADMIN_TOKEN, schema: 'EventLog' });
     expect(res.body.events.map((e: any) => [e.event_id, e.outcome])).to.deep.equal([

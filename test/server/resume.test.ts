@@ -3,24 +3,17 @@
 // (no SDK): the server alone is proved here.
 import { expect } from 'chai';
 import { LIMITS } from '../../generated/index.js';
-import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { startTestBridge } from '../helpers/bridge.js';
+import { startEvent } from '../helpers/events.js';
 import { sample, scrape } from '../helpers/metrics.js';
 import { closeTcpProxies, startTcpProxy } from '../helpers/tcp-proxy.js';
-import { TestClient, type AgentClient, type AppClient } from '../helpers/ws-client.js';
+import { TestClient, type AppClient } from '../helpers/ws-client.js';
 
 /** The raw text of every frame a client receives from now on. */
 function rawFrames(client: AppClient): string[] {
   const texts: string[] = [];
   client.ws.on('message', (data) => texts.push(data.toString()));
   return texts;
-}
-
-/** An event from `appClient`, accepted and delivered to the agent; its `accepted`. */
-async function delivered(appClient: AppClient, agentClient: AgentClient, agentId: string) {
-  appClient.send({ type: 'event', agent_id: agentId, thread_id: 't', payload: { q: 'why?' } });
-  const accepted = await appClient.expect('accepted');
-  expect((await agentClient.expect('event')).event_id).to.equal(accepted.event_id);
-  return accepted;
 }
 
 /** Every frame already received by a client whose connection is gone. */
@@ -54,7 +47,7 @@ describe('resumable streams over WebSockets (R1-R7)', function () {
     await bridge.untilAgentOnline(agent.agent_id, true);
     const plain = await bridge.connectApp(app.token);
     const texts = rawFrames(plain);
-    const accepted = await delivered(plain, agentClient, agent.agent_id);
+    const accepted = await startEvent(plain, agentClient, agent.agent_id);
     agentClient.send({ type: 'token', event_id: accepted.event_id, token: 'Hello' });
     agentClient.send({ type: 'reply', event_id: accepted.event_id, content: '', done: true });
     await plain.expect('token');
@@ -73,7 +66,7 @@ describe('resumable streams over WebSockets (R1-R7)', function () {
   it('gives a stream cut mid-way back on a new connection: the missed fragments, the live ones, the reply', async function () {
     const { bridge, app, agent, agentClient } = await setup();
     const first = await bridge.connectResumableApp(app.token);
-    const accepted = await delivered(first, agentClient, agent.agent_id);
+    const accepted = await startEvent(first, agentClient, agent.agent_id);
     expect(accepted.resume_token).to.match(/^[A-Za-z0-9_-]{43}$/);
     agentClient.send({ type: 'token', event_id: accepted.event_id, token: 'one ' });
     expect(await first.expect('token')).to.include({ token: 'one ', seq: 1 });
@@ -101,7 +94,7 @@ describe('resumable streams over WebSockets (R1-R7)', function () {
   it('forgets an ended event resumeWindowMs after its end on the bridge clock: RESUME_GAP', async function () {
     const { bridge, app, agent, agentClient } = await setup();
     const first = await bridge.connectResumableApp(app.token);
-    const accepted = await delivered(first, agentClient, agent.agent_id);
+    const accepted = await startEvent(first, agentClient, agent.agent_id);
     first.ws.terminate();
     agentClient.send({ type: 'reply', event_id: accepted.event_id, content: 'done', done: true });
     await agentClient.expectNothingBeforePong();
@@ -121,7 +114,7 @@ describe('resumable streams over WebSockets (R1-R7)', function () {
     const streams: { client: AppClient; accepted: any }[] = [];
     for (const token of [app.token, other.token]) {
       const client = await bridge.connectResumableApp(token);
-      const accepted = await delivered(client, agentClient, agent.agent_id);
+      const accepted = await startEvent(client, agentClient, agent.agent_id);
       streams.push({ client, accepted });
       for (let i = 0; i < 25; i++) agentClient.send({ type: 'token', event_id: accepted.event_id, token: fragment });
       for (let i = 0; i < 25; i++) await client.expect('token');
@@ -141,7 +134,7 @@ describe('resumable streams over WebSockets (R1-R7)', function () {
     const proxy = await startTcpProxy(bridge.url);
     const connect = () => TestClient.connect(proxy.url, 'app', app.token, 'header', app.token, { resume: true });
     let client = await connect();
-    const accepted = await delivered(client, agentClient, agent.agent_id);
+    const accepted = await startEvent(client, agentClient, agent.agent_id);
     const words = Array.from({ length: 1000 }, (_, i) => `w${i}·${'é'.repeat(i % 7)} `);
     const received: string[] = [];
     let lastSeq = 0;

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { CLOSE_CODES, LIMITS } from '../../generated/index.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import { describeEachDatabase } from '../helpers/databases.js';
+import { startEvent } from '../helpers/events.js';
 import type { TestClient } from '../helpers/ws-client.js';
 
 type Kind = 'app' | 'agent';
@@ -88,9 +89,7 @@ describe('deactivation', function () {
     const otherClient = await bridge.connectAgent(other.token);
     await bridge.untilAgentOnline(other.agent_id, true);
 
-    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: { q: 1 } });
-    const { event_id } = await appClient.expect('accepted');
-    await agentClient.expect('event');
+    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id, 't', { q: 1 });
     agentClient.send({ type: 'token', event_id, token: 'Partly ' });
     await appClient.expect('token');
 
@@ -125,9 +124,7 @@ describe('deactivation', function () {
 
     // The other agent is unaffected.
     await otherClient.expectNothingBeforePong();
-    appClient.send({ type: 'event', agent_id: other.agent_id, thread_id: 't', payload: {} });
-    const accepted = await appClient.expect('accepted');
-    expect((await otherClient.expect('event')).event_id).to.equal(accepted.event_id);
+    const accepted = await startEvent(appClient, otherClient, other.agent_id);
   });
 
   for (const kind of KINDS) {

@@ -2,30 +2,18 @@
 // has passed since its creation, then made anew by the next event; listed by GET /admin/v1/sessions, deleted by
 // the hourly sweep, and kept in the database across a restart.
 import { expect } from 'chai';
-import { LIMITS, type AcceptedMessage } from '../../generated/index.js';
+import { LIMITS } from '../../generated/index.js';
 import type { Config } from '../../src/config.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { startServer, SWEEP_INTERVAL_MS } from '../../src/server.js';
+import { DAY_MS, iso } from '../../src/shared/time.js';
 import { ADMIN_TOKEN, startTestBridge, type TestBridge, disconnect, testConfig } from '../helpers/bridge.js';
 import { describeEachDatabase } from '../helpers/databases.js';
+import { exchange } from '../helpers/events.js';
 import { sample, scrape } from '../helpers/metrics.js';
-import type { AgentClient, AppClient, TestClient } from '../helpers/ws-client.js';
 
-const DAY_MS = 86_400_000;
 const DEFAULT_TTL_MS = LIMITS.sessionTtlDefaultDays * DAY_MS;
-const iso = (ms: number) => new Date(ms).toISOString();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** One whole event: accepted, delivered, replied. Returns the app's `accepted`. */
-async function exchange(appClient: AppClient, agentClient: AgentClient, agentId: string, threadId: string): Promise<AcceptedMessage> {
-  appClient.send({ type: 'event', agent_id: agentId, thread_id: threadId, payload: { thread: threadId } });
-  const accepted = await appClient.expect('accepted');
-  const delivered = await agentClient.expect('event');
-  expect(delivered.event_id).to.equal(accepted.event_id);
-  agentClient.send({ type: 'reply', event_id: accepted.event_id, content: 'ok', done: true });
-  expect((await appClient.expect('reply')).event_id).to.equal(accepted.event_id);
-  return accepted;
-}
 
 async function sessions(bridge: TestBridge, query = ''): Promise<any[]> {
   const res = await bridge.http('GET', `/admin/v1/sessions${query}`, { schema: 'SessionList' });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { CLOSE_CODES } from '../../generated/index.js';
+import { startEvent } from '../helpers/events.js';
 import { allEvents, provisionPair, startBridgeProcess, stopBridgeProcesses, type BridgeProcess, type Exit } from '../helpers/process.js';
 import { TestClient, type AgentClient, type AppClient } from '../helpers/ws-client.js';
 
@@ -74,9 +75,7 @@ describe('graceful shutdown of bridge serve (SIGTERM)', function () {
     const { app, agent } = await provisionPair(proc);
     const { appClient, agentClient } = await connectPair(proc, app.token, agent.token);
 
-    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 'shutdown', payload: { q: 'still thinking' } });
-    const { event_id } = await appClient.expect('accepted');
-    await agentClient.expect('event');
+    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id, 'shutdown', { q: 'still thinking' });
     agentClient.send({ type: 'token', event_id, token: 'half an ' });
     await appClient.expect('token');
 
@@ -120,9 +119,7 @@ describe('graceful shutdown of bridge serve (SIGTERM)', function () {
 
     const replied: string[] = [];
     for (let i = 0; i < 10; i++) {
-      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: `thread-${i % 3}`, payload: { i } });
-      const { event_id } = await appClient.expect('accepted');
-      await agentClient.expect('event');
+      const { event_id } = await startEvent(appClient, agentClient, agent.agent_id, `thread-${i % 3}`, { i });
       agentClient.send({ type: 'token', event_id, token: `t${i}` });
       agentClient.send({ type: 'reply', event_id, content: `answer ${i}`, done: true });
       await appClient.expect('token');

@@ -12,6 +12,7 @@ import { validators } from '../../generated/index.js';
 import { startServer, type RunningBridge } from '../../src/server.js';
 import { openDatabase } from '../../src/store/database.js';
 import { describeEachDatabase } from '../helpers/databases.js';
+import { startEvent } from '../helpers/events.js';
 import { TestClient } from '../helpers/ws-client.js';
 
 const ADMIN = 'store-test-admin-token-0123456789';
@@ -106,9 +107,7 @@ describeEachDatabase('the store', function (db) {
     const appClient = await connect(second, 'app', app.token);
     const otherClient = await connect(second, 'app', other.token);
 
-    appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: { q: 1 } });
-    const accepted = await appClient.expect('accepted');
-    expect((await agentClient.expect('event')).event_id).to.equal(accepted.event_id);
+    const accepted = await startEvent(appClient, agentClient, agent.agent_id, 't', { q: 1 });
 
     otherClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
     expect(await otherClient.expect('error')).to.include({ code: 'PERMISSION_DENIED', agent_id: agent.agent_id });

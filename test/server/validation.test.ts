@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { LIMITS, type ErrorCode, type ErrorMessage, type ErrorToAgentMessage } from '../../generated/index.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { startEvent } from '../helpers/events.js';
 import type { AgentClient, AppClient } from '../helpers/ws-client.js';
 
 /** A well-formed event id that the bridge never issued (ULIDs are 26 Crockford base32 characters). */
@@ -48,14 +49,6 @@ function freshIds() {
     seen.add(id!);
     return id!;
   };
-}
-
-/** An event from the pair's app to its agent, accepted and delivered; returns its event_id. */
-async function openEvent(appClient: AppClient, agentClient: AgentClient, agentId: string, threadId = 't'): Promise<string> {
-  appClient.send({ type: 'event', agent_id: agentId, thread_id: threadId, payload: { q: 'question' } });
-  const { event_id } = await appClient.expect('accepted');
-  expect((await agentClient.expect('event')).event_id).to.equal(event_id);
-  return event_id;
 }
 
 describe('frame validation', function () {
@@ -419,7 +412,7 @@ describe('frame validation', function () {
     it('answers INVALID_JSON to the agent for non-JSON text and binary frames, and the event goes on', async function () {
       const bridge = await startTestBridge();
       const { agent, appClient, agentClient } = await bridge.pair();
-      const eventId = await openEvent(appClient, agentClient, agent.agent_id);
+      const { event_id: eventId } = await startEvent(appClient, agentClient, agent.agent_id);
 
       for (const text of ['not json', `{"type":"reply","event_id":"${eventId}",`, '[]', 'null', '"token"']) {
         agentClient.send(text);
@@ -439,7 +432,7 @@ describe('frame validation', function () {
     it('answers INVALID_MESSAGE for a reply without done or with done:false, a mistyped field and an unknown type, with the event_id when well-formed', async function () {
       const bridge = await startTestBridge();
       const { agent, appClient, agentClient } = await bridge.pair();
-      const eventId = await openEvent(appClient, agentClient, agent.agent_id);
+      const { event_id: eventId } = await startEvent(appClient, agentClient, agent.agent_id);
 
       const withId: [unknown, RegExp][] = [
         [{ type: 'reply', event_id: eventId, content: 'early' }, /\bdone\b/],
@@ -473,7 +466,7 @@ describe('frame validation', function () {
     it('answers INVALID_MESSAGE for unknown fields named like Object.prototype members, with the event_id, and the event goes on', async function () {
       const bridge = await startTestBridge();
       const { agent, appClient, agentClient } = await bridge.pair();
-      const eventId = await openEvent(appClient, agentClient, agent.agent_id);
+      const { event_id: eventId } = await startEvent(appClient, agentClient, agent.agent_id);
       for (const field of PROTOTYPE_NAMES) {
         for (const frame of [
           `{"type":"token","event_id":"${eventId}","token":"x","${field}":{"polluted":1}}`,
@@ -497,7 +490,7 @@ describe('frame validation', function () {
       const { org, agent, appClient, agentClient } = await bridge.pair();
       const second = await bridge.agent(org.org_id, 'Second Agent');
       const secondClient = await bridge.connectAgent(second.token);
-      const eventId = await openEvent(appClient, agentClient, agent.agent_id);
+      const { event_id: eventId } = await startEvent(appClient, agentClient, agent.agent_id);
       const naming = (event_id: unknown) => [
         { type: 'token', event_id, token: 'x' },
         { type: 'reply', event_id, content: 'x', done: true },
@@ -536,7 +529,7 @@ describe('frame validation', function () {
         expect((await agentError(agentClient, 'INVALID_EVENT_ID')).event_id).to.equal(eventId);
       }
       // An event that ended with the agent's error is finished too.
-      const failedId = await openEvent(appClient, agentClient, agent.agent_id);
+      const { event_id: failedId } = await startEvent(appClient, agentClient, agent.agent_id);
       agentClient.send({ type: 'error', event_id: failedId, error: 'broken', code: 'AGENT_ERROR' });
       expect(await appError(appClient, 'AGENT_ERROR')).to.include({ event_id: failedId });
       for (const frame of naming(failedId)) {
@@ -551,7 +544,7 @@ describe('frame validation', function () {
     it('drops a token fragment over tokenFragmentMaxBytes UTF-8 bytes with MESSAGE_TOO_LARGE, forwards one of exactly the limit, and the event finishes', async function () {
       const bridge = await startTestBridge();
       const { agent, appClient, agentClient } = await bridge.pair();
-      const eventId = await openEvent(appClient, agentClient, agent.agent_id);
+      const { event_id: eventId } = await startEvent(appClient, agentClient, agent.agent_id);
       const max = LIMITS.tokenFragmentMaxBytes;
 
       const overByOne = 'é'.repeat(max / 2) + 'x';

@@ -54,6 +54,15 @@ describe('the adjustable clock', function () {
     expect(clock.now()).to.be.at.least(before + 3_600_000);
   });
 
+  it('reads the wall clock in whole milliseconds when not frozen, also in a timer an advance fires (PostgreSQL stores instants as bigint)', function () {
+    const clock = new AdjustableClock({ frozen: false });
+    const read: number[] = [];
+    clock.setTimer(1_000, () => read.push(clock.now()));
+    read.push(clock.advance(5_000));
+    expect(read).to.have.length(2);
+    for (const now of read) expect(Number.isInteger(now), String(now)).to.equal(true);
+  });
+
   it('moves the monotonic reading with advance, and steps the wall clock alone with stepWall, firing nothing', function () {
     const clock = new AdjustableClock({ frozen: true, start: 1_000 });
     const fired: number[] = [];

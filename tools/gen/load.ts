@@ -12,6 +12,9 @@ export const ASYNCAPI_FILE = 'asyncapi.yaml';
 export const OPENAPI_FILE = 'openapi.yaml';
 export const CONFORMANCE_FILE = 'conformance.yaml';
 
+/** A JSON Schema node of the documents, as read. */
+export type Schema = Record<string, any>;
+
 export interface SpecSource {
   file: string;
   text: string;

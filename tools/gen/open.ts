@@ -3,7 +3,7 @@
 // Two rules, both read from the spec so nothing is restated: objects are open (closing them is decision W5), and a
 // schema's `x-open` names the keywords the protocol words differently — `null` drops one (an id length of ours),
 // a value replaces it (`tokens_used` is a number in the protocol, an integer here).
-import type { Schema } from './schemas.js';
+import type { Schema } from './load.js';
 
 const OPEN_PREFIX = 'Open';
 

@@ -1,10 +1,10 @@
 // Turns the two documents' component schemas into one set of named JSON Schema definitions that both Modelina
 // and Ajv can read: `#/components/schemas/X` (in either file) becomes `#/definitions/X`, spec extensions are
 // lifted out, and the per-direction unions are derived from the AsyncAPI operations.
-import type { Specs } from './load.js';
+import type { Schema, Specs } from './load.js';
 import { openVariants } from './open.js';
 
-export type Schema = Record<string, any>;
+export type { Schema };
 
 export type Origin = keyof Specs;
 

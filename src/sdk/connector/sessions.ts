@@ -3,8 +3,8 @@
 // and replaced by a fresh one (empty `data`) at the first event after that. Time comes from the injectable clock.
 // Sessions live in memory: a restarted connector starts every conversation afresh.
 import type { Clock } from '../../shared/clock.js';
+import { DAY_MS } from '../../shared/time.js';
 
-const DAY_MS = 86_400_000;
 /** Expired sessions are swept at most this often (on the next lookup), so memory stays bounded without a timer. */
 const SWEEP_EVERY_MS = 3_600_000;
 
