@@ -18,7 +18,7 @@ import { Directory, type TokenRecord } from './core/directory.js';
 import type { Logger } from './shared/logger.js';
 import { fanOut } from './core/observer.js';
 import { RateLimiter } from './core/rate-limit.js';
-import { every } from './core/repeat.js';
+import { every, oneAtATime } from './core/repeat.js';
 import { describeStep, SWEEP_CLOCK_STEP_MAX_MS, SweepClock } from './core/sweep-clock.js';
 import { LocalRouter, type Router } from './core/router.js';
 import { mergeSessions, SessionTable } from './core/sessions.js';
@@ -253,7 +253,28 @@ async function startOnDatabase(
   timers.push(await markLostAtStart(reader, clock, lostAfter, log));
   // Every deletion and marking below counts from the wall clock: none on a step it cannot explain (F2).
   const sweepClock = new SweepClock(clock);
+  const sweepDatabase = (): Promise<unknown> => {
+    const now = clock.now();
+    return Promise.all([
+      markLostOutcomes(reader, clock, lostAfter, log).catch((err) => log.error({ err }, 'marking lost event outcomes failed')),
+      reader.deleteExpiredSessions(now).catch((err) => log.error({ err }, 'session sweep failed')),
+      config.eventLogRetentionDays > 0 &&
+        reader.deleteBefore(now - config.eventLogRetentionDays * DAY_MS).then(
+          (deleted) => deleted && log.info({ deleted }, 'event log retention sweep'),
+          (err) => log.error({ err }, 'event log retention sweep failed'),
+        ),
+      config.auditLogRetentionDays > 0 &&
+        audit.deleteBefore(now - config.auditLogRetentionDays * DAY_MS).then(
+          (deleted) => deleted && log.info({ deleted }, 'audit trail retention sweep'),
+          (err) => log.error({ err }, 'audit trail retention sweep failed'),
+        ),
+    ]);
+  };
+  // The database's part one at a time: those falling due while one is deleting (a large table, a slow database)
+  // become one more.
+  const databaseSweeps = oneAtATime(sweepDatabase);
   timers.push(
+    { cancel: databaseSweeps.stop },
     every(clock, SWEEP_INTERVAL_MS, () => {
       const verdict = sweepClock.check();
       if (!verdict.trusted) {
@@ -264,22 +285,9 @@ async function startOnDatabase(
         );
         return;
       }
-      markLostOutcomes(reader, clock, lostAfter, log).catch((err) => log.error({ err }, 'marking lost event outcomes failed'));
       const expired = sessions.sweep(clock.now());
       if (expired.length) writer.deleteSessions(expired.map((s) => s.session_key));
-      reader.deleteExpiredSessions(clock.now()).catch((err) => log.error({ err }, 'session sweep failed'));
-      if (config.eventLogRetentionDays > 0) {
-        reader.deleteBefore(clock.now() - config.eventLogRetentionDays * DAY_MS).then(
-          (deleted) => deleted && log.info({ deleted }, 'event log retention sweep'),
-          (err) => log.error({ err }, 'event log retention sweep failed'),
-        );
-      }
-      if (config.auditLogRetentionDays > 0) {
-        audit.deleteBefore(clock.now() - config.auditLogRetentionDays * DAY_MS).then(
-          (deleted) => deleted && log.info({ deleted }, 'audit trail retention sweep'),
-          (err) => log.error({ err }, 'audit trail retention sweep failed'),
-        );
-      }
+      databaseSweeps.request();
     }),
   );
 
