@@ -179,6 +179,20 @@ export const CONFIG_VARIABLES: readonly string[] = Object.keys(SCHEMA.properties
 export class ConfigError extends Error {}
 
 type Property = { type?: string; minimum?: number; maximum?: number; minLength?: number; pattern?: string; enum?: readonly string[] };
+type Properties = typeof SCHEMA.properties;
+/** What env-schema returns for SCHEMA: each variable as its JSON type, present when given or defaulted. */
+type RawEnv = {
+  [K in keyof Properties]: Properties[K] extends { type: 'integer' | 'number' }
+    ? number
+    : Properties[K] extends { enum: readonly (infer E)[] }
+      ? E
+      : string;
+} extends infer T
+  ? { [K in keyof T as K extends keyof Properties ? (Properties[K] extends { default: unknown } ? K : never) : never]: T[K] } & {
+      [K in keyof T as K extends keyof Properties ? (Properties[K] extends { default: unknown } ? never : K) : never]?: T[K];
+    }
+  : never;
+
 type EnvError = Error & { errors?: { instancePath: string }[] };
 
 /** What a variable may be, from its schema: "an integer from 1000 to 2147483647". */
@@ -219,9 +233,9 @@ function explain(err: EnvError, given: Record<string, unknown>): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Unset and empty mean the same: `ADMIN_TOKEN= npm start` turns the admin API off rather than failing.
   const given = Object.fromEntries(Object.entries(env).filter(([k, v]) => k in SCHEMA.properties && v !== ''));
-  let raw: Record<string, any>;
+  let raw: RawEnv;
   try {
-    raw = envSchema({ schema: structuredClone(SCHEMA) as any, data: given, env: false });
+    raw = envSchema<RawEnv>({ schema: structuredClone(SCHEMA) as unknown as object, data: given, env: false });
   } catch (err) {
     throw new ConfigError(`Invalid configuration: ${explain(err as EnvError, given)}. See the README's Configuration table.`);
   }

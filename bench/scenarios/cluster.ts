@@ -16,7 +16,7 @@ import { Redis } from 'ioredis';
 import type { StreamingConfig, StreamingResult } from '../load/streaming.js';
 import { createBenchDatabase, type BenchDatabase } from '../postgres.js';
 import { provision, runGenerator, shutdown, startBridge, type Credentials, type Server } from '../processes.js';
-import { difference, read, scrape, type Difference, type Reading } from './cluster-counters.js';
+import { difference, read, scrape, type Reading } from './cluster-counters.js';
 import { clusterTables, skippedTable, type ClusterRun, type Placement, type Setup } from './cluster-tables.js';
 import type { Settings } from './settings.js';
 

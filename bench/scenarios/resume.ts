@@ -15,7 +15,6 @@ import { ratio, type Table } from '../report.js';
 import { scrape } from './cluster-counters.js';
 import type { Settings } from './settings.js';
 
-const MODES = [false, true] as const;
 const label = (resume: boolean) => (resume ? '?resume=1' : 'plain');
 
 /** A streaming run, with what the bridge's resume buffer held after it and what its bounds dropped during it. */

@@ -273,7 +273,7 @@ export class Registry {
     const entries = agents.map((a): AgentDirectoryEntry => ({ id: a.agent_id, name: a.name, description: a.description, status: 'offline', allowlisted: this.directory.mayUse(app, a) }));
     const { items, complete } = fitList(entries, LIMITS.frameMaxBytes - DIRECTORY_FRAME.length, NEXT_AFTER_COST, page.limit);
     const listed = entries.slice(0, items.length);
-    const online = await Promise.all(listed.map((e) => this.live.locateAgent(e.id)));
+    const online = await Promise.all(listed.map(async (e) => this.live.locateAgent(e.id)));
     for (const [i, entry] of listed.entries()) if (online[i]) entry.status = 'online';
     return { agents: listed, next_after: complete ? null : (listed[listed.length - 1]?.id ?? null) };
   }

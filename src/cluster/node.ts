@@ -1,6 +1,6 @@
 // A bridge node among several (REDIS_URL, O14): its link to the others, its router, and the changes it applies
 // when another node's admin API makes them. server.ts calls `joinCluster` and wires the result in.
-import { LIMITS, type ClientKind } from '../../generated/index.js';
+import { LIMITS } from '../../generated/index.js';
 import type { Logger } from '../shared/logger.js';
 import { shownUrl } from '../shared/shown-url.js';
 import { ClusterControl, type ControlAnswer, type ControlOp, type Gathered } from './control.js';

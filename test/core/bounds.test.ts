@@ -79,7 +79,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
     });
 
     it('counts every connection of the app together, and its events whose connection is gone until they end', function () {
-      const { bridge, x, app, event, accepted, send } = setup({ maxEventsInFlightPerApp: 3 });
+      const { x, app, event, accepted, send } = setup({ maxEventsInFlightPerApp: 3 });
       const first = app('a1');
       const second = app('a1');
       const ids = [accepted(first, 'x'), accepted(first, 'x'), accepted(second, 'x')];
@@ -270,7 +270,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       const a1 = t.app('a1');
       const first = t.accepted(a1, 'x');
       const second = t.accepted(a1, 'x');
-      const quiet = t.accepted(a1, 'x'); // streams nothing: it has a text to let go of all the same
+      t.accepted(a1, 'x'); // streams nothing: it has a text to let go of all the same
       for (const eventId of [first, second]) t.send(t.x, { type: 'token', event_id: eventId, token: 'kept until the app goes '.repeat(25) });
       expect(t.bridge.streamedTextBytes()).to.equal(2 * 4096);
       const framesBefore = a1.frames.length;

@@ -174,7 +174,7 @@ describe('bytes held for connections, and dead ones (W17, L19, L20, L22)', funct
     const bounds = { partialMessageBounds: { app: 150_000, agent: 150_000, total: 1_000_000 } };
 
     it("closes the app's connection holding the most with INCOMPLETE_MESSAGE once its connections together hold too much; the canary sends on", function () {
-      const { app, agent, send, event, counters, bridge } = setup(bounds);
+      const { app, agent, event, counters, bridge } = setup(bounds);
       agent('x', { reads: true });
       agent('y', { reads: true });
       const [a, b, c] = [app('a1', { reads: true }), app('a1', { reads: true }), app('a1', { reads: true })];

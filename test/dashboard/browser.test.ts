@@ -78,7 +78,7 @@ describe('dashboard in a browser', function () {
 
   it('registers an organization, an app and an agent, shows each token once with a copy button, and shows them online when they connect', async function () {
     const bridge = await startTestBridge();
-    const { context, page, errors } = await open(bridge);
+    const { page, errors } = await open(bridge);
     const writes: string[] = [];
     page.on('request', (r) => r.method() !== 'GET' && writes.push(`${r.method()} ${new URL(r.url()).pathname}`));
     await signIn(page);

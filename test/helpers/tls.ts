@@ -21,7 +21,7 @@ export async function selfSignedCertificate(dir: string, name = 'bridge'): Promi
   try {
     await promisify(execFile)('openssl', args);
   } catch (err) {
-    throw new Error(`these tests make their certificate with openssl (Debian: apt-get install openssl): ${(err as Error).message}`);
+    throw new Error(`these tests make their certificate with openssl (Debian: apt-get install openssl): ${(err as Error).message}`, { cause: err });
   }
   return { certFile, keyFile, cert: await readFile(certFile, 'utf8') };
 }

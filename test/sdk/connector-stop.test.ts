@@ -142,7 +142,9 @@ describe('agent connector, stopping', function () {
     const s = await running(() => new Promise(() => {}));
     s.socket().receive(event('e1'));
     let stopped: Promise<StopResult> | undefined;
-    const onSignal = stopOnSignals(s.connector, { clock: s.clock, logger: { debug() {}, info() {}, warn() {}, error() {} }, stopping: (result) => (stopped = result) });
+    const onSignal = stopOnSignals(s.connector, { clock: s.clock, logger: { debug() {}, info() {}, warn() {}, error() {} }, stopping: (result) => {
+        stopped = result;
+      } });
     onSignal('SIGINT');
     s.clock.advance(SAME_STOP_MS - 1);
     onSignal('SIGINT'); // the same Ctrl-C, forwarded by a parent such as npm

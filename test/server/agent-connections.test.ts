@@ -47,7 +47,7 @@ describe('agent connections', function () {
 
   it('ends the events of an agent that dropped mid-stream with AGENT_OFFLINE once the reconnect grace is over', async function () {
     const bridge = await startTestBridge();
-    const { org, agent, appClient, agentClient } = await bridge.pair();
+    const { agent, appClient, agentClient } = await bridge.pair();
     const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
     agentClient.send({ type: 'token', event_id, token: 'Half an ' });
     await appClient.expect('token');
@@ -65,7 +65,7 @@ describe('agent connections', function () {
 
   it('lets an agent that comes back within the grace finish its event, and sends nothing when the grace would have ended', async function () {
     const bridge = await startTestBridge();
-    const { org, agent, appClient, agentClient } = await bridge.pair();
+    const { agent, appClient, agentClient } = await bridge.pair();
     const { event_id } = await startEvent(appClient, agentClient, agent.agent_id, 't', { x: 1 });
     agentClient.send({ type: 'token', event_id, token: 'one ' });
     await appClient.expect('token');
@@ -116,7 +116,7 @@ describe('agent connections', function () {
 
   it('answers AGENT_OFFLINE at once to a new event for an agent whose only connection has closed', async function () {
     const bridge = await startTestBridge();
-    const { org, agent, appClient, agentClient } = await bridge.pair();
+    const { agent, appClient, agentClient } = await bridge.pair();
     agentClient.close();
     await agentClient.waitForClose();
     await bridge.untilAgentOnline(agent.agent_id, false);

@@ -58,7 +58,7 @@ describe('bounds against hostile clients (L13-L16)', function () {
 
   it('refuses events for an agent over MAX_EVENTS_IN_FLIGHT_PER_AGENT from every app, while another agent keeps serving', async function () {
     const bridge = await startTestBridge({ maxEventsInFlightPerAgent: 5 });
-    const { org, agent, appClient, agentClient } = await bridge.pair();
+    const { org, agent, appClient } = await bridge.pair();
     const second = await bridge.connectApp((await bridge.app(org.org_id, 'Second')).token);
     const otherAgent = await bridge.agent(org.org_id, 'Other Agent');
     const otherAgentClient = await bridge.connectAgent(otherAgent.token);

@@ -191,7 +191,7 @@ describe('handshake', function () {
     const { agent, appClient, agentClient } = await bridge.pair();
     await expectRefused(await bridge.connectApp(agent.token), 'FORBIDDEN');
     await agentClient.expectNothingBeforePong();
-    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
+    await startEvent(appClient, agentClient, agent.agent_id);
   });
 
   it('gives a wrong secret for a real app the same answer as a token for an app that does not exist', async function () {

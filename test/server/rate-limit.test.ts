@@ -39,7 +39,7 @@ async function oneEvent(client: AppClient, agentId: string, frame: object = {}):
 describe('the rate limit', function () {
   it('accepts a burst of rateLimitBurst events, refuses the next with RATE_LIMIT_EXCEEDED and retry_after_seconds, and accepts one again after that wait', async function () {
     const bridge = await limited();
-    const { agent, appClient, agentClient } = await bridge.pair();
+    const { agent, appClient } = await bridge.pair();
 
     const answers = await burst(appClient, agent.agent_id, BURST + 1);
     expect(types(answers.slice(0, BURST))).to.deep.equal(Array(BURST).fill('accepted'));

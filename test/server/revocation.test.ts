@@ -124,7 +124,7 @@ describe('deactivation', function () {
 
     // The other agent is unaffected.
     await otherClient.expectNothingBeforePong();
-    const accepted = await startEvent(appClient, otherClient, other.agent_id);
+    await startEvent(appClient, otherClient, other.agent_id);
   });
 
   for (const kind of KINDS) {

@@ -43,7 +43,7 @@ async function expectAccepted(bridge: TestBridge, kind: Kind, token: string, whe
   try {
     await client.expectNothingBeforePong();
   } catch (err) {
-    throw new Error(`${when}: the ${kind} token should still connect: ${(err as Error).message}`);
+    throw new Error(`${when}: the ${kind} token should still connect: ${(err as Error).message}`, { cause: err });
   }
   client.close();
   await client.waitForClose();

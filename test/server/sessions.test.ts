@@ -13,7 +13,6 @@ import { exchange } from '../helpers/events.js';
 import { sample, scrape } from '../helpers/metrics.js';
 
 const DEFAULT_TTL_MS = LIMITS.sessionTtlDefaultDays * DAY_MS;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function sessions(bridge: TestBridge, query = ''): Promise<any[]> {
   const res = await bridge.http('GET', `/admin/v1/sessions${query}`, { schema: 'SessionList' });

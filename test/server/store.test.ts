@@ -107,7 +107,7 @@ describeEachDatabase('the store', function (db) {
     const appClient = await connect(second, 'app', app.token);
     const otherClient = await connect(second, 'app', other.token);
 
-    const accepted = await startEvent(appClient, agentClient, agent.agent_id, 't', { q: 1 });
+    await startEvent(appClient, agentClient, agent.agent_id, 't', { q: 1 });
 
     otherClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
     expect(await otherClient.expect('error')).to.include({ code: 'PERMISSION_DENIED', agent_id: agent.agent_id });

@@ -51,7 +51,7 @@ function reconnectsAfterClose(role: ClientKind): ClientScenario {
       ctx.next();
       since = ctx.mock.now();
       ctx.mock.dropConnection(connection);
-      connection = await reconnected(ctx, since, BACK_WITHIN_MS, 'its TCP connection dropped without a close frame', ['CLI-011']);
+      await reconnected(ctx, since, BACK_WITHIN_MS, 'its TCP connection dropped without a close frame', ['CLI-011']);
       if (role !== 'agent') return;
       ctx.next();
       const from = ctx.mock.frames.length;

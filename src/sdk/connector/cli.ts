@@ -52,7 +52,13 @@ async function run(o: CliOptions): Promise<void> {
     if (started && !stopping && gaveUp.size === connector.agentIds.length) {
       logger.error({}, 'every agent connection has given up; exiting');
       stopping = true;
-      connector.close().finally(() => exit(1));
+      connector.close().then(
+        () => exit(1),
+        (err: unknown) => {
+          logger.error({ err }, 'closing the connector failed');
+          exit(1);
+        },
+      );
     }
   });
 

@@ -55,6 +55,8 @@ export class EventRun {
     private readonly eventId: string,
     private readonly o: RunSettings,
   ) {
+    // The context's getters are called on the context: they reach the run through this name.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const run = this;
     this.ctx = {
       agentId: runner.agentId,

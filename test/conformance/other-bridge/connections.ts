@@ -15,6 +15,7 @@ const PAYLOAD_MAX_BYTES = 64000;
 const FRAGMENT_MAX_BYTES = 4096;
 const SESSION_KEY_MAX_CHARS = 255;
 const AGENT_ID = /^[a-z0-9-]+$/;
+// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 
 // Connection errors: one error frame, then 1008 with a sentence for humans (not the code).

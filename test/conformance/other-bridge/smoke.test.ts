@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { startOtherBridge, type OtherBridge } from './bridge.js';
 
-type Msg = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Msg = Record<string, any>;
 
 const PROVISION = fileURLToPath(new URL('./provision.mjs', import.meta.url));
 
