@@ -55,7 +55,7 @@ describe('dashboard page and files', function () {
   it('serves its icon at /favicon.ico too, the SVG the page links, with the same headers', async function () {
     const bridge = await startTestBridge();
     const page = await send(bridge, 'GET', '/dashboard');
-    expect(page.body).to.include('<link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml">');
+    expect(page.body).to.match(/<link rel="icon" href="\/dashboard\/assets\/favicon\.svg" type="image\/svg\+xml"\s*\/?>/);
     const linked = await send(bridge, 'GET', '/dashboard/assets/favicon.svg');
     const icon = await send(bridge, 'GET', '/favicon.ico');
     expect(icon.status).to.equal(200);
