@@ -21,14 +21,26 @@ export interface ClusterNode {
   close(): Promise<void>;
 }
 
-export async function joinCluster(options: { redisUrl: string; nodeId: string | undefined; log: Logger }): Promise<ClusterNode> {
+export async function joinCluster(options: {
+  redisUrl: string;
+  nodeId: string | undefined;
+  log: Logger;
+}): Promise<ClusterNode> {
   const { log } = options;
   let bus: RedisBus;
   try {
-    bus = await RedisBus.connect({ url: options.redisUrl, nodeId: options.nodeId, heartbeatMs: LIMITS.nodeHeartbeatMs, expiryMs: LIMITS.nodeExpiryMs, log });
+    bus = await RedisBus.connect({
+      url: options.redisUrl,
+      nodeId: options.nodeId,
+      heartbeatMs: LIMITS.nodeHeartbeatMs,
+      expiryMs: LIMITS.nodeExpiryMs,
+      log,
+    });
   } catch (err) {
     if (err instanceof NodeIdInUseError) throw new ClusterLinkError(err.message);
-    throw new ClusterLinkError(`cannot reach Redis at ${shownUrl(options.redisUrl)} (REDIS_URL): ${(err as Error).message}`);
+    throw new ClusterLinkError(
+      `cannot reach Redis at ${shownUrl(options.redisUrl)} (REDIS_URL): ${(err as Error).message}`,
+    );
   }
   const router = new ClusterRouter(bus, log);
   let control: ClusterControl | undefined;

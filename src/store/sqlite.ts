@@ -44,7 +44,10 @@ export function sqliteConfig(url: string): Knex.Config {
       afterCreate: (conn: Database, done: (err: Error | null, conn: unknown) => void) => {
         // busy_timeout: a group commit waits up to 5 s for another writer (a backup, an operator's shell).
         const journal = filename === ':memory:' ? 'MEMORY' : 'WAL';
-        conn.exec(`PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA journal_mode = ${journal};`, (err: Error | null) => done(err, conn));
+        conn.exec(
+          `PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA journal_mode = ${journal};`,
+          (err: Error | null) => done(err, conn),
+        );
       },
     },
   };

@@ -16,7 +16,10 @@ describe('agent connections', function () {
     expect(replaced).to.deep.equal({ type: 'error', code: 'CONNECTION_REPLACED', error: replaced.error });
     expect(replaced).not.to.have.property('event_id');
     expect(replaced.error).to.be.a('string').that.is.not.empty;
-    expect(await first.waitForClose()).to.deep.equal({ code: CLOSE_CODES.CONNECTION_REPLACED, reason: 'CONNECTION_REPLACED' });
+    expect(await first.waitForClose()).to.deep.equal({
+      code: CLOSE_CODES.CONNECTION_REPLACED,
+      reason: 'CONNECTION_REPLACED',
+    });
 
     appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: { n: 1 } });
     const { event_id } = await appClient.expect('accepted');
@@ -59,7 +62,13 @@ describe('agent connections', function () {
 
     bridge.clock.advance(1);
     const error = await appClient.expect('error');
-    expect(error).to.deep.equal({ type: 'error', event_id, agent_id: agent.agent_id, code: 'AGENT_OFFLINE', error: error.error });
+    expect(error).to.deep.equal({
+      type: 'error',
+      event_id,
+      agent_id: agent.agent_id,
+      code: 'AGENT_OFFLINE',
+      error: error.error,
+    });
     expect(error.error).to.be.a('string').that.is.not.empty;
   });
 
@@ -94,7 +103,13 @@ describe('agent connections', function () {
     await bridge.advanceWithHeartbeats(LIMITS.agentTimeoutMs - 1, [appClient, agentClient]);
     bridge.clock.advance(1);
     const error = await appClient.expect('error');
-    expect(error).to.deep.equal({ type: 'error', event_id, agent_id: agent.agent_id, code: 'AGENT_TIMEOUT', error: error.error });
+    expect(error).to.deep.equal({
+      type: 'error',
+      event_id,
+      agent_id: agent.agent_id,
+      code: 'AGENT_TIMEOUT',
+      error: error.error,
+    });
     expect(error.error).to.be.a('string').that.is.not.empty;
 
     agentClient.send({ type: 'reply', event_id, content: 'Sorry, I was thinking.', done: true });

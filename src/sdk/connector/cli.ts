@@ -24,7 +24,10 @@ function exit(code: number): void {
 }
 
 async function run(o: CliOptions): Promise<void> {
-  const logger = jsonLogger({ name: 'bridge-connector', ...(process.env.LOG_LEVEL ? { level: process.env.LOG_LEVEL } : {}) });
+  const logger = jsonLogger({
+    name: 'bridge-connector',
+    ...(process.env.LOG_LEVEL ? { level: process.env.LOG_LEVEL } : {}),
+  });
   const config = await loadConnectorConfig(o.config);
   const handler = await loadHandler(o.handler);
   const connector = new Connector(config, {
@@ -89,7 +92,10 @@ async function run(o: CliOptions): Promise<void> {
     clearInterval(keepAlive);
     throw err;
   }
-  logger.info({ agents: connector.agentIds, url: config.connection.url, health: connector.healthUrl }, 'connector running');
+  logger.info(
+    { agents: connector.agentIds, url: config.connection.url, health: connector.healthUrl },
+    'connector running',
+  );
 }
 
 async function main(): Promise<void> {
