@@ -8,7 +8,9 @@ const name = process.env.TEST_LANE || 'fast';
 const lane = name === 'fast' ? FAST : SLOW_LANES[name];
 if (!lane) throw new Error(`TEST_LANE=${name}: no such lane (fast, ${Object.keys(SLOW_LANES).join(', ')})`);
 // `npx mocha test/x.test.ts` runs that file alone (mocha would add it to the lane's files), one at a time.
-const named = process.argv.slice(2).some((arg, i, args) => /\.test\.ts$/.test(arg) && !/^--?(require|file|r)$/.test(args[i - 1] ?? ''));
+const named = process.argv
+  .slice(2)
+  .some((arg, i, args) => /\.test\.ts$/.test(arg) && !/^--?(require|file|r)$/.test(args[i - 1] ?? ''));
 
 module.exports = {
   'node-option': ['import=tsx'],

@@ -43,7 +43,9 @@ const AGENTS = whole('agents', values.agents!);
 const WINDOW = whole('window', values.window!);
 const PAYLOAD = JSON.stringify({ text: 'x'.repeat(whole('payload-bytes', values['payload-bytes']!)) });
 if (!(LOAD_MS >= 500)) throw new Error('--load-s must be 0.5 or more');
-const env: Record<string, string> = values['flush-ms'] ? { EVENT_LOG_FLUSH_MS: String(whole('flush-ms', values['flush-ms'])) } : {};
+const env: Record<string, string> = values['flush-ms']
+  ? { EVENT_LOG_FLUSH_MS: String(whole('flush-ms', values['flush-ms'])) }
+  : {};
 /** Moved past the age at which a pending row counts as lost (O9: agent timeout + reconnect grace + 60 s). */
 const ADVANCE_MS = LIMITS.agentTimeoutMs + LIMITS.agentReconnectGraceMs + 120_000;
 
@@ -65,7 +67,9 @@ async function eventLog(admin: AdminLike): Promise<Map<string, string>> {
   const outcomes = new Map<string, string>();
   let before: string | null = null;
   do {
-    const page: { events: { event_id: string; outcome: string }[]; next_before: string | null } = await admin.get(`/admin/v1/events?limit=500${before ? `&before=${before}` : ''}`);
+    const page: { events: { event_id: string; outcome: string }[]; next_before: string | null } = await admin.get(
+      `/admin/v1/events?limit=500${before ? `&before=${before}` : ''}`,
+    );
     for (const e of page.events) outcomes.set(e.event_id, e.outcome);
     before = page.next_before;
   } while (before);
@@ -81,7 +85,10 @@ function adminOf(server: Server): AdminLike {
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`http://127.0.0.1:${server.port}${path}`, {
       method,
-      headers: { authorization: 'Bearer bench-admin-token-0123456789', ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: 'Bearer bench-admin-token-0123456789',
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
@@ -103,7 +110,8 @@ async function once(): Promise<Run> {
       ws.on('error', () => {}); // the kill resets the connection
       ws.on('message', (data) => {
         const text = data.toString();
-        if (frameType(text) === 'event') ws.send(`{"type":"reply","event_id":"${frameEventId(text)}","content":"ok","done":true}`);
+        if (frameType(text) === 'event')
+          ws.send(`{"type":"reply","event_id":"${frameEventId(text)}","content":"ok","done":true}`);
       });
       sockets.push(ws);
     }
@@ -116,7 +124,9 @@ async function once(): Promise<Run> {
       ws.on('error', () => {});
       const send = () => {
         const k = sent++;
-        ws.send(`{"type":"event","agent_id":"${creds.agents[k % AGENTS]!.agent_id}","thread_id":"t-${k % 64}","payload":${PAYLOAD}}`);
+        ws.send(
+          `{"type":"event","agent_id":"${creds.agents[k % AGENTS]!.agent_id}","thread_id":"t-${k % 64}","payload":${PAYLOAD}}`,
+        );
       };
       ws.on('message', (data) => {
         const now = performance.now();
@@ -212,4 +222,15 @@ console.log(
     `missing rows ${range(runs.map((r) => r.missing))}; replied but pending after the restart ${range(runs.map((r) => r.replied_pending))}; ` +
     `still pending once past the lost-outcome age ${range(runs.map((r) => r.pending_after_advance))}`,
 );
-console.log(JSON.stringify({ bench: 'crash-loss', runs: RUNS, apps: APPS, agents: AGENTS, window: WINDOW, load_s: LOAD_MS / 1000, flush_ms: env.EVENT_LOG_FLUSH_MS ?? null, results: runs }));
+console.log(
+  JSON.stringify({
+    bench: 'crash-loss',
+    runs: RUNS,
+    apps: APPS,
+    agents: AGENTS,
+    window: WINDOW,
+    load_s: LOAD_MS / 1000,
+    flush_ms: env.EVENT_LOG_FLUSH_MS ?? null,
+    results: runs,
+  }),
+);

@@ -38,7 +38,9 @@ function cpuMs(pid: number): number {
 }
 
 /** A TCP proxy that counts the bytes each way, so that what the browser and the bridge exchange is measured whole. */
-async function countingProxy(port: number): Promise<{ port: number; bytes: { down: number; up: number }; close(): void }> {
+async function countingProxy(
+  port: number,
+): Promise<{ port: number; bytes: { down: number; up: number }; close(): void }> {
   const bytes = { down: 0, up: 0 };
   const server: NetServer = createServer((client) => {
     const upstream = connect(port, '127.0.0.1');
@@ -53,7 +55,12 @@ async function countingProxy(port: number): Promise<{ port: number; bytes: { dow
 }
 
 /** An agent that answers every event with three fragments and a reply, and an app that sends `perSecond` events. */
-async function traffic(wsUrl: string, app: { token: string }, agent: { agent_id: string; token: string }, perSecond: number) {
+async function traffic(
+  wsUrl: string,
+  app: { token: string },
+  agent: { agent_id: string; token: string },
+  perSecond: number,
+) {
   const open = (path: string, token: string) =>
     new Promise<WebSocket>((resolve, reject) => {
       const ws = new WebSocket(`${wsUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
@@ -64,12 +71,19 @@ async function traffic(wsUrl: string, app: { token: string }, agent: { agent_id:
   agentWs.on('message', (data) => {
     const frame = JSON.parse(String(data));
     if (frame.type !== 'event') return;
-    for (const token of ['one ', 'two ', 'three']) agentWs.send(JSON.stringify({ type: 'token', event_id: frame.event_id, token }));
+    for (const token of ['one ', 'two ', 'three'])
+      agentWs.send(JSON.stringify({ type: 'token', event_id: frame.event_id, token }));
     agentWs.send(JSON.stringify({ type: 'reply', event_id: frame.event_id, content: '', done: true }));
   });
   const appWs = await open(ENDPOINT_PATHS.app, app.token);
   let n = 0;
-  const timer = setInterval(() => appWs.send(JSON.stringify({ type: 'event', agent_id: agent.agent_id, thread_id: `t${n++ % 10}`, payload: { text: 'hi' } })), 1000 / perSecond);
+  const timer = setInterval(
+    () =>
+      appWs.send(
+        JSON.stringify({ type: 'event', agent_id: agent.agent_id, thread_id: `t${n++ % 10}`, payload: { text: 'hi' } }),
+      ),
+    1000 / perSecond,
+  );
   return () => {
     clearInterval(timer);
     appWs.close();
@@ -95,7 +109,11 @@ async function measure(pid: number, bytes: { down: number; up: number }) {
   const down0 = bytes.down;
   const up0 = bytes.up;
   await sleep(SECONDS * 1000);
-  return { cpuMsPerS: (cpuMs(pid) - cpu0) / SECONDS, downPerS: (bytes.down - down0) / SECONDS, upPerS: (bytes.up - up0) / SECONDS };
+  return {
+    cpuMsPerS: (cpuMs(pid) - cpu0) / SECONDS,
+    downPerS: (bytes.down - down0) / SECONDS,
+    upPerS: (bytes.up - up0) / SECONDS,
+  };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-dashboard-'));
@@ -109,7 +127,9 @@ const browser = await launchChromium();
 const hashes: Record<string, string> = { overview: '#/overview', org: `#/orgs/${orgId}`, events: '#/events' };
 try {
   await sleep(WARMUP * 1000);
-  console.log(`bridge CPU in ms per second of wall time; each row against a stretch of ${SECONDS} s with no page open just before it`);
+  console.log(
+    `bridge CPU in ms per second of wall time; each row against a stretch of ${SECONDS} s with no page open just before it`,
+  );
   console.log('view      pages  no page  with pages  +CPU ms/s per page  bytes/s down per page  bytes/s up per page');
   for (const view of VIEWS) {
     for (const count of PAGE_COUNTS) {
@@ -121,7 +141,15 @@ try {
       const m = await measure(bridge.pid, proxy.bytes);
       for (const c of contexts) await c.close();
       console.log(
-        [view.padEnd(9), String(count).padStart(5), idle.cpuMsPerS.toFixed(2).padStart(7), m.cpuMsPerS.toFixed(2).padStart(10), ((m.cpuMsPerS - idle.cpuMsPerS) / count).toFixed(2).padStart(19), (m.downPerS / count).toFixed(0).padStart(22), (m.upPerS / count).toFixed(0).padStart(20)].join('  '),
+        [
+          view.padEnd(9),
+          String(count).padStart(5),
+          idle.cpuMsPerS.toFixed(2).padStart(7),
+          m.cpuMsPerS.toFixed(2).padStart(10),
+          ((m.cpuMsPerS - idle.cpuMsPerS) / count).toFixed(2).padStart(19),
+          (m.downPerS / count).toFixed(0).padStart(22),
+          (m.upPerS / count).toFixed(0).padStart(20),
+        ].join('  '),
       );
       await sleep(2000);
     }

@@ -18,9 +18,19 @@ function row(i: number, longest: boolean): EventRow {
   const thread = longest ? `${'\u{1F600}'.repeat(116)}${n.slice(5)}` : `lesson-${i}`;
   const at = Date.now();
   return {
-    event_id: `01KEV${String(i).padStart(21, '0')}`, app_id: app, agent_id: agent, thread_id: thread, session_key: `svc:${app}:${thread}`,
-    status: 'delivered', outcome: 'replied', code: longest ? 'RESUME_GAP' : null, payload_bytes: LIMITS.payloadMaxBytes, tokens_used: 1234.5,
-    received_at: at, completed_at: at + 5, latency_ms: 5,
+    event_id: `01KEV${String(i).padStart(21, '0')}`,
+    app_id: app,
+    agent_id: agent,
+    thread_id: thread,
+    session_key: `svc:${app}:${thread}`,
+    status: 'delivered',
+    outcome: 'replied',
+    code: longest ? 'RESUME_GAP' : null,
+    payload_bytes: LIMITS.payloadMaxBytes,
+    tokens_used: 1234.5,
+    received_at: at,
+    completed_at: at + 5,
+    latency_ms: 5,
   };
 }
 
@@ -32,5 +42,7 @@ for (const longest of [false, true]) {
   for (let i = 0; i < ROWS; i++) writer.insertEvent(row(i, longest));
   gc();
   const bytes = (process.memoryUsage().heapUsed - before) / ROWS;
-  console.log(`${longest ? 'longest' : 'typical'}: ${writer.pending} rows waiting, ${Math.round(bytes)} bytes a row, ${((bytes * ROWS) / 2 ** 20).toFixed(0)} MiB in all`);
+  console.log(
+    `${longest ? 'longest' : 'typical'}: ${writer.pending} rows waiting, ${Math.round(bytes)} bytes a row, ${((bytes * ROWS) / 2 ** 20).toFixed(0)} MiB in all`,
+  );
 }

@@ -27,20 +27,27 @@ const { values } = parseArgs({
 const N = Number(values.events);
 const IN_FLIGHT = Number(values['in-flight']);
 const CHUNK = Number(values.chunk);
-for (const [name, v] of [['--events', N], ['--in-flight', IN_FLIGHT], ['--chunk', CHUNK]] as const) {
+for (const [name, v] of [
+  ['--events', N],
+  ['--in-flight', IN_FLIGHT],
+  ['--chunk', CHUNK],
+] as const) {
   if (!Number.isInteger(v) || v < 1) throw new Error(`${name} must be a whole number, 1 or more`);
 }
 
 const { eventLogFlushMs: flushMs, eventLogQueueMaxRows: maxRows } = loadConfig({}); // the defaults (EVENT_LOG_* unset)
 
-const quantile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN);
+const quantile = (sorted: number[], q: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN;
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-event-log-'));
   const file = join(dir, 'bench.sqlite');
   const db = await openDatabase(`sqlite:${file}`);
   try {
-    const [{ journal_mode: journal }] = (await db.raw('PRAGMA journal_mode')) as { journal_mode: string }[] as [{ journal_mode: string }];
+    const [{ journal_mode: journal }] = (await db.raw('PRAGMA journal_mode')) as { journal_mode: string }[] as [
+      { journal_mode: string },
+    ];
     let errors = 0;
     const log: Logger = {
       debug() {},
@@ -61,7 +68,10 @@ async function main(): Promise<void> {
     writer.flush = () => {
       const t = performance.now();
       const done = flush();
-      done.then(() => flushLatency.push(performance.now() - t), () => {});
+      done.then(
+        () => flushLatency.push(performance.now() - t),
+        () => {},
+      );
       return done;
     };
 
@@ -81,7 +91,8 @@ async function main(): Promise<void> {
       completed_at: null,
       latency_ms: null,
     });
-    const replied = (i: number, now: number) => writer.updateEvent(id(i), { outcome: 'replied', tokens_used: 12, completed_at: now, latency_ms: 3 });
+    const replied = (i: number, now: number) =>
+      writer.updateEvent(id(i), { outcome: 'replied', tokens_used: 12, completed_at: now, latency_ms: 3 });
 
     let maxPending = 0;
     const started = performance.now();
@@ -100,7 +111,9 @@ async function main(): Promise<void> {
     const ended = performance.now();
 
     const [{ n: rowsInTable }] = (await db('events').count({ n: '*' })) as [{ n: number }];
-    const [{ n: repliedRows }] = (await db('events').where({ outcome: 'replied' }).count({ n: '*' })) as [{ n: number }];
+    const [{ n: repliedRows }] = (await db('events').where({ outcome: 'replied' }).count({ n: '*' })) as [
+      { n: number },
+    ];
     const wallS = (ended - started) / 1000;
     const durations = commits.map((c) => c.ms).sort((a, b) => a - b);
     const flushes = flushLatency.sort((a, b) => a - b);
@@ -140,7 +153,10 @@ async function main(): Promise<void> {
       ['rows replied', result.replied_rows],
       ['group commits', result.commits],
       ['rows per commit, mean / max', `${result.rows_per_commit_mean} / ${result.rows_per_commit_max}`],
-      ['commit duration p50 / p99 / max (ms)', `${result.commit_ms_p50} / ${result.commit_ms_p99} / ${result.commit_ms_max}`],
+      [
+        'commit duration p50 / p99 / max (ms)',
+        `${result.commit_ms_p50} / ${result.commit_ms_p99} / ${result.commit_ms_max}`,
+      ],
       ['flush() to resolved p50 / p99 (ms)', `${result.flush_latency_ms_p50} / ${result.flush_latency_ms_p99}`],
       ['max rows queued (pending)', maxPending],
       ['commit errors', errors],

@@ -80,9 +80,17 @@ export function openFilesLimit(): number {
  * `profileDir`: the bridge writes a V8 CPU profile there when it stops (--cpu-prof); `env`: more settings on top;
  * `inspect`: with the inspector on a port of its own (127.0.0.1 only), for collectGarbage().
  */
-export async function startBridge(dir: string, profileDir?: string, env: Record<string, string> = {}, inspect = false): Promise<Server & { admin: AdminClient; inspectorUrl?: string }> {
+export async function startBridge(
+  dir: string,
+  profileDir?: string,
+  env: Record<string, string> = {},
+  inspect = false,
+): Promise<Server & { admin: AdminClient; inspectorUrl?: string }> {
   const port = await freePort();
-  const nodeArgs = [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...(inspect ? ['--inspect=127.0.0.1:0'] : [])];
+  const nodeArgs = [
+    ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
+    ...(inspect ? ['--inspect=127.0.0.1:0'] : []),
+  ];
   const child = spawn(process.execPath, [...nodeArgs, join(bridgeDir, 'bin/bridge.js'), 'serve'], {
     cwd: bridgeDir,
     env: {
@@ -115,15 +123,28 @@ export async function startBridge(dir: string, profileDir?: string, env: Record<
   // Node says where its inspector listens before the bridge starts; read now, while it is among the lines kept.
   const inspectorUrl = inspect ? /Debugger listening on (ws:\/\/\S+)/.exec(logs())?.[1] : undefined;
   if (inspect && !inspectorUrl) throw new Error(`the bridge did not say where its inspector listens:\n${logs()}`);
-  return { child, port, url: `ws://127.0.0.1:${port}`, pid: child.pid!, logs, logBytes, admin, ...(inspectorUrl ? { inspectorUrl } : {}) };
+  return {
+    child,
+    port,
+    url: `ws://127.0.0.1:${port}`,
+    pid: child.pid!,
+    logs,
+    logBytes,
+    admin,
+    ...(inspectorUrl ? { inspectorUrl } : {}),
+  };
 }
 
 /** bench/relay.ts; `batch`: with the bridge's write batching (--batch). */
 export async function startRelay(batch = false): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/relay.ts'), '--port', '0', ...(batch ? ['--batch'] : [])], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'bench/relay.ts'), '--port', '0', ...(batch ? ['--batch'] : [])],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const { logs, logBytes } = tail(child, 'relay');
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
@@ -147,7 +168,12 @@ export interface Credentials {
 }
 
 /** One organization with `agents` agents and `apps` apps, made through the admin API. */
-export async function provision(admin: AdminClient, agents: number, apps: number, name = 'Bench'): Promise<Credentials & { org_id: string }> {
+export async function provision(
+  admin: AdminClient,
+  agents: number,
+  apps: number,
+  name = 'Bench',
+): Promise<Credentials & { org_id: string }> {
   const org = await admin.createOrganization(name);
   const out: Credentials & { org_id: string } = { org_id: org.org_id, agents: [], apps: [] };
   for (let j = 0; j < apps; j++) {
@@ -171,7 +197,10 @@ export function runGenerator<R>(config: LoadConfig, onLine?: (line: string) => v
  * (the abuse scenario's canary) answers by printing its RESULT and exiting; `go()` sends SIGUSR2, which one that
  * was started ahead of its time (the abuse scenario's offender) waits for.
  */
-export function startGenerator<R>(config: LoadConfig, onLine?: (line: string) => void): { result: Promise<R>; stop(): void; go(): void } {
+export function startGenerator<R>(
+  config: LoadConfig,
+  onLine?: (line: string) => void,
+): { result: Promise<R>; stop(): void; go(): void } {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/load.ts')], {
     cwd: ROOT,
     env: { ...process.env, BENCH_LOAD_CONFIG: JSON.stringify(config) },
@@ -191,7 +220,8 @@ export function startGenerator<R>(config: LoadConfig, onLine?: (line: string) =>
   const result = (async () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
     const line = out.split('\n').find((l) => l.startsWith('RESULT '));
-    if (code !== 0 || !line) throw new Error(`the load generator failed (exit ${code}):\n${err.slice(-4000)}${out.slice(-2000)}`);
+    if (code !== 0 || !line)
+      throw new Error(`the load generator failed (exit ${code}):\n${err.slice(-4000)}${out.slice(-2000)}`);
     return JSON.parse(line.slice('RESULT '.length)) as R;
   })();
   const signal = (name: NodeJS.Signals) => void (child.exitCode === null && child.kill(name));
@@ -243,7 +273,9 @@ export async function collectGarbage(server: { inspectorUrl?: string }): Promise
     ws.once('error', reject);
   });
   for (let id = 1; id <= 2; id++) {
-    const done = new Promise<void>((resolve) => ws.on('message', (data) => (JSON.parse(data.toString()) as { id?: number }).id === id && resolve()));
+    const done = new Promise<void>((resolve) =>
+      ws.on('message', (data) => (JSON.parse(data.toString()) as { id?: number }).id === id && resolve()),
+    );
     ws.send(JSON.stringify({ id, method: 'HeapProfiler.collectGarbage' }));
     await done;
   }

@@ -16,7 +16,10 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '25' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { top: { type: 'string', default: '25' } },
+});
 if (positionals.length !== 1) throw new Error('usage: bench/profile-top.ts FILE.cpuprofile [--top N]');
 const profile = JSON.parse(readFileSync(positionals[0]!, 'utf8')) as Profile;
 const top = Number(values.top);
@@ -30,7 +33,10 @@ const totalUs = [...selfUs.values()].reduce((a, b) => a + b, 0);
 
 const label = (n: ProfileNode) => {
   const { functionName, url, lineNumber } = n.callFrame;
-  const file = url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, '~/').replace(/^.*\/work\/[^/]+\//, '');
+  const file = url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*\/node_modules\//, '~/')
+    .replace(/^.*\/work\/[^/]+\//, '');
   return `${functionName || '(anonymous)'} ${file ? `${file}:${lineNumber + 1}` : ''}`.trim();
 };
 const self = new Map<string, number>();

@@ -23,14 +23,39 @@ function start(resumable: boolean): Run {
   const directory = new Directory();
   directory.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
   const app: AppRecord = { app_id: 'a', org_id: 'org', name: 'a', active: true, created_at: 0 };
-  const agent: AgentRecord = { agent_id: 'x', org_id: 'org', name: 'x', description: '', ttl_days: 14, allowlist: null, active: true, created_at: 0 };
+  const agent: AgentRecord = {
+    agent_id: 'x',
+    org_id: 'org',
+    name: 'x',
+    description: '',
+    ttl_days: 14,
+    allowlist: null,
+    active: true,
+    created_at: 0,
+  };
   directory.addApp(app);
   directory.addAgent(agent);
   const many = EVENTS * 2;
-  const bridge = makeBridge({ directory, clock: new AdjustableClock({ frozen: true, start: 0 }), maxEventsInFlightPerApp: many, maxEventsInFlightPerAgent: many });
+  const bridge = makeBridge({
+    directory,
+    clock: new AdjustableClock({ frozen: true, start: 0 }),
+    maxEventsInFlightPerApp: many,
+    maxEventsInFlightPerAgent: many,
+  });
   const eventIds: string[] = [];
-  const socket = (id: number, onFrame: (text: string) => void): Socket => ({ id, send: onFrame, close() {}, bufferedBytes: () => 0 });
-  const token = (kind: ClientKind, owner_id: string) => ({ hash: hashToken(owner_id), kind, owner_id, created_at: 0, expires_at: null });
+  const socket = (id: number, onFrame: (text: string) => void): Socket => ({
+    id,
+    send: onFrame,
+    close() {},
+    bufferedBytes: () => 0,
+  });
+  const token = (kind: ClientKind, owner_id: string) => ({
+    hash: hashToken(owner_id),
+    kind,
+    owner_id,
+    created_at: 0,
+    expires_at: null,
+  });
   const appHandlers = bridge.open(
     socket(1, (text) => {
       if (text.startsWith('{"type":"accepted"')) eventIds.push(JSON.parse(text).event_id);
@@ -39,7 +64,10 @@ function start(resumable: boolean): Run {
     undefined,
     resumable,
   );
-  const agentHandlers = bridge.open(socket(2, () => {}), { kind: 'agent', agent, token: token('agent', 'x') });
+  const agentHandlers = bridge.open(
+    socket(2, () => {}),
+    { kind: 'agent', agent, token: token('agent', 'x') },
+  );
   return { bridge, app: appHandlers, agent: agentHandlers, eventIds };
 }
 
@@ -55,12 +83,14 @@ const perEvent = (bytes: number) => `${Math.round(bytes / EVENTS)} B`;
 function measure(resumable: boolean): void {
   const before = memory();
   const run = start(resumable);
-  for (let i = 0; i < EVENTS; i++) run.app.message(`{"type":"event","agent_id":"x","thread_id":"t${i % 100}","payload":{"q":${i}}}`, false);
+  for (let i = 0; i < EVENTS; i++)
+    run.app.message(`{"type":"event","agent_id":"x","thread_id":"t${i % 100}","payload":{"q":${i}}}`, false);
   const accepted = memory();
   const fragment = 'word ';
   const started = process.hrtime.bigint();
   for (const eventId of run.eventIds) {
-    for (let f = 0; f < FRAGMENTS; f++) run.agent.message(`{"type":"token","event_id":"${eventId}","token":"${fragment}"}`, false);
+    for (let f = 0; f < FRAGMENTS; f++)
+      run.agent.message(`{"type":"token","event_id":"${eventId}","token":"${fragment}"}`, false);
   }
   const nsPerFragment = Number(process.hrtime.bigint() - started) / (EVENTS * FRAGMENTS);
   const streamed = memory();

@@ -71,7 +71,8 @@ const { values } = parseArgs({
 
 function whole(name: string, text: string, min = 1): number {
   const v = Number(text);
-  if (!Number.isInteger(v) || v < min) throw new Error(`--${name} must be a whole number, ${min} or more (got ${text})`);
+  if (!Number.isInteger(v) || v < min)
+    throw new Error(`--${name} must be a whole number, ${min} or more (got ${text})`);
   return v;
 }
 function seconds(name: string, text: string, min: number): number {
@@ -85,14 +86,18 @@ const startedAt = new Date();
 const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
 if (values.only && values.only !== 'bridge' && values.only !== 'relay') throw new Error('--only takes bridge or relay');
 const scenarios = values.scenarios!.split(',').map((x) => x.trim());
-for (const x of scenarios) if (!['1', '2', '3', '4', 'abuse', 'cluster', 'resume'].includes(x)) throw new Error(`--scenarios: ${x} is not one of 1, 2, 3, 4, abuse, cluster, resume`);
+for (const x of scenarios)
+  if (!['1', '2', '3', '4', 'abuse', 'cluster', 'resume'].includes(x))
+    throw new Error(`--scenarios: ${x} is not one of 1, 2, 3, 4, abuse, cluster, resume`);
 if (values['bridge-dir']) {
   const dir = resolve(values['bridge-dir']);
-  if (!existsSync(join(dir, 'bin/bridge.js')) || !existsSync(join(dir, 'node_modules'))) throw new Error(`--bridge-dir: ${dir} has no bin/bridge.js or no node_modules`);
+  if (!existsSync(join(dir, 'bin/bridge.js')) || !existsSync(join(dir, 'node_modules')))
+    throw new Error(`--bridge-dir: ${dir} has no bin/bridge.js or no node_modules`);
   useBridgeDir(dir);
 }
 const attacks = values.attacks?.split(',').map((x) => x.trim());
-for (const x of attacks ?? []) if (!(ATTACKS as string[]).includes(x)) throw new Error(`--attacks: ${x} is not one of ${ATTACKS.join(', ')}`);
+for (const x of attacks ?? [])
+  if (!(ATTACKS as string[]).includes(x)) throw new Error(`--attacks: ${x} is not one of ${ATTACKS.join(', ')}`);
 // Else the variables scripts/services.sh exports.
 const postgresUrl = values['postgres-url'] || process.env.TEST_POSTGRES_URL;
 const redisUrl = values['redis-url'] || process.env.TEST_REDIS_URL;
@@ -112,7 +117,9 @@ const settings: Settings = {
   soakS: seconds('soak', values.soak ?? (quick ? '2' : '600'), 0),
   soakEventsPerS: whole('soak-events', values['soak-events']!),
   clusterRate: whole('cluster-rate', values['cluster-rate']!),
-  resumeRates: (values['resume-rates'] ?? (quick ? '10000' : '1000,10000')).split(',').map((r) => whole('resume-rates', r)),
+  resumeRates: (values['resume-rates'] ?? (quick ? '10000' : '1000,10000'))
+    .split(',')
+    .map((r) => whole('resume-rates', r)),
   resumeEvents: whole('resume-events', values['resume-events'] ?? (quick ? '200' : '2000')),
   resumeFragments: whole('resume-fragments', values['resume-fragments'] ?? (quick ? '10' : '50')),
   ...(postgresUrl ? { postgresUrl } : {}),
@@ -123,17 +130,28 @@ const settings: Settings = {
 };
 
 // Checked before any scenario runs, so that a mistake here does not throw away the figures of the others.
-if (scenarios.includes('cluster') && settings.m < 2) throw new Error('--scenarios cluster needs --m 2 or more (its two generators get half the agents each)');
+if (scenarios.includes('cluster') && settings.m < 2)
+  throw new Error('--scenarios cluster needs --m 2 or more (its two generators get half the agents each)');
 // The held events are spread evenly over the apps and the agents; each must stay within its bound on events in flight.
 if (scenarios.includes('resume')) {
   const perApp = Math.ceil(settings.resumeEvents / settings.n);
   const perAgent = Math.ceil(settings.resumeEvents / settings.m);
   if (perApp > LIMITS.eventsInFlightPerAppMax || perAgent > LIMITS.eventsInFlightPerAgentMax) {
-    throw new Error(`--resume-events ${settings.resumeEvents} puts ${perApp} events in flight per app and ${perAgent} per agent; the bridge allows ${LIMITS.eventsInFlightPerAppMax} and ${LIMITS.eventsInFlightPerAgentMax} (raise --n and --m)`);
+    throw new Error(
+      `--resume-events ${settings.resumeEvents} puts ${perApp} events in flight per app and ${perAgent} per agent; the bridge allows ${LIMITS.eventsInFlightPerAppMax} and ${LIMITS.eventsInFlightPerAgentMax} (raise --n and --m)`,
+    );
   }
 }
 
-const runners = { '1': ['token_streaming', closedLoop], '2': ['open_loop_latency', openLoop], '3': ['event_acceptance', eventAcceptance], '4': ['idle_connections', idleConnections], abuse: ['abuse', abuse], cluster: ['cluster', cluster], resume: ['resume', resume] } as const;
+const runners = {
+  '1': ['token_streaming', closedLoop],
+  '2': ['open_loop_latency', openLoop],
+  '3': ['event_acceptance', eventAcceptance],
+  '4': ['idle_connections', idleConnections],
+  abuse: ['abuse', abuse],
+  cluster: ['cluster', cluster],
+  resume: ['resume', resume],
+} as const;
 const tables: Table[] = [];
 const targets: Target[] = [];
 const json: Record<string, unknown> = {};
@@ -149,7 +167,9 @@ for (const id of scenarios) {
 
 const host = machine();
 const bridgeOf = host.bridge ? `, bridge of ${host.bridge.dir} at ${host.bridge.git_commit?.slice(0, 12) ?? '?'}` : '';
-console.log(`\n${host.cpus} x ${host.cpu_model}, ${host.memory_gb} GiB, Node ${host.node}, commit ${host.git_commit?.slice(0, 12) ?? '?'}${bridgeOf}${quick ? ' (--quick: figures are a smoke test, not results)' : ''}`);
+console.log(
+  `\n${host.cpus} x ${host.cpu_model}, ${host.memory_gb} GiB, Node ${host.node}, commit ${host.git_commit?.slice(0, 12) ?? '?'}${bridgeOf}${quick ? ' (--quick: figures are a smoke test, not results)' : ''}`,
+);
 for (const t of tables) printTable(t);
 printTargets(targets);
 
@@ -160,7 +180,10 @@ const { profileDir, ...params } = settings;
 // A results file is for comparing and sharing: the services' passwords stay out of it.
 const withoutPassword = (url: string | undefined) => url?.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
 Object.assign(params, { postgresUrl: withoutPassword(params.postgresUrl), redisUrl: withoutPassword(params.redisUrl) });
-writeFileSync(file, `${JSON.stringify({ at: startedAt.toISOString(), finished_at: new Date().toISOString(), quick, params, machine: host, scenarios: json, targets, errors, profiles: profileDir ?? null }, null, 2)}\n`);
+writeFileSync(
+  file,
+  `${JSON.stringify({ at: startedAt.toISOString(), finished_at: new Date().toISOString(), quick, params, machine: host, scenarios: json, targets, errors, profiles: profileDir ?? null }, null, 2)}\n`,
+);
 console.log(`\nwritten: ${file}${profileDir ? `\nprofiles: ${profileDir}` : ''}`);
 if (errors > 0) {
   console.log(`\n${errors} errors during the run (see error_samples in the JSON)`);

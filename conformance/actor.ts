@@ -27,20 +27,31 @@ export class Transcript {
   private readonly started = performance.now();
 
   add(actor: string, direction: TranscriptLine['direction'], text: string): void {
-    this.lines.push({ at_ms: Math.round(performance.now() - this.started), actor, direction, text: text.length > 2000 ? `${text.slice(0, 2000)}… (${text.length} chars)` : text });
+    this.lines.push({
+      at_ms: Math.round(performance.now() - this.started),
+      actor,
+      direction,
+      text: text.length > 2000 ? `${text.slice(0, 2000)}… (${text.length} chars)` : text,
+    });
   }
 }
 
 /** A received frame broke a frame requirement (MSG-001 or MSG-002): it fails that requirement alone. */
 export class ProtocolViolation extends Error {
-  constructor(message: string, readonly requirement: string) {
+  constructor(
+    message: string,
+    readonly requirement: string,
+  ) {
     super(message);
   }
 }
 
 /** A schema every received frame must fit, as a rule. */
 function schemaRule(requirement: string, validate: Validator<unknown>, what: string): FrameRule {
-  return (frame, text) => (validate(frame) ? undefined : { requirement, problem: `an invalid ${what} ${text.slice(0, 300)}: ${describeErrors(validate.errors)}` });
+  return (frame, text) =>
+    validate(frame)
+      ? undefined
+      : { requirement, problem: `an invalid ${what} ${text.slice(0, 300)}: ${describeErrors(validate.errors)}` };
 }
 
 /**
@@ -49,12 +60,20 @@ function schemaRule(requirement: string, validate: Validator<unknown>, what: str
  */
 function frameRules(options: ConnectOptions): FrameRule[] {
   const { endpoint, profile } = options;
-  const open = (endpoint === 'app' ? validateOpenServiceToAppMessage : validateOpenServiceToAgentMessage) as Validator<unknown>;
-  const closed = (endpoint === 'app' ? validateServiceToAppMessage : validateServiceToAgentMessage) as Validator<unknown>;
+  const open = (
+    endpoint === 'app' ? validateOpenServiceToAppMessage : validateOpenServiceToAgentMessage
+  ) as Validator<unknown>;
+  const closed = (
+    endpoint === 'app' ? validateServiceToAppMessage : validateServiceToAgentMessage
+  ) as Validator<unknown>;
   return [
     schemaRule(FRAME_REQUIREMENTS.protocol, open, `${endpoint} frame`),
-    ...(profile === 'bridge' ? [schemaRule(FRAME_REQUIREMENTS.decision, closed, `${endpoint} frame by this implementation's closed schema`)] : []),
-    ...(profile === 'resume' && endpoint === 'app' ? [resumeFrameRule(!!options.resume, options.resumeTokens ?? new Set())] : []),
+    ...(profile === 'bridge'
+      ? [schemaRule(FRAME_REQUIREMENTS.decision, closed, `${endpoint} frame by this implementation's closed schema`)]
+      : []),
+    ...(profile === 'resume' && endpoint === 'app'
+      ? [resumeFrameRule(!!options.resume, options.resumeTokens ?? new Set())]
+      : []),
   ];
 }
 
@@ -105,7 +124,10 @@ export class Actor {
         if (isBinary) throw new Error('binary frame');
         frame = JSON.parse(text);
       } catch {
-        this.violation ??= new ProtocolViolation(`${name} received a frame that is not JSON text: ${text.slice(0, 200)}`, FRAME_REQUIREMENTS.protocol);
+        this.violation ??= new ProtocolViolation(
+          `${name} received a frame that is not JSON text: ${text.slice(0, 200)}`,
+          FRAME_REQUIREMENTS.protocol,
+        );
       }
       // Every rule sees every frame, in order: the extension's remember positions and tokens.
       const problems = this.violation ? [] : rules.map((rule) => rule(frame as Record<string, unknown>, text));
@@ -127,20 +149,35 @@ export class Actor {
   /** Opens the connection; a refused upgrade rejects with what the target answered. */
   static async connect(options: ConnectOptions): Promise<Actor> {
     const attempt = await Actor.attempt(options);
-    if ('status' in attempt) throw new Error(`${options.name}: the upgrade was answered with HTTP ${attempt.status} ${attempt.body.slice(0, 200)}`);
+    if ('status' in attempt)
+      throw new Error(
+        `${options.name}: the upgrade was answered with HTTP ${attempt.status} ${attempt.body.slice(0, 200)}`,
+      );
     return attempt;
   }
 
   /** Opens the connection, or tells how the target refused the upgrade (its HTTP status and body). */
   static async attempt(options: ConnectOptions): Promise<Actor | HttpRefusal> {
     const url = new URL(`${options.wsBase.replace(/\/$/, '')}/ws/${options.endpoint}`);
-    const queryToken = options.carrier === 'both' ? (options.queryToken ?? options.token) : options.carrier === 'query' ? options.token : undefined;
+    const queryToken =
+      options.carrier === 'both'
+        ? (options.queryToken ?? options.token)
+        : options.carrier === 'query'
+          ? options.token
+          : undefined;
     if (queryToken) url.searchParams.set('token', queryToken);
     if (options.resume) url.searchParams.set('resume', '1');
-    const headers = options.token && (options.carrier === 'header' || options.carrier === 'both') ? { authorization: `Bearer ${options.token}` } : undefined;
+    const headers =
+      options.token && (options.carrier === 'header' || options.carrier === 'both')
+        ? { authorization: `Bearer ${options.token}` }
+        : undefined;
     const ws = new WebSocket(url, { headers, handshakeTimeout: options.timeoutMs, perMessageDeflate: false });
     const actor = new Actor(options.name, options.endpoint, ws, options.transcript, frameRules(options));
-    options.transcript.add(options.name, 'note', `connect ${options.endpoint} (${options.carrier})${options.resume ? ' resumable' : ''}${options.node ? ` on ${options.node}` : ''}`);
+    options.transcript.add(
+      options.name,
+      'note',
+      `connect ${options.endpoint} (${options.carrier})${options.resume ? ' resumable' : ''}${options.node ? ` on ${options.node}` : ''}`,
+    );
     return new Promise<Actor | HttpRefusal>((resolve, reject) => {
       ws.once('open', () => resolve(actor));
       ws.once('unexpected-response', (_req, res) => {
@@ -174,7 +211,10 @@ export class Actor {
       if (this.violation) throw this.violation;
       const frame = this.queue.shift();
       if (frame) return frame;
-      if (this.closeInfo) throw new Error(`${this.name}: connection closed (${this.closeInfo.code} ${this.closeInfo.reason}) while a frame was expected`);
+      if (this.closeInfo)
+        throw new Error(
+          `${this.name}: connection closed (${this.closeInfo.code} ${this.closeInfo.reason}) while a frame was expected`,
+        );
       const arrived = await new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => resolve(false), timeoutMs);
         this.waiting = () => {

@@ -9,7 +9,13 @@ import { junit } from './report/junit.js';
 import { judge, type RunResult, type ScenarioResult } from './results.js';
 import type { RunContext } from './run-context.js';
 import { runScenario } from './run.js';
-import { CONNECT_TIMEOUT_MS, NO_TOKEN_IN_FRAMES, ONE_AGENT_CONNECTION, VALID_FRAMES, runClientScenario } from './client/run.js';
+import {
+  CONNECT_TIMEOUT_MS,
+  NO_TOKEN_IN_FRAMES,
+  ONE_AGENT_CONNECTION,
+  VALID_FRAMES,
+  runClientScenario,
+} from './client/run.js';
 import { CLIENT_SCENARIOS } from './client/scenarios.js';
 import { addUrls, nodeList } from './nodes.js';
 import { checkProvisioner, checkUrl, PreflightError, probeNodes } from './preflight.js';
@@ -17,7 +23,18 @@ import { AdminApiProvisioner } from './provision/admin-api.js';
 import { CommandProvisioner } from './provision/command.js';
 import { FixturesFileProvisioner, outsideLayout, readFixturesFile } from './provision/fixtures-file.js';
 import { hasClock, type Provisioner } from './provision/provisioner.js';
-import { actionsNeeded, clockTotalMs, EVERY_FRAME, inProfile, loadRequirements, loadScenarios, PROFILES, type Profile, type Requirement, type Scenario } from './scenario.js';
+import {
+  actionsNeeded,
+  clockTotalMs,
+  EVERY_FRAME,
+  inProfile,
+  loadRequirements,
+  loadScenarios,
+  PROFILES,
+  type Profile,
+  type Requirement,
+  type Scenario,
+} from './scenario.js';
 import { loadSettings, settingsNumber, type Settings } from './settings.js';
 import { suiteLine, suiteVersion } from './suite-version.js';
 import { Target } from './target.js';
@@ -64,47 +81,75 @@ function readBaseline(file: string | undefined): Set<string> {
   return new Set(
     readFileSync(file, 'utf8')
       .split('\n')
-      .map((l) => l.replace(/#.*/, '').replace(/^\s*-\s*/, '').trim())
+      .map((l) =>
+        l
+          .replace(/#.*/, '')
+          .replace(/^\s*-\s*/, '')
+          .trim(),
+      )
       .filter(Boolean),
   );
 }
 
 /** The registry of a role and profile: CLI-… requirements are the client role's, the rest the server role's. */
 function requirementsOf(role: 'server' | 'client', profile: Profile): Requirement[] {
-  return [...loadRequirements().values()].filter((r) => r.id.startsWith('CLI-') === (role === 'client') && inProfile(r, profile));
+  return [...loadRequirements().values()].filter(
+    (r) => r.id.startsWith('CLI-') === (role === 'client') && inProfile(r, profile),
+  );
 }
 
 /** Scenarios whose id, title or one of whose requirements matches `--grep`. */
-function selected<T extends { id: string; title: string; requirements: string[] }>(all: T[], grep: string | undefined): T[] {
+function selected<T extends { id: string; title: string; requirements: string[] }>(
+  all: T[],
+  grep: string | undefined,
+): T[] {
   const re = grep ? new RegExp(grep, 'i') : undefined;
   return all.filter((s) => !re || [s.id, s.title, ...s.requirements].some((text) => re.test(text)));
 }
 
-const MARKS: Record<ScenarioResult['status'], string> = { passed: 'ok  ', failed: 'FAIL', errored: 'ERR ', skipped: 'skip' };
+const MARKS: Record<ScenarioResult['status'], string> = {
+  passed: 'ok  ',
+  failed: 'FAIL',
+  errored: 'ERR ',
+  skipped: 'skip',
+};
 
 /** The line printed as each scenario ends. */
 function progress(s: ScenarioResult): void {
   const mark = s.waived ? 'waiv' : MARKS[s.status];
   const why = s.reason ? ` — ${s.failedStep ? `step ${s.failedStep}: ` : ''}${s.reason}` : '';
-  console.log(`${mark} ${s.id} [${s.requirements.join(', ')}] ${s.durationMs} ms${s.failedRequirements ? ` (fails ${s.failedRequirements.join(', ')})` : ''}${why}`);
+  console.log(
+    `${mark} ${s.id} [${s.requirements.join(', ')}] ${s.durationMs} ms${s.failedRequirements ? ` (fails ${s.failedRequirements.join(', ')})` : ''}${why}`,
+  );
 }
 
 /** Prints every requirement that did not pass and the summary, writes the reports; returns the exit code. */
 function finish(result: RunResult, options: CommonOptions): number {
   for (const r of result.requirements) {
-    if (r.verdict !== 'passed') console.log(`requirement ${r.verdict.toUpperCase()}: ${r.id} (${r.level}, ${r.source}) ${r.text}${r.why ? `\n    ${r.why}` : ''}`);
-    else if (r.baseline) console.log(`requirement ${r.id} is in the baseline file ${options.expectedFailures} but PASSES now: remove it from the list`);
+    if (r.verdict !== 'passed')
+      console.log(
+        `requirement ${r.verdict.toUpperCase()}: ${r.id} (${r.level}, ${r.source}) ${r.text}${r.why ? `\n    ${r.why}` : ''}`,
+      );
+    else if (r.baseline)
+      console.log(
+        `requirement ${r.id} is in the baseline file ${options.expectedFailures} but PASSES now: remove it from the list`,
+      );
   }
-  for (const org of result.leftBehind ?? []) console.log(`left behind in the target: organization ${org} (clean-up failed)`);
+  for (const org of result.leftBehind ?? [])
+    console.log(`left behind in the target: organization ${org} (clean-up failed)`);
   const c = result.counts;
-  console.log(`profile ${result.profile}: ${result.requirements.length} requirements, ${c.tested} tested (${c.passed} passed, ${c.failed} failed), ${c.skipped} skipped, ${c.errored} errored, ${c.waived} waived, ${c.untested} untested; MUST failed: ${result.failedByLevel.MUST}`);
+  console.log(
+    `profile ${result.profile}: ${result.requirements.length} requirements, ${c.tested} tested (${c.passed} passed, ${c.failed} failed), ${c.skipped} skipped, ${c.errored} errored, ${c.waived} waived, ${c.untested} untested; MUST failed: ${result.failedByLevel.MUST}`,
+  );
   console.log(`verdict: ${result.overall.headline}`);
   if (options.reportJson) writeFileSync(options.reportJson, `${JSON.stringify(result, null, 2)}\n`);
   if (options.junit) writeFileSync(options.junit, junit(result));
   if (options.html) writeFileSync(options.html, html(result));
   // Inconclusive: a requirement neither passed nor failed because its scenario could not judge it (errored) or none
   // ran (untested); a run with any is not a pass.
-  console.log(`requirements: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped, ${c.errored + c.untested} inconclusive (${c.errored} errored, ${c.untested} untested), ${c.waived} waived`);
+  console.log(
+    `requirements: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped, ${c.errored + c.untested} inconclusive (${c.errored} errored, ${c.untested} untested), ${c.waived} waived`,
+  );
   return result.overall.exitCode;
 }
 
@@ -116,28 +161,42 @@ function needs(s: Scenario, settings: Settings): string {
   if (clock) parts.push(`test clock: ${clock} ms`);
   if (s.settings.length) parts.push(`settings: ${s.settings.join(', ')}`);
   const outside = outsideLayout(s.fixtures);
-  parts.push(outside ? 'fixtures file: no, its own registrations' : actions.length ? 'fixtures file: no' : 'fixtures file: yes');
+  parts.push(
+    outside ? 'fixtures file: no, its own registrations' : actions.length ? 'fixtures file: no' : 'fixtures file: yes',
+  );
   return parts.join('; ');
 }
 
 /** The admin API (and with it the test clock, which the cluster moves on every node) is the first node's. */
 function provisionerFor(options: ServerOptions, target: Target, firstNode: string): Provisioner {
   const adminToken = options.adminToken ?? process.env.ADMIN_TOKEN;
-  const admin = adminToken ? new AdminApiProvisioner(target, (options.adminUrl ?? defaultAdminUrl(firstNode)).replace(/\/$/, ''), adminToken) : undefined;
+  const admin = adminToken
+    ? new AdminApiProvisioner(target, (options.adminUrl ?? defaultAdminUrl(firstNode)).replace(/\/$/, ''), adminToken)
+    : undefined;
   if (options.provision) return new CommandProvisioner(options.provision);
   if (options.fixtures) return new FixturesFileProvisioner(readFixturesFile(options.fixtures), options.fixtures, admin);
   if (admin) return admin;
-  throw new PreflightError('nothing to provision with: give --admin-token (or ADMIN_TOKEN) for our admin API, --provision "CMD" for your own, or --fixtures FILE');
+  throw new PreflightError(
+    'nothing to provision with: give --admin-token (or ADMIN_TOKEN) for our admin API, --provision "CMD" for your own, or --fixtures FILE',
+  );
 }
 
 async function serverRun(options: ServerOptions): Promise<number> {
   const profile = options.profile;
   const registry = loadRequirements();
   const all = loadScenarios(registry);
-  const scenarios = selected(all, options.grep).filter((s) => s.requirements.some((id) => !EVERY_FRAME.has(id) && inProfile(registry.get(id)!, profile)));
+  const scenarios = selected(all, options.grep).filter((s) =>
+    s.requirements.some((id) => !EVERY_FRAME.has(id) && inProfile(registry.get(id)!, profile)),
+  );
   const settings = loadSettings(options.settings);
   if (options.list) {
-    for (const s of scenarios) console.log(`${s.id.padEnd(42)} ${s.requirements.filter((id) => inProfile(registry.get(id)!, profile)).join(',').padEnd(34)} ${needs(s, settings.values)}`);
+    for (const s of scenarios)
+      console.log(
+        `${s.id.padEnd(42)} ${s.requirements
+          .filter((id) => inProfile(registry.get(id)!, profile))
+          .join(',')
+          .padEnd(34)} ${needs(s, settings.values)}`,
+      );
     return 0;
   }
   const nodes = nodeList(options.url);
@@ -150,9 +209,24 @@ async function serverRun(options: ServerOptions): Promise<number> {
   const suite = suiteVersion(registry);
   console.log(suiteLine(suite));
   const against = nodes.length > 1 ? `${nodes.length} nodes of one bridge (${nodes.join(', ')})` : nodes[0];
-  console.log(`bridge-conformance: ${scenarios.length} scenarios, ${profile} profile, against ${against}; provisioning: ${provisioner.description}; test clock ${clock ? 'on' : 'off'}${settings.file ? `; settings ${settings.file}` : ''}`);
+  console.log(
+    `bridge-conformance: ${scenarios.length} scenarios, ${profile} profile, against ${against}; provisioning: ${provisioner.description}; test clock ${clock ? 'on' : 'off'}${settings.file ? `; settings ${settings.file}` : ''}`,
+  );
 
-  const ctx: RunContext = { target, nodes, provisioner, profile, requirements: registry, settings: settings.values, hasClock: clock, realTime: options.realTime, realTimeMaxMs: options.realTimeMax, timeoutMs: options.timeoutMs, unsupported: new Map(), createdOrgs: [] };
+  const ctx: RunContext = {
+    target,
+    nodes,
+    provisioner,
+    profile,
+    requirements: registry,
+    settings: settings.values,
+    hasClock: clock,
+    realTime: options.realTime,
+    realTimeMaxMs: options.realTimeMax,
+    timeoutMs: options.timeoutMs,
+    unsupported: new Map(),
+    createdOrgs: [],
+  };
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const results: ScenarioResult[] = [];
@@ -163,12 +237,26 @@ async function serverRun(options: ServerOptions): Promise<number> {
     progress(results[results.length - 1]!);
   }
   const leftBehind = await cleanup(provisioner, ctx.createdOrgs);
-  const judged = requirementsOf('server', profile).filter((r) => !options.grep || scenarios.some((s) => s.requirements.includes(r.id)));
+  const judged = requirementsOf('server', profile).filter(
+    (r) => !options.grep || scenarios.some((s) => s.requirements.includes(r.id)),
+  );
   const verdicts = judge(judged, results, readBaseline(options.expectedFailures));
   const result: RunResult = {
-    suite, role: 'server', profile, target: nodes.join(', '), ...(nodes.length > 1 ? { nodes } : {}), provisioning: provisioner.description, settings: settings.values, ...(settings.file ? { settingsFile: settings.file } : {}),
+    suite,
+    role: 'server',
+    profile,
+    target: nodes.join(', '),
+    ...(nodes.length > 1 ? { nodes } : {}),
+    provisioning: provisioner.description,
+    settings: settings.values,
+    ...(settings.file ? { settingsFile: settings.file } : {}),
     ...(options.expectedFailures ? { baselineFile: options.expectedFailures } : {}),
-    startedAt, durationMs: Math.round(performance.now() - started), hasClock: clock, leftBehind, scenarios: results, ...verdicts,
+    startedAt,
+    durationMs: Math.round(performance.now() - started),
+    hasClock: clock,
+    leftBehind,
+    scenarios: results,
+    ...verdicts,
   };
   return finish(result, options);
 }
@@ -218,10 +306,17 @@ export async function client(options: ClientOptions): Promise<number> {
   const registry = loadRequirements();
   // A scenario that checks only our decisions (beyond the rules of every frame) runs in the bridge profile alone.
   const everyFrame = new Set([VALID_FRAMES, NO_TOKEN_IN_FRAMES, ONE_AGENT_CONNECTION]);
-  const judged = (s: { requirements: string[] }) => s.requirements.some((id) => !everyFrame.has(id) && inProfile(registry.get(id)!, options.profile));
-  const scenarios = selected(CLIENT_SCENARIOS.filter((s) => s.role === options.role && judged(s)), options.grep);
+  const judged = (s: { requirements: string[] }) =>
+    s.requirements.some((id) => !everyFrame.has(id) && inProfile(registry.get(id)!, options.profile));
+  const scenarios = selected(
+    CLIENT_SCENARIOS.filter((s) => s.role === options.role && judged(s)),
+    options.grep,
+  );
   if (options.list) {
-    for (const s of scenarios) console.log(`${s.id.padEnd(40)} ${s.requirements.join(',').padEnd(30)} ${s.title}${s.optIn ? ' (slow: --slow)' : ''}`);
+    for (const s of scenarios)
+      console.log(
+        `${s.id.padEnd(40)} ${s.requirements.join(',').padEnd(30)} ${s.title}${s.optIn ? ' (slow: --slow)' : ''}`,
+      );
     return 0;
   }
   const target = `${options.role} client: ${options.command}`;
@@ -232,45 +327,75 @@ export async function client(options: ClientOptions): Promise<number> {
   const startedAt = new Date().toISOString();
   const results: ScenarioResult[] = [];
   for (const s of scenarios) {
-    const outcome = s.optIn && !options.slow
-      ? { status: 'skipped' as const, reason: 'slow scenario: pass --slow to run it', durationMs: 0, transcript: [] }
-      : await runClientScenario(s, { command: options.command, connectTimeoutMs: options.connectTimeoutMs, profile: options.profile });
+    const outcome =
+      s.optIn && !options.slow
+        ? { status: 'skipped' as const, reason: 'slow scenario: pass --slow to run it', durationMs: 0, transcript: [] }
+        : await runClientScenario(s, {
+            command: options.command,
+            connectTimeoutMs: options.connectTimeoutMs,
+            profile: options.profile,
+          });
     results.push({ id: s.id, file: 'client/scenarios.ts', title: s.title, requirements: s.requirements, ...outcome });
     progress(results[results.length - 1]!);
   }
   // Only the requirements this role's scenarios can check: the other role's are not "untested" here.
-  const mine = requirementsOf('client', options.profile).filter((r) => scenarios.some((s) => s.requirements.includes(r.id)));
+  const mine = requirementsOf('client', options.profile).filter((r) =>
+    scenarios.some((s) => s.requirements.includes(r.id)),
+  );
   const verdicts = judge(mine, results, readBaseline(options.expectedFailures));
-  const result: RunResult = { suite, role: 'client', profile: options.profile, target, startedAt, durationMs: Math.round(performance.now() - started), hasClock: false, scenarios: results, ...verdicts };
+  const result: RunResult = {
+    suite,
+    role: 'client',
+    profile: options.profile,
+    target,
+    startedAt,
+    durationMs: Math.round(performance.now() - started),
+    hasClock: false,
+    scenarios: results,
+    ...verdicts,
+  };
   return finish(result, options);
 }
 
 const profileOption = (v: string): Profile => {
-  if (!(PROFILES as readonly string[]).includes(v)) throw new InvalidArgumentError(`--profile must be one of ${PROFILES.join(', ')}`);
+  if (!(PROFILES as readonly string[]).includes(v))
+    throw new InvalidArgumentError(`--profile must be one of ${PROFILES.join(', ')}`);
   return v as Profile;
 };
 
 /** The options every role shares: profile, selection and reports. */
 function commonOptions(cmd: Command): Command {
   return cmd
-    .option('--profile <profile>', 'protocol: the protocol only; bridge: also this implementation\'s decisions; resume: the resume extension (server role)', profileOption, 'protocol')
+    .option(
+      '--profile <profile>',
+      "protocol: the protocol only; bridge: also this implementation's decisions; resume: the resume extension (server role)",
+      profileOption,
+      'protocol',
+    )
     .option('--grep <regexp>', 'only scenarios whose id, title or requirements match')
     .option('--list', 'print the scenarios with what each needs, and exit', false)
     .option('--report-json <file>', 'write the full result as JSON')
     .option('--junit <file>', 'write JUnit XML (one test case per requirement)')
     .option('--html <file>', 'write a self-contained HTML report')
-    .option('--expected-failures <file>', 'baseline: requirement IDs known to fail (one per line); they are waived, and flagged when they pass');
+    .option(
+      '--expected-failures <file>',
+      'baseline: requirement IDs known to fail (one per line); they are waived, and flagged when they pass',
+    );
 }
 
 export function program(): Command {
   const cmd = new Command('bridge-conformance')
     .description('Checks a bridge, or a client, against the agent messaging bridge protocol.')
-    .version(VERSION, '-V, --version', 'print the suite\'s version and exit');
+    .version(VERSION, '-V, --version', "print the suite's version and exit");
   const serverCmd = cmd
     .command('server')
     .description('run the scenarios against a running bridge')
-    .requiredOption('--url <url>', 'the bridge base URL, ending in /v1, e.g. ws://127.0.0.1:8080/v1; for several nodes of one bridge repeat it or separate URLs by commas', addUrls)
-    .option('--settings <file>', 'the target\'s settings (YAML or JSON; spec/conformance.yaml TargetSettings)')
+    .requiredOption(
+      '--url <url>',
+      'the bridge base URL, ending in /v1, e.g. ws://127.0.0.1:8080/v1; for several nodes of one bridge repeat it or separate URLs by commas',
+      addUrls,
+    )
+    .option('--settings <file>', "the target's settings (YAML or JSON; spec/conformance.yaml TargetSettings)")
     .option('--provision <cmd>', 'provision through this command (JSON request on stdin, JSON answer on stdout)')
     .option('--admin-url <url>', 'HTTP base of our admin API (default: the host of the first --url)')
     .option('--admin-token <token>', 'admin token of our admin API (default: env ADMIN_TOKEN)')
@@ -288,9 +413,17 @@ export function program(): Command {
       if (v !== 'app' && v !== 'agent') throw new InvalidArgumentError('--role must be app or agent');
       return v;
     })
-    .requiredOption('--command <cmd>', 'the client to run (a shell command line); it gets BRIDGE_URL, BRIDGE_TOKEN and BRIDGE_SCENARIO')
+    .requiredOption(
+      '--command <cmd>',
+      'the client to run (a shell command line); it gets BRIDGE_URL, BRIDGE_TOKEN and BRIDGE_SCENARIO',
+    )
     .option('--slow', 'also run the slow scenarios (app-heartbeat: about 35 s)', false)
-    .option('--connect-timeout-ms <ms>', 'how long the client may take to start and connect', int('--connect-timeout-ms'), CONNECT_TIMEOUT_MS);
+    .option(
+      '--connect-timeout-ms <ms>',
+      'how long the client may take to start and connect',
+      int('--connect-timeout-ms'),
+      CONNECT_TIMEOUT_MS,
+    );
   commonOptions(clientCmd).action(async (opts: ClientOptions) => {
     process.exitCode = await client(opts);
   });

@@ -13,13 +13,17 @@ export function expand(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(expand);
   if (!value || typeof value !== 'object') return value;
   const v = value as Record<string, unknown>;
-  if (Array.isArray(v.$sum)) return (v.$sum as unknown[]).map(expand).reduce((total: number, n) => total + Number(n), 0);
+  if (Array.isArray(v.$sum))
+    return (v.$sum as unknown[]).map(expand).reduce((total: number, n) => total + Number(n), 0);
   if (Array.isArray(v.$minus)) return (v.$minus as unknown[]).map((n) => Number(expand(n))).reduce((a, b) => a - b);
   if ('$length' in v) return String(expand(v.$length)).length;
-  if ('$stringOfBytes' in v) return stringOfBytes(Number(expand(v.$stringOfBytes)), typeof v.char === 'string' ? v.char : undefined);
+  if ('$stringOfBytes' in v)
+    return stringOfBytes(Number(expand(v.$stringOfBytes)), typeof v.char === 'string' ? v.char : undefined);
   if ('$jsonOfBytes' in v) {
     const overhead = Buffer.byteLength('{"d":""}', 'utf8');
-    return { d: stringOfBytes(Number(expand(v.$jsonOfBytes)) - overhead, typeof v.char === 'string' ? v.char : undefined) };
+    return {
+      d: stringOfBytes(Number(expand(v.$jsonOfBytes)) - overhead, typeof v.char === 'string' ? v.char : undefined),
+    };
   }
   return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, expand(x)]));
 }

@@ -44,7 +44,14 @@ export function interpolate(value: unknown, bindings: Bindings): unknown {
 }
 
 /** Why `actual` does not match `pattern`, or undefined when it does; new captures go into `captured`. */
-export function mismatch(pattern: unknown, actual: unknown, bindings: Bindings, captured: Bindings, path = '', options: MatchOptions = {}): string | undefined {
+export function mismatch(
+  pattern: unknown,
+  actual: unknown,
+  bindings: Bindings,
+  captured: Bindings,
+  path = '',
+  options: MatchOptions = {},
+): string | undefined {
   const where = path || 'value';
   const inner = (p: unknown, a: unknown, at: string) => mismatch(p, a, bindings, captured, at, options);
   if (typeof pattern === 'string') {
@@ -54,7 +61,9 @@ export function mismatch(pattern: unknown, actual: unknown, bindings: Bindings, 
       return undefined;
     }
     const expected = interpolate(pattern, new Map([...bindings, ...captured]));
-    return Object.is(expected, actual) ? undefined : `${where}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
+    return Object.is(expected, actual)
+      ? undefined
+      : `${where}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
   }
   if (Array.isArray(pattern)) {
     if (!Array.isArray(actual)) return `${where}: expected an array, got ${JSON.stringify(actual)}`;
@@ -73,7 +82,10 @@ export function mismatch(pattern: unknown, actual: unknown, bindings: Bindings, 
       if (m && options.failedOurs) options.failedOurs.requirement ??= String(p.$ours);
       return m;
     }
-    if ('$unordered' in p) return unorderedMismatch(p.$unordered as unknown[], actual, where, (q, a) => mismatch(q, a, bindings, new Map(captured), where, options));
+    if ('$unordered' in p)
+      return unorderedMismatch(p.$unordered as unknown[], actual, where, (q, a) =>
+        mismatch(q, a, bindings, new Map(captured), where, options),
+      );
     if ('$atMostMsSince' in p) {
       const mark = options.marks?.get(String(p.$atMostMsSince));
       if (mark === undefined) return `${where}: no step marked ${String(p.$atMostMsSince)}`;
@@ -85,7 +97,8 @@ export function mismatch(pattern: unknown, actual: unknown, bindings: Bindings, 
     if ('$includes' in p) {
       if (!Array.isArray(actual)) return `${where}: expected an array, got ${JSON.stringify(actual)}`;
       for (const q of p.$includes as unknown[]) {
-        if (actual.every((item) => mismatch(q, item, bindings, new Map(captured), where, options))) return `${where}: no item matches ${JSON.stringify(q)}; got ${JSON.stringify(actual).slice(0, 300)}`;
+        if (actual.every((item) => mismatch(q, item, bindings, new Map(captured), where, options)))
+          return `${where}: no item matches ${JSON.stringify(q)}; got ${JSON.stringify(actual).slice(0, 300)}`;
       }
       return undefined;
     }
@@ -94,23 +107,33 @@ export function mismatch(pattern: unknown, actual: unknown, bindings: Bindings, 
       if (!Array.isArray(actual)) return `${where}: expected an array, got ${JSON.stringify(actual)}`;
       const keys = actual.map((item) => String((item as Record<string, unknown>)?.[key]));
       const sorted = [...keys].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-      return keys.every((k, i) => k === sorted[i]) ? undefined : `${where}: expected sorted by ${key}, got ${JSON.stringify(keys)}`;
+      return keys.every((k, i) => k === sorted[i])
+        ? undefined
+        : `${where}: expected sorted by ${key}, got ${JSON.stringify(keys)}`;
     }
     if ('$range' in p) {
       const [min, max] = p.$range as [number, number];
-      return typeof actual === 'number' && actual >= min && actual <= max ? undefined : `${where}: expected a number in [${min}, ${max}], got ${JSON.stringify(actual)}`;
+      return typeof actual === 'number' && actual >= min && actual <= max
+        ? undefined
+        : `${where}: expected a number in [${min}, ${max}], got ${JSON.stringify(actual)}`;
     }
     if ('$any' in p) return actual === undefined ? `${where}: expected a value, got none` : undefined;
-    if (!actual || typeof actual !== 'object' || Array.isArray(actual)) return `${where}: expected an object, got ${JSON.stringify(actual)}`;
+    if (!actual || typeof actual !== 'object' || Array.isArray(actual))
+      return `${where}: expected an object, got ${JSON.stringify(actual)}`;
     const a = actual as Record<string, unknown>;
     for (const [key, raw] of Object.entries(p)) {
       const child = path ? `${path}.${key}` : key;
       const ours = isOurs(raw) ? String(raw.$ours) : undefined;
       if (ours && !options.judgesOurs?.(ours)) continue;
       const want = ours ? (raw as Record<string, unknown>).is : raw;
-      const m = want && typeof want === 'object' && '$absent' in want
-        ? Object.hasOwn(a, key) ? `${child}: expected no such field, got ${JSON.stringify(a[key])}` : undefined
-        : !Object.hasOwn(a, key) ? `${child}: missing` : inner(want, a[key], child);
+      const m =
+        want && typeof want === 'object' && '$absent' in want
+          ? Object.hasOwn(a, key)
+            ? `${child}: expected no such field, got ${JSON.stringify(a[key])}`
+            : undefined
+          : !Object.hasOwn(a, key)
+            ? `${child}: missing`
+            : inner(want, a[key], child);
       if (m) {
         if (ours && options.failedOurs) options.failedOurs.requirement ??= ours;
         return m;
@@ -118,15 +141,23 @@ export function mismatch(pattern: unknown, actual: unknown, bindings: Bindings, 
     }
     return undefined;
   }
-  return Object.is(pattern, actual) ? undefined : `${where}: expected ${JSON.stringify(pattern)}, got ${JSON.stringify(actual)}`;
+  return Object.is(pattern, actual)
+    ? undefined
+    : `${where}: expected ${JSON.stringify(pattern)}, got ${JSON.stringify(actual)}`;
 }
 
 const isOurs = (v: unknown): v is { $ours: string; is: unknown } => !!v && typeof v === 'object' && '$ours' in v;
 
 /** Whether the items of `actual` match the patterns in some order (captures inside are not kept). */
-function unorderedMismatch(patterns: unknown[], actual: unknown, where: string, fits: (p: unknown, a: unknown) => string | undefined): string | undefined {
+function unorderedMismatch(
+  patterns: unknown[],
+  actual: unknown,
+  where: string,
+  fits: (p: unknown, a: unknown) => string | undefined,
+): string | undefined {
   if (!Array.isArray(actual)) return `${where}: expected an array, got ${JSON.stringify(actual)}`;
-  if (actual.length !== patterns.length) return `${where}: expected ${patterns.length} items in any order, got ${actual.length}: ${JSON.stringify(actual).slice(0, 300)}`;
+  if (actual.length !== patterns.length)
+    return `${where}: expected ${patterns.length} items in any order, got ${actual.length}: ${JSON.stringify(actual).slice(0, 300)}`;
   const used = new Set<number>();
   const place = (i: number): boolean => {
     if (i === patterns.length) return true;
@@ -138,5 +169,7 @@ function unorderedMismatch(patterns: unknown[], actual: unknown, where: string, 
     }
     return false;
   };
-  return place(0) ? undefined : `${where}: the items do not match ${JSON.stringify(patterns)} in any order; got ${JSON.stringify(actual).slice(0, 300)}`;
+  return place(0)
+    ? undefined
+    : `${where}: the items do not match ${JSON.stringify(patterns)} in any order; got ${JSON.stringify(actual).slice(0, 300)}`;
 }

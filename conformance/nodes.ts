@@ -12,7 +12,10 @@ export function addUrls(value: string, previous: string[] | undefined): string[]
 
 /** The nodes, in the order given: the first serves the admin calls and the test clock. */
 export function nodeList(url: string | readonly string[]): string[] {
-  const nodes = (typeof url === 'string' ? [url] : url).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const nodes = (typeof url === 'string' ? [url] : url)
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
   if (!nodes.length) throw new PreflightError('--url is empty: give the bridge base URL, e.g. ws://127.0.0.1:8080/v1');
   const twice = nodes.find((n, i) => nodes.indexOf(n) !== i);
   // The same node twice would put "different nodes" on one and prove nothing about the cluster.
@@ -40,7 +43,10 @@ export class Placement {
   private readonly opened = new Map<string, number>();
   private httpCalls = 0;
 
-  constructor(private readonly nodes: readonly string[], private readonly offset: number) {}
+  constructor(
+    private readonly nodes: readonly string[],
+    private readonly offset: number,
+  ) {}
 
   get several(): boolean {
     return this.nodes.length > 1;

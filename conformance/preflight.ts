@@ -13,10 +13,13 @@ export function checkUrl(url: string): URL {
   } catch {
     throw new PreflightError(`--url ${url} is not a URL; it should look like ws://127.0.0.1:8080/v1`);
   }
-  if (u.protocol !== 'ws:' && u.protocol !== 'wss:') throw new PreflightError(`--url ${url} must be a ws:// or wss:// URL, e.g. ws://${u.host || '127.0.0.1:8080'}/v1`);
+  if (u.protocol !== 'ws:' && u.protocol !== 'wss:')
+    throw new PreflightError(`--url ${url} must be a ws:// or wss:// URL, e.g. ws://${u.host || '127.0.0.1:8080'}/v1`);
   if (!/\/v1\/?$/.test(u.pathname)) {
     const suggestion = `${u.protocol}//${u.host}${u.pathname.replace(/\/$/, '')}/v1`;
-    throw new PreflightError(`--url ${url} does not end in /v1, the protocol's version segment: did you mean ${suggestion}?`);
+    throw new PreflightError(
+      `--url ${url} does not end in /v1, the protocol's version segment: did you mean ${suggestion}?`,
+    );
   }
   return u;
 }
@@ -49,7 +52,9 @@ export async function probeNodes(nodes: readonly string[], timeoutMs: number): P
   const silent = probes.flatMap((p, i) => (p.status === 'rejected' ? [{ i, why: (p.reason as Error).message }] : []));
   if (!silent.length) return;
   if (nodes.length === 1) throw new PreflightError(silent[0]!.why);
-  throw new PreflightError(silent.map(({ i, why }) => `node ${i + 1} of ${nodes.length} (${nodes[i]}): ${why}`).join('; '));
+  throw new PreflightError(
+    silent.map(({ i, why }) => `node ${i + 1} of ${nodes.length} (${nodes[i]}): ${why}`).join('; '),
+  );
 }
 
 /** Proves the admin token or the provisioning command works. */
@@ -57,8 +62,8 @@ export async function checkProvisioner(p: Provisioner): Promise<void> {
   try {
     await p.check();
   } catch (err) {
-    if (err instanceof ProvisionError || err instanceof NotSupported) throw new PreflightError(`cannot provision through the ${p.description}: ${err.message}`);
+    if (err instanceof ProvisionError || err instanceof NotSupported)
+      throw new PreflightError(`cannot provision through the ${p.description}: ${err.message}`);
     throw err;
   }
 }
-

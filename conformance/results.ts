@@ -81,10 +81,20 @@ function verdictOf(req: Requirement, mine: ScenarioResult[]): { verdict: Verdict
   const skipped = mine.find((s) => s.status === 'skipped');
   if (skipped && mine.every((s) => s.status === 'skipped')) return { verdict: 'skipped', why: skipped.reason };
   const stopped = mine.find((s) => s.status === 'errored') ?? mine.find((s) => s.status === 'failed');
-  return { verdict: 'errored', why: stopped?.status === 'failed' ? `${stopped.id} stopped at another check first` : `${stopped?.id}: ${stopped?.reason}` };
+  return {
+    verdict: 'errored',
+    why:
+      stopped?.status === 'failed'
+        ? `${stopped.id} stopped at another check first`
+        : `${stopped?.id}: ${stopped?.reason}`,
+  };
 }
 
-export function judge(requirements: Requirement[], scenarios: ScenarioResult[], baseline: Set<string>): Pick<RunResult, 'requirements' | 'counts' | 'scenarioCounts' | 'failedByLevel' | 'overall'> {
+export function judge(
+  requirements: Requirement[],
+  scenarios: ScenarioResult[],
+  baseline: Set<string>,
+): Pick<RunResult, 'requirements' | 'counts' | 'scenarioCounts' | 'failedByLevel' | 'overall'> {
   const results: RequirementResult[] = [];
   const failedByLevel: Record<Level, number> = { MUST: 0, SHOULD: 0, MAY: 0 };
   for (const req of requirements) {
@@ -96,21 +106,47 @@ export function judge(requirements: Requirement[], scenarios: ScenarioResult[], 
       why = `listed as a known failure in the baseline file (${why})`;
     }
     if (verdict === 'failed') failedByLevel[req.level]++;
-    results.push({ ...req, verdict, ...(why ? { why } : {}), ...(listed ? { baseline: true } : {}), scenarios: mine.map((s) => s.id) });
+    results.push({
+      ...req,
+      verdict,
+      ...(why ? { why } : {}),
+      ...(listed ? { baseline: true } : {}),
+      scenarios: mine.map((s) => s.id),
+    });
   }
-  const counts = Object.fromEntries(VERDICTS.map((v) => [v, results.filter((r) => r.verdict === v).length])) as Record<Verdict | 'tested', number>;
+  const counts = Object.fromEntries(VERDICTS.map((v) => [v, results.filter((r) => r.verdict === v).length])) as Record<
+    Verdict | 'tested',
+    number
+  >;
   counts.tested = counts.passed + counts.failed;
   const statuses: Outcome['status'][] = ['passed', 'failed', 'errored', 'skipped'];
-  const scenarioCounts = Object.fromEntries(statuses.map((st) => [st, scenarios.filter((s) => s.status === st).length])) as Record<Outcome['status'], number>;
+  const scenarioCounts = Object.fromEntries(
+    statuses.map((st) => [st, scenarios.filter((s) => s.status === st).length]),
+  ) as Record<Outcome['status'], number>;
   return { requirements: results, counts, scenarioCounts, failedByLevel, overall: overall(results, failedByLevel) };
 }
 
 function overall(results: RequirementResult[], failedByLevel: Record<Level, number>): Overall {
   const musts = results.filter((r) => r.level === 'MUST');
-  if (failedByLevel.MUST > 0) return { conforms: false, exitCode: 1, headline: `does not conform: ${failedByLevel.MUST} MUST requirement(s) failed` };
+  if (failedByLevel.MUST > 0)
+    return {
+      conforms: false,
+      exitCode: 1,
+      headline: `does not conform: ${failedByLevel.MUST} MUST requirement(s) failed`,
+    };
   const open = musts.filter((r) => r.verdict !== 'passed' && r.verdict !== 'waived');
-  if (results.every((r) => r.verdict !== 'passed' && r.verdict !== 'failed')) return { conforms: false, exitCode: 3, headline: 'incomplete: no requirement was tested' };
-  if (open.length) return { conforms: false, exitCode: 3, headline: `incomplete: ${open.length} MUST requirement(s) not tested (${open.map((r) => `${r.id} ${r.verdict}`).join(', ')})` };
+  if (results.every((r) => r.verdict !== 'passed' && r.verdict !== 'failed'))
+    return { conforms: false, exitCode: 3, headline: 'incomplete: no requirement was tested' };
+  if (open.length)
+    return {
+      conforms: false,
+      exitCode: 3,
+      headline: `incomplete: ${open.length} MUST requirement(s) not tested (${open.map((r) => `${r.id} ${r.verdict}`).join(', ')})`,
+    };
   const waived = musts.filter((r) => r.verdict === 'waived').length;
-  return { conforms: true, exitCode: 0, headline: `conforms: every MUST requirement passed${waived ? ` (${waived} waived by the user's settings or baseline)` : ''}` };
+  return {
+    conforms: true,
+    exitCode: 0,
+    headline: `conforms: every MUST requirement passed${waived ? ` (${waived} waived by the user's settings or baseline)` : ''}`,
+  };
 }

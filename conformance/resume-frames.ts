@@ -30,24 +30,34 @@ export function resumeFrameRule(resumable: boolean, seenTokens: Set<string>): Fr
   if (!resumable) {
     return (frame, text) => {
       const field = EXTENSION_FIELDS.find((k) => Object.hasOwn(frame, k));
-      return field ? { requirement: RES.notOptedIn, problem: `${quote(text)}: ${field} on a connection opened without ?resume=1` } : undefined;
+      return field
+        ? { requirement: RES.notOptedIn, problem: `${quote(text)}: ${field} on a connection opened without ?resume=1` }
+        : undefined;
     };
   }
   // The last position received of each event accepted on this connection (0 before its first token).
   const positions = new Map<string, number>();
   return (frame, text) => {
     const event = String(frame.event_id);
-    const problem = (requirement: string, why: string): FrameProblem => ({ requirement, problem: `${quote(text)}: ${why}` });
+    const problem = (requirement: string, why: string): FrameProblem => ({
+      requirement,
+      problem: `${quote(text)}: ${why}`,
+    });
     if (frame.type === 'accepted') {
       const token = frame.resume_token;
-      if (!validateResumeToken(token)) return problem(RES.resumeToken, `an accepted on a resumable connection needs a resume_token of 43 base64url characters`);
+      if (!validateResumeToken(token))
+        return problem(
+          RES.resumeToken,
+          `an accepted on a resumable connection needs a resume_token of 43 base64url characters`,
+        );
       if (seenTokens.has(token)) return problem(RES.resumeToken, `the resume_token of an earlier event again`);
       seenTokens.add(token);
       positions.set(event, 0);
       return undefined;
     }
     if (frame.type === 'token') {
-      if (!validateStreamSeq(frame.seq)) return problem(RES.positions, `a token on a resumable connection needs a seq from 1`);
+      if (!validateStreamSeq(frame.seq))
+        return problem(RES.positions, `a token on a resumable connection needs a seq from 1`);
       const last = positions.get(event);
       if (last === undefined) return undefined;
       if (frame.seq !== last + 1) return problem(RES.positions, `seq ${frame.seq} after ${last}; expected ${last + 1}`);

@@ -34,8 +34,14 @@ function skipReason(s: Scenario, ctx: RunContext): Pick<Outcome, 'reason' | 'wai
   if (unset.length) return { reason: `the target's settings say it has no ${unset.join(', ')} (null)`, waived: true };
   const clockMs = clockTotalMs(s.steps, settingsNumber(ctx.settings));
   if (clockMs > 0 && !ctx.hasClock) {
-    if (!ctx.realTime) return { reason: `moves time by ${clockMs} ms and the target has no test clock (our bridge: BRIDGE_TEST_CLOCK=1; or pass --real-time for short waits)` };
-    if (clockMs > ctx.realTimeMaxMs) return { reason: `moves time by ${clockMs} ms, longer than --real-time-max ${ctx.realTimeMaxMs} ms, and the target has no test clock` };
+    if (!ctx.realTime)
+      return {
+        reason: `moves time by ${clockMs} ms and the target has no test clock (our bridge: BRIDGE_TEST_CLOCK=1; or pass --real-time for short waits)`,
+      };
+    if (clockMs > ctx.realTimeMaxMs)
+      return {
+        reason: `moves time by ${clockMs} ms, longer than --real-time-max ${ctx.realTimeMaxMs} ms, and the target has no test clock`,
+      };
   }
   for (const action of actionsNeeded(s.steps)) {
     const why = ctx.unsupported.get(action);
@@ -44,7 +50,11 @@ function skipReason(s: Scenario, ctx: RunContext): Pick<Outcome, 'reason' | 'wai
   return undefined;
 }
 
-const fixtureSet = (s: Scenario): FixtureSet => ({ orgs: s.fixtures.orgs ?? [], apps: s.fixtures.apps ?? {}, agents: s.fixtures.agents ?? {} });
+const fixtureSet = (s: Scenario): FixtureSet => ({
+  orgs: s.fixtures.orgs ?? [],
+  apps: s.fixtures.apps ?? {},
+  agents: s.fixtures.agents ?? {},
+});
 
 async function provision(s: Scenario, ctx: RunContext, b: Bindings, kinds: Map<string, ClientKind>): Promise<void> {
   const created = await ctx.provisioner.create(fixtureSet(s), s.id);
@@ -57,7 +67,10 @@ async function provision(s: Scenario, ctx: RunContext, b: Bindings, kinds: Map<s
     kinds.set(name, 'app');
   }
   for (const [name, agent] of Object.entries(created.agents)) {
-    b.set(`${name}.agent_id`, agent.agent_id).set(`${name}.token`, agent.token).set(`${name}.name`, agent.name).set(`${name}.description`, agent.description);
+    b.set(`${name}.agent_id`, agent.agent_id)
+      .set(`${name}.token`, agent.token)
+      .set(`${name}.name`, agent.name)
+      .set(`${name}.description`, agent.description);
     kinds.set(name, 'agent');
   }
 }
@@ -90,13 +103,27 @@ export async function runScenario(s: Scenario, ctx: RunContext, offset: number):
   const actors = new Map<string, Actor>();
   let index = 0;
   let current: { kind: string; checks: string[] } = { kind: 'provisioning', checks: [] };
-  const env: StepEnv = { ctx, bindings, kinds, actors, transcript, placement, marks: new Map(), resumeTokens: new Set(), runSteps: async () => undefined };
+  const env: StepEnv = {
+    ctx,
+    bindings,
+    kinds,
+    actors,
+    transcript,
+    placement,
+    marks: new Map(),
+    resumeTokens: new Set(),
+    runSteps: async () => undefined,
+  };
   env.runSteps = async (steps: Step[]): Promise<void> => {
     for (const step of steps) {
       index++;
       const { run, checks } = judgedChecks(step, ctx);
       if (!run) {
-        transcript.add('suite', 'note', `step ${index} (${unpack(step).kind}) not run: it checks only decisions outside the ${ctx.profile} profile`);
+        transcript.add(
+          'suite',
+          'note',
+          `step ${index} (${unpack(step).kind}) not run: it checks only decisions outside the ${ctx.profile} profile`,
+        );
         continue;
       }
       current = { kind: unpack(step).kind, checks };
@@ -115,15 +142,26 @@ export async function runScenario(s: Scenario, ctx: RunContext, offset: number):
 }
 
 /** How a scenario that stopped early ends: failed (and what), errored, or skipped. */
-function blame(err: unknown, step: number, current: { kind: string; checks: string[] }, ctx: RunContext, done: (status: Outcome['status'], extra?: Partial<Outcome>) => Outcome): Outcome {
+function blame(
+  err: unknown,
+  step: number,
+  current: { kind: string; checks: string[] },
+  ctx: RunContext,
+  done: (status: Outcome['status'], extra?: Partial<Outcome>) => Outcome,
+): Outcome {
   const reason = (err as Error).message;
   if (err instanceof NotSupported) {
     ctx.unsupported.set(err.action, reason);
     return done('skipped', { reason });
   }
-  if (err instanceof ProtocolViolation) return done('failed', { reason, failedStep: step, failedRequirements: [err.requirement] });
-  if (err instanceof StepFailure && err.requirement) return done('failed', { reason, failedStep: step, failedRequirements: [err.requirement] });
+  if (err instanceof ProtocolViolation)
+    return done('failed', { reason, failedStep: step, failedRequirements: [err.requirement] });
+  if (err instanceof StepFailure && err.requirement)
+    return done('failed', { reason, failedStep: step, failedRequirements: [err.requirement] });
   if (step === 0) return done('errored', { reason: `provisioning failed: ${reason}` });
   if (current.checks.length) return done('failed', { reason, failedStep: step, failedRequirements: current.checks });
-  return done('errored', { reason: `setup step ${step} (${current.kind}) did not go as the scenario needs, so its checks were not reached: ${reason}`, failedStep: step });
+  return done('errored', {
+    reason: `setup step ${step} (${current.kind}) did not go as the scenario needs, so its checks were not reached: ${reason}`,
+    failedStep: step,
+  });
 }

@@ -3,7 +3,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { describeErrors, errorField, SCENARIO_STEP_SCHEMAS, TARGET_SETTINGS_DEFAULTS, validateScenarioFile, validators, type ErrorObject, type ScenarioFixtures } from '../generated/index.js';
+import {
+  describeErrors,
+  errorField,
+  SCENARIO_STEP_SCHEMAS,
+  TARGET_SETTINGS_DEFAULTS,
+  validateScenarioFile,
+  validators,
+  type ErrorObject,
+  type ScenarioFixtures,
+} from '../generated/index.js';
 import type { ProvisionAction } from './provision/provisioner.js';
 import { unpack, type Step, type StepKind } from './steps/kinds.js';
 
@@ -29,7 +38,11 @@ export const SOURCES: readonly Source[] = ['protocol', 'decision', 'extension'];
 export type Profile = 'protocol' | 'bridge' | 'resume';
 export const PROFILES: readonly Profile[] = ['protocol', 'bridge', 'resume'];
 
-const PROFILE_SOURCES: Record<Profile, readonly Source[]> = { protocol: ['protocol'], bridge: ['protocol', 'decision'], resume: ['extension'] };
+const PROFILE_SOURCES: Record<Profile, readonly Source[]> = {
+  protocol: ['protocol'],
+  bridge: ['protocol', 'decision'],
+  resume: ['extension'],
+};
 
 export interface Requirement {
   id: string;
@@ -47,10 +60,17 @@ export const FRAME_REQUIREMENTS = { protocol: 'MSG-001', decision: 'MSG-002' } a
  * Judged on every frame an app connection receives in a scenario of the extension (resume-frames.ts): none of its
  * fields without `?resume=1` (R1); with it, a resume token on each `accepted` (R2) and positions on tokens (R3).
  */
-export const EXTENSION_FRAME_REQUIREMENTS = { notOptedIn: 'RES-001', resumeToken: 'RES-002', positions: 'RES-003' } as const;
+export const EXTENSION_FRAME_REQUIREMENTS = {
+  notOptedIn: 'RES-001',
+  resumeToken: 'RES-002',
+  positions: 'RES-003',
+} as const;
 
 /** Every requirement judged on each frame rather than by a step: a scenario does not run for these alone. */
-export const EVERY_FRAME: ReadonlySet<string> = new Set([...Object.values(FRAME_REQUIREMENTS), ...Object.values(EXTENSION_FRAME_REQUIREMENTS)]);
+export const EVERY_FRAME: ReadonlySet<string> = new Set([
+  ...Object.values(FRAME_REQUIREMENTS),
+  ...Object.values(EXTENSION_FRAME_REQUIREMENTS),
+]);
 
 /**
  * Whether a run of `profile` judges the requirement. Every frame being a message of the protocol (MSG-001) is
@@ -89,7 +109,8 @@ export function loadRequirements(file = join(CONFORMANCE_DIR, 'requirements.yaml
     if (!/^[A-Z]+-\d{3}$/.test(id)) fail(file, `requirement id ${id} must look like AUTH-001`);
     if (!['MUST', 'SHOULD', 'MAY'].includes(r.level)) fail(file, `${id}: level must be MUST, SHOULD or MAY`);
     if (!SOURCES.includes(r.source)) fail(file, `${id}: source must be ${SOURCES.join(', ')}`);
-    if (!/^spec\/protocol\.md#[A-Za-z0-9-]+$/.test(r.cite ?? '') || !r.text) fail(file, `${id}: needs cite (spec/protocol.md#anchor) and text`);
+    if (!/^spec\/protocol\.md#[A-Za-z0-9-]+$/.test(r.cite ?? '') || !r.text)
+      fail(file, `${id}: needs cite (spec/protocol.md#anchor) and text`);
     map.set(id, { id, ...r });
   }
   return map;
@@ -101,7 +122,8 @@ const stepName = (where: string, i: number, kind: string) => `${where ? `${where
 /** A step validator's first error, worded for a scenario file: `send.frme: is not a field of send`. */
 function stepError(kind: string, errors: ErrorObject[] | null | undefined): string {
   const error = errors?.[0];
-  if (error?.keyword === 'additionalProperties') return `${errorField(error)}: is not a field of ${kind} (see conformance/README.md)`;
+  if (error?.keyword === 'additionalProperties')
+    return `${errorField(error)}: is not a field of ${kind} (see conformance/README.md)`;
   return describeErrors(errors?.slice(0, 1));
 }
 
@@ -110,12 +132,19 @@ function stepError(kind: string, errors: ErrorObject[] | null | undefined): stri
  * kind) and the bad field instead of the sixteen mismatches of the whole union; then, given the scenario's
  * requirements, what a schema cannot know.
  */
-function checkSteps(fail: (message: string) => never, steps: unknown[], where: string, requirementIds?: Set<string>): void {
+function checkSteps(
+  fail: (message: string) => never,
+  steps: unknown[],
+  where: string,
+  requirementIds?: Set<string>,
+): void {
   steps.forEach((step, i) => {
     const keys = step && typeof step === 'object' ? Object.keys(step) : [];
     const kind = keys[0] as StepKind;
     if (keys.length !== 1 || !STEP_KINDS.includes(kind)) {
-      fail(`${stepName(where, i, keys.join(', ') || typeof step)} must have exactly one of ${STEP_KINDS.join(', ')}; got ${JSON.stringify(step)}`);
+      fail(
+        `${stepName(where, i, keys.join(', ') || typeof step)} must have exactly one of ${STEP_KINDS.join(', ')}; got ${JSON.stringify(step)}`,
+      );
     }
     const here = stepName(where, i, kind);
     const nested = (step as { repeat?: { steps?: unknown } }).repeat?.steps;
@@ -126,9 +155,11 @@ function checkSteps(fail: (message: string) => never, steps: unknown[], where: s
     if (!requirementIds) return;
     if (kind === 'send' && !('frame' in args) && !('raw' in args)) fail(`${here}: send needs frame or raw`);
     const checks = args.checks ?? [];
-    if (!checks.every((c) => requirementIds.has(c))) fail(`${here}: checks must list requirement IDs of this scenario's requirements; got ${JSON.stringify(checks)}`);
+    if (!checks.every((c) => requirementIds.has(c)))
+      fail(`${here}: checks must list requirement IDs of this scenario's requirements; got ${JSON.stringify(checks)}`);
     // collect matches each frame against several patterns and cannot say which decision a mismatch breaks.
-    if (kind === 'collect' && oursIn(args).length) fail(`${here}: collect does not judge $ours; check the decision in a step of its own`);
+    if (kind === 'collect' && oursIn(args).length)
+      fail(`${here}: collect does not judge $ours; check the decision in a step of its own`);
     const others = kind === 'repeat' ? [] : allChecks([step as Step]).filter((id) => !requirementIds.has(id));
     if (others.length) fail(`${here} checks ${others.join(', ')}, not among this scenario's requirements`);
   });
@@ -138,7 +169,8 @@ function checkSteps(fail: (message: string) => never, steps: unknown[], where: s
 function loadScenario(name: string, text: string, requirements: Map<string, Requirement>): Scenario {
   const raw = parse(text) as unknown;
   const title = (raw as { title?: unknown } | null)?.title;
-  const failHere = (message: string): never => fail(name, `scenario ${typeof title === 'string' ? JSON.stringify(title) : basename(name, '.yaml')}, ${message}`);
+  const failHere = (message: string): never =>
+    fail(name, `scenario ${typeof title === 'string' ? JSON.stringify(title) : basename(name, '.yaml')}, ${message}`);
   if (!validateScenarioFile(raw)) {
     // A bad step is named by its own kind's schema; the file's validator would report every kind's mismatch.
     const steps = (raw as { steps?: unknown } | null)?.steps;
@@ -149,17 +181,21 @@ function loadScenario(name: string, text: string, requirements: Map<string, Requ
   for (const id of raw.requirements) if (!requirements.has(id)) fail(name, `names unknown requirement ${id}`);
   // A scenario judges the extension or the rest, never both: its profile decides whether it runs at all.
   const sources = new Set(raw.requirements.map((id) => requirements.get(id)!.source === 'extension'));
-  if (sources.size > 1) fail(name, 'names requirements of the extension (source: extension) and others; a scenario belongs to one profile');
+  if (sources.size > 1)
+    fail(name, 'names requirements of the extension (source: extension) and others; a scenario belongs to one profile');
   const extension = sources.has(true);
   const checked = new Set(allChecks(raw.steps));
   const unchecked = raw.requirements.filter((id) => !checked.has(id));
   if (unchecked.length) fail(name, `names ${unchecked.join(', ')} but no step checks it (add it to a step's checks)`);
-  for (const key of raw.settings ?? []) if (!SETTING_KEYS.includes(key)) fail(name, `settings names ${key}, not one of ${SETTING_KEYS.join(', ')}`);
+  for (const key of raw.settings ?? [])
+    if (!SETTING_KEYS.includes(key)) fail(name, `settings names ${key}, not one of ${SETTING_KEYS.join(', ')}`);
   return {
     id: basename(name, '.yaml'),
     file: name,
     title: raw.title,
-    requirements: [...new Set([...raw.requirements, ...frameRequirements(extension).filter((id) => requirements.has(id))])],
+    requirements: [
+      ...new Set([...raw.requirements, ...frameRequirements(extension).filter((id) => requirements.has(id))]),
+    ],
     fixtures: raw.fixtures ?? {},
     settings: raw.settings ?? [],
     steps: raw.steps,
@@ -168,11 +204,19 @@ function loadScenario(name: string, text: string, requirements: Map<string, Requ
 }
 
 /** The requirements judged on every frame of a scenario: the schemas', and the extension's in its scenarios. */
-const frameRequirements = (extension: boolean): string[] => [...Object.values(FRAME_REQUIREMENTS), ...(extension ? Object.values(EXTENSION_FRAME_REQUIREMENTS) : [])];
+const frameRequirements = (extension: boolean): string[] => [
+  ...Object.values(FRAME_REQUIREMENTS),
+  ...(extension ? Object.values(EXTENSION_FRAME_REQUIREMENTS) : []),
+];
 
-export function loadScenarios(requirements: Map<string, Requirement>, dir = join(CONFORMANCE_DIR, 'scenarios')): Scenario[] {
+export function loadScenarios(
+  requirements: Map<string, Requirement>,
+  dir = join(CONFORMANCE_DIR, 'scenarios'),
+): Scenario[] {
   const scenarios: Scenario[] = [];
-  for (const name of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()) {
     let text: string;
     try {
       text = readFileSync(join(dir, name), 'utf8');
@@ -216,7 +260,12 @@ export function clockTotalMs(steps: Step[], resolve: (ms: unknown) => number = N
 }
 
 /** The provisioning action each step kind needs beyond `create` (a fixtures file can do none of them). */
-const ACTION_OF: Partial<Record<StepKind, ProvisionAction>> = { rotateToken: 'rotate', deactivate: 'deactivate', setAllowlist: 'set_allowlist', listSessions: 'list_sessions' };
+const ACTION_OF: Partial<Record<StepKind, ProvisionAction>> = {
+  rotateToken: 'rotate',
+  deactivate: 'deactivate',
+  setAllowlist: 'set_allowlist',
+  listSessions: 'list_sessions',
+};
 
 /** The provisioning actions a scenario's steps need beyond `create`. */
 export function actionsNeeded(steps: Step[]): Set<ProvisionAction> {

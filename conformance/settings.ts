@@ -5,7 +5,12 @@ import { parse } from 'yaml';
 import { expand } from './generate.js';
 import { interpolate } from './match.js';
 import { PreflightError } from './preflight.js';
-import { describeErrors, validateTargetSettings, TARGET_SETTINGS_DEFAULTS, type TargetSettings } from '../generated/index.js';
+import {
+  describeErrors,
+  validateTargetSettings,
+  TARGET_SETTINGS_DEFAULTS,
+  type TargetSettings,
+} from '../generated/index.js';
 
 export type Settings = Required<TargetSettings>;
 
@@ -28,7 +33,8 @@ export function loadSettings(file: string | undefined): LoadedSettings {
   const problems: string[] = [];
   if (data && typeof data === 'object' && !Array.isArray(data)) {
     const known = Object.keys(TARGET_SETTINGS_DEFAULTS);
-    for (const key of Object.keys(data).filter((k) => !known.includes(k))) problems.push(`${key}: is not a setting (the settings are ${known.join(', ')})`);
+    for (const key of Object.keys(data).filter((k) => !known.includes(k)))
+      problems.push(`${key}: is not a setting (the settings are ${known.join(', ')})`);
     // Each known key on its own, so every bad one is named (the validator stops at the first).
     for (const [key, v] of Object.entries(data).filter(([k]) => known.includes(k))) {
       if (!validateTargetSettings({ [key]: v })) problems.push(describeErrors(validateTargetSettings.errors));
@@ -46,7 +52,11 @@ export function nullSettings(keys: string[], settings: Settings): string[] {
 }
 
 /** `${settings.agent_timeout_ms}` and the like, for scenario expressions. */
-export const settingsBindings = (settings: Settings): Map<string, unknown> => new Map(Object.entries(settings).map(([k, v]) => [`settings.${k}`, v]));
+export const settingsBindings = (settings: Settings): Map<string, unknown> =>
+  new Map(Object.entries(settings).map(([k, v]) => [`settings.${k}`, v]));
 
 /** A step's number that may be an expression of the settings (`{ $sum: ["${settings.agent_timeout_ms}", 1000] }`). */
-export const settingsNumber = (settings: Settings) => (value: unknown): number => Number(expand(interpolate(value, settingsBindings(settings))));
+export const settingsNumber =
+  (settings: Settings) =>
+  (value: unknown): number =>
+    Number(expand(interpolate(value, settingsBindings(settings))));

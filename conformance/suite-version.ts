@@ -33,4 +33,5 @@ export function suiteVersion(registry: Map<string, Requirement>): SuiteVersion {
 }
 
 /** The console's first line of a run: `bridge-conformance 0.2.0, requirements sha256:…`. */
-export const suiteLine = (suite: SuiteVersion): string => `bridge-conformance ${suite.version}, requirements ${suite.requirements}`;
+export const suiteLine = (suite: SuiteVersion): string =>
+  `bridge-conformance ${suite.version}, requirements ${suite.requirements}`;

@@ -15,7 +15,10 @@ const agentId = token.split('_')[1] ?? '';
 try {
   // The connector gives up after 5 failed attempts by default (§2.6); the backoff-cap scenario needs 8 to see the cap.
   const reconnect = process.env.BRIDGE_SCENARIO === 'agent-backoff-cap' ? { maxRetries: 10 } : {};
-  const config = resolveConnectorConfig({ connection: { url: `${url.replace(/\/+$/, '')}/ws/agent`, reconnect }, agents: [{ agent_id: agentId, token }] }, { source: 'conformance-agent' });
+  const config = resolveConnectorConfig(
+    { connection: { url: `${url.replace(/\/+$/, '')}/ws/agent`, reconnect }, agents: [{ agent_id: agentId, token }] },
+    { source: 'conformance-agent' },
+  );
   const connector = new Connector(config, {
     handler(event, ctx) {
       const text = typeof event.payload.text === 'string' ? event.payload.text : JSON.stringify(event.payload);

@@ -16,10 +16,11 @@ const keepAlive = setInterval(() => {}, 60_000);
 
 try {
   const app = await connectApp({ url, token });
-  const stop = () => void app.close().then(() => {
-    clearInterval(keepAlive);
-    process.exit(0);
-  });
+  const stop = () =>
+    void app.close().then(() => {
+      clearInterval(keepAlive);
+      process.exit(0);
+    });
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   try {

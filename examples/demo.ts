@@ -37,11 +37,17 @@ async function main(): Promise<void> {
   const admin = new AdminClient(bridge.url, adminToken);
   const org = await admin.createOrganization('Demo School');
   const app = await admin.createApp(org.org_id, 'Classroom');
-  const agent = await admin.createAgent(org.org_id, { name: 'Maths Tutor', description: 'Explains maths, one step at a time.' });
+  const agent = await admin.createAgent(org.org_id, {
+    name: 'Maths Tutor',
+    description: 'Explains maths, one step at a time.',
+  });
   console.log(`org:      ${org.org_id}\napp:      ${app.app_id}\nagent:    ${agent.agent_id}`);
 
   const connector = new Connector(
-    resolveConnectorConfig({ connection: { url: `${wsBase}/ws/agent` }, agents: [{ agent_id: agent.agent_id, token: agent.token }] }),
+    resolveConnectorConfig({
+      connection: { url: `${wsBase}/ws/agent` },
+      agents: [{ agent_id: agent.agent_id, token: agent.token }],
+    }),
     { handler: tutor },
   );
   await connector.start();
@@ -50,15 +56,23 @@ async function main(): Promise<void> {
   const agents = await client.discover();
   console.log(`app:      discovered ${agents.map((a) => `${a.name} (${a.agent_id})`).join(', ')}`);
 
-  const handle = client.send({ agentId: agent.agent_id, threadId: 'lesson-1', payload: { text: 'What is a prime number?' } });
+  const handle = client.send({
+    agentId: agent.agent_id,
+    threadId: 'lesson-1',
+    payload: { text: 'What is a prime number?' },
+  });
   const accepted = await handle.accepted;
   console.log(`app:      accepted ${accepted.event_id}, session ${accepted.session_key}`);
   process.stdout.write('app:      streaming: ');
   for await (const fragment of handle.tokens) process.stdout.write(fragment);
   const reply = await handle.reply;
-  console.log(`\napp:      reply (${reply.metadata.tokens_used} fragments, model ${reply.metadata.model}, ${reply.metadata.latency_ms} ms end to end)`);
+  console.log(
+    `\napp:      reply (${reply.metadata.tokens_used} fragments, model ${reply.metadata.model}, ${reply.metadata.latency_ms} ms end to end)`,
+  );
   const session = connector.sessions(agent.agent_id).get(`svc:${app.app_id}:lesson-1`);
-  console.log(`agent:    runtime session ${session?.key} (expires ${session ? new Date(session.expiresAt).toISOString() : '?'})`);
+  console.log(
+    `agent:    runtime session ${session?.key} (expires ${session ? new Date(session.expiresAt).toISOString() : '?'})`,
+  );
 
   await client.close();
   await connector.close();

@@ -30,11 +30,18 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
 /** The dotted path of the field an error is about (`metadata.latency_ms`), or `message` for the whole. */
 export function errorField(error: ErrorObject): string {
   const p = error.params as Record<string, unknown>;
-  const child = error.keyword === 'required' ? p.missingProperty
-    : error.keyword === 'additionalProperties' ? p.additionalProperty
-    : error.keyword === 'discriminator' ? p.tag
-    : undefined;
-  const parts = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const child =
+    error.keyword === 'required'
+      ? p.missingProperty
+      : error.keyword === 'additionalProperties'
+        ? p.additionalProperty
+        : error.keyword === 'discriminator'
+          ? p.tag
+          : undefined;
+  const parts = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) parts.push(String(child));
   return parts.length ? parts.join('.') : 'message';
 }

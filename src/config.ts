@@ -116,51 +116,185 @@ const SCHEMA = {
     DATABASE_URL: { type: 'string', minLength: 1, default: 'sqlite:./data/bridge.sqlite' },
     ADMIN_TOKEN: { type: 'string', minLength: 16 },
     AGENT_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: MAX_TIMER_MS, default: LIMITS.agentTimeoutMs },
-    LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    LOG_LEVEL: {
+      type: 'string',
+      enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      default: 'info',
+    },
     BRIDGE_TEST_CLOCK: { type: 'string', enum: ['0', '1', 'true', 'false', ''], default: '0' },
-    RATE_LIMIT_EVENTS_PER_SECOND: { type: 'number', minimum: 0, maximum: MAX_RATE, default: LIMITS.rateLimitEventsPerSecond },
+    RATE_LIMIT_EVENTS_PER_SECOND: {
+      type: 'number',
+      minimum: 0,
+      maximum: MAX_RATE,
+      default: LIMITS.rateLimitEventsPerSecond,
+    },
     RATE_LIMIT_BURST: { type: 'integer', minimum: 0, maximum: MAX_RATE, default: LIMITS.rateLimitBurst },
-    FRAGMENTS_PER_ORG_PER_SECOND: { type: 'number', minimum: 0, maximum: MAX_RATE, default: LIMITS.fragmentsPerOrgPerSecond },
+    FRAGMENTS_PER_ORG_PER_SECOND: {
+      type: 'number',
+      minimum: 0,
+      maximum: MAX_RATE,
+      default: LIMITS.fragmentsPerOrgPerSecond,
+    },
     FRAGMENTS_PER_ORG_BURST: { type: 'integer', minimum: 0, maximum: MAX_RATE, default: LIMITS.fragmentsPerOrgBurst },
-    DISCOVERS_PER_ORG_PER_SECOND: { type: 'number', minimum: 0, maximum: MAX_RATE, default: LIMITS.discoversPerOrgPerSecond },
+    DISCOVERS_PER_ORG_PER_SECOND: {
+      type: 'number',
+      minimum: 0,
+      maximum: MAX_RATE,
+      default: LIMITS.discoversPerOrgPerSecond,
+    },
     DISCOVERS_PER_ORG_BURST: { type: 'integer', minimum: 0, maximum: MAX_RATE, default: LIMITS.discoversPerOrgBurst },
-    RESUMES_PER_ORG_PER_SECOND: { type: 'number', minimum: 0, maximum: MAX_RATE, default: LIMITS.resumesPerOrgPerSecond },
+    RESUMES_PER_ORG_PER_SECOND: {
+      type: 'number',
+      minimum: 0,
+      maximum: MAX_RATE,
+      default: LIMITS.resumesPerOrgPerSecond,
+    },
     RESUMES_PER_ORG_BURST: { type: 'integer', minimum: 0, maximum: MAX_RATE, default: LIMITS.resumesPerOrgBurst },
-    RESUME_REPLAY_BYTES_PER_ORG_PER_SECOND: { type: 'integer', minimum: 0, maximum: MAX_RESUME_BUFFER_BYTES, default: LIMITS.resumeReplayBytesPerOrgPerSecond },
-    RESUME_REPLAY_BYTES_PER_ORG_BURST: { type: 'integer', minimum: 0, maximum: MAX_RESUME_BUFFER_BYTES, default: LIMITS.resumeReplayBytesPerOrgBurst },
+    RESUME_REPLAY_BYTES_PER_ORG_PER_SECOND: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_RESUME_BUFFER_BYTES,
+      default: LIMITS.resumeReplayBytesPerOrgPerSecond,
+    },
+    RESUME_REPLAY_BYTES_PER_ORG_BURST: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_RESUME_BUFFER_BYTES,
+      default: LIMITS.resumeReplayBytesPerOrgBurst,
+    },
     EVENT_LOG_RETENTION_DAYS: { type: 'integer', minimum: 0, maximum: MAX_RETENTION_DAYS, default: 30 },
     AUDIT_LOG_RETENTION_DAYS: { type: 'integer', minimum: 0, maximum: MAX_RETENTION_DAYS, default: 365 },
     EVENT_LOG_FLUSH_MS: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-    EVENT_LOG_QUEUE_MAX_ROWS: { type: 'integer', minimum: 1_000, maximum: 10_000_000, default: LIMITS.eventLogQueueMaxRows },
+    EVENT_LOG_QUEUE_MAX_ROWS: {
+      type: 'integer',
+      minimum: 1_000,
+      maximum: 10_000_000,
+      default: LIMITS.eventLogQueueMaxRows,
+    },
     EVENT_LOG_COMMIT_MAX_ROWS: { type: 'integer', minimum: 100, maximum: 1_000_000, default: DEFAULT_COMMIT_MAX_ROWS },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: MAX_TIMER_MS, default: 10_000 },
-    SEND_BUFFER_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_SEND_BUFFER_BYTES, default: LIMITS.sendBufferMaxBytes },
+    SEND_BUFFER_MAX_BYTES: {
+      type: 'integer',
+      minimum: LIMITS.frameMaxBytes,
+      maximum: MAX_SEND_BUFFER_BYTES,
+      default: LIMITS.sendBufferMaxBytes,
+    },
     // At least one frame: a frame to a client that reads is never what crosses them.
-    SEND_BUFFER_PER_APP_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_NODE_BYTES, default: LIMITS.sendBufferPerAppMaxBytes },
-    SEND_BUFFER_PER_AGENT_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_NODE_BYTES, default: LIMITS.sendBufferPerAgentMaxBytes },
-    SEND_BUFFER_TOTAL_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_NODE_BYTES, default: LIMITS.sendBufferTotalMaxBytes },
+    SEND_BUFFER_PER_APP_MAX_BYTES: {
+      type: 'integer',
+      minimum: LIMITS.frameMaxBytes,
+      maximum: MAX_NODE_BYTES,
+      default: LIMITS.sendBufferPerAppMaxBytes,
+    },
+    SEND_BUFFER_PER_AGENT_MAX_BYTES: {
+      type: 'integer',
+      minimum: LIMITS.frameMaxBytes,
+      maximum: MAX_NODE_BYTES,
+      default: LIMITS.sendBufferPerAgentMaxBytes,
+    },
+    SEND_BUFFER_TOTAL_MAX_BYTES: {
+      type: 'integer',
+      minimum: LIMITS.frameMaxBytes,
+      maximum: MAX_NODE_BYTES,
+      default: LIMITS.sendBufferTotalMaxBytes,
+    },
     // At least one message of the largest size, or a client sending one alone would be closed.
-    PARTIAL_MESSAGES_PER_APP_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_NODE_BYTES, default: LIMITS.partialMessagesPerAppMaxBytes },
-    PARTIAL_MESSAGES_PER_AGENT_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_NODE_BYTES, default: LIMITS.partialMessagesPerAgentMaxBytes },
-    PARTIAL_MESSAGES_TOTAL_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_NODE_BYTES, default: LIMITS.partialMessagesTotalMaxBytes },
-    PARTIAL_MESSAGE_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: MAX_TIMER_MS, default: LIMITS.partialMessageTimeoutMs },
-    MAX_EVENTS_IN_FLIGHT_PER_APP: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LIMITS.eventsInFlightPerAppMax },
-    MAX_EVENTS_IN_FLIGHT_PER_AGENT: { type: 'integer', minimum: 1, maximum: 1_000_000, default: LIMITS.eventsInFlightPerAgentMax },
+    PARTIAL_MESSAGES_PER_APP_MAX_BYTES: {
+      type: 'integer',
+      minimum: LIMITS.frameMaxBytes,
+      maximum: MAX_NODE_BYTES,
+      default: LIMITS.partialMessagesPerAppMaxBytes,
+    },
+    PARTIAL_MESSAGES_PER_AGENT_MAX_BYTES: {
+      type: 'integer',
+      minimum: LIMITS.frameMaxBytes,
+      maximum: MAX_NODE_BYTES,
+      default: LIMITS.partialMessagesPerAgentMaxBytes,
+    },
+    PARTIAL_MESSAGES_TOTAL_MAX_BYTES: {
+      type: 'integer',
+      minimum: LIMITS.frameMaxBytes,
+      maximum: MAX_NODE_BYTES,
+      default: LIMITS.partialMessagesTotalMaxBytes,
+    },
+    PARTIAL_MESSAGE_TIMEOUT_MS: {
+      type: 'integer',
+      minimum: 1000,
+      maximum: MAX_TIMER_MS,
+      default: LIMITS.partialMessageTimeoutMs,
+    },
+    MAX_EVENTS_IN_FLIGHT_PER_APP: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 1_000_000,
+      default: LIMITS.eventsInFlightPerAppMax,
+    },
+    MAX_EVENTS_IN_FLIGHT_PER_AGENT: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 1_000_000,
+      default: LIMITS.eventsInFlightPerAgentMax,
+    },
     MAX_EVENTS_IN_FLIGHT: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.eventsInFlightMax },
-    EVENT_PAYLOADS_MAX_BYTES: { type: 'integer', minimum: LIMITS.payloadMaxBytes, maximum: 2 ** 36, default: LIMITS.eventPayloadsMaxBytes },
-    STREAMED_TEXT_MAX_BYTES: { type: 'integer', minimum: 0, maximum: LIMITS.replyContentMaxBytes, default: LIMITS.streamedTextMaxBytes },
-    STREAMED_TEXT_MAX_BYTES_PER_AGENT: { type: 'integer', minimum: 0, maximum: 2 ** 32, default: LIMITS.streamedTextPerAgentMaxBytes },
-    STREAMED_TEXT_TOTAL_MAX_BYTES: { type: 'integer', minimum: 0, maximum: 2 ** 36, default: LIMITS.streamedTextTotalMaxBytes },
+    EVENT_PAYLOADS_MAX_BYTES: {
+      type: 'integer',
+      minimum: LIMITS.payloadMaxBytes,
+      maximum: 2 ** 36,
+      default: LIMITS.eventPayloadsMaxBytes,
+    },
+    STREAMED_TEXT_MAX_BYTES: {
+      type: 'integer',
+      minimum: 0,
+      maximum: LIMITS.replyContentMaxBytes,
+      default: LIMITS.streamedTextMaxBytes,
+    },
+    STREAMED_TEXT_MAX_BYTES_PER_AGENT: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 2 ** 32,
+      default: LIMITS.streamedTextPerAgentMaxBytes,
+    },
+    STREAMED_TEXT_TOTAL_MAX_BYTES: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 2 ** 36,
+      default: LIMITS.streamedTextTotalMaxBytes,
+    },
     // At least one frame: an event's reply or error is kept whole or not at all.
-    RESUME_BUFFER_PER_APP_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_RESUME_BUFFER_BYTES, default: LIMITS.resumeBufferPerAppMaxBytes },
-    RESUME_BUFFER_MAX_BYTES: { type: 'integer', minimum: LIMITS.frameMaxBytes, maximum: MAX_RESUME_BUFFER_BYTES, default: LIMITS.resumeBufferMaxBytes },
+    RESUME_BUFFER_PER_APP_MAX_BYTES: {
+      type: 'integer',
+      minimum: LIMITS.frameMaxBytes,
+      maximum: MAX_RESUME_BUFFER_BYTES,
+      default: LIMITS.resumeBufferPerAppMaxBytes,
+    },
+    RESUME_BUFFER_MAX_BYTES: {
+      type: 'integer',
+      minimum: LIMITS.frameMaxBytes,
+      maximum: MAX_RESUME_BUFFER_BYTES,
+      default: LIMITS.resumeBufferMaxBytes,
+    },
     MAX_SESSIONS_PER_APP: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.sessionsPerAppMax },
     MAX_SESSIONS: { type: 'integer', minimum: 1, maximum: 100_000_000, default: LIMITS.sessionsMax },
     MAX_CONNECTIONS: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.connectionsMax },
-    MAX_CONNECTIONS_PER_ADDRESS: { type: 'integer', minimum: 0, maximum: 10_000_000, default: LIMITS.connectionsPerAddressMax },
+    MAX_CONNECTIONS_PER_ADDRESS: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 10_000_000,
+      default: LIMITS.connectionsPerAddressMax,
+    },
     MAX_CONNECTIONS_PER_APP: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.connectionsPerAppMax },
-    MAX_UNAUTHENTICATED_CONNECTIONS: { type: 'integer', minimum: 1, maximum: 10_000_000, default: LIMITS.unauthenticatedConnectionsMax },
-    MAX_UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS: { type: 'integer', minimum: 0, maximum: 10_000_000, default: LIMITS.unauthenticatedConnectionsPerAddressMax },
+    MAX_UNAUTHENTICATED_CONNECTIONS: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 10_000_000,
+      default: LIMITS.unauthenticatedConnectionsMax,
+    },
+    MAX_UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 10_000_000,
+      default: LIMITS.unauthenticatedConnectionsPerAddressMax,
+    },
     WS_PING_AFTER_MS: { type: 'integer', minimum: 0, maximum: MAX_TIMER_MS, default: LIMITS.wsPingAfterMs },
     WS_PONG_TIMEOUT_MS: { type: 'integer', minimum: 1000, maximum: MAX_TIMER_MS, default: LIMITS.wsPongTimeoutMs },
     TLS_CERT_FILE: { type: 'string', minLength: 1 },
@@ -178,7 +312,34 @@ export const CONFIG_VARIABLES: readonly string[] = Object.keys(SCHEMA.properties
 
 export class ConfigError extends Error {}
 
-type Property = { type?: string; minimum?: number; maximum?: number; minLength?: number; pattern?: string; enum?: readonly string[] };
+type Property = {
+  type?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  pattern?: string;
+  enum?: readonly string[];
+};
+type Properties = typeof SCHEMA.properties;
+/** What env-schema returns for SCHEMA: each variable as its JSON type, present when given or defaulted. */
+type RawEnv = {
+  [K in keyof Properties]: Properties[K] extends { type: 'integer' | 'number' }
+    ? number
+    : Properties[K] extends { enum: readonly (infer E)[] }
+      ? E
+      : string;
+} extends infer T
+  ? {
+      [
+        K in keyof T as K extends keyof Properties ? (Properties[K] extends { default: unknown } ? K : never) : never
+      ]: T[K];
+    } & {
+      [
+        K in keyof T as K extends keyof Properties ? (Properties[K] extends { default: unknown } ? never : K) : never
+      ]?: T[K];
+    }
+  : never;
+
 type EnvError = Error & { errors?: { instancePath: string }[] };
 
 /** What a variable may be, from its schema: "an integer from 1000 to 2147483647". */
@@ -219,16 +380,20 @@ function explain(err: EnvError, given: Record<string, unknown>): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Unset and empty mean the same: `ADMIN_TOKEN= npm start` turns the admin API off rather than failing.
   const given = Object.fromEntries(Object.entries(env).filter(([k, v]) => k in SCHEMA.properties && v !== ''));
-  let raw: Record<string, any>;
+  let raw: RawEnv;
   try {
-    raw = envSchema({ schema: structuredClone(SCHEMA) as any, data: given, env: false });
+    raw = envSchema<RawEnv>({ schema: structuredClone(SCHEMA) as unknown as object, data: given, env: false });
   } catch (err) {
-    throw new ConfigError(`Invalid configuration: ${explain(err as EnvError, given)}. See the README's Configuration table.`);
+    throw new ConfigError(
+      `Invalid configuration: ${explain(err as EnvError, given)}. See the README's Configuration table.`,
+    );
   }
   // One of the two alone would serve plain http while the operator believes it serves https.
   if (Boolean(raw.TLS_CERT_FILE) !== Boolean(raw.TLS_KEY_FILE)) {
     const [set, unset] = raw.TLS_CERT_FILE ? ['TLS_CERT_FILE', 'TLS_KEY_FILE'] : ['TLS_KEY_FILE', 'TLS_CERT_FILE'];
-    throw new ConfigError(`Invalid configuration: ${set} is set but ${unset} is not; set both (https) or neither (http). See the README's Configuration table.`);
+    throw new ConfigError(
+      `Invalid configuration: ${set} is set but ${unset} is not; set both (https) or neither (http). See the README's Configuration table.`,
+    );
   }
   return {
     port: raw.PORT,

@@ -102,7 +102,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   // Before the database: a wrong certificate is the operator's to fix, and no lock or file need be touched for it.
   const tls = config.tlsCertFile && config.tlsKeyFile ? readTlsFiles(config.tlsCertFile, config.tlsKeyFile) : undefined;
   if (config.redisUrl && !isPostgresUrl(config.databaseUrl)) {
-    throw new ConfigError('Invalid configuration: REDIS_URL makes this bridge one node of several, and they must share one database: set DATABASE_URL=postgres://… (SQLite is one process\'s alone). See the README\'s "Several nodes".');
+    throw new ConfigError(
+      'Invalid configuration: REDIS_URL makes this bridge one node of several, and they must share one database: set DATABASE_URL=postgres://… (SQLite is one process\'s alone). See the README\'s "Several nodes".',
+    );
   }
   // One bridge per database (O7, O13), checked before anything reads it; :memory: is this process's alone. The
   // nodes of one bridge (REDIS_URL) share theirs.
@@ -154,7 +156,8 @@ async function startOnDatabase(
   cluster: ClusterNode | undefined,
 ): Promise<RunningBridge> {
   const clock = options.clock ?? (config.testClock ? new AdjustableClock({ frozen: false }) : systemClock);
-  if (config.testClock) log.warn({}, 'BRIDGE_TEST_CLOCK is on: POST /admin/v1/test/clock moves time. Never use this in production.');
+  if (config.testClock)
+    log.warn({}, 'BRIDGE_TEST_CLOCK is on: POST /admin/v1/test/clock moves time. Never use this in production.');
 
   const directory = new Directory();
   const store = new RegistryStore(db);
@@ -163,10 +166,19 @@ async function startOnDatabase(
   const sessions = new SessionTable(config.maxSessionsPerApp, config.maxSessions);
   await reader.deleteExpiredSessions(clock.now()); // those that expired while the bridge was stopped
   const overBound = sessions.load(await reader.liveSessions(clock.now()));
-  const writer = new WriteBehind(db, log, { flushMs: config.eventLogFlushMs, maxRows: config.eventLogQueueMaxRows, commitMaxRows: config.eventLogCommitMaxRows, clock, retryMs: options.eventLogRetryMs });
+  const writer = new WriteBehind(db, log, {
+    flushMs: config.eventLogFlushMs,
+    maxRows: config.eventLogQueueMaxRows,
+    commitMaxRows: config.eventLogCommitMaxRows,
+    clock,
+    retryMs: options.eventLogRetryMs,
+  });
   if (overBound.length) {
     // MAX_SESSIONS_PER_APP was lowered since they were stored (L17).
-    log.info({ evicted: overBound.length, maxPerApp: config.maxSessionsPerApp, max: config.maxSessions }, 'sessions evicted at start: over the per-app or the node bound');
+    log.info(
+      { evicted: overBound.length, maxPerApp: config.maxSessionsPerApp, max: config.maxSessions },
+      'sessions evicted at start: over the per-app or the node bound',
+    );
     writer.deleteSessions(overBound.map((s) => s.session_key));
   }
 
@@ -176,17 +188,32 @@ async function startOnDatabase(
   let bridgeRef: Bridge | undefined;
   // Connections to PORT that have not proved a token (L21); behind trusted proxies every one has a proxy's address.
   const unauthenticated = new UnauthenticatedConnections(
-    { total: config.maxUnauthenticatedConnections, perAddress: config.trustProxy > 0 ? 0 : config.maxUnauthenticatedConnectionsPerAddress },
+    {
+      total: config.maxUnauthenticatedConnections,
+      perAddress: config.trustProxy > 0 ? 0 : config.maxUnauthenticatedConnectionsPerAddress,
+    },
     { clock, log, tls: Boolean(tls) },
   );
-  const metrics = makeMetrics(() => bridgeRef!, writer, () => sessions.size, () => unauthenticated.stats());
+  const metrics = makeMetrics(
+    () => bridgeRef!,
+    writer,
+    () => sessions.size,
+    () => unauthenticated.stats(),
+  );
   const overview = new OverviewRing({ clock, gauges: bridgeGauges(() => bridgeRef!) });
   // The overview and the live picture name each node: a bridge of one node has an id too (its NODE_ID, or made up).
   const nodeId = cluster?.bus.nodeId ?? config.nodeId ?? newNodeId();
   // The test clock moves the shared bucket's time (Redis's own) as it moves this node's.
   const advanced = config.testClock && clock instanceof AdjustableClock ? () => clock.advanced : undefined;
   const rateLimiter = cluster
-    ? new RedisRateLimiter(cluster.bus.commands, config.rateLimitPerSecond, config.rateLimitBurst, log, cluster.bus.prefix, advanced)
+    ? new RedisRateLimiter(
+        cluster.bus.commands,
+        config.rateLimitPerSecond,
+        config.rateLimitBurst,
+        log,
+        cluster.bus.prefix,
+        advanced,
+      )
     : new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
   const bridge = makeBridge({
     directory,
@@ -215,10 +242,22 @@ async function startOnDatabase(
       replayBytesPerSecond: config.resumeReplayBytesPerOrgPerSecond,
       replayBytesBurst: config.resumeReplayBytesPerOrgBurst,
     },
-    connectionLimits: { total: maxWebSockets, perAddress: config.maxConnectionsPerAddress, perApp: config.maxConnectionsPerApp },
+    connectionLimits: {
+      total: maxWebSockets,
+      perAddress: config.maxConnectionsPerAddress,
+      perApp: config.maxConnectionsPerApp,
+    },
     sendBufferMaxBytes: config.sendBufferMaxBytes,
-    sendBufferBounds: { app: config.sendBufferPerAppMaxBytes, agent: config.sendBufferPerAgentMaxBytes, total: config.sendBufferTotalMaxBytes },
-    partialMessageBounds: { app: config.partialMessagesPerAppMaxBytes, agent: config.partialMessagesPerAgentMaxBytes, total: config.partialMessagesTotalMaxBytes },
+    sendBufferBounds: {
+      app: config.sendBufferPerAppMaxBytes,
+      agent: config.sendBufferPerAgentMaxBytes,
+      total: config.sendBufferTotalMaxBytes,
+    },
+    partialMessageBounds: {
+      app: config.partialMessagesPerAppMaxBytes,
+      agent: config.partialMessagesPerAgentMaxBytes,
+      total: config.partialMessagesTotalMaxBytes,
+    },
     partialMessageTimeoutMs: config.partialMessageTimeoutMs,
     wsPingAfterMs: config.wsPingAfterMs,
     wsPongTimeoutMs: config.wsPongTimeoutMs,
@@ -247,7 +286,8 @@ async function startOnDatabase(
     expiring.add(key);
     timers.push(clock.setTimer(token.expires_at - clock.now(), () => bridge.expireToken(token.hash)));
   };
-  for (const owner of [...directory.apps.keys(), ...directory.agents.keys()]) directory.tokensOf(owner).forEach(scheduleExpiry);
+  for (const owner of [...directory.apps.keys(), ...directory.agents.keys()])
+    directory.tokensOf(owner).forEach(scheduleExpiry);
   // Rows a crash left pending are marked lost once no event can still be in flight for them (O9).
   const lostAfter = lostAfterMs(config.agentTimeoutMs, options.agentReconnectGraceMs ?? LIMITS.agentReconnectGraceMs);
   timers.push(await markLostAtStart(reader, clock, lostAfter, log));
@@ -256,7 +296,9 @@ async function startOnDatabase(
   const sweepDatabase = (): Promise<unknown> => {
     const now = clock.now();
     return Promise.all([
-      markLostOutcomes(reader, clock, lostAfter, log).catch((err) => log.error({ err }, 'marking lost event outcomes failed')),
+      markLostOutcomes(reader, clock, lostAfter, log).catch((err) =>
+        log.error({ err }, 'marking lost event outcomes failed'),
+      ),
       reader.deleteExpiredSessions(now).catch((err) => log.error({ err }, 'session sweep failed')),
       config.eventLogRetentionDays > 0 &&
         reader.deleteBefore(now - config.eventLogRetentionDays * DAY_MS).then(
@@ -330,7 +372,8 @@ async function startOnDatabase(
         const fresh = new Directory();
         await store.load(fresh);
         directory.replaceContents(fresh);
-        for (const owner of [...directory.apps.keys(), ...directory.agents.keys()]) directory.tokensOf(owner).forEach(scheduleExpiry);
+        for (const owner of [...directory.apps.keys(), ...directory.agents.keys()])
+          directory.tokensOf(owner).forEach(scheduleExpiry);
         return;
       }
       case 'revoke': {
@@ -368,11 +411,19 @@ async function startOnDatabase(
   /** What /readyz answers, on PORT and on METRICS_PORT alike (L21). */
   const ready = async (): Promise<NotReady | undefined> => {
     if (shuttingDown) return { code: 'SHUTTING_DOWN', why: errorText('SHUTTING_DOWN', 'not_ready') };
-    if (cluster && !cluster.bus.isLinked()) return { code: 'INTERNAL_ERROR', why: errorText('INTERNAL_ERROR', 'cluster_link') };
+    if (cluster && !cluster.bus.isLinked())
+      return { code: 'INTERNAL_ERROR', why: errorText('INTERNAL_ERROR', 'cluster_link') };
     await databaseAnswers(db, READY_DATABASE_MS);
     const stuck = writer.failing;
     if (stuck && stuck.forMs >= READY_EVENT_LOG_MS) {
-      return { code: 'INTERNAL_ERROR', why: errorText('INTERNAL_ERROR', 'event_log', { seconds: Math.floor(stuck.forMs / 1000), reason: stuck.reason.slice(0, 200), rows: stuck.waiting }) };
+      return {
+        code: 'INTERNAL_ERROR',
+        why: errorText('INTERNAL_ERROR', 'event_log', {
+          seconds: Math.floor(stuck.forMs / 1000),
+          reason: stuck.reason.slice(0, 200),
+          rows: stuck.waiting,
+        }),
+      };
     }
     const overloaded = accepts?.recent();
     return overloaded ? { code: 'OVERLOADED', why: overloaded } : undefined;
@@ -391,10 +442,16 @@ async function startOnDatabase(
     flushEventLog: async () => {
       await Promise.all([writer.flush(), cluster?.ask({ op: 'flush-event-log' })]);
     },
-    overview: (after) => fromEveryNode(overview.node(nodeId, after), cluster?.gather({ op: 'overview', ...(after === undefined ? {} : { after }) })),
-    organizationConnections: (orgId) => fromEveryNode(ownConnections(orgId), cluster?.gather({ op: 'org-live', org_id: orgId })),
+    overview: (after) =>
+      fromEveryNode(
+        overview.node(nodeId, after),
+        cluster?.gather({ op: 'overview', ...(after === undefined ? {} : { after }) }),
+      ),
+    organizationConnections: (orgId) =>
+      fromEveryNode(ownConnections(orgId), cluster?.gather({ op: 'org-live', org_id: orgId })),
     openConnection: (socket, principal) => bridge.open(socket, principal),
-    liveSessions: async (now, filter) => mergeSessions([sessions.list(now, filter), ...((await cluster?.ask({ op: 'sessions', now, filter })) ?? [])]),
+    liveSessions: async (now, filter) =>
+      mergeSessions([sessions.list(now, filter), ...((await cluster?.ask({ op: 'sessions', now, filter })) ?? [])]),
     // Served on its own port instead when METRICS_PORT is set (O12).
     metrics: config.metricsPort === undefined ? metrics.registry : undefined,
     trustProxy: config.trustProxy,
@@ -402,7 +459,9 @@ async function startOnDatabase(
   });
 
   // The same Koa app and WebSocket upgrades either way: https.Server emits 'request' and 'upgrade' like http.Server.
-  const server: Server = tls ? createTlsServer({ cert: tls.cert, key: tls.key, ...SERVER_DEADLINES }, app.callback()) : createServer(SERVER_DEADLINES, app.callback());
+  const server: Server = tls
+    ? createTlsServer({ cert: tls.cert, key: tls.key, ...SERVER_DEADLINES }, app.callback())
+    : createServer(SERVER_DEADLINES, app.callback());
   unauthenticated.watch(server);
   const sockets = attachWebSockets(server, {
     bridge,
@@ -410,11 +469,13 @@ async function startOnDatabase(
     addressOf: (req) => clientAddress(app, req),
     authenticated: (socket) => unauthenticated.authenticated(socket),
   });
-  const metricsServer = config.metricsPort === undefined ? undefined : createServer(metricsApp(metrics.registry, log, ready).callback());
+  const metricsServer =
+    config.metricsPort === undefined ? undefined : createServer(metricsApp(metrics.registry, log, ready).callback());
   let port: number;
   let metricsUrl: string | undefined;
   try {
-    if (metricsServer) metricsUrl = `${baseUrl('http', config.metricsHost, await listen(metricsServer, config.metricsPort!, config.metricsHost, 'METRICS_PORT, METRICS_HOST'))}/metrics`;
+    if (metricsServer)
+      metricsUrl = `${baseUrl('http', config.metricsHost, await listen(metricsServer, config.metricsPort!, config.metricsHost, 'METRICS_PORT, METRICS_HOST'))}/metrics`;
     port = await listen(server, config.port, config.host, 'PORT, HOST');
   } catch (err) {
     metricsServer?.close();
@@ -437,7 +498,11 @@ async function startOnDatabase(
     },
     'bridge listening',
   );
-  if (tls && tls.validTo.getTime() < Date.now()) log.warn({ certificateValidTo: tls.validTo.toISOString() }, 'the TLS certificate has expired: clients will refuse it');
+  if (tls && tls.validTo.getTime() < Date.now())
+    log.warn(
+      { certificateValidTo: tls.validTo.toISOString() },
+      'the TLS certificate has expired: clients will refuse it',
+    );
 
   let closing: Promise<void> | undefined;
   const shutdown = async () => {
@@ -474,13 +539,14 @@ async function startOnDatabase(
     close() {
       closing ??= Promise.race([
         shutdown(),
-        new Promise<void>((resolve) => setTimeout(() => {
-          log.error({ timeoutMs: config.shutdownTimeoutMs }, 'graceful shutdown timed out');
-          resolve();
-        }, config.shutdownTimeoutMs).unref()),
+        new Promise<void>((resolve) =>
+          setTimeout(() => {
+            log.error({ timeoutMs: config.shutdownTimeoutMs }, 'graceful shutdown timed out');
+            resolve();
+          }, config.shutdownTimeoutMs).unref(),
+        ),
       ]);
       return closing;
     },
   };
 }
-

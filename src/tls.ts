@@ -16,7 +16,7 @@ export interface TlsFiles {
 
 const READ_REASONS: Record<string, string> = {
   ENOENT: 'no such file',
-  EACCES: 'permission denied (the bridge\'s user cannot read it)',
+  EACCES: "permission denied (the bridge's user cannot read it)",
   EISDIR: 'it is a folder, not a file',
 };
 
@@ -36,7 +36,9 @@ function parse<T>(variable: string, file: string, what: string, make: () => T): 
     const code = (err as NodeJS.ErrnoException).code;
     // OpenSSL 3 reports a missing passphrase as an interrupted read.
     const encrypted = code === 'ERR_MISSING_PASSPHRASE' || code === 'ERR_OSSL_CRYPTO_INTERRUPTED_OR_CANCELLED';
-    const why = encrypted ? 'the key is encrypted; give the bridge an unencrypted key (readable by its user only)' : `it is not ${what}`;
+    const why = encrypted
+      ? 'the key is encrypted; give the bridge an unencrypted key (readable by its user only)'
+      : `it is not ${what}`;
     throw new TlsError(`${variable} ${file}: ${why} (${code ?? (err as Error).message})`);
   }
 }
@@ -48,7 +50,9 @@ export function readTlsFiles(certFile: string, keyFile: string): TlsFiles {
   const x509 = parse('TLS_CERT_FILE', certFile, 'a PEM certificate', () => new X509Certificate(cert));
   const privateKey: KeyObject = parse('TLS_KEY_FILE', keyFile, 'a PEM private key', () => createPrivateKey(key));
   if (!x509.checkPrivateKey(privateKey)) {
-    throw new TlsError(`TLS_KEY_FILE ${keyFile} is not the key of the certificate in TLS_CERT_FILE ${certFile} (${x509.subject.replace(/\n/g, ', ')}); give the pair that belongs together`);
+    throw new TlsError(
+      `TLS_KEY_FILE ${keyFile} is not the key of the certificate in TLS_CERT_FILE ${certFile} (${x509.subject.replace(/\n/g, ', ')}); give the pair that belongs together`,
+    );
   }
   return { cert, key, validTo: new Date(x509.validTo) };
 }

@@ -26,7 +26,9 @@ async function main(): Promise<number> {
     console.log(`generated/ matches spec/ (${files.size} files, ${seconds} s)`);
     return 0;
   }
-  console.error(`generated/ is stale; run \`npm run gen\` and commit. Files:\n${stale.map((s) => `  ${s}`).join('\n')}`);
+  console.error(
+    `generated/ is stale; run \`npm run gen\` and commit. Files:\n${stale.map((s) => `  ${s}`).join('\n')}`,
+  );
   return 1;
 }
 

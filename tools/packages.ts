@@ -17,7 +17,12 @@ interface PackResult {
 }
 
 function main(): number {
-  const { values } = parseArgs({ options: { 'publish-dry-run': { type: 'boolean', default: false }, 'no-build': { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: {
+      'publish-dry-run': { type: 'boolean', default: false },
+      'no-build': { type: 'boolean', default: false },
+    },
+  });
   if (!values['no-build']) {
     rmSync(join(ROOT, 'dist'), { recursive: true, force: true });
     execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
@@ -30,9 +35,17 @@ function main(): number {
   rmSync(TARBALL_DIR, { recursive: true, force: true });
   mkdirSync(TARBALL_DIR, { recursive: true });
   for (const [key, dir] of dirs) {
-    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', TARBALL_DIR], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })) as PackResult[];
+    const [packed] = JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--pack-destination', TARBALL_DIR], {
+        cwd: dir,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    ) as PackResult[];
     const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`;
-    console.log(`${key.padEnd(12)} ${packed!.filename.padEnd(52)} ${String(packed!.entryCount).padStart(4)} files  ${kb(packed!.size).padStart(7)} packed  ${kb(packed!.unpackedSize).padStart(7)} unpacked`);
+    console.log(
+      `${key.padEnd(12)} ${packed!.filename.padEnd(52)} ${String(packed!.entryCount).padStart(4)} files  ${kb(packed!.size).padStart(7)} packed  ${kb(packed!.unpackedSize).padStart(7)} unpacked`,
+    );
     if (values['publish-dry-run']) execFileSync('npm', ['publish', '--dry-run'], { cwd: dir, stdio: 'pipe' }); // throws with npm's output on a refusal
   }
   console.log(`build/tarballs/: ${readdirSync(TARBALL_DIR).length} tarballs`);

@@ -9,12 +9,21 @@ import { ENDPOINT_PATHS } from '../../generated/index.js';
 
 export async function runDirectory(cfg: AbuseConfig): Promise<AbuseResult> {
   const codes: Record<string, number> = {};
-  const counts: Record<string, number> = { answers: 0, largest_answer_bytes: 0, agents_listed: 0, slowest_answer_ms: 0, reconnects: 0 };
+  const counts: Record<string, number> = {
+    answers: 0,
+    largest_answer_bytes: 0,
+    agents_listed: 0,
+    slowest_answer_ms: 0,
+    reconnects: 0,
+  };
   let answered = 0;
   let refused = false;
   let closed = false;
   const connect = async () => {
-    const ws = await open(`${cfg.url}${ENDPOINT_PATHS.app}`, auth(cfg.apps[0]!.token), { localAddress: cfg.localAddresses[0]!, maxPayload: 256 * 2 ** 20 });
+    const ws = await open(`${cfg.url}${ENDPOINT_PATHS.app}`, auth(cfg.apps[0]!.token), {
+      localAddress: cfg.localAddresses[0]!,
+      maxPayload: 256 * 2 ** 20,
+    });
     closed = false;
     ws.on('message', (data) => {
       const bytes = (data as Buffer).length;

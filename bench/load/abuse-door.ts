@@ -21,7 +21,9 @@ class Closes {
   holdStart: number | null = null;
   watch(socket: Socket, codes: Record<string, number>): void {
     socket.on('data', () => {}); // read and drop what the bridge sends, so that its close is seen
-    socket.on('error', (err) => bump(codes, `error ${(err as NodeJS.ErrnoException).code ?? err.message.slice(0, 40)}`));
+    socket.on('error', (err) =>
+      bump(codes, `error ${(err as NodeJS.ErrnoException).code ?? err.message.slice(0, 40)}`),
+    );
     socket.once('close', () => {
       if (this.holdStart === null) this.beforeHold++;
       else {
@@ -34,7 +36,7 @@ class Closes {
 
 async function inWaves<T>(total: number, one: (i: number) => Promise<T | undefined>): Promise<T[]> {
   const out: T[] = [];
-  for (let next = 0; next < total; ) {
+  for (let next = 0; next < total;) {
     const wave: Promise<T | undefined>[] = [];
     for (let k = 0; k < CONCURRENCY && next < total; k++, next++) wave.push(one(next));
     for (const x of await Promise.all(wave)) if (x !== undefined) out.push(x);
@@ -65,7 +67,12 @@ export async function runUnfinishedFrames(cfg: AbuseConfig): Promise<AbuseResult
   const t0 = performance.now();
   const sockets = await inWaves(cfg.count, async (i) => {
     try {
-      const socket = await rawUpgrade(cfg.url, ENDPOINT_PATHS.app, cfg.apps[0]!.token, cfg.localAddresses[i % cfg.localAddresses.length]!);
+      const socket = await rawUpgrade(
+        cfg.url,
+        ENDPOINT_PATHS.app,
+        cfg.apps[0]!.token,
+        cfg.localAddresses[i % cfg.localAddresses.length]!,
+      );
       closes.watch(socket, codes);
       socket.write(partial);
       bump(codes, 'upgraded');
@@ -76,7 +83,11 @@ export async function runUnfinishedFrames(cfg: AbuseConfig): Promise<AbuseResult
     }
   });
   // Every partial frame out of this process's buffers: in the kernel's or the bridge's.
-  for (let deadline = performance.now() + 30_000; sockets.some((s) => s.writableLength > 0 && !s.destroyed) && performance.now() < deadline; ) await sleep(20);
+  for (
+    let deadline = performance.now() + 30_000;
+    sockets.some((s) => s.writableLength > 0 && !s.destroyed) && performance.now() < deadline;
+  )
+    await sleep(20);
   counts.bytes_unsent = sockets.reduce((n, s) => n + (s.destroyed ? 0 : s.writableLength), 0);
   counts.bytes_sent = sockets.length * partial.length - counts.bytes_unsent;
   const durationS = secondsSince(t0);

@@ -17,7 +17,16 @@
 // forward everything, as for a client that reads.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
-import { auth, bump, frameCode, room, secondsSince, until, type AbuseConfig, type AbuseResult } from './abuse-common.js';
+import {
+  auth,
+  bump,
+  frameCode,
+  room,
+  secondsSince,
+  until,
+  type AbuseConfig,
+  type AbuseResult,
+} from './abuse-common.js';
 import { frameEventId, frameType, open } from './common.js';
 import { clientFrame, rawUpgrade } from './raw-socket.js';
 import { ENDPOINT_PATHS } from '../../generated/index.js';
@@ -41,7 +50,9 @@ const AHEAD_BYTES = 2 ** 20;
 async function openAgent(cfg: AbuseConfig, codes: Record<string, number>, stopping: () => boolean) {
   const events: string[] = [];
   const state = { errors: 0 };
-  const ws = await open(`${cfg.url}${ENDPOINT_PATHS.agent}`, auth(cfg.agent!.token), { localAddress: cfg.localAddresses[0]! });
+  const ws = await open(`${cfg.url}${ENDPOINT_PATHS.agent}`, auth(cfg.agent!.token), {
+    localAddress: cfg.localAddresses[0]!,
+  });
   ws.on('message', (data) => {
     const text = data.toString();
     const type = frameType(text);
@@ -56,8 +67,16 @@ async function openAgent(cfg: AbuseConfig, codes: Record<string, number>, stoppi
 }
 
 /** A resumable app connection that reads everything, counting frames and bytes into `counts`. */
-async function openResumable(cfg: AbuseConfig, token: string, codes: Record<string, number>, counts: Record<string, number>, stopping: () => boolean): Promise<ResumableApp> {
-  const ws = await open(`${cfg.url}${ENDPOINT_PATHS.app}?resume=1`, auth(token), { localAddress: cfg.localAddresses[0]! });
+async function openResumable(
+  cfg: AbuseConfig,
+  token: string,
+  codes: Record<string, number>,
+  counts: Record<string, number>,
+  stopping: () => boolean,
+): Promise<ResumableApp> {
+  const ws = await open(`${cfg.url}${ENDPOINT_PATHS.app}?resume=1`, auth(token), {
+    localAddress: cfg.localAddresses[0]!,
+  });
   const app: ResumableApp = { ws, accepted: new Map(), finals: 0 };
   ws.on('message', (data) => {
     const bytes = data as Buffer;
@@ -88,14 +107,29 @@ async function openResumable(cfg: AbuseConfig, token: string, codes: Record<stri
 }
 
 const newCounts = (): Record<string, number> => ({ tokens_received: 0, bytes_received: 0, replies: 0 });
-const eventFrame = (cfg: AbuseConfig, thread: string) => JSON.stringify({ type: 'event', agent_id: cfg.agent!.agent_id, thread_id: thread, payload: { text: 'tell me everything' } });
-const tokenFrame = (eventId: string, fragment: string) => `{"type":"token","event_id":"${eventId}","token":${JSON.stringify(fragment)}}`;
+const eventFrame = (cfg: AbuseConfig, thread: string) =>
+  JSON.stringify({
+    type: 'event',
+    agent_id: cfg.agent!.agent_id,
+    thread_id: thread,
+    payload: { text: 'tell me everything' },
+  });
+const tokenFrame = (eventId: string, fragment: string) =>
+  `{"type":"token","event_id":"${eventId}","token":${JSON.stringify(fragment)}}`;
 
 /**
  * Sends `perEvent` fragments to every event, round-robin, until done or `deadline`, no more than AHEAD_BYTES of
  * frames ahead of those through (`received()`: received by the apps or refused); returns the fragments sent.
  */
-async function streamRoundRobin(agent: WebSocket, events: string[], fragment: string, perEvent: number, deadline: number, received: () => number, appsOpen: () => boolean): Promise<number> {
+async function streamRoundRobin(
+  agent: WebSocket,
+  events: string[],
+  fragment: string,
+  perEvent: number,
+  deadline: number,
+  received: () => number,
+  appsOpen: () => boolean,
+): Promise<number> {
   const frames = events.map((id) => tokenFrame(id, fragment));
   const ahead = Math.max(256, Math.floor(AHEAD_BYTES / Buffer.byteLength(frames[0]!)));
   const total = perEvent * frames.length;
@@ -116,7 +150,8 @@ export async function runResumeReplay(cfg: AbuseConfig): Promise<AbuseResult> {
   const agent = await openAgent(cfg, codes, () => stopping);
   const first = await openResumable(cfg, cfg.apps[0]!.token, codes, counts, () => stopping);
   first.ws.send(eventFrame(cfg, 'replay'));
-  if (!(await until(() => agent.events.length > 0 && first.accepted.size > 0, 10_000))) throw new Error('the event did not reach the agent');
+  if (!(await until(() => agent.events.length > 0 && first.accepted.size > 0, 10_000)))
+    throw new Error('the event did not reach the agent');
   const eventId = agent.events[0]!;
   const fragment = cfg.fragment ?? 'z'.repeat(100);
   const perEvent = Math.floor((cfg.stream?.bytesPerEvent ?? 900_000) / Buffer.byteLength(fragment));
@@ -130,7 +165,12 @@ export async function runResumeReplay(cfg: AbuseConfig): Promise<AbuseResult> {
   first.ws.close();
 
   // The replays: on a new connection, as R4 has it, the ended event from its first fragment, again and again.
-  const resumeFrame = JSON.stringify({ type: 'resume', event_id: eventId, resume_token: first.accepted.get(eventId)!, after_seq: 0 });
+  const resumeFrame = JSON.stringify({
+    type: 'resume',
+    event_id: eventId,
+    resume_token: first.accepted.get(eventId)!,
+    after_seq: 0,
+  });
   const t0 = performance.now();
   const replay = await replayRaw(cfg, resumeFrame, t0 + (cfg.timeS ?? 30) * 1000, codes);
   const durationS = secondsSince(t0);
@@ -161,7 +201,12 @@ function find(haystack: Buffer, needle: Buffer): number[] {
  * the bound on how fast it went): `window` replays asked at a time, until `deadline` or `count`.
  */
 async function replayRaw(cfg: AbuseConfig, resumeFrame: string, deadline: number, codes: Record<string, number>) {
-  const socket = await rawUpgrade(cfg.url, `${ENDPOINT_PATHS.app}?resume=1`, cfg.apps[0]!.token, cfg.localAddresses[0]!);
+  const socket = await rawUpgrade(
+    cfg.url,
+    `${ENDPOINT_PATHS.app}?resume=1`,
+    cfg.apps[0]!.token,
+    cfg.localAddresses[0]!,
+  );
   const frame = clientFrame(Buffer.from(resumeFrame));
   const window = cfg.window ?? 1;
   let tail: Buffer = Buffer.alloc(0);
@@ -193,7 +238,13 @@ async function replayRaw(cfg: AbuseConfig, resumeFrame: string, deadline: number
   await until(() => replies + errors >= resumes || !open, 30_000);
   socket.removeAllListeners('close');
   socket.destroy();
-  return { resumes, replays_complete: replies, resumes_refused: errors, bytes_in: resumes * frame.length, bytes_out: bytesOut };
+  return {
+    resumes,
+    replays_complete: replies,
+    resumes_refused: errors,
+    bytes_in: resumes * frame.length,
+    bytes_out: bytesOut,
+  };
 }
 
 /** escaped-fragments and empty-fragments: resumable apps, one agent streaming to all their events. */
@@ -207,15 +258,26 @@ export async function runKeptFragments(cfg: AbuseConfig): Promise<AbuseResult> {
   const escaped = cfg.attack === 'escaped-fragments';
   const eventCount = escaped ? cfg.count : (cfg.stream?.concurrency ?? 1);
   for (let i = 0; i < eventCount; i++) apps[i % apps.length]!.ws.send(eventFrame(cfg, `kept-${i}`));
-  if (!(await until(() => agent.events.length >= eventCount, 10_000))) throw new Error(`only ${agent.events.length} of ${eventCount} events reached the agent`);
+  if (!(await until(() => agent.events.length >= eventCount, 10_000)))
+    throw new Error(`only ${agent.events.length} of ${eventCount} events reached the agent`);
   const fragment = cfg.fragment ?? '';
   const fragmentBytes = Buffer.byteLength(fragment);
-  const perEvent = escaped ? Math.floor((cfg.stream?.bytesPerEvent ?? 975_000) / Math.max(1, fragmentBytes)) : Math.ceil(cfg.count / eventCount);
+  const perEvent = escaped
+    ? Math.floor((cfg.stream?.bytesPerEvent ?? 975_000) / Math.max(1, fragmentBytes))
+    : Math.ceil(cfg.count / eventCount);
   const t0 = performance.now();
   const appsOpen = () => apps.some((a) => a.ws.readyState === a.ws.OPEN);
   // A fragment the bridge refuses (an error to the agent) reaches no app: it counts as through, for the pace.
   const through = () => counts.tokens_received! + agent.errors();
-  const sent = await streamRoundRobin(agent.ws, agent.events, fragment, perEvent, t0 + (cfg.timeS ?? 60) * 1000, through, appsOpen);
+  const sent = await streamRoundRobin(
+    agent.ws,
+    agent.events,
+    fragment,
+    perEvent,
+    t0 + (cfg.timeS ?? 60) * 1000,
+    through,
+    appsOpen,
+  );
   // Until every fragment reached its app (or 30 s): what the bridge keeps is then all it was sent.
   await until(() => through() >= sent || !appsOpen(), 30_000);
   const durationS = secondsSince(t0);
@@ -231,7 +293,15 @@ export async function runKeptFragments(cfg: AbuseConfig): Promise<AbuseResult> {
     sent,
     duration_s: durationS,
     codes,
-    counts: { apps: apps.length, events: agent.events.length, fragments_sent: sent, bytes_counted: sent * fragmentBytes, agent_bytes_sent: sent * Buffer.byteLength(tokenFrame(agent.events[0]!, fragment)), ...counts, ...replayed },
+    counts: {
+      apps: apps.length,
+      events: agent.events.length,
+      fragments_sent: sent,
+      bytes_counted: sent * fragmentBytes,
+      agent_bytes_sent: sent * Buffer.byteLength(tokenFrame(agent.events[0]!, fragment)),
+      ...counts,
+      ...replayed,
+    },
   };
 }
 
@@ -239,7 +309,12 @@ export async function runKeptFragments(cfg: AbuseConfig): Promise<AbuseResult> {
  * Resumes `app`'s first event from after_seq 0 on a new connection: the `seq` of the first fragment the bridge
  * sends back (1: it kept the stream from its start), and the fragments that came within 3 s.
  */
-async function replayFirst(cfg: AbuseConfig, app: ResumableApp, codes: Record<string, number>, stopping: () => boolean): Promise<Record<string, number>> {
+async function replayFirst(
+  cfg: AbuseConfig,
+  app: ResumableApp,
+  codes: Record<string, number>,
+  stopping: () => boolean,
+): Promise<Record<string, number>> {
   const [eventId, token] = app.accepted.entries().next().value as [string, string];
   const counts = newCounts();
   const replay = await openResumable(cfg, cfg.apps[0]!.token, codes, counts, stopping);

@@ -15,7 +15,13 @@ import { ENDPOINT_PATHS } from '../../generated/index.js';
 const CONCURRENCY = 100;
 
 /** One connection attempt: resolves once it is open (or failed), with what happened to it so far counted. */
-function attempt(url: string, headers: Record<string, string>, localAddress: string, codes: Record<string, number>, settled: () => boolean): Promise<WebSocket | undefined> {
+function attempt(
+  url: string,
+  headers: Record<string, string>,
+  localAddress: string,
+  codes: Record<string, number>,
+  settled: () => boolean,
+): Promise<WebSocket | undefined> {
   return new Promise((resolve) => {
     const ws = new WebSocket(url, { headers, localAddress, perMessageDeflate: false });
     ws.on('message', (data) => bump(codes, `error ${frameCode(data.toString())}`));
@@ -36,7 +42,7 @@ function attempt(url: string, headers: Record<string, string>, localAddress: str
 /** Runs `total` attempts, CONCURRENCY at a time. */
 async function inWaves(total: number, one: (i: number) => Promise<WebSocket | undefined>): Promise<WebSocket[]> {
   const opened: WebSocket[] = [];
-  for (let next = 0; next < total; ) {
+  for (let next = 0; next < total;) {
     const wave: Promise<WebSocket | undefined>[] = [];
     for (let k = 0; k < CONCURRENCY && next < total; k++, next++) wave.push(one(next));
     for (const ws of await Promise.all(wave)) if (ws) opened.push(ws);
@@ -53,11 +59,18 @@ export async function runHandshakes(cfg: AbuseConfig): Promise<AbuseResult> {
     const token = `${kind === 'app' ? 'rlk' : 'rla'}_${randomBytes(24).toString('base64url')}`;
     const url = `${cfg.url}${ENDPOINT_PATHS[kind]}`;
     const ws = await attempt(url, auth(token), cfg.localAddresses[i % cfg.localAddresses.length]!, codes, () => false);
-    if (ws && ws.readyState !== WebSocket.CLOSED) await new Promise<void>((resolve) => ws.once('close', () => resolve()));
+    if (ws && ws.readyState !== WebSocket.CLOSED)
+      await new Promise<void>((resolve) => ws.once('close', () => resolve()));
     return undefined;
   });
   const durationS = (performance.now() - t0) / 1000;
-  return { attack: cfg.attack, sent: cfg.count, duration_s: Number(durationS.toFixed(2)), codes, counts: { handshakes_per_s: Math.round(cfg.count / durationS) } };
+  return {
+    attack: cfg.attack,
+    sent: cfg.count,
+    duration_s: Number(durationS.toFixed(2)),
+    codes,
+    counts: { handshakes_per_s: Math.round(cfg.count / durationS) },
+  };
 }
 
 export async function runConnections(cfg: AbuseConfig): Promise<AbuseResult> {
@@ -65,7 +78,13 @@ export async function runConnections(cfg: AbuseConfig): Promise<AbuseResult> {
   let holding = false;
   const t0 = performance.now();
   const opened = await inWaves(cfg.count, (i) =>
-    attempt(`${cfg.url}${ENDPOINT_PATHS.app}`, auth(cfg.apps[i % cfg.apps.length]!.token), cfg.localAddresses[i % cfg.localAddresses.length]!, codes, () => holding),
+    attempt(
+      `${cfg.url}${ENDPOINT_PATHS.app}`,
+      auth(cfg.apps[i % cfg.apps.length]!.token),
+      cfg.localAddresses[i % cfg.localAddresses.length]!,
+      codes,
+      () => holding,
+    ),
   );
   const connectS = (performance.now() - t0) / 1000;
   const holdMs = (cfg.holdS ?? 2) * 1000;
@@ -80,6 +99,12 @@ export async function runConnections(cfg: AbuseConfig): Promise<AbuseResult> {
     sent: cfg.count,
     duration_s: Number(connectS.toFixed(2)),
     codes,
-    counts: { opened: opened.length, admitted: admitted.length, closed_after_open: opened.length - admitted.length, tokens: cfg.apps.length, source_addresses: cfg.localAddresses.length },
+    counts: {
+      opened: opened.length,
+      admitted: admitted.length,
+      closed_after_open: opened.length - admitted.length,
+      tokens: cfg.apps.length,
+      source_addresses: cfg.localAddresses.length,
+    },
   };
 }

@@ -23,7 +23,14 @@ export async function runStreamingAbuse(cfg: AbuseConfig): Promise<AbuseResult> 
   const closes = cfg.attack === 'streaming-app-closes';
   const opts = { localAddress: cfg.localAddresses[0]! };
   const codes: Record<string, number> = {};
-  const counts: Record<string, number> = { events: 0, tokens_sent: 0, tokens_received: 0, token_bytes_received: 0, replies: 0, agent_answers: 0 };
+  const counts: Record<string, number> = {
+    events: 0,
+    tokens_sent: 0,
+    tokens_received: 0,
+    token_bytes_received: 0,
+    replies: 0,
+    agent_answers: 0,
+  };
   let stopping = false;
   const waiting: Stream[] = []; // events delivered to the agent, not yet streamed
   const agent = await open(`${cfg.url}${ENDPOINT_PATHS.agent}`, auth(cfg.agent!.token), opts);
@@ -76,9 +83,18 @@ export async function runStreamingAbuse(cfg: AbuseConfig): Promise<AbuseResult> 
     appAnswers = 0;
     appRefusals = 0;
     const answersBefore = counts.agent_answers!;
-    for (let i = 0; i < n; i++) app.send(JSON.stringify({ type: 'event', agent_id: cfg.agent!.agent_id, thread_id: `stream-${batch}-${i}`, payload: { text: 'tell me everything' } }));
+    for (let i = 0; i < n; i++)
+      app.send(
+        JSON.stringify({
+          type: 'event',
+          agent_id: cfg.agent!.agent_id,
+          thread_id: `stream-${batch}-${i}`,
+          payload: { text: 'tell me everything' },
+        }),
+      );
     counts.events! += n;
-    if (!(await until(() => waiting.length >= n, 10_000))) throw new Error(`only ${waiting.length} of ${n} events reached the agent`);
+    if (!(await until(() => waiting.length >= n, 10_000)))
+      throw new Error(`only ${waiting.length} of ${n} events reached the agent`);
     const streams = waiting.splice(0, n);
     // Round-robin over the batch's streams, a fragment each per turn, until each has sent its share.
     while (streams.some((s) => s.sent < bytesPerEvent) && agent.readyState === agent.OPEN) {

@@ -5,14 +5,29 @@
 // `holdS`, and the agent replies to every event.
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { auth, bump, frameCode, room, secondsSince, until, type AbuseConfig, type AbuseResult } from './abuse-common.js';
+import {
+  auth,
+  bump,
+  frameCode,
+  room,
+  secondsSince,
+  until,
+  type AbuseConfig,
+  type AbuseResult,
+} from './abuse-common.js';
 import { frameEventId, frameType, open } from './common.js';
 import { clientFrame, rawUpgrade } from './raw-socket.js';
 import { ENDPOINT_PATHS } from '../../generated/index.js';
 
 export async function runUnread(cfg: AbuseConfig): Promise<AbuseResult> {
   const codes: Record<string, number> = {};
-  const counts: Record<string, number> = { connections: 0, events: 0, tokens_sent: 0, bytes_streamed: 0, agent_errors: 0 };
+  const counts: Record<string, number> = {
+    connections: 0,
+    events: 0,
+    tokens_sent: 0,
+    bytes_streamed: 0,
+    agent_errors: 0,
+  };
   const fragment = cfg.fragment ?? 'y'.repeat(4000);
   const bytesPerEvent = cfg.stream?.bytesPerEvent ?? 12_000_000;
   const address = cfg.localAddresses[0]!;
@@ -36,7 +51,18 @@ export async function runUnread(cfg: AbuseConfig): Promise<AbuseResult> {
     try {
       const socket = await rawUpgrade(cfg.url, ENDPOINT_PATHS.app, cfg.apps[0]!.token, address);
       socket.on('error', (err) => bump(codes, `app ${(err as NodeJS.ErrnoException).code ?? err.message}`));
-      socket.write(clientFrame(Buffer.from(JSON.stringify({ type: 'event', agent_id: cfg.agent!.agent_id, thread_id: `unread-${i}`, payload: { text: 'tell me everything' } }))));
+      socket.write(
+        clientFrame(
+          Buffer.from(
+            JSON.stringify({
+              type: 'event',
+              agent_id: cfg.agent!.agent_id,
+              thread_id: `unread-${i}`,
+              payload: { text: 'tell me everything' },
+            }),
+          ),
+        ),
+      );
       socket.pause(); // never reads again: not the accepted, not the fragments
       sockets.push(socket);
       counts.connections!++;

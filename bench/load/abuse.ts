@@ -24,9 +24,13 @@ import { ENDPOINT_PATHS } from '../../generated/index.js';
 
 export type { AbuseConfig, AbuseResult, Attack } from './abuse-common.js';
 
-
 /** The offender's app and agent sockets, the agent answering each event with `onEvent`. Counts every error. */
-async function pair(cfg: AbuseConfig, codes: Record<string, number>, onEvent: (agent: WebSocket, text: string) => void, onApp: (text: string, type: string) => void) {
+async function pair(
+  cfg: AbuseConfig,
+  codes: Record<string, number>,
+  onEvent: (agent: WebSocket, text: string) => void,
+  onApp: (text: string, type: string) => void,
+) {
   const opts = { localAddress: cfg.localAddresses[0]! };
   let closing = false;
   const agent = await open(`${cfg.url}${ENDPOINT_PATHS.agent}`, auth(cfg.agent!.token), opts);
@@ -53,7 +57,8 @@ async function pair(cfg: AbuseConfig, codes: Record<string, number>, onEvent: (a
   return { agent, app, close };
 }
 
-const replyTo = (agent: WebSocket, text: string) => agent.send(`{"type":"reply","event_id":"${frameEventId(text)}","content":"ok","done":true}`);
+const replyTo = (agent: WebSocket, text: string) =>
+  agent.send(`{"type":"reply","event_id":"${frameEventId(text)}","content":"ok","done":true}`);
 
 /**
  * in-flight, sessions, log-flood: an app sends `count` frames as fast as its socket takes them, with at most
@@ -80,7 +85,9 @@ async function runFrames(cfg: AbuseConfig): Promise<AbuseResult> {
     },
   );
   // in-flight: one fixed 60 KB frame (one thread, one session), as bytes so the offender does not re-encode it.
-  const big = Buffer.from(`{"type":"event","agent_id":${agentId},"thread_id":"in-flight","payload":{"text":"${'x'.repeat(cfg.payloadBytes ?? 60_000)}"}}`);
+  const big = Buffer.from(
+    `{"type":"event","agent_id":${agentId},"thread_id":"in-flight","payload":{"text":"${'x'.repeat(cfg.payloadBytes ?? 60_000)}"}}`,
+  );
   const frame = (k: number): string | Buffer => {
     switch (cfg.attack) {
       case 'in-flight':

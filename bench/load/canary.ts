@@ -79,7 +79,11 @@ export async function runCanary(cfg: CanaryConfig): Promise<CanaryResult> {
   const keep = async (kind: ClientKind): Promise<void> => {
     for (;;) {
       try {
-        const ws = await open(`${cfg.url}${ENDPOINT_PATHS[kind]}`, auth(kind === 'app' ? cfg.app.token : cfg.agent.token), opts);
+        const ws = await open(
+          `${cfg.url}${ENDPOINT_PATHS[kind]}`,
+          auth(kind === 'app' ? cfg.app.token : cfg.agent.token),
+          opts,
+        );
         ws.on('error', () => {});
         ws.on('message', (data) => (kind === 'app' ? onApp(data.toString()) : onAgent(ws, data.toString())));
         ws.once('close', (code) => {
@@ -106,7 +110,8 @@ export async function runCanary(cfg: CanaryConfig): Promise<CanaryResult> {
   };
   const onAgent = (ws: WebSocket, text: string) => {
     const msg = JSON.parse(text) as { type: string; event_id?: string; code?: string };
-    if (msg.type === 'event') ws.send(JSON.stringify({ type: 'reply', event_id: msg.event_id, content: 'ok', done: true }));
+    if (msg.type === 'event')
+      ws.send(JSON.stringify({ type: 'reply', event_id: msg.event_id, content: 'ok', done: true }));
     else if (msg.type === 'error') bump(codes, `agent ${msg.code}`);
   };
   const onApp = (text: string) => {
@@ -140,10 +145,12 @@ export async function runCanary(cfg: CanaryConfig): Promise<CanaryResult> {
   // Ready once one event went round: the attack starts against a canary that works.
   const first = 'canary-ready';
   const warmUp = new PhaseFigures();
-  for (let deadline = performance.now() + 10_000; warmUp.replies === 0; ) {
+  for (let deadline = performance.now() + 10_000; warmUp.replies === 0;) {
     if (!sentAt.has(first) && app) {
       sentAt.set(first, { at: performance.now(), phase: warmUp });
-      app.send(JSON.stringify({ type: 'event', agent_id: cfg.agent.agent_id, thread_id: first, payload: { text: 'hello' } }));
+      app.send(
+        JSON.stringify({ type: 'event', agent_id: cfg.agent.agent_id, thread_id: first, payload: { text: 'hello' } }),
+      );
     }
     if (performance.now() > deadline) throw new Error('the canary got no reply within 10 s');
     await sleep(10);
@@ -164,18 +171,40 @@ export async function runCanary(cfg: CanaryConfig): Promise<CanaryResult> {
     f.sent++;
     all.sent++;
     sentAt.set(thread, { at: performance.now(), phase: f });
-    app.send(JSON.stringify({ type: 'event', agent_id: cfg.agent.agent_id, thread_id: thread, payload: { text: 'are you still there?' } }));
+    app.send(
+      JSON.stringify({
+        type: 'event',
+        agent_id: cfg.agent.agent_id,
+        thread_id: thread,
+        payload: { text: 'are you still there?' },
+      }),
+    );
   }, 1000 / cfg.eventsPerS);
   await stopped;
   clearInterval(timer);
   const probeCounts = probes?.stop();
-  for (let deadline = performance.now() + 3000; sentAt.size > 0 && performance.now() < deadline; ) await sleep(20);
+  for (let deadline = performance.now() + 3000; sentAt.size > 0 && performance.now() < deadline;) await sleep(20);
   stopping = true;
   app?.close();
   agent?.close();
-  const summary = (f: PhaseFigures, pending: number): CanaryPhase => ({ sent: f.sent, replies: f.replies, unanswered: f.lost + pending, errors: f.errors, latency_ms: f.latencies.summary() });
+  const summary = (f: PhaseFigures, pending: number): CanaryPhase => ({
+    sent: f.sent,
+    replies: f.replies,
+    unanswered: f.lost + pending,
+    errors: f.errors,
+    latency_ms: f.latencies.summary(),
+  });
   const pendingOf = (f: PhaseFigures) => [...sentAt.values()].filter((p) => p.phase === f).length;
   const phases = Object.fromEntries(Object.entries(figures).map(([k, f]) => [k, summary(f, pendingOf(f))]));
   const whole = summary(all, sentAt.size);
-  return { sent: whole.sent, replies: whole.replies, unanswered: whole.unanswered, latency_ms: whole.latency_ms, phases, probes: (await probeCounts) ?? {}, codes, reconnects };
+  return {
+    sent: whole.sent,
+    replies: whole.replies,
+    unanswered: whole.unanswered,
+    latency_ms: whole.latency_ms,
+    phases,
+    probes: (await probeCounts) ?? {},
+    codes,
+    reconnects,
+  };
 }

@@ -43,7 +43,11 @@ export interface Percentiles {
 }
 
 /** `options`: more of ws's client options, e.g. `localAddress` to connect from another loopback address. */
-export function open(url: string, headers: Record<string, string> = {}, options: ClientOptions = {}): Promise<WebSocket> {
+export function open(
+  url: string,
+  headers: Record<string, string> = {},
+  options: ClientOptions = {},
+): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { ...options, headers, perMessageDeflate: false });
     ws.once('open', () => resolve(ws));
@@ -68,7 +72,8 @@ export class Latencies {
 
   summary(): Percentiles {
     const sorted = this.values.slice(0, this.n).sort();
-    const at = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN);
+    const at = (q: number) =>
+      sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN;
     let sum = 0;
     for (const x of sorted) sum += x;
     return {
@@ -172,7 +177,10 @@ export function pace(rate: number, send: (k: number, dueAt: number) => void): ()
 }
 
 /** The warm-up, then the measured window with `measuring` on; the CPU use over that window. */
-export async function measure(cfg: { warmupS: number; durationS: number; serverPid?: number }, measuring: (on: boolean) => void) {
+export async function measure(
+  cfg: { warmupS: number; durationS: number; serverPid?: number },
+  measuring: (on: boolean) => void,
+) {
   await sleep(cfg.warmupS * 1000);
   const window = cpuWindow(cfg.serverPid);
   measuring(true);
@@ -189,7 +197,12 @@ export async function drain(inFlight: () => number): Promise<number> {
 }
 
 /** The part of a result every timed scenario shares. */
-export function timedResult(cfg: TimedConfig, cpu: Awaited<ReturnType<typeof measure>>, latencies: Latencies, errors: Errors): TimedResult {
+export function timedResult(
+  cfg: TimedConfig,
+  cpu: Awaited<ReturnType<typeof measure>>,
+  latencies: Latencies,
+  errors: Errors,
+): TimedResult {
   return {
     target: cfg.target,
     rate: cfg.rate ?? null,

@@ -5,7 +5,19 @@
 //   open loop: a fixed total rate, sent on a schedule round-robin over the apps.
 // Baseline: bench/relay.ts's /echo, a bare ws server answering every frame with a fixed one without reading it.
 import type { WebSocket } from 'ws';
-import { drain, Errors, frameEventId, frameType, Latencies, measure, open, pace, timedResult, type TimedConfig, type TimedResult } from './common.js';
+import {
+  drain,
+  Errors,
+  frameEventId,
+  frameType,
+  Latencies,
+  measure,
+  open,
+  pace,
+  timedResult,
+  type TimedConfig,
+  type TimedResult,
+} from './common.js';
 import { ENDPOINT_PATHS } from '../../generated/index.js';
 
 export interface EventsConfig extends TimedConfig {
@@ -74,7 +86,10 @@ export async function runEvents(cfg: EventsConfig): Promise<EventsResult> {
   }
   const apps: AppSide[] = [];
   for (const [j, a] of cfg.apps.entries()) {
-    const ws = cfg.target === 'bridge' ? await open(`${cfg.url}${ENDPOINT_PATHS.app}`, { authorization: `Bearer ${a.token}` }) : await open(`${cfg.url}/echo`);
+    const ws =
+      cfg.target === 'bridge'
+        ? await open(`${cfg.url}${ENDPOINT_PATHS.app}`, { authorization: `Bearer ${a.token}` })
+        : await open(`${cfg.url}/echo`);
     const side: AppSide = { ws, pending: new Fifo(), sent: 0 };
     apps.push(side);
     ws.on('message', (data) => {
@@ -98,7 +113,9 @@ export async function runEvents(cfg: EventsConfig): Promise<EventsResult> {
   function send(side: AppSide, dueAt: number): void {
     const k = side.sent++;
     side.pending.push(dueAt);
-    side.ws.send(`{"type":"event","agent_id":${JSON.stringify(agentIds[k % agentIds.length])},"thread_id":"t-${k % 64}","payload":${payloadJson}}`);
+    side.ws.send(
+      `{"type":"event","agent_id":${JSON.stringify(agentIds[k % agentIds.length])},"thread_id":"t-${k % 64}","payload":${payloadJson}}`,
+    );
   }
 
   let stopPacer = () => {};

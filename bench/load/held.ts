@@ -49,7 +49,8 @@ async function waitForGo(line: string): Promise<void> {
 async function until(what: string, done: () => boolean, errors: Errors, ms = 60_000): Promise<void> {
   const deadline = performance.now() + ms;
   while (!done()) {
-    if (performance.now() > deadline) throw new Error(`${what} after ${ms / 1000} s (errors: ${errors.samples.join(' | ')})`);
+    if (performance.now() > deadline)
+      throw new Error(`${what} after ${ms / 1000} s (errors: ${errors.samples.join(' | ')})`);
     await sleep(5);
   }
 }
@@ -57,10 +58,15 @@ async function until(what: string, done: () => boolean, errors: Errors, ms = 60_
 export async function runHeld(cfg: HeldConfig): Promise<HeldResult> {
   const errors = new Errors();
   const payload = { text: 'x'.repeat(cfg.payloadBytes) };
-  const agentSockets = await Promise.all(cfg.agents.map((a) => open(`${cfg.url}${ENDPOINT_PATHS.agent}`, { authorization: `Bearer ${a.token}` })));
-  const appSockets = await Promise.all(cfg.apps.map((a) => open(appEndpoint(cfg.url, cfg.resume), { authorization: `Bearer ${a.token}` })));
+  const agentSockets = await Promise.all(
+    cfg.agents.map((a) => open(`${cfg.url}${ENDPOINT_PATHS.agent}`, { authorization: `Bearer ${a.token}` })),
+  );
+  const appSockets = await Promise.all(
+    cfg.apps.map((a) => open(appEndpoint(cfg.url, cfg.resume), { authorization: `Bearer ${a.token}` })),
+  );
   let stopping = false;
-  for (const ws of [...agentSockets, ...appSockets]) ws.on('close', (code, reason) => !stopping && errors.add('socket', `closed ${code} ${reason.toString()}`));
+  for (const ws of [...agentSockets, ...appSockets])
+    ws.on('close', (code, reason) => !stopping && errors.add('socket', `closed ${code} ${reason.toString()}`));
 
   // Each agent's open events, to reply to; whether an arriving event is answered at once (the first round) or held.
   const held: string[][] = agentSockets.map(() => []);
@@ -76,10 +82,12 @@ export async function runHeld(cfg: HeldConfig): Promise<HeldResult> {
   const stream = (ws: WebSocket, eventId: string) => {
     const sock = (ws as unknown as { _socket: Socket })._socket;
     sock.cork();
-    for (let f = 0; f < cfg.fragments; f++) ws.send(JSON.stringify({ type: 'token', event_id: eventId, token: fragment() }));
+    for (let f = 0; f < cfg.fragments; f++)
+      ws.send(JSON.stringify({ type: 'token', event_id: eventId, token: fragment() }));
     sock.uncork();
   };
-  const reply = (ws: WebSocket, eventId: string) => ws.send(JSON.stringify({ type: 'reply', event_id: eventId, content: 'done', done: true }));
+  const reply = (ws: WebSocket, eventId: string) =>
+    ws.send(JSON.stringify({ type: 'reply', event_id: eventId, content: 'done', done: true }));
   agentSockets.forEach((ws, i) =>
     ws.on('message', (data) => {
       const text = data.toString();
@@ -109,7 +117,9 @@ export async function runHeld(cfg: HeldConfig): Promise<HeldResult> {
     }),
   );
   const send = (j: number, i: number, k: number) =>
-    appSockets[j]!.send(JSON.stringify({ type: 'event', agent_id: cfg.agents[i]!.agent_id, thread_id: `held-${i}-${j}-${k}`, payload }));
+    appSockets[j]!.send(
+      JSON.stringify({ type: 'event', agent_id: cfg.agents[i]!.agent_id, thread_id: `held-${i}-${j}-${k}`, payload }),
+    );
 
   // The first round: every path through the bridge taken once before the baseline is read.
   for (let j = 0; j < appSockets.length; j++) for (let i = 0; i < agentSockets.length; i++) send(j, i, 0);
@@ -119,8 +129,13 @@ export async function runHeld(cfg: HeldConfig): Promise<HeldResult> {
 
   holding = true;
   replies = 0;
-  for (let k = 0; k < cfg.events; k++) send(k % appSockets.length, Math.floor(k / appSockets.length) % agentSockets.length, k + 1);
-  await until('held events not all streamed', () => fragments >= cfg.events * cfg.fragments || errors.count > 0, errors);
+  for (let k = 0; k < cfg.events; k++)
+    send(k % appSockets.length, Math.floor(k / appSockets.length) % agentSockets.length, k + 1);
+  await until(
+    'held events not all streamed',
+    () => fragments >= cfg.events * cfg.fragments || errors.count > 0,
+    errors,
+  );
   await waitForGo('HOLDING');
 
   agentSockets.forEach((ws, i) => {

@@ -47,10 +47,11 @@ export async function runIdle(cfg: IdleConfig): Promise<IdleResult> {
   let replies = 0;
   let fragments = 0;
   const t0 = performance.now();
-  const url = (i: number) => (cfg.target === 'bridge' ? `${cfg.url}${ENDPOINT_PATHS.app}` : `${cfg.url}/app?key=idle-${process.pid}-${i}`);
+  const url = (i: number) =>
+    cfg.target === 'bridge' ? `${cfg.url}${ENDPOINT_PATHS.app}` : `${cfg.url}/app?key=idle-${process.pid}-${i}`;
   const headers = (i: number): Record<string, string> =>
     cfg.target === 'bridge' ? { authorization: `Bearer ${cfg.apps![i % cfg.apps!.length]!.token}` } : {};
-  for (let next = 0; next < cfg.count; ) {
+  for (let next = 0; next < cfg.count;) {
     const batch = [];
     for (let k = 0; k < cfg.concurrency && next < cfg.count; k++, next++) batch.push(open(url(next), headers(next)));
     for (const ws of await Promise.all(batch)) {
@@ -74,14 +75,15 @@ export async function runIdle(cfg: IdleConfig): Promise<IdleResult> {
   let cursor = 0;
   const tickMs = 100;
   const perTick = Math.max(1, Math.ceil((sockets.length * tickMs) / cfg.pingIntervalMs));
-  const pinger = cfg.target === 'bridge'
-    ? setInterval(() => {
-        for (let k = 0; k < perTick; k++, cursor = (cursor + 1) % sockets.length) {
-          sockets[cursor]!.send('{"type":"ping"}');
-          pings++;
-        }
-      }, tickMs)
-    : undefined;
+  const pinger =
+    cfg.target === 'bridge'
+      ? setInterval(() => {
+          for (let k = 0; k < perTick; k++, cursor = (cursor + 1) % sockets.length) {
+            sockets[cursor]!.send('{"type":"ping"}');
+            pings++;
+          }
+        }, tickMs)
+      : undefined;
 
   let events = 0;
   let eventTimer: NodeJS.Timeout | undefined;
@@ -90,14 +92,22 @@ export async function runIdle(cfg: IdleConfig): Promise<IdleResult> {
     agent.on('message', (data) => {
       const msg = JSON.parse(data.toString()) as { type: string; event_id?: string };
       if (msg.type !== 'event') return void (msg.type !== 'pong' && errors.add('agent', data.toString()));
-      for (const word of ['light', 'traffic', 'keeps', 'the', 'bridge']) agent.send(JSON.stringify({ type: 'token', event_id: msg.event_id, token: `${word} ` }));
+      for (const word of ['light', 'traffic', 'keeps', 'the', 'bridge'])
+        agent.send(JSON.stringify({ type: 'token', event_id: msg.event_id, token: `${word} ` }));
       agent.send(JSON.stringify({ type: 'reply', event_id: msg.event_id, content: '', done: true }));
     });
     setInterval(() => agent.send('{"type":"ping"}'), cfg.pingIntervalMs).unref();
     const payload = { text: 'x'.repeat(1000) };
     eventTimer = setInterval(() => {
       const ws = sockets[Math.floor(Math.random() * sockets.length)]!;
-      ws.send(JSON.stringify({ type: 'event', agent_id: cfg.soak!.agent.agent_id, thread_id: `soak-${events++ % 20}`, payload }));
+      ws.send(
+        JSON.stringify({
+          type: 'event',
+          agent_id: cfg.soak!.agent.agent_id,
+          thread_id: `soak-${events++ % 20}`,
+          payload,
+        }),
+      );
     }, 1000 / cfg.soak.eventsPerS);
   }
 
@@ -106,5 +116,16 @@ export async function runIdle(cfg: IdleConfig): Promise<IdleResult> {
   if (pinger) clearInterval(pinger);
   if (eventTimer) clearInterval(eventTimer);
   for (const ws of sockets) ws.terminate();
-  return { target: cfg.target, connections: sockets.length, connect_s: Number(connectS.toFixed(2)), pings, pongs, events, replies, fragments, errors: errors.count, error_samples: errors.samples };
+  return {
+    target: cfg.target,
+    connections: sockets.length,
+    connect_s: Number(connectS.toFixed(2)),
+    pings,
+    pongs,
+    events,
+    replies,
+    fragments,
+    errors: errors.count,
+    error_samples: errors.samples,
+  };
 }

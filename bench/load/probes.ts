@@ -60,7 +60,11 @@ function httpProbe(cfg: ProbeConfig, path: string): Promise<string> {
 function connectionProbe(cfg: ProbeConfig, kind: ClientKind): Promise<string> {
   return new Promise((resolve) => {
     let done = false;
-    const ws = new WebSocket(`${cfg.url}${ENDPOINT_PATHS[kind]}`, { headers: { authorization: `Bearer ${kind === 'app' ? cfg.app.token : cfg.agent.token}` }, localAddress: cfg.localAddress, perMessageDeflate: false });
+    const ws = new WebSocket(`${cfg.url}${ENDPOINT_PATHS[kind]}`, {
+      headers: { authorization: `Bearer ${kind === 'app' ? cfg.app.token : cfg.agent.token}` },
+      localAddress: cfg.localAddress,
+      perMessageDeflate: false,
+    });
     const finish = (outcome: string) => {
       if (done) return;
       done = true;
@@ -75,7 +79,9 @@ function connectionProbe(cfg: ProbeConfig, kind: ClientKind): Promise<string> {
     });
     ws.on('error', (err) => finish(errCode(err)));
     ws.on('close', (code) => finish(`close ${code}`));
-    ws.on('open', () => setTimeout(() => finish(ws.readyState === WebSocket.OPEN ? 'open' : `close ${ws.readyState}`), SETTLE_MS));
+    ws.on('open', () =>
+      setTimeout(() => finish(ws.readyState === WebSocket.OPEN ? 'open' : `close ${ws.readyState}`), SETTLE_MS),
+    );
   });
 }
 

@@ -19,7 +19,14 @@ export function rawConnect(url: string, localAddress: string): Promise<Socket> {
 /** The start of an upgrade request: every header line but the blank line that ends it. */
 export function upgradeHead(url: string, path: string, token?: string): string {
   const { host } = new URL(url);
-  const lines = [`GET ${path} HTTP/1.1`, `Host: ${host}`, 'Upgrade: websocket', 'Connection: Upgrade', `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`, 'Sec-WebSocket-Version: 13'];
+  const lines = [
+    `GET ${path} HTTP/1.1`,
+    `Host: ${host}`,
+    'Upgrade: websocket',
+    'Connection: Upgrade',
+    `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}`,
+    'Sec-WebSocket-Version: 13',
+  ];
   if (token) lines.push(`Authorization: Bearer ${token}`);
   return `${lines.map((l) => `${l}\r\n`).join('')}`;
 }
@@ -28,7 +35,13 @@ export function upgradeHead(url: string, path: string, token?: string): string {
  * A WebSocket handshake done by hand: resolves with the socket once the bridge answered 101 (what it sent after the
  * answer is dropped), rejects with `http <status>` or the socket's error.
  */
-export async function rawUpgrade(url: string, path: string, token: string, localAddress: string, timeoutMs = 10_000): Promise<Socket> {
+export async function rawUpgrade(
+  url: string,
+  path: string,
+  token: string,
+  localAddress: string,
+  timeoutMs = 10_000,
+): Promise<Socket> {
   const socket = await rawConnect(url, localAddress);
   return new Promise((resolve, reject) => {
     let head = '';

@@ -10,7 +10,18 @@
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
-import { cpuSeconds, drain, Errors, Latencies, measure, open, pace, timedResult, type TimedConfig, type TimedResult } from './common.js';
+import {
+  cpuSeconds,
+  drain,
+  Errors,
+  Latencies,
+  measure,
+  open,
+  pace,
+  timedResult,
+  type TimedConfig,
+  type TimedResult,
+} from './common.js';
 import { ENDPOINT_PATHS } from '../../generated/index.js';
 import { resumeQuery } from '../../src/sdk/resume.js';
 
@@ -56,7 +67,10 @@ export interface StreamingResult extends TimedResult {
   bridge_gc?: { gc_seconds: Record<string, number>; gc_count: Record<string, number> } | null;
 }
 
-const WORDS = 'the a prime number has exactly two divisors one and itself so seven is prime but nine is not because three divides it evenly'.split(' ');
+const WORDS =
+  'the a prime number has exactly two divisors one and itself so seven is prime but nine is not because three divides it evenly'.split(
+    ' ',
+  );
 
 interface Stream {
   threadId: string;
@@ -149,10 +163,16 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
     setTimeout(() => s.appWs.send(eventFrame(s, agentOf.get(s)!)), 50);
     return true;
   };
-  const streams = cfg.target === 'bridge' ? await bridgeStreams(cfg, startStream, onToken, errors, () => replies++, retryStart) : await relayStreams(cfg, startStream, onToken, errors);
+  const streams =
+    cfg.target === 'bridge'
+      ? await bridgeStreams(cfg, startStream, onToken, errors, () => replies++, retryStart)
+      : await relayStreams(cfg, startStream, onToken, errors);
   for (const s of streams) {
     s.appWs.on('close', (code, reason) => !stopping && errors.add('app socket', `closed ${code} ${reason.toString()}`));
-    s.agentWs.on('close', (code, reason) => !stopping && errors.add('agent socket', `closed ${code} ${reason.toString()}`));
+    s.agentWs.on(
+      'close',
+      (code, reason) => !stopping && errors.add('agent socket', `closed ${code} ${reason.toString()}`),
+    );
   }
   for (const [i, s] of streams.entries()) {
     agentOf.set(s, cfg.agents?.[Math.floor(i / cfg.n)]?.agent_id ?? `agent-${i}`);
@@ -161,12 +181,15 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
 
   const startDeadline = performance.now() + 10_000;
   while (!streams.every((s) => s.started)) {
-    if (performance.now() > startDeadline) throw new Error(`streams not started after 10 s (errors: ${errors.samples.join(' | ')})`);
+    if (performance.now() > startDeadline)
+      throw new Error(`streams not started after 10 s (errors: ${errors.samples.join(' | ')})`);
     await sleep(5);
   }
 
   // Open loop: fragments round-robin over the streams.
-  const stopPacer = closedLoop ? () => {} : pace(cfg.rate!, (k, dueAt) => sendFragment(streams[k % streams.length]!, dueAt));
+  const stopPacer = closedLoop
+    ? () => {}
+    : pace(cfg.rate!, (k, dueAt) => sendFragment(streams[k % streams.length]!, dueAt));
   // Told on stdout, so that whoever started this generator can read other processes' CPU over the same window.
   const cpu = await measure(cfg, (on) => {
     measuring = on;
@@ -180,10 +203,15 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
   if (undrained) errors.add('drain', `${undrained} fragments never arrived`);
   if (cfg.sequence) {
     order.sent = streams.reduce((a, s) => a + s.sent, 0);
-    if (order.out_of_order || order.skipped) errors.add('order', `${order.out_of_order} fragments out of order, ${order.skipped} skipped over (of ${order.sent} sent)`);
+    if (order.out_of_order || order.skipped)
+      errors.add(
+        'order',
+        `${order.out_of_order} fragments out of order, ${order.skipped} skipped over (of ${order.sent} sent)`,
+      );
   }
   if (cfg.target === 'bridge') {
-    for (const s of streams) s.agentWs.send(JSON.stringify({ type: 'reply', event_id: s.eventId, content: 'done', done: true }));
+    for (const s of streams)
+      s.agentWs.send(JSON.stringify({ type: 'reply', event_id: s.eventId, content: 'done', done: true }));
     const replyDeadline = performance.now() + 5000;
     while (replies < streams.length && performance.now() < replyDeadline) await sleep(5);
     if (replies < streams.length) errors.add('reply', `${streams.length - replies} replies missing`);
@@ -208,7 +236,8 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
 type OnToken = (s: Stream, token: string, frameBytes: number) => void;
 
 /** The app endpoint of `base` (`ws://host:port`), asking for resumable streams or not. */
-export const appEndpoint = (base: string, resume = false) => resumeQuery(new URL(`${base}${ENDPOINT_PATHS.app}`), resume).toString();
+export const appEndpoint = (base: string, resume = false) =>
+  resumeQuery(new URL(`${base}${ENDPOINT_PATHS.app}`), resume).toString();
 
 /** One socket per agent and per app, authenticated by their tokens; streams found by thread id and agent id. */
 async function bridgeStreams(
@@ -222,14 +251,28 @@ async function bridgeStreams(
   const agents = cfg.agents ?? [];
   const apps = cfg.apps ?? [];
   if (agents.length !== cfg.m || apps.length !== cfg.n) throw new Error('bridge target: need m agents and n apps');
-  const agentSockets = await Promise.all(agents.map((a) => open(`${cfg.agentUrl ?? cfg.url}${ENDPOINT_PATHS.agent}`, { authorization: `Bearer ${a.token}` })));
-  const appSockets = await Promise.all(apps.map((a) => open(appEndpoint(cfg.appUrl ?? cfg.url, cfg.resume), { authorization: `Bearer ${a.token}` })));
+  const agentSockets = await Promise.all(
+    agents.map((a) =>
+      open(`${cfg.agentUrl ?? cfg.url}${ENDPOINT_PATHS.agent}`, { authorization: `Bearer ${a.token}` }),
+    ),
+  );
+  const appSockets = await Promise.all(
+    apps.map((a) => open(appEndpoint(cfg.appUrl ?? cfg.url, cfg.resume), { authorization: `Bearer ${a.token}` })),
+  );
   const streams: Stream[] = [];
   const byThread = new Map<string, Stream>();
   const byAppAgent = new Map<string, Stream>(); // `${appIdx}/${agent_id}`
   for (let i = 0; i < cfg.m; i++) {
     for (let j = 0; j < cfg.n; j++) {
-      const s: Stream = { threadId: `bench-${i}-${j}`, agentWs: agentSockets[i]!, appWs: appSockets[j]!, inFlight: 0, started: false, sent: 0, next: 0 };
+      const s: Stream = {
+        threadId: `bench-${i}-${j}`,
+        agentWs: agentSockets[i]!,
+        appWs: appSockets[j]!,
+        inFlight: 0,
+        started: false,
+        sent: 0,
+        next: 0,
+      };
       streams.push(s);
       byThread.set(s.threadId, s);
       byAppAgent.set(`${j}/${agents[i]!.agent_id}`, s);
@@ -266,14 +309,28 @@ async function bridgeStreams(
 }
 
 /** A pair of sockets per stream on the relay (one server: `url`); the event id has the bridge's shape (a 26-character ULID). */
-async function relayStreams(cfg: StreamingConfig, startStream: (s: Stream) => void, onToken: OnToken, errors: Errors): Promise<Stream[]> {
+async function relayStreams(
+  cfg: StreamingConfig,
+  startStream: (s: Stream) => void,
+  onToken: OnToken,
+  errors: Errors,
+): Promise<Stream[]> {
   const streams: Stream[] = [];
   for (let i = 0; i < cfg.m; i++) {
     for (let j = 0; j < cfg.n; j++) {
       const key = `s-${i}-${j}`;
       const appWs = await open(`${cfg.url}/app?key=${key}`);
       const agentWs = await open(`${cfg.url}/agent?key=${key}`);
-      const s: Stream = { threadId: `bench-${i}-${j}`, eventId: `01BENCH${String(i * cfg.n + j).padStart(19, '0')}`, agentWs, appWs, inFlight: 0, started: false, sent: 0, next: 0 };
+      const s: Stream = {
+        threadId: `bench-${i}-${j}`,
+        eventId: `01BENCH${String(i * cfg.n + j).padStart(19, '0')}`,
+        agentWs,
+        appWs,
+        inFlight: 0,
+        started: false,
+        sent: 0,
+        next: 0,
+      };
       streams.push(s);
       agentWs.on('message', (data) => {
         const msg = JSON.parse(data.toString()) as { type: string };

@@ -17,21 +17,41 @@ export interface Spec {
   scale(quick: boolean, filesLimit: number): Pick<AbuseConfig, 'count'> & Partial<AbuseConfig>;
 }
 
-const streaming = (quick: boolean) => (quick ? { count: 2, stream: { concurrency: 2, bytesPerEvent: 1_500_000 } } : { count: 16, stream: { concurrency: 4, bytesPerEvent: 16_000_000 } });
+const streaming = (quick: boolean) =>
+  quick
+    ? { count: 2, stream: { concurrency: 2, bytesPerEvent: 1_500_000 } }
+    : { count: 16, stream: { concurrency: 4, bytesPerEvent: 16_000_000 } };
 // Connections: as many as the open-files limit lets both the bridge and the offender hold.
 const connections = (quick: boolean, filesLimit: number) => (quick ? 300 : Math.min(19_000, filesLimit - 1000));
 const addresses = (n: number, third: number) => Array.from({ length: n }, (_, i) => `127.0.${third}.${i + 1}`);
 // unread-*: 16 MB streamed to each reader, well past sendBufferMaxBytes (8 MiB) and what the kernel's buffers take
 // of a socket that stopped reading (its send buffer, up to tcp_wmem's 4 MiB, and the receiver's few hundred KB).
 const unread = (connections: number) => (quick: boolean) =>
-  quick ? { count: 5, stream: { concurrency: 5, bytesPerEvent: 12_000_000 }, timeS: 10, holdS: 1 } : { count: connections, stream: { concurrency: connections, bytesPerEvent: 16_000_000 }, timeS: 60, holdS: 3 };
-const directory = (agents: number, quickAgents: number) => ({ apps: 1, env: {}, directory: (q: boolean) => (q ? quickAgents : agents), scale: (q: boolean) => ({ count: 10_000, timeS: q ? 2 : 20 }) });
+  quick
+    ? { count: 5, stream: { concurrency: 5, bytesPerEvent: 12_000_000 }, timeS: 10, holdS: 1 }
+    : { count: connections, stream: { concurrency: connections, bytesPerEvent: 16_000_000 }, timeS: 60, holdS: 3 };
+const directory = (agents: number, quickAgents: number) => ({
+  apps: 1,
+  env: {},
+  directory: (q: boolean) => (q ? quickAgents : agents),
+  scale: (q: boolean) => ({ count: 10_000, timeS: q ? 2 : 20 }),
+});
 
 export const SPECS: Record<Attack, Spec> = {
-  'in-flight': { title: '1 events in flight (60 KB, agent never replies)', env: {}, apps: 1, scale: (q) => ({ count: q ? 1100 : 20_000, payloadBytes: 60_000 }) },
+  'in-flight': {
+    title: '1 events in flight (60 KB, agent never replies)',
+    env: {},
+    apps: 1,
+    scale: (q) => ({ count: q ? 1100 : 20_000, payloadBytes: 60_000 }),
+  },
   streaming: { title: '2a streaming 4 KB fragments, empty reply', env: {}, apps: 1, scale: streaming },
   'streaming-app-closes': { title: '2b streaming, app closes mid-stream', env: {}, apps: 1, scale: streaming },
-  sessions: { title: '3 a new thread_id per event', env: {}, apps: 1, scale: (q) => ({ count: q ? 1500 : 200_000, window: 512 }) },
+  sessions: {
+    title: '3 a new thread_id per event',
+    env: {},
+    apps: 1,
+    scale: (q) => ({ count: q ? 1500 : 200_000, window: 512 }),
+  },
   // The default rate limit (20/s, burst 40): what this attack is about is the frames it refuses. At most 2000
   // awaiting their answer: unbounded, the answers queued for the offender passed the 8 MiB send buffer and the
   // bridge closed it (SLOW_CONSUMER) halfway, which W17 is for but is not this attack.
@@ -42,24 +62,50 @@ export const SPECS: Record<Attack, Spec> = {
     scale: (q) => ({ count: q ? 5000 : 100_000, window: 2000 }),
   },
   // From 50 source addresses: tens of thousands of short connections from one would run out of ephemeral ports.
-  handshakes: { title: '5 handshakes with wrong tokens', env: {}, apps: 1, scale: (q) => ({ count: q ? 300 : 20_000, localAddresses: Array.from({ length: 50 }, (_, i) => `127.0.2.${i + 1}`) }) },
+  handshakes: {
+    title: '5 handshakes with wrong tokens',
+    env: {},
+    apps: 1,
+    scale: (q) => ({
+      count: q ? 300 : 20_000,
+      localAddresses: Array.from({ length: 50 }, (_, i) => `127.0.2.${i + 1}`),
+    }),
+  },
   // One token from 250 source addresses, so that a bound per address is not what stops it.
   'connections-per-app': {
     title: '6a connections, one app token',
     env: {},
     apps: 1,
-    scale: (q, filesLimit) => ({ count: connections(q, filesLimit), holdS: q ? 0.5 : 2, localAddresses: addresses(250, 1) }),
+    scale: (q, filesLimit) => ({
+      count: connections(q, filesLimit),
+      holdS: q ? 0.5 : 2,
+      localAddresses: addresses(250, 1),
+    }),
   },
   // One source address, the connections spread over 100 app tokens, so that a bound per app is not what stops it.
   'connections-per-address': {
     title: '6b connections, one address',
     env: {},
     apps: (q) => (q ? 10 : 100),
-    scale: (q, filesLimit) => ({ count: connections(q, filesLimit), holdS: q ? 0.5 : 2, localAddresses: ['127.0.0.3'] }),
+    scale: (q, filesLimit) => ({
+      count: connections(q, filesLimit),
+      holdS: q ? 0.5 : 2,
+      localAddresses: ['127.0.0.3'],
+    }),
   },
   // The campaign of issue 27: what one client could make the bridge hold with every bound of the time respected.
-  'unread-100': { title: '7a 100 unread connections of one app, its agent streaming', env: {}, apps: 1, scale: unread(100) },
-  'unread-200': { title: '7b 200 unread connections of one app, its agent streaming', env: {}, apps: 1, scale: unread(200) },
+  'unread-100': {
+    title: '7a 100 unread connections of one app, its agent streaming',
+    env: {},
+    apps: 1,
+    scale: unread(100),
+  },
+  'unread-200': {
+    title: '7b 200 unread connections of one app, its agent streaming',
+    env: {},
+    apps: 1,
+    scale: unread(200),
+  },
   // Under connectionsPerAppMax (1000), from 10 addresses so that a bound per address is not what stops it.
   'unfinished-frames': {
     title: '8 unfinished ~1 MiB frames, one app',
@@ -69,7 +115,16 @@ export const SPECS: Record<Attack, Spec> = {
   },
   // More than the bridge's TCP cap (the open-files limit less what it keeps open, O8): what the offender's own
   // limit allows, from 40 addresses (ephemeral ports).
-  'half-open': { title: '9 anonymous half-open upgrades', env: {}, apps: 1, scale: (q, filesLimit) => ({ count: q ? 500 : filesLimit - 50, holdS: q ? 2 : 30, localAddresses: addresses(40, 5) }) },
+  'half-open': {
+    title: '9 anonymous half-open upgrades',
+    env: {},
+    apps: 1,
+    scale: (q, filesLimit) => ({
+      count: q ? 500 : filesLimit - 50,
+      holdS: q ? 2 : 30,
+      localAddresses: addresses(40, 5),
+    }),
+  },
   // ~900 KB of text in 100-byte fragments: about 2 MB of frames per replay, under the event's bound (976,000). Two
   // replays asked at a time, so that the bridge always has one to send while the app reads the other (two fit in
   // the send buffer, 8 MiB).
@@ -77,7 +132,13 @@ export const SPECS: Record<Attack, Spec> = {
     title: '10 replaying an ended ~2 MB stream',
     env: {},
     apps: 1,
-    scale: (q) => ({ count: 1_000_000, window: 2, fragment: 'z'.repeat(100), stream: { concurrency: 1, bytesPerEvent: q ? 100_000 : 900_000 }, timeS: q ? 2 : 30 }),
+    scale: (q) => ({
+      count: 1_000_000,
+      window: 2,
+      fragment: 'z'.repeat(100),
+      stream: { concurrency: 1, bytesPerEvent: q ? 100_000 : 900_000 },
+      timeS: q ? 2 : 30,
+    }),
   },
   // 20 apps x 18 events x ~975,000 bytes counted: up to each event's bound (streamedTextMaxBytes) and past each
   // app's (16 MiB) and the node's (256 MiB) kept for resumes; each fragment of 4096 bytes counted
@@ -86,13 +147,25 @@ export const SPECS: Record<Attack, Spec> = {
     title: '11a escaped fragments (4096 x U+0001), 20 resumable apps',
     env: {},
     apps: (q) => (q ? 3 : 20),
-    scale: (q) => ({ count: q ? 6 : 360, fragment: '\u0001'.repeat(LIMITS.tokenFragmentMaxBytes), stream: { concurrency: q ? 6 : 360, bytesPerEvent: q ? 100_000 : LIMITS.streamedTextMaxBytes - 1000 }, timeS: q ? 10 : 90, holdS: q ? 1 : 3 }),
+    scale: (q) => ({
+      count: q ? 6 : 360,
+      fragment: '\u0001'.repeat(LIMITS.tokenFragmentMaxBytes),
+      stream: { concurrency: q ? 6 : 360, bytesPerEvent: q ? 100_000 : LIMITS.streamedTextMaxBytes - 1000 },
+      timeS: q ? 10 : 90,
+      holdS: q ? 1 : 3,
+    }),
   },
   'empty-fragments': {
     title: '11b empty fragments, one resumable app',
     env: {},
     apps: 1,
-    scale: (q) => ({ count: q ? 50_000 : 2_000_000, fragment: '', stream: { concurrency: 4, bytesPerEvent: 0 }, timeS: q ? 10 : 60, holdS: q ? 1 : 3 }),
+    scale: (q) => ({
+      count: q ? 50_000 : 2_000_000,
+      fragment: '',
+      stream: { concurrency: 4, bytesPerEvent: 0 },
+      timeS: q ? 10 : 60,
+      holdS: q ? 1 : 3,
+    }),
   },
   'directory-1k': { title: '12a discover, 1,000 agents with long descriptions', ...directory(1000, 100) },
   'directory-7k': { title: '12b discover, 7,000 agents with long descriptions', ...directory(7000, 300) },
@@ -120,14 +193,22 @@ export function describeAttack(attack: Attack, cfg: AbuseConfig): string {
       return `${cfg.count} discovers${within}`;
     default:
   }
-  if (cfg.stream) return `${cfg.count} events, ${cfg.stream.concurrency} at a time, ${cfg.stream.bytesPerEvent / 1e6} MB streamed each`;
+  if (cfg.stream)
+    return `${cfg.count} events, ${cfg.stream.concurrency} at a time, ${cfg.stream.bytesPerEvent / 1e6} MB streamed each`;
   const unit = attack === 'handshakes' ? 'handshakes' : attack.startsWith('connections') ? 'connections' : 'frames';
   return `${cfg.count} ${unit}`;
 }
 
-const mb = (bytes: number | null | undefined) => (bytes === null || bytes === undefined ? '?' : (bytes / 1e6).toFixed(1));
-export const mib = (kb: number | null | undefined) => (kb === null || kb === undefined ? null : Number((kb / 1024).toFixed(1)));
-const labels = (m: Record<string, number>) => (Object.keys(m).length ? Object.entries(m).map(([k, v]) => `${k} ${v}`).join(', ') : 'none');
+const mb = (bytes: number | null | undefined) =>
+  bytes === null || bytes === undefined ? '?' : (bytes / 1e6).toFixed(1);
+export const mib = (kb: number | null | undefined) =>
+  kb === null || kb === undefined ? null : Number((kb / 1024).toFixed(1));
+const labels = (m: Record<string, number>) =>
+  Object.keys(m).length
+    ? Object.entries(m)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')
+    : 'none';
 
 /** What one attack did: the bridge's figures around it, the canary's and the offender's. */
 export interface AttackRun {
@@ -170,10 +251,12 @@ export function figuresOf(r: AttackRun): string {
       return `accepted ${c.accepted}, agent got ${c.agent_events}; bridge_events_refused_total: ${labels(byLabel(m, 'bridge_events_refused_total'))}`;
     case 'streaming':
     case 'streaming-app-closes':
-      return `${c.tokens_sent} fragments sent (${((c.tokens_sent ?? 0) * 4000 / 1e6).toFixed(0)} MB), app got ${c.tokens_received}, replies ${c.replies}; text discarded: ${labels(byLabel(m, 'bridge_streamed_text_discarded_total'))}; replies refused: ${labels(byLabel(m, 'bridge_replies_refused_total'))}`;
+      return `${c.tokens_sent} fragments sent (${(((c.tokens_sent ?? 0) * 4000) / 1e6).toFixed(0)} MB), app got ${c.tokens_received}, replies ${c.replies}; text discarded: ${labels(byLabel(m, 'bridge_streamed_text_discarded_total'))}; replies refused: ${labels(byLabel(m, 'bridge_replies_refused_total'))}`;
     case 'sessions': {
       const l = r.sessions_listing;
-      const listed = l ? `${l.count}${l.complete ? '' : '+ (listing stopped)'} listed in ${l.pages} pages, ${l.seconds} s (first page ${l.first_page_ms} ms, slowest ${l.slowest_page_ms} ms)` : 'listing failed';
+      const listed = l
+        ? `${l.count}${l.complete ? '' : '+ (listing stopped)'} listed in ${l.pages} pages, ${l.seconds} s (first page ${l.first_page_ms} ms, slowest ${l.slowest_page_ms} ms)`
+        : 'listing failed';
       const metric = Object.entries(m ?? {}).filter(([k]) => k.startsWith('bridge_sessions'));
       return `sessions: ${listed}; ${r.rows?.sessions_of_app ?? '?'} rows in SQLite; metric: ${metric.length ? metric.map(([k, v]) => `${k} ${v}`).join(', ') : 'none'}`;
     }
@@ -188,7 +271,10 @@ export function figuresOf(r: AttackRun): string {
       return `${c.connections} connections, ${c.events} events, ${mb(c.bytes_streamed)} MB streamed in ${c.tokens_sent} fragments; ${c.still_open} sockets open after the hold; bridge_connections app peak ${r.watch.max_app_connections ?? '?'}`;
     case 'unfinished-frames':
     case 'half-open': {
-      const sent = r.attack === 'half-open' ? `${c.open_at_hold ?? '?'} open at the hold` : `${mb(c.bytes_sent)} MB of unfinished frames sent (${mb(c.bytes_unsent)} MB not taken)`;
+      const sent =
+        r.attack === 'half-open'
+          ? `${c.open_at_hold ?? '?'} open at the hold`
+          : `${mb(c.bytes_sent)} MB of unfinished frames sent (${mb(c.bytes_unsent)} MB not taken)`;
       const first = c.first_close_in_hold_s === undefined ? '' : ` (the first after ${c.first_close_in_hold_s} s)`;
       return `${sent}; closed by the bridge: ${c.closed_before_hold ?? 0} before the hold, ${c.closed_during_hold ?? 0} during it${first}; ${c.held_to_end ?? 0} held to the end; accept failures: ${labels(byLabel(m, 'bridge_accept_failures_total'))}`;
     }

@@ -10,7 +10,9 @@ import type { Server } from '../processes.js';
 /** Every `bridge_*` and memory series of a /metrics text (histogram buckets left out), `name{labels}` -> value. */
 export function parseMetrics(text: string): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^((?:bridge_|nodejs_heap_size_used_bytes|process_resident_memory_bytes)[^\s{]*(?:\{[^}]*\})?) ([\d.e+-]+)$/gm)) {
+  for (const m of text.matchAll(
+    /^((?:bridge_|nodejs_heap_size_used_bytes|process_resident_memory_bytes)[^\s{]*(?:\{[^}]*\})?) ([\d.e+-]+)$/gm,
+  )) {
     if (!m[1]!.includes('_bucket')) out[m[1]!] = Number(m[2]);
   }
   return out;
@@ -66,7 +68,15 @@ export interface Watch {
 
 /** Samples RSS every 200 ms and /metrics once a second (one request at a time) until stopped. */
 export function watch(server: Server): { stop(): Promise<Watch> } {
-  const w: Watch = { max_rss_kb: null, max_heap_used_kb: null, max_app_connections: null, max_metrics: {}, samples: 0, metrics_unanswered: 0, metrics_answered: 0 };
+  const w: Watch = {
+    max_rss_kb: null,
+    max_heap_used_kb: null,
+    max_app_connections: null,
+    max_metrics: {},
+    samples: 0,
+    metrics_unanswered: 0,
+    metrics_answered: 0,
+  };
   const max = (a: number | null, b: number | null) => (b === null ? a : a === null ? b : Math.max(a, b));
   let running = true;
   const rssLoop = (async () => {
@@ -103,13 +113,18 @@ export function watch(server: Server): { stop(): Promise<Watch> } {
  * Rows the SQLite file holds: the events table (all, and the app's) and the app's sessions. Read while the bridge
  * runs (WAL lets a reader in), after the scenario made it flush.
  */
-export async function rowsOf(file: string, appId: string): Promise<{ events: number; events_of_app: number; sessions_of_app: number } | null> {
+export async function rowsOf(
+  file: string,
+  appId: string,
+): Promise<{ events: number; events_of_app: number; sessions_of_app: number } | null> {
   const db = await new Promise<sqlite3.Database | null>((resolve) => {
     const d: sqlite3.Database = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (err) => resolve(err ? null : d));
   });
   if (!db) return null;
   const count = (sql: string, params: unknown[]) =>
-    new Promise<number>((resolve, reject) => db.get<{ n: number }>(sql, params, (err, row) => (err ? reject(err) : resolve(row!.n))));
+    new Promise<number>((resolve, reject) =>
+      db.get<{ n: number }>(sql, params, (err, row) => (err ? reject(err) : resolve(row!.n))),
+    );
   try {
     return {
       events: await count('SELECT count(*) AS n FROM events', []),
@@ -145,5 +160,12 @@ export async function listSessions(admin: AdminClient, appId: string, budgetMs: 
     after = page.next_after;
   } while (after !== null && performance.now() - t0 < budgetMs);
   const round1 = (x: number) => Number(x.toFixed(1));
-  return { count, complete: after === null, pages, seconds: round1((performance.now() - t0) / 1000), first_page_ms: round1(firstPageMs), slowest_page_ms: round1(slowestPageMs) };
+  return {
+    count,
+    complete: after === null,
+    pages,
+    seconds: round1((performance.now() - t0) / 1000),
+    first_page_ms: round1(firstPageMs),
+    slowest_page_ms: round1(slowestPageMs),
+  };
 }

@@ -36,15 +36,22 @@ const REGISTER_CONCURRENCY = 8;
 
 /** `count` agents with names and descriptions as long as the admin API takes, `REGISTER_CONCURRENCY` at a time. */
 async function registerDirectory(admin: AdminClient, orgId: string, count: number): Promise<void> {
-  const description = 'Answers questions about one subject at length, cites its sources and asks back when unsure. '.repeat(12).slice(0, 1024);
+  const description = 'Answers questions about one subject at length, cites its sources and asks back when unsure. '
+    .repeat(12)
+    .slice(0, 1024);
   let next = 0;
   const worker = async () => {
-    for (let i = next++; i < count; i = next++) await admin.createAgent(orgId, { name: `Directory agent ${String(i).padStart(5, '0')} `.padEnd(128, 'n'), description });
+    for (let i = next++; i < count; i = next++)
+      await admin.createAgent(orgId, {
+        name: `Directory agent ${String(i).padStart(5, '0')} `.padEnd(128, 'n'),
+        description,
+      });
   };
   await Promise.all(Array.from({ length: REGISTER_CONCURRENCY }, worker));
 }
 
-const heapKb = (m: Record<string, number> | null) => (m?.nodejs_heap_size_used_bytes === undefined ? null : Math.round(m.nodejs_heap_size_used_bytes / 1024));
+const heapKb = (m: Record<string, number> | null) =>
+  m?.nodejs_heap_size_used_bytes === undefined ? null : Math.round(m.nodejs_heap_size_used_bytes / 1024);
 const secondsSince = (t0: number) => Number(((performance.now() - t0) / 1000).toFixed(1));
 const load = () => loadavg().map((x) => Number(x.toFixed(2)));
 
@@ -59,7 +66,12 @@ async function runAttack(attack: Attack, spec: Spec, s: Settings, filesLimit: nu
     // The canary pair and the probes' app and agent in an organization of their own, the offender in another: a
     // bound per organization counts them apart, as it would two customers.
     const canaryOrg = await provision(bridge.admin, 2, 2, 'Canary');
-    const offenderOrg = await provision(bridge.admin, 1, typeof spec.apps === 'number' ? spec.apps : spec.apps(s.quick), 'Offender');
+    const offenderOrg = await provision(
+      bridge.admin,
+      1,
+      typeof spec.apps === 'number' ? spec.apps : spec.apps(s.quick),
+      'Offender',
+    );
     const setup = { directory_agents: 0, directory_s: 0 };
     if (spec.directory) {
       const t = performance.now();
@@ -81,7 +93,16 @@ async function runAttack(attack: Attack, spec: Spec, s: Settings, filesLimit: nu
     // starts with the canary's first reply, and the attack once the quiet phase is over.
     const canaryUp = lineSeen();
     const canary = startGenerator<CanaryResult>(canaryCfg, canaryUp.see('READY'));
-    const cfg: AbuseConfig = { scenario: 'abuse', attack, url: bridge.url, apps: offenderOrg.apps, agent: offenderOrg.agents[0]!, localAddresses: ['127.0.0.1'], waitForGo: true, ...spec.scale(s.quick, filesLimit) };
+    const cfg: AbuseConfig = {
+      scenario: 'abuse',
+      attack,
+      url: bridge.url,
+      apps: offenderOrg.apps,
+      agent: offenderOrg.agents[0]!,
+      localAddresses: ['127.0.0.1'],
+      waitForGo: true,
+      ...spec.scale(s.quick, filesLimit),
+    };
     const offenderUp = lineSeen();
     const offenderRun = startGenerator<AbuseResult>(cfg, offenderUp.see('WAITING'));
     await Promise.race([Promise.all([canaryUp.seen, offenderUp.seen]), canary.result, offenderRun.result]);
@@ -121,7 +142,8 @@ async function runAttack(attack: Attack, spec: Spec, s: Settings, filesLimit: nu
     if (up) {
       await bridge.admin.events({ limit: '1' }).catch(() => {}); // the admin read flushes the event log first
       metricsAfter = await metricsOf(bridge);
-      if (attack === 'sessions') listing = await listSessions(bridge.admin, appId, s.quick ? 10_000 : 60_000).catch(() => null);
+      if (attack === 'sessions')
+        listing = await listSessions(bridge.admin, appId, s.quick ? 10_000 : 60_000).catch(() => null);
     }
     rows = await rowsOf(join(dir, 'bridge.sqlite'), appId);
     const logBytes = bridge.logBytes() - logBefore;
@@ -179,7 +201,8 @@ const ceilingMet = (kb: number | null) => kb !== null && kb <= CEILING_KB;
 function verdict(r: AttackRun): { met: boolean; measured: string } {
   const c = phaseOf(r, 'attack');
   const replied = c ? c.replies / Math.max(1, c.sent) : 0;
-  const memOk = ceilingMet(r.peak_rss_kb) && (r.watch.max_heap_used_kb === null || ceilingMet(r.watch.max_heap_used_kb));
+  const memOk =
+    ceilingMet(r.peak_rss_kb) && (r.watch.max_heap_used_kb === null || ceilingMet(r.watch.max_heap_used_kb));
   const canaryOk = !!c && replied >= 0.99 && c.latency_ms.p99 <= CANARY_P99_MS;
   const quiet = p99(phaseOf(r, 'quiet'));
   const measured = `${r.stayed_up ? 'up' : 'DIED'}, peak RSS ${mib(r.peak_rss_kb)} MiB, peak heap ${mib(r.watch.max_heap_used_kb)} MiB, canary ${c ? `${c.replies}/${c.sent} replied, p99 ${c.latency_ms.p99} ms (quiet ${quiet ?? '?'} ms)` : 'failed'}`;
@@ -193,19 +216,37 @@ function doorVerdict(r: AttackRun): { met: boolean | null; measured: string } {
   // A probe kind with no sample in a short attack is no failure; none at all says nothing.
   const only = (o: Outcomes, ok: string) => Object.keys(o).every((k) => k === ok);
   const probed = [p.healthz, p.readyz, p.new_app, p.new_agent].some((o) => Object.keys(o).length > 0);
-  const met = !probed ? null : only(p.healthz, '200') && only(p.readyz, '200') && only(p.new_app, 'open') && only(p.new_agent, 'open');
-  return { met, measured: `/healthz ${outcomesText(p.healthz) ?? '-'}; /readyz ${outcomesText(p.readyz) ?? '-'}; new app ${outcomesText(p.new_app) ?? '-'}; new agent ${outcomesText(p.new_agent) ?? '-'}` };
+  const met = !probed
+    ? null
+    : only(p.healthz, '200') && only(p.readyz, '200') && only(p.new_app, 'open') && only(p.new_agent, 'open');
+  return {
+    met,
+    measured: `/healthz ${outcomesText(p.healthz) ?? '-'}; /readyz ${outcomesText(p.readyz) ?? '-'}; new app ${outcomesText(p.new_app) ?? '-'}; new agent ${outcomesText(p.new_agent) ?? '-'}`,
+  };
 }
 
 export async function abuse(s: Settings) {
   const attacks = s.attacks ?? ATTACKS;
   const filesLimit = openFilesLimit();
-  console.error(`Scenario abuse: ${attacks.length} attacks, each on a fresh bridge (LOG_LEVEL=info), a canary pair at 10 events/s in another organization, quiet ${s.quick ? 1 : 10} s first`);
+  console.error(
+    `Scenario abuse: ${attacks.length} attacks, each on a fresh bridge (LOG_LEVEL=info), a canary pair at 10 events/s in another organization, quiet ${s.quick ? 1 : 10} s first`,
+  );
   const runs: AttackRun[] = [];
   for (const a of attacks) runs.push(await runAttack(a, SPECS[a], s, filesLimit));
   const memory: Table = {
     title: `Scenario abuse: one hostile client per attack; memory ceiling ${CEILING_KB / 2 ** 20} GiB (RSS and V8 heap); heap from /metrics once a second (samples answered / asked)`,
-    columns: ['attack', 'bridge', 'RSS before (MiB)', 'peak RSS (MiB)', 'heap before (MiB)', 'peak heap (MiB)', '/metrics answered', 'attack (s)', 'bridge CPU (%)', 'load 1 min (start/end)'],
+    columns: [
+      'attack',
+      'bridge',
+      'RSS before (MiB)',
+      'peak RSS (MiB)',
+      'heap before (MiB)',
+      'peak heap (MiB)',
+      '/metrics answered',
+      'attack (s)',
+      'bridge CPU (%)',
+      'load 1 min (start/end)',
+    ],
     rows: runs.map((r) => [
       r.title,
       r.stayed_up ? 'up' : 'DIED',
@@ -221,20 +262,45 @@ export async function abuse(s: Settings) {
   };
   const canary: Table = {
     title: `Scenario abuse: the canary (another organization, 10 events/s) in its quiet phase on the same bridge just before the attack, and during the attack`,
-    columns: ['attack', 'quiet replied/sent', 'quiet p99 (ms)', 'attack replied/sent', 'attack p99 (ms)', 'attack max (ms)', 'p99 / quiet', 'canary got'],
+    columns: [
+      'attack',
+      'quiet replied/sent',
+      'quiet p99 (ms)',
+      'attack replied/sent',
+      'attack p99 (ms)',
+      'attack max (ms)',
+      'p99 / quiet',
+      'canary got',
+    ],
     rows: runs.map((r) => {
       const q = phaseOf(r, 'quiet');
       const a = phaseOf(r, 'attack');
       const ratio = p99(q) && p99(a) !== null ? Number((p99(a)! / p99(q)!).toFixed(1)) : null;
-      return [r.title, q ? `${q.replies}/${q.sent}` : 'failed', p99(q), a ? `${a.replies}/${a.sent}` : 'failed', p99(a), a ? Number(a.latency_ms.max.toFixed(1)) : null, ratio, r.canary ? codesText(r.canary.codes) : '-'];
+      return [
+        r.title,
+        q ? `${q.replies}/${q.sent}` : 'failed',
+        p99(q),
+        a ? `${a.replies}/${a.sent}` : 'failed',
+        p99(a),
+        a ? Number(a.latency_ms.max.toFixed(1)) : null,
+        ratio,
+        r.canary ? codesText(r.canary.codes) : '-',
+      ];
     }),
   };
   const door: Table = {
-    title: 'Scenario abuse: the door during the attack (each probe on a new TCP connection, 2 s timeout; new connections of the canary\'s organization, served = open 200 ms after the handshake)',
+    title:
+      "Scenario abuse: the door during the attack (each probe on a new TCP connection, 2 s timeout; new connections of the canary's organization, served = open 200 ms after the handshake)",
     columns: ['attack', '/healthz', '/readyz', 'new app connection', 'new agent connection'],
     rows: runs.map((r) => {
       const p = r.canary?.probes.attack;
-      return [r.title, outcomesText(p?.healthz), outcomesText(p?.readyz), outcomesText(p?.new_app), outcomesText(p?.new_agent)];
+      return [
+        r.title,
+        outcomesText(p?.healthz),
+        outcomesText(p?.readyz),
+        outcomesText(p?.new_app),
+        outcomesText(p?.new_agent),
+      ];
     }),
   };
   const offender: Table = {
@@ -254,10 +320,25 @@ export async function abuse(s: Settings) {
     const v = verdict(r);
     const d = doorVerdict(r);
     return [
-      { name: `abuse: ${r.title}`, goal: `bridge up, peak RSS and heap <= ${CEILING_KB / 2 ** 20} GiB, canary >= 99% replied with p99 <= ${CANARY_P99_MS} ms during the attack`, measured: v.measured, met: v.met },
-      { name: `abuse door: ${r.title}`, goal: '/healthz and /readyz 200, new app and agent connections of another organization served, during the attack', measured: d.measured, met: d.met },
+      {
+        name: `abuse: ${r.title}`,
+        goal: `bridge up, peak RSS and heap <= ${CEILING_KB / 2 ** 20} GiB, canary >= 99% replied with p99 <= ${CANARY_P99_MS} ms during the attack`,
+        measured: v.measured,
+        met: v.met,
+      },
+      {
+        name: `abuse door: ${r.title}`,
+        goal: '/healthz and /readyz 200, new app and agent connections of another organization served, during the attack',
+        measured: d.measured,
+        met: d.met,
+      },
     ];
   });
   const errors = runs.filter((r) => r.offender_failure || !r.canary).length;
-  return { json: { ceiling_kb: CEILING_KB, canary_p99_limit_ms: CANARY_P99_MS, attacks: runs }, tables: [memory, canary, door, offender], targets, errors };
+  return {
+    json: { ceiling_kb: CEILING_KB, canary_p99_limit_ms: CANARY_P99_MS, attacks: runs },
+    tables: [memory, canary, door, offender],
+    targets,
+    errors,
+  };
 }

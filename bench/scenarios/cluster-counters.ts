@@ -58,7 +58,12 @@ async function nodeCounters(server: Server): Promise<NodeCounters> {
 function machineCpu(): Reading['machine'] {
   try {
     // user nice system idle iowait irq softirq steal (guest is counted in user already); USER_HZ is 100 on Linux.
-    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
     return { busy_s: (user + nice + system + irq + softirq) / 100, steal_s: steal / 100 };
   } catch {
     return null;
@@ -77,7 +82,13 @@ async function redisCpu(redis: Redis | undefined): Promise<number | null> {
 }
 
 export async function read(nodes: Server[], redis?: Redis): Promise<Reading> {
-  return { at: performance.now(), nodes: await Promise.all(nodes.map(nodeCounters)), machine: machineCpu(), redis_cpu_s: await redisCpu(redis), load1: round(loadavg()[0]!, 2) };
+  return {
+    at: performance.now(),
+    nodes: await Promise.all(nodes.map(nodeCounters)),
+    machine: machineCpu(),
+    redis_cpu_s: await redisCpu(redis),
+    load1: round(loadavg()[0]!, 2),
+  };
 }
 
 /** What a run added: totals over the nodes, each node's CPU, and the machine's, in percent of one core. */
@@ -100,14 +111,16 @@ export function difference(before: Reading, after: Reading) {
     messages_per_fragment: per(messages),
     node_cpu_pct: after.nodes.map((n, i) => pct(n.cpu_s - before.nodes[i]!.cpu_s)),
     node_cpu_s: round(sum('cpu_s')),
-    redis_cpu_s: before.redis_cpu_s !== null && after.redis_cpu_s !== null ? round(after.redis_cpu_s - before.redis_cpu_s) : null,
+    redis_cpu_s:
+      before.redis_cpu_s !== null && after.redis_cpu_s !== null ? round(after.redis_cpu_s - before.redis_cpu_s) : null,
     machine: {
       cores: cpus().length,
       load1_before: before.load1,
       load1_after: after.load1,
       busy_pct: before.machine && after.machine ? pct(after.machine.busy_s - before.machine.busy_s) : null,
       steal_pct: before.machine && after.machine ? pct(after.machine.steal_s - before.machine.steal_s) : null,
-      redis_cpu_pct: before.redis_cpu_s !== null && after.redis_cpu_s !== null ? pct(after.redis_cpu_s - before.redis_cpu_s) : null,
+      redis_cpu_pct:
+        before.redis_cpu_s !== null && after.redis_cpu_s !== null ? pct(after.redis_cpu_s - before.redis_cpu_s) : null,
     },
   };
 }

@@ -16,13 +16,14 @@ import { Redis } from 'ioredis';
 import type { StreamingConfig, StreamingResult } from '../load/streaming.js';
 import { createBenchDatabase, type BenchDatabase } from '../postgres.js';
 import { provision, runGenerator, shutdown, startBridge, type Credentials, type Server } from '../processes.js';
-import { difference, read, scrape, type Difference, type Reading } from './cluster-counters.js';
+import { difference, read, scrape, type Reading } from './cluster-counters.js';
 import { clusterTables, skippedTable, type ClusterRun, type Placement, type Setup } from './cluster-tables.js';
 import type { Settings } from './settings.js';
 
 type Node = Awaited<ReturnType<typeof startBridge>>;
 
-const NEEDS = 'PostgreSQL and Redis: eval "$(bash scripts/services.sh start)" exports TEST_POSTGRES_URL and TEST_REDIS_URL (or give --postgres-url and --redis-url; a Redis database number of its own, e.g. redis://127.0.0.1:56379/5, keeps its keys apart from other bridges\')';
+const NEEDS =
+  'PostgreSQL and Redis: eval "$(bash scripts/services.sh start)" exports TEST_POSTGRES_URL and TEST_REDIS_URL (or give --postgres-url and --redis-url; a Redis database number of its own, e.g. redis://127.0.0.1:56379/5, keeps its keys apart from other bridges\')';
 
 /** Agents [0, half) and apps [0, n) for the first generator, the rest and apps [n, 2n) for the second. */
 function halves(creds: Credentials, n: number): Credentials[] {
@@ -65,19 +66,26 @@ async function twoNodes(s: Settings, redis: Redis, runs: ClusterRun[]): Promise<
   const nodes: { node?: Node; dir: string }[] = ids.map(() => ({ dir: mkdtempSync(join(tmpdir(), 'bench-')) }));
   try {
     for (const [i, slot] of nodes.entries()) {
-      slot.node = await startBridge(slot.dir, s.profileDir, { DATABASE_URL: db.url, REDIS_URL: s.redisUrl!, NODE_ID: ids[i]! });
+      slot.node = await startBridge(slot.dir, s.profileDir, {
+        DATABASE_URL: db.url,
+        REDIS_URL: s.redisUrl!,
+        NODE_ID: ids[i]!,
+      });
     }
     const [n1, n2] = nodes.map((x) => x.node!) as [Node, Node];
     await untilPeers([n1, n2]);
     const creds = await provision(n1.admin, s.m, 2 * s.n);
     const all = { agents: creds.agents, apps: creds.apps.slice(0, s.n) };
-    const run = (placement: Placement, rate: number | undefined, configs: StreamingConfig[]) => measureRun(s, 'two nodes', placement, rate, [n1, n2], redis, configs);
+    const run = (placement: Placement, rate: number | undefined, configs: StreamingConfig[]) =>
+      measureRun(s, 'two nodes', placement, rate, [n1, n2], redis, configs);
     for (const rate of [undefined, s.clusterRate]) {
       runs.push(await run('same', rate, [generator(s, rate, n1, n1, all)]));
       runs.push(await run('cross', rate, [generator(s, rate, n1, n2, all)]));
     }
     const [a, b] = halves(creds, s.n);
-    runs.push(await run('halves', undefined, [generator(s, undefined, n1, n1, a!), generator(s, undefined, n2, n2, b!)]));
+    runs.push(
+      await run('halves', undefined, [generator(s, undefined, n1, n1, a!), generator(s, undefined, n2, n2, b!)]),
+    );
   } finally {
     for (const slot of nodes) await shutdown(slot.node, slot.dir);
     await db.drop();
@@ -86,20 +94,32 @@ async function twoNodes(s: Settings, redis: Redis, runs: ClusterRun[]): Promise<
 
 /** The two generators of the two-node run's halves against one node alone (no Redis). */
 async function oneNode(s: Settings, redis: Redis, runs: ClusterRun[], setup: Setup): Promise<void> {
-  const db: BenchDatabase | undefined = setup === 'one node, PostgreSQL' ? await createBenchDatabase(s.postgresUrl!) : undefined;
+  const db: BenchDatabase | undefined =
+    setup === 'one node, PostgreSQL' ? await createBenchDatabase(s.postgresUrl!) : undefined;
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   let node: Node | undefined;
   try {
     node = await startBridge(dir, s.profileDir, db ? { DATABASE_URL: db.url } : {});
     const [a, b] = halves(await provision(node.admin, s.m, 2 * s.n), s.n);
-    runs.push(await measureRun(s, setup, 'halves', undefined, [node], redis, [generator(s, undefined, node, node, a!), generator(s, undefined, node, node, b!)]));
+    runs.push(
+      await measureRun(s, setup, 'halves', undefined, [node], redis, [
+        generator(s, undefined, node, node, a!),
+        generator(s, undefined, node, node, b!),
+      ]),
+    );
   } finally {
     await shutdown(node, dir);
     await db?.drop();
   }
 }
 
-function generator(s: Settings, rate: number | undefined, appNode: Server, agentNode: Server, creds: Credentials): StreamingConfig {
+function generator(
+  s: Settings,
+  rate: number | undefined,
+  appNode: Server,
+  agentNode: Server,
+  creds: Credentials,
+): StreamingConfig {
   return {
     scenario: 'streaming',
     target: 'bridge',
@@ -119,17 +139,30 @@ function generator(s: Settings, rate: number | undefined, appNode: Server, agent
   };
 }
 
-async function measureRun(s: Settings, setup: Setup, placement: Placement, rate: number | undefined, nodes: Node[], redis: Redis, configs: StreamingConfig[]): Promise<ClusterRun> {
-  console.error(`  ${setup}, ${placement}: ${rate === undefined ? 'closed loop' : `${rate} fragments/s`}, ${s.warmupS + s.durationS} s...`);
+async function measureRun(
+  s: Settings,
+  setup: Setup,
+  placement: Placement,
+  rate: number | undefined,
+  nodes: Node[],
+  redis: Redis,
+  configs: StreamingConfig[],
+): Promise<ClusterRun> {
+  console.error(
+    `  ${setup}, ${placement}: ${rate === undefined ? 'closed loop' : `${rate} fragments/s`}, ${s.warmupS + s.durationS} s...`,
+  );
   const before = await read(nodes, redis);
   const window: Partial<Record<'start' | 'end', Promise<Reading>>> = {};
   const onLine = (line: string) => {
     if (line === 'MEASURING') window.start = read(nodes, redis);
     if (line === 'MEASURED') window.end = read(nodes, redis);
   };
-  const generators = await Promise.all(configs.map((c, i) => runGenerator<StreamingResult>(c, i === 0 ? onLine : undefined)));
+  const generators = await Promise.all(
+    configs.map((c, i) => runGenerator<StreamingResult>(c, i === 0 ? onLine : undefined)),
+  );
   const after = await read(nodes, redis);
-  for (const node of nodes) if (node.child.exitCode !== null) throw new Error(`a node exited during the run:\n${node.logs()}`);
+  for (const node of nodes)
+    if (node.child.exitCode !== null) throw new Error(`a node exited during the run:\n${node.logs()}`);
   return {
     setup,
     placement,
@@ -147,7 +180,8 @@ async function untilPeers(nodes: Node[]): Promise<void> {
   for (;;) {
     const peers = await Promise.all(nodes.map(async (n) => (await scrape(n)).get('bridge_cluster_peers') ?? 0));
     if (peers.every((p) => p >= nodes.length - 1)) return;
-    if (Date.now() > deadline) throw new Error(`the nodes did not see each other within 15 s (peers: ${peers.join(', ')})`);
+    if (Date.now() > deadline)
+      throw new Error(`the nodes did not see each other within 15 s (peers: ${peers.join(', ')})`);
     await sleep(200);
   }
 }

@@ -10,7 +10,10 @@ import type { Settings } from './settings.js';
 
 const AGENTS = 4;
 
-async function runTarget(target: 'bridge' | 'relay', s: Settings): Promise<{ closed: EventsResult; open: EventsResult }> {
+async function runTarget(
+  target: 'bridge' | 'relay',
+  s: Settings,
+): Promise<{ closed: EventsResult; open: EventsResult }> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   let server: Server | undefined;
   try {
@@ -19,16 +22,34 @@ async function runTarget(target: 'bridge' | 'relay', s: Settings): Promise<{ clo
       const bridge = await startBridge(dir, s.profileDir);
       server = bridge;
       const creds = await provision(bridge.admin, AGENTS, s.eventApps);
-      base = { scenario: 'events', target, url: bridge.url, serverPid: bridge.pid, payloadBytes: s.payloadBytes, ...creds };
+      base = {
+        scenario: 'events',
+        target,
+        url: bridge.url,
+        serverPid: bridge.pid,
+        payloadBytes: s.payloadBytes,
+        ...creds,
+      };
     } else {
       server = await startRelay();
       const apps = Array.from({ length: s.eventApps }, (_, j) => ({ app_id: `app-${j}`, token: '' }));
       base = { scenario: 'events', target, url: server.url, serverPid: server.pid, payloadBytes: s.payloadBytes, apps };
     }
     console.error(`  ${target}: closed loop, ${s.warmupS + s.durationS} s...`);
-    const closed = await runGenerator<EventsResult>({ ...base, window: s.eventWindow, warmupS: s.warmupS, durationS: s.durationS });
+    const closed = await runGenerator<EventsResult>({
+      ...base,
+      window: s.eventWindow,
+      warmupS: s.warmupS,
+      durationS: s.durationS,
+    });
     console.error(`  ${target}: ${s.eventRate} events/s, ${s.warmupS + s.durationS} s...`);
-    const open = await runGenerator<EventsResult>({ ...base, window: 0, rate: s.eventRate, warmupS: s.warmupS, durationS: s.durationS });
+    const open = await runGenerator<EventsResult>({
+      ...base,
+      window: 0,
+      rate: s.eventRate,
+      warmupS: s.warmupS,
+      durationS: s.durationS,
+    });
     if (server.child.exitCode !== null) throw new Error(`the ${target} exited during the run:\n${server.logs()}`);
     return { closed, open };
   } finally {
@@ -41,7 +62,11 @@ export async function eventAcceptance(s: Settings) {
   const results: Partial<Record<'bridge' | 'relay', { closed: EventsResult; open: EventsResult }>> = {};
   for (const t of s.only ? [s.only] : (['relay', 'bridge'] as const)) results[t] = await runTarget(t, s);
   const { bridge, relay } = results;
-  const row = (label: string, f: (x: { closed: EventsResult; open: EventsResult }) => number | null, withRatio = true) => {
+  const row = (
+    label: string,
+    f: (x: { closed: EventsResult; open: EventsResult }) => number | null,
+    withRatio = true,
+  ) => {
     const b = bridge ? f(bridge) : null;
     const r = relay ? f(relay) : null;
     return [label, b, r, withRatio ? ratio(b, r) : null];
@@ -62,7 +87,12 @@ export async function eventAcceptance(s: Settings) {
     ],
   };
   const targets: Target[] = [
-    { name: 'event throughput', goal: '>= 10k accepted events/s, event log on', measured: bridge ? `${bridge.closed.accepted_per_s}/s` : '-', met: bridge ? bridge.closed.accepted_per_s >= 10_000 : null },
+    {
+      name: 'event throughput',
+      goal: '>= 10k accepted events/s, event log on',
+      measured: bridge ? `${bridge.closed.accepted_per_s}/s` : '-',
+      met: bridge ? bridge.closed.accepted_per_s >= 10_000 : null,
+    },
     {
       name: 'event latency',
       goal: `p99 <= 5 ms at ${s.eventRate} events/s`,

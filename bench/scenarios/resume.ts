@@ -10,12 +10,20 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { procRssKb, round } from '../load/common.js';
 import type { HeldConfig, HeldResult } from '../load/held.js';
 import type { StreamingConfig, StreamingResult } from '../load/streaming.js';
-import { collectGarbage, provision, runGenerator, runtimeDelta, runtimeOf, shutdown, startBridge, startGenerator } from '../processes.js';
+import {
+  collectGarbage,
+  provision,
+  runGenerator,
+  runtimeDelta,
+  runtimeOf,
+  shutdown,
+  startBridge,
+  startGenerator,
+} from '../processes.js';
 import { ratio, type Table } from '../report.js';
 import { scrape } from './cluster-counters.js';
 import type { Settings } from './settings.js';
 
-const MODES = [false, true] as const;
 const label = (resume: boolean) => (resume ? '?resume=1' : 'plain');
 
 /** A streaming run, with what the bridge's resume buffer held after it and what its bounds dropped during it. */
@@ -34,10 +42,23 @@ async function streaming(s: Settings) {
   try {
     const creds = await provision(bridge.admin, s.m, s.n);
     const run = async (resume: boolean, rate?: number): Promise<StreamingResult> => {
-      console.error(`  bridge, apps ${label(resume)}: ${rate === undefined ? 'closed loop' : `${rate} fragments/s`}, ${s.warmupS + s.durationS} s...`);
+      console.error(
+        `  bridge, apps ${label(resume)}: ${rate === undefined ? 'closed loop' : `${rate} fragments/s`}, ${s.warmupS + s.durationS} s...`,
+      );
       const cfg: StreamingConfig = {
-        scenario: 'streaming', target: 'bridge', url: bridge.url, serverPid: bridge.pid, m: s.m, n: s.n, window: s.window, payloadBytes: s.payloadBytes,
-        warmupS: s.warmupS, durationS: s.durationS, resume, ...creds, ...(rate === undefined ? {} : { rate }),
+        scenario: 'streaming',
+        target: 'bridge',
+        url: bridge.url,
+        serverPid: bridge.pid,
+        m: s.m,
+        n: s.n,
+        window: s.window,
+        payloadBytes: s.payloadBytes,
+        warmupS: s.warmupS,
+        durationS: s.durationS,
+        resume,
+        ...creds,
+        ...(rate === undefined ? {} : { rate }),
       };
       const [before, droppedBefore] = [await runtimeOf(bridge), resumeDropped(await scrape(bridge))];
       const result: ModeResult = await runGenerator<StreamingResult>(cfg);
@@ -88,8 +109,18 @@ async function held(s: Settings, resume: boolean) {
   const bridge = await startBridge(dir, undefined, {}, true);
   try {
     const creds = await provision(bridge.admin, s.m, s.n);
-    console.error(`  bridge, apps ${label(resume)}: ${s.resumeEvents} events held with ${s.resumeFragments} fragments each...`);
-    const cfg: HeldConfig = { scenario: 'held', url: bridge.url, ...creds, events: s.resumeEvents, fragments: s.resumeFragments, payloadBytes: s.payloadBytes, resume };
+    console.error(
+      `  bridge, apps ${label(resume)}: ${s.resumeEvents} events held with ${s.resumeFragments} fragments each...`,
+    );
+    const cfg: HeldConfig = {
+      scenario: 'held',
+      url: bridge.url,
+      ...creds,
+      events: s.resumeEvents,
+      fragments: s.resumeFragments,
+      payloadBytes: s.payloadBytes,
+      resume,
+    };
     const readings: Partial<Record<'before' | 'held', Memory>> = {};
     let reading = Promise.resolve();
     const generator = startGenerator<HeldResult>(cfg, (line) => {
@@ -143,7 +174,8 @@ export async function resume(s: Settings) {
     rows: streamingRows,
   };
 
-  const grown = (m: { before: Memory; held: Memory }, f: (x: Memory) => number | null) => difference(f(m.held), f(m.before));
+  const grown = (m: { before: Memory; held: Memory }, f: (x: Memory) => number | null) =>
+    difference(f(m.held), f(m.before));
   const memoryRow = (name: string, f: (m: Awaited<ReturnType<typeof held>>) => number | null, perHeldEvent = false) => {
     const [p, r] = [f(memory.plain), f(memory.resume)];
     const per = (x: number | null) => (perHeldEvent ? perEvent(x, s.resumeEvents) : x);
@@ -167,11 +199,20 @@ export async function resume(s: Settings) {
 
   const json = {
     streaming: {
-      closed: { ...closed, ratio_resume_over_plain: ratio(closed.resume.fragments_per_s, closed.plain.fragments_per_s) },
+      closed: {
+        ...closed,
+        ratio_resume_over_plain: ratio(closed.resume.fragments_per_s, closed.plain.fragments_per_s),
+      },
       open: open.map((x) => ({ ...x, added_p99_ms: round(x.resume.latency_ms.p99 - x.plain.latency_ms.p99) })),
     },
     memory: { events: s.resumeEvents, fragments: s.resumeFragments, ...memory },
   };
-  const errors = [closed.plain, closed.resume, ...open.flatMap((x) => [x.plain, x.resume]), memory.plain.result, memory.resume.result].reduce((n, x) => n + x.errors, 0);
+  const errors = [
+    closed.plain,
+    closed.resume,
+    ...open.flatMap((x) => [x.plain, x.resume]),
+    memory.plain.result,
+    memory.resume.result,
+  ].reduce((n, x) => n + x.errors, 0);
   return { json, tables: [streamingTable, memoryTable], targets: [], errors };
 }

@@ -4,7 +4,17 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StreamingConfig, StreamingResult } from '../load/streaming.js';
-import { provision, runGenerator, runtimeDelta, runtimeOf, startBridge, startRelay, shutdown, type Credentials, type Server } from '../processes.js';
+import {
+  provision,
+  runGenerator,
+  runtimeDelta,
+  runtimeOf,
+  startBridge,
+  startRelay,
+  shutdown,
+  type Credentials,
+  type Server,
+} from '../processes.js';
 import { ratio, type Table, type Target } from '../report.js';
 import type { Settings } from './settings.js';
 
@@ -25,9 +35,21 @@ async function withTarget<T>(kind: Kind, s: Settings, body: (run: Run) => Promis
     } else {
       server = await startRelay(kind === 'relay-batched');
     }
-    const base = { scenario: 'streaming' as const, target, url: server.url, serverPid: server.pid, m: s.m, n: s.n, window: s.window, payloadBytes: s.payloadBytes, ...creds };
+    const base = {
+      scenario: 'streaming' as const,
+      target,
+      url: server.url,
+      serverPid: server.pid,
+      m: s.m,
+      n: s.n,
+      window: s.window,
+      payloadBytes: s.payloadBytes,
+      ...creds,
+    };
     const run: Run = async (rate, warmupS, durationS) => {
-      console.error(`  ${kind}: ${rate === undefined ? 'closed loop' : `${rate} fragments/s`}, ${warmupS + durationS} s...`);
+      console.error(
+        `  ${kind}: ${rate === undefined ? 'closed loop' : `${rate} fragments/s`}, ${warmupS + durationS} s...`,
+      );
       const cfg: StreamingConfig = { ...base, warmupS, durationS, ...(rate === undefined ? {} : { rate }) };
       const before = target === 'bridge' ? await runtimeOf(server!) : null;
       const result = await runGenerator<StreamingResult>(cfg);
@@ -52,8 +74,14 @@ export async function closedLoop(s: Settings) {
   const batched = results['relay-batched'];
   const r = ratio(bridge?.fragments_per_s, relay?.fragments_per_s);
   const cell = (x: StreamingResult | undefined, f: (x: StreamingResult) => number | null) => (x ? f(x) : null);
-  const row = (label: string, f: (x: StreamingResult) => number | null, withRatio = false) =>
-    [label, cell(bridge, f), cell(relay, f), withRatio ? ratio(cell(bridge, f), cell(relay, f)) : null, cell(batched, f), withRatio ? ratio(cell(bridge, f), cell(batched, f)) : null];
+  const row = (label: string, f: (x: StreamingResult) => number | null, withRatio = false) => [
+    label,
+    cell(bridge, f),
+    cell(relay, f),
+    withRatio ? ratio(cell(bridge, f), cell(relay, f)) : null,
+    cell(batched, f),
+    withRatio ? ratio(cell(bridge, f), cell(batched, f)) : null,
+  ];
   const table: Table = {
     title: `Scenario 1: token streaming agent -> app, closed loop. ${s.m} agents x ${s.n} apps = ${s.m * s.n} streams, ${s.window} in flight each, ${s.durationS} s after ${s.warmupS} s warm-up`,
     columns: ['', 'bridge', 'relay', 'bridge/relay', 'relay, batched writes', 'bridge/batched'],
@@ -68,9 +96,25 @@ export async function closedLoop(s: Settings) {
       row('errors', (x) => x.errors),
     ],
   };
-  const target: Target = { name: 'token streaming', goal: '>= 0.8x the bare relay', measured: r === null ? '-' : `${r}x`, met: r === null ? null : r >= 0.8 };
-  const json = { bridge: bridge ?? null, relay: relay ?? null, relay_batched: batched ?? null, ratio_bridge_over_relay: r, ratio_bridge_over_batched_relay: ratio(bridge?.fragments_per_s, batched?.fragments_per_s) };
-  return { json, table, targets: [target], errors: (bridge?.errors ?? 0) + (relay?.errors ?? 0) + (batched?.errors ?? 0) };
+  const target: Target = {
+    name: 'token streaming',
+    goal: '>= 0.8x the bare relay',
+    measured: r === null ? '-' : `${r}x`,
+    met: r === null ? null : r >= 0.8,
+  };
+  const json = {
+    bridge: bridge ?? null,
+    relay: relay ?? null,
+    relay_batched: batched ?? null,
+    ratio_bridge_over_relay: r,
+    ratio_bridge_over_batched_relay: ratio(bridge?.fragments_per_s, batched?.fragments_per_s),
+  };
+  return {
+    json,
+    table,
+    targets: [target],
+    errors: (bridge?.errors ?? 0) + (relay?.errors ?? 0) + (batched?.errors ?? 0),
+  };
 }
 
 /** Total GC time and the number of pauses the bridge had during a run, e.g. `412 (1830)`. */
@@ -97,8 +141,32 @@ export async function openLoop(s: Settings) {
   });
   const table: Table = {
     title: `Scenario 2: token streaming, open loop (latency from each fragment's due time), ${s.m * s.n} streams, ${s.durationS} s per rate`,
-    columns: ['rate (fragments/s)', 'bridge delivered/s', 'relay delivered/s', 'bridge p50', 'relay p50', 'bridge p99', 'relay p99', 'bridge p99.9', 'relay p99.9', 'added p99 (ms)', 'bridge GC (ms, pauses)'],
-    rows: rows.map((x) => [x.rate, x.bridge?.fragments_per_s ?? null, x.relay?.fragments_per_s ?? null, x.bridge?.latency_ms.p50 ?? null, x.relay?.latency_ms.p50 ?? null, x.bridge?.latency_ms.p99 ?? null, x.relay?.latency_ms.p99 ?? null, x.bridge?.latency_ms.p999 ?? null, x.relay?.latency_ms.p999 ?? null, x.added_p99_ms, gcCell(x.bridge)]),
+    columns: [
+      'rate (fragments/s)',
+      'bridge delivered/s',
+      'relay delivered/s',
+      'bridge p50',
+      'relay p50',
+      'bridge p99',
+      'relay p99',
+      'bridge p99.9',
+      'relay p99.9',
+      'added p99 (ms)',
+      'bridge GC (ms, pauses)',
+    ],
+    rows: rows.map((x) => [
+      x.rate,
+      x.bridge?.fragments_per_s ?? null,
+      x.relay?.fragments_per_s ?? null,
+      x.bridge?.latency_ms.p50 ?? null,
+      x.relay?.latency_ms.p50 ?? null,
+      x.bridge?.latency_ms.p99 ?? null,
+      x.relay?.latency_ms.p99 ?? null,
+      x.bridge?.latency_ms.p999 ?? null,
+      x.relay?.latency_ms.p999 ?? null,
+      x.added_p99_ms,
+      gcCell(x.bridge),
+    ]),
   };
   const at10k = rows.find((x) => x.rate === 10_000);
   const target: Target = {

@@ -18,22 +18,55 @@ export const APP_EVENT = { agent_id: 'echo-agent', thread_id: 'conformance', pay
 export const BAND = [0.75, 1.25] as const;
 
 /** The protocol's delay before reconnect attempt `n` (1-based). */
-export const protocolDelay = (n: number) => Math.min(LIMITS.reconnectMaxDelayMs, LIMITS.reconnectBaseDelayMs * 2 ** (n - 1));
+export const protocolDelay = (n: number) =>
+  Math.min(LIMITS.reconnectMaxDelayMs, LIMITS.reconnectBaseDelayMs * 2 ** (n - 1));
 
 export async function connected(ctx: ClientContext, requirements: string[]): Promise<number> {
-  return ctx.waitFor(() => ctx.mock.connection, ctx.connectTimeoutMs, `the client did not open an authenticated connection to ${ctx.mock.url}/ws/${ctx.scenario.role} (attempts: ${ctx.mock.attempts.map((a) => a.outcome).join(', ') || 'none'})`, requirements);
+  return ctx.waitFor(
+    () => ctx.mock.connection,
+    ctx.connectTimeoutMs,
+    `the client did not open an authenticated connection to ${ctx.mock.url}/ws/${ctx.scenario.role} (attempts: ${ctx.mock.attempts.map((a) => a.outcome).join(', ') || 'none'})`,
+    requirements,
+  );
 }
 
 /** A connection opened after `since` (ms on the mock's clock), within `timeoutMs`: a spare one opened before does not count. */
-export async function reconnected(ctx: ClientContext, since: number, timeoutMs: number, why: string, requirements: string[]): Promise<number> {
-  return ctx.waitFor(() => { const c = ctx.mock.connection; return c !== undefined && ctx.mock.openedAt.get(c)! >= since ? c : undefined; }, timeoutMs, `the client did not connect again after ${why}`, requirements);
+export async function reconnected(
+  ctx: ClientContext,
+  since: number,
+  timeoutMs: number,
+  why: string,
+  requirements: string[],
+): Promise<number> {
+  return ctx.waitFor(
+    () => {
+      const c = ctx.mock.connection;
+      return c !== undefined && ctx.mock.openedAt.get(c)! >= since ? c : undefined;
+    },
+    timeoutMs,
+    `the client did not connect again after ${why}`,
+    requirements,
+  );
 }
 
 let eventCounter = 0;
-export function sendEvent(ctx: ClientContext, text: string, thread = 'conformance', extra: Record<string, unknown> = {}): string {
+export function sendEvent(
+  ctx: ClientContext,
+  text: string,
+  thread = 'conformance',
+  extra: Record<string, unknown> = {},
+): string {
   const eventId = `evt${Date.now().toString(36)}${(++eventCounter).toString(36)}`;
-  const frame: Record<string, unknown> = { type: 'event', event_id: eventId, app_id: MOCK_APP_ID, thread_id: thread, session_key: `svc:${MOCK_APP_ID}:${thread}`, payload: { text } };
-  if (!validateEventToAgentMessage(frame)) throw new Error(`the mock built an invalid event: ${JSON.stringify(validateEventToAgentMessage.errors)}`);
+  const frame: Record<string, unknown> = {
+    type: 'event',
+    event_id: eventId,
+    app_id: MOCK_APP_ID,
+    thread_id: thread,
+    session_key: `svc:${MOCK_APP_ID}:${thread}`,
+    payload: { text },
+  };
+  if (!validateEventToAgentMessage(frame))
+    throw new Error(`the mock built an invalid event: ${JSON.stringify(validateEventToAgentMessage.errors)}`);
   ctx.mock.send({ ...frame, ...extra });
   return eventId;
 }
@@ -42,7 +75,12 @@ export const forEvent = (eventId: string) => (f: ReceivedFrame) => f.frame?.even
 const isEnd = (f: ReceivedFrame) => f.frame?.type === 'reply' || f.frame?.type === 'error';
 
 /** Waits for the event's reply or error; checks its tokens come before it and (optionally) fit the limit. */
-export async function answered(ctx: ClientContext, eventId: string, from: number, o: { checkFragments?: string[]; requirements: string[] }): Promise<ReceivedFrame> {
+export async function answered(
+  ctx: ClientContext,
+  eventId: string,
+  from: number,
+  o: { checkFragments?: string[]; requirements: string[] },
+): Promise<ReceivedFrame> {
   const fragments = o.checkFragments;
   return ctx.waitFor(
     () => {
@@ -50,7 +88,11 @@ export async function answered(ctx: ClientContext, eventId: string, from: number
       if (fragments) {
         for (const f of mine.filter((m) => m.frame?.type === 'token')) {
           const bytes = Buffer.byteLength(String(f.frame?.token), 'utf8');
-          if (bytes > LIMITS.tokenFragmentMaxBytes) ctx.fail(`a token fragment of event ${eventId} is ${bytes} UTF-8 bytes, over the limit of ${LIMITS.tokenFragmentMaxBytes}`, fragments);
+          if (bytes > LIMITS.tokenFragmentMaxBytes)
+            ctx.fail(
+              `a token fragment of event ${eventId} is ${bytes} UTF-8 bytes, over the limit of ${LIMITS.tokenFragmentMaxBytes}`,
+              fragments,
+            );
         }
       }
       return mine.find(isEnd);
@@ -62,11 +104,20 @@ export async function answered(ctx: ClientContext, eventId: string, from: number
 }
 
 /** After the end, nothing more for the event: no late token, no second reply or error. */
-export async function nothingAfter(ctx: ClientContext, eventId: string, end: ReceivedFrame, requirements: string[]): Promise<void> {
+export async function nothingAfter(
+  ctx: ClientContext,
+  eventId: string,
+  end: ReceivedFrame,
+  requirements: string[],
+): Promise<void> {
   await ctx.pause(AFTER_END_MS);
   const index = ctx.mock.frames.indexOf(end);
   const late = ctx.framesSince(index + 1).filter(forEvent(eventId));
-  if (late.length) ctx.fail(`after its ${end.frame?.type} for event ${eventId} the client sent ${late.map((f) => f.frame?.type).join(', ')} for it: a reply or error must come once, after all tokens`, requirements);
+  if (late.length)
+    ctx.fail(
+      `after its ${end.frame?.type} for event ${eventId} the client sent ${late.map((f) => f.frame?.type).join(', ')} for it: a reply or error must come once, after all tokens`,
+      requirements,
+    );
 }
 
 export interface AppAnswers {
@@ -88,11 +139,33 @@ export function answerEvents(ctx: ClientContext, o: AppAnswers = {}): void {
     const sessionKey = `svc:${e.agent_id}:${MOCK_APP_ID}:${e.thread_id}`;
     const text = typeof e.payload.text === 'string' ? e.payload.text : JSON.stringify(e.payload);
     const x = o.extra ?? {};
-    ctx.mock.send({ type: 'accepted', event_id: eventId, agent_id: e.agent_id, session_key: sessionKey, status: 'accepted', ...x.accepted }, f.connection);
-    ctx.mock.send({ type: 'token', event_id: eventId, agent_id: e.agent_id, token: 'You said: ', ...x.token }, f.connection);
+    ctx.mock.send(
+      {
+        type: 'accepted',
+        event_id: eventId,
+        agent_id: e.agent_id,
+        session_key: sessionKey,
+        status: 'accepted',
+        ...x.accepted,
+      },
+      f.connection,
+    );
+    ctx.mock.send(
+      { type: 'token', event_id: eventId, agent_id: e.agent_id, token: 'You said: ', ...x.token },
+      f.connection,
+    );
     ctx.mock.send({ type: 'token', event_id: eventId, agent_id: e.agent_id, token: text, ...x.token }, f.connection);
     ctx.mock.send(
-      { type: 'reply', event_id: eventId, agent_id: e.agent_id, thread_id: e.thread_id, reply: `You said: ${text}`, payload: e.payload, metadata: { tokens_used: 2, model: 'mock', latency_ms: 1, session_key: sessionKey }, ...x.reply },
+      {
+        type: 'reply',
+        event_id: eventId,
+        agent_id: e.agent_id,
+        thread_id: e.thread_id,
+        reply: `You said: ${text}`,
+        payload: e.payload,
+        metadata: { tokens_used: 2, model: 'mock', latency_ms: 1, session_key: sessionKey },
+        ...x.reply,
+      },
       f.connection,
     );
   });
@@ -100,26 +173,51 @@ export function answerEvents(ctx: ClientContext, o: AppAnswers = {}): void {
 
 /** Waits until the client has printed the reply of the contract's event. */
 export async function printedReply(ctx: ClientContext, requirements: string[]): Promise<void> {
-  await ctx.waitFor(() => (ctx.client.stdout.some((l) => l.includes('You said: hello')) ? true : undefined), ANSWER_MS, 'the client did not print the reply "You said: hello"', requirements);
+  await ctx.waitFor(
+    () => (ctx.client.stdout.some((l) => l.includes('You said: hello')) ? true : undefined),
+    ANSWER_MS,
+    'the client did not print the reply "You said: hello"',
+    requirements,
+  );
 }
 
 /**
  * Lets the first `refusals` handshakes fail (HTTP 503, a bridge that is down), waits for the attempt after them,
  * and judges each delay between attempts against the protocol's backoff; returns the delays measured.
  */
-export async function judgeBackoff(ctx: ClientContext, refusals: number, requirements: { growth: string[]; cap?: string[] }): Promise<number[]> {
+export async function judgeBackoff(
+  ctx: ClientContext,
+  refusals: number,
+  requirements: { growth: string[]; cap?: string[] },
+): Promise<number[]> {
   ctx.mock.refuseNext = refusals;
   const expected = Array.from({ length: refusals }, (_, i) => protocolDelay(i + 1));
-  await ctx.waitFor(() => ctx.mock.attempts[0], ctx.connectTimeoutMs, 'the client made no connection attempt', requirements.growth);
+  await ctx.waitFor(
+    () => ctx.mock.attempts[0],
+    ctx.connectTimeoutMs,
+    'the client made no connection attempt',
+    requirements.growth,
+  );
   const delays: number[] = [];
   for (const [i, want] of expected.entries()) {
     const previous = ctx.mock.attempts[i]!.at;
     const over = requirements.cap && want === LIMITS.reconnectMaxDelayMs ? requirements.cap : requirements.growth;
-    const next = await ctx.waitFor(() => ctx.mock.attempts[i + 1], want * BAND[1] + 500, `the client did not try again within ${((want * BAND[1]) / 1000).toFixed(2)} s of failed attempt ${i + 1} (expected about ${want / 1000} s; delays so far ${delays.join(', ') || 'none'} ms)`, over);
+    const next = await ctx.waitFor(
+      () => ctx.mock.attempts[i + 1],
+      want * BAND[1] + 500,
+      `the client did not try again within ${((want * BAND[1]) / 1000).toFixed(2)} s of failed attempt ${i + 1} (expected about ${want / 1000} s; delays so far ${delays.join(', ') || 'none'} ms)`,
+      over,
+    );
     const delay = next.at - previous;
     delays.push(delay);
     if (delay < want * BAND[0] || delay > want * BAND[1]) {
-      ctx.fail(`measured reconnect delays ${delays.join(', ')} ms; expected ${expected.slice(0, delays.length).map((b) => `${b * BAND[0]}–${b * BAND[1]}`).join(', ')} ms (±25 %)`, over);
+      ctx.fail(
+        `measured reconnect delays ${delays.join(', ')} ms; expected ${expected
+          .slice(0, delays.length)
+          .map((b) => `${b * BAND[0]}–${b * BAND[1]}`)
+          .join(', ')} ms (±25 %)`,
+        over,
+      );
     }
   }
   return delays;

@@ -7,9 +7,17 @@ import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { CLOSE_CODES, ENDPOINT_PATHS, LIMITS, describeErrors, type ClientKind, type ErrorCode, validateAgentToServiceMessage, validateAppToServiceMessage } from '../../generated/index.js';
+import {
+  CLOSE_CODES,
+  ENDPOINT_PATHS,
+  LIMITS,
+  describeErrors,
+  type ClientKind,
+  type ErrorCode,
+  validateAgentToServiceMessage,
+  validateAppToServiceMessage,
+} from '../../generated/index.js';
 import type { Transcript } from '../actor.js';
-
 
 /** One handshake the client attempted. */
 export interface Attempt {
@@ -37,7 +45,11 @@ export interface MockBridgeEvents {
 }
 
 type Refusal = Extract<ErrorCode, 'UNAUTHORIZED' | 'TOKEN_REVOKED' | 'FORBIDDEN'>;
-const OUTCOMES: Record<Refusal, Attempt['outcome']> = { UNAUTHORIZED: 'unauthorized', TOKEN_REVOKED: 'token-revoked', FORBIDDEN: 'forbidden' };
+const OUTCOMES: Record<Refusal, Attempt['outcome']> = {
+  UNAUTHORIZED: 'unauthorized',
+  TOKEN_REVOKED: 'token-revoked',
+  FORBIDDEN: 'forbidden',
+};
 const REFUSALS: Record<Refusal, string> = {
   UNAUTHORIZED: 'Missing or invalid token.',
   TOKEN_REVOKED: "This token's app or agent was deactivated.",
@@ -145,7 +157,14 @@ export class MockBridge extends EventEmitter<MockBridgeEvents> {
     const header = req.headers.authorization;
     const headerToken = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
     const queryToken = url.searchParams.get('token') ?? undefined;
-    const carrier: Attempt['carrier'] = headerToken !== undefined ? (queryToken !== undefined ? 'both' : 'header') : queryToken !== undefined ? 'query' : 'none';
+    const carrier: Attempt['carrier'] =
+      headerToken !== undefined
+        ? queryToken !== undefined
+          ? 'both'
+          : 'header'
+        : queryToken !== undefined
+          ? 'query'
+          : 'none';
     const attempt: Attempt = { at: this.now(), path: url.pathname, carrier, outcome: 'accepted' };
     const record = () => {
       this.attempts.push(attempt);
@@ -167,8 +186,14 @@ export class MockBridge extends EventEmitter<MockBridgeEvents> {
     }
     // The header wins when both are present (W12).
     const token = headerToken ?? queryToken;
-    const revoked = this.refuseToken && token === this.token ? (this.attempts.some((a) => a.outcome === 'unauthorized') ? 'TOKEN_REVOKED' : 'UNAUTHORIZED') : undefined;
-    const refusal: Refusal | undefined = token !== this.token ? 'UNAUTHORIZED' : url.pathname !== ENDPOINT_PATHS[this.role] ? 'FORBIDDEN' : revoked;
+    const revoked =
+      this.refuseToken && token === this.token
+        ? this.attempts.some((a) => a.outcome === 'unauthorized')
+          ? 'TOKEN_REVOKED'
+          : 'UNAUTHORIZED'
+        : undefined;
+    const refusal: Refusal | undefined =
+      token !== this.token ? 'UNAUTHORIZED' : url.pathname !== ENDPOINT_PATHS[this.role] ? 'FORBIDDEN' : revoked;
     if (refusal) attempt.outcome = OUTCOMES[refusal];
     record();
     this.wss.handleUpgrade(req, socket, head, (ws) => {
@@ -201,7 +226,8 @@ export class MockBridge extends EventEmitter<MockBridgeEvents> {
       } catch {
         invalid = 'not valid JSON';
       }
-      if (!invalid && (!frame || !validate(frame))) invalid = frame ? describeErrors(validate.errors) : 'not a JSON object';
+      if (!invalid && (!frame || !validate(frame)))
+        invalid = frame ? describeErrors(validate.errors) : 'not a JSON object';
       const received: ReceivedFrame = { at: this.now(), connection: id, text, frame, ...(invalid ? { invalid } : {}) };
       this.frames.push(received);
       this.emit('frame', received);

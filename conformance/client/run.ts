@@ -106,7 +106,10 @@ export class ClientProcess {
   /** Why the client stopped, for failure messages. */
   describeExit(): string {
     if (!this.exit) return '';
-    const tail = this.stderr.filter((l) => !l.startsWith('npm warn')).slice(-3).join(' | ');
+    const tail = this.stderr
+      .filter((l) => !l.startsWith('npm warn'))
+      .slice(-3)
+      .join(' | ');
     return ` (the client had exited with ${this.exit.signal ?? `code ${this.exit.code}`}${tail ? `; stderr: ${tail.slice(0, 500)}` : ''})`;
   }
 
@@ -144,9 +147,17 @@ export class ClientContext {
   ) {
     const secret = mock.token.slice(mock.token.lastIndexOf('_') + 1);
     mock.on('frame', (f) => {
-      if (f.invalid) this.broken(`the client sent an invalid ${typeof f.frame?.type === 'string' ? f.frame.type : 'frame'}: ${f.invalid}: ${f.text.slice(0, 300)}`, VALID_FRAMES);
+      if (f.invalid)
+        this.broken(
+          `the client sent an invalid ${typeof f.frame?.type === 'string' ? f.frame.type : 'frame'}: ${f.invalid}: ${f.text.slice(0, 300)}`,
+          VALID_FRAMES,
+        );
       // The token's secret alone is enough to impersonate the client: it must stay in the handshake (§5).
-      if (f.text.includes(secret)) this.broken(`the client sent its token in a ${typeof f.frame?.type === 'string' ? f.frame.type : 'frame'} (tokens travel only in the handshake)`, NO_TOKEN_IN_FRAMES);
+      if (f.text.includes(secret))
+        this.broken(
+          `the client sent its token in a ${typeof f.frame?.type === 'string' ? f.frame.type : 'frame'} (tokens travel only in the handshake)`,
+          NO_TOKEN_IN_FRAMES,
+        );
       this.wake();
     });
     mock.on('connection', (id) => {
@@ -169,7 +180,10 @@ export class ClientContext {
   /** Whether a check of these requirements counts in this run's profile (decisions only with --profile bridge). */
   judges(requirements: string[]): boolean {
     const registry = (this.registry ??= loadRequirements());
-    return requirements.some((id) => { const r = registry.get(id); return r !== undefined && inProfile(r, this.profile); });
+    return requirements.some((id) => {
+      const r = registry.get(id);
+      return r !== undefined && inProfile(r, this.profile);
+    });
   }
 
   /**
@@ -192,7 +206,9 @@ export class ClientContext {
   /** A wait that was not met: a failure of its requirements, or, when none is judged in this profile, the end. */
   private unmet(reason: string, requirements: string[]): Error {
     if (this.judges(requirements)) return new ClientFailure(reason, requirements);
-    this.mock.note(`not judged in the ${this.profile} profile (${requirements.join(', ')}): ${reason}; the scenario ends here`);
+    this.mock.note(
+      `not judged in the ${this.profile} profile (${requirements.join(', ')}): ${reason}; the scenario ends here`,
+    );
     return new NotJudged(reason);
   }
 
@@ -202,7 +218,9 @@ export class ClientContext {
    */
   async settle(): Promise<void> {
     if (this.mock.role !== 'agent' || this.mock.openConnections < 2) return;
-    const newest = Math.max(...[...this.mock.openedAt.entries()].filter(([id]) => this.mock.isOpen(id)).map(([, at]) => at));
+    const newest = Math.max(
+      ...[...this.mock.openedAt.entries()].filter(([id]) => this.mock.isOpen(id)).map(([, at]) => at),
+    );
     await new Promise((r) => setTimeout(r, Math.max(0, newest + OVERLAP_GRACE_MS - this.mock.now()) + 50));
     this.judgeOverlap();
   }
@@ -210,7 +228,11 @@ export class ClientContext {
   /** CLI-017: an agent with more than one connection open once the grace has passed. */
   private judgeOverlap(): void {
     const open = this.mock.openConnections;
-    if (open > 1) this.broken(`the agent had ${open} connections open at once for ${OVERLAP_GRACE_MS / 1000} s (one connection per agent)`, ONE_AGENT_CONNECTION);
+    if (open > 1)
+      this.broken(
+        `the agent had ${open} connections open at once for ${OVERLAP_GRACE_MS / 1000} s (one connection per agent)`,
+        ONE_AGENT_CONNECTION,
+      );
   }
 
   /** A rule of every frame or connection broken: the scenario fails at its next wait (the first break only). */
@@ -262,7 +284,9 @@ export class ClientContext {
       };
       timer = setTimeout(() => {
         done();
-        reject(this.unmet(`${what} within ${(timeoutMs / 1000).toFixed(1)} s${this.client.describeExit()}`, requirements));
+        reject(
+          this.unmet(`${what} within ${(timeoutMs / 1000).toFixed(1)} s${this.client.describeExit()}`, requirements),
+        );
       }, timeoutMs);
       this.waiters.add(evaluate);
       evaluate();
@@ -298,7 +322,13 @@ export async function runClientScenario(scenario: ClientScenario, options: Clien
     env: { ...process.env, ...options.env, BRIDGE_URL: mock.url, BRIDGE_TOKEN: token, BRIDGE_SCENARIO: scenario.id },
   });
   const client = new ClientProcess(child, transcript);
-  const ctx = new ClientContext(scenario, mock, client, options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, options.profile);
+  const ctx = new ClientContext(
+    scenario,
+    mock,
+    client,
+    options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    options.profile,
+  );
   let outcome: Omit<Outcome, 'durationMs' | 'transcript'>;
   try {
     try {
@@ -312,9 +342,18 @@ export async function runClientScenario(scenario: ClientScenario, options: Clien
     outcome = { status: 'passed' };
   } catch (err) {
     if (err instanceof ClientFailure) {
-      outcome = { status: 'failed', reason: err.reason, failedStep: ctx.step + 1, failedRequirements: err.requirements };
+      outcome = {
+        status: 'failed',
+        reason: err.reason,
+        failedStep: ctx.step + 1,
+        failedRequirements: err.requirements,
+      };
     } else {
-      outcome = { status: 'errored', reason: `the scenario broke: ${err instanceof Error ? err.message : String(err)}`, failedStep: ctx.step + 1 };
+      outcome = {
+        status: 'errored',
+        reason: `the scenario broke: ${err instanceof Error ? err.message : String(err)}`,
+        failedStep: ctx.step + 1,
+      };
     }
   } finally {
     await client.stop();

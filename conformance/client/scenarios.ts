@@ -14,4 +14,9 @@ function withEveryFrameRules(s: ClientScenario): ClientScenario {
   return { ...s, requirements: [...new Set([...s.requirements, ...always])] };
 }
 
-export const CLIENT_SCENARIOS: ClientScenario[] = [...AGENT_SCENARIOS, ...APP_SCENARIOS, ...CONNECTION_SCENARIOS, ...SLOW_SCENARIOS].map(withEveryFrameRules);
+export const CLIENT_SCENARIOS: ClientScenario[] = [
+  ...AGENT_SCENARIOS,
+  ...APP_SCENARIOS,
+  ...CONNECTION_SCENARIOS,
+  ...SLOW_SCENARIOS,
+].map(withEveryFrameRules);

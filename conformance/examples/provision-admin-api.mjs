@@ -14,7 +14,10 @@ class Unsupported extends Error {}
 async function call(method, path, body) {
   const response = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
@@ -35,10 +38,22 @@ const actions = {
       answer.apps[name] = { app_id: app.app_id, token: app.token };
     }
     for (const [name, spec] of Object.entries(fixtures.agents)) {
-      const body = { name: spec.name ?? name, ...(spec.description !== undefined && { description: spec.description }), ...(spec.ttl_days && { ttl_days: spec.ttl_days }) };
+      const body = {
+        name: spec.name ?? name,
+        ...(spec.description !== undefined && { description: spec.description }),
+        ...(spec.ttl_days && { ttl_days: spec.ttl_days }),
+      };
       const agent = await call('POST', `/organizations/${answer.orgs[spec.org].org_id}/agents`, body);
-      answer.agents[name] = { agent_id: agent.agent_id, token: agent.token, name: agent.name, description: agent.description };
-      if (spec.allowlist) await call('PUT', `/agents/${agent.agent_id}/allowlist`, { app_ids: spec.allowlist.map((app) => answer.apps[app].app_id) });
+      answer.agents[name] = {
+        agent_id: agent.agent_id,
+        token: agent.token,
+        name: agent.name,
+        description: agent.description,
+      };
+      if (spec.allowlist)
+        await call('PUT', `/agents/${agent.agent_id}/allowlist`, {
+          app_ids: spec.allowlist.map((app) => answer.apps[app].app_id),
+        });
     }
     return answer;
   },
@@ -59,9 +74,21 @@ const actions = {
   },
   async list_sessions({ agent_id }) {
     const sessions = [];
-    for (let after = null; ; ) {
-      const page = await call('GET', `/sessions?agent_id=${encodeURIComponent(agent_id)}&limit=500${after ? `&after=${encodeURIComponent(after)}` : ''}`);
-      sessions.push(...page.sessions.map(({ session_key, agent_id, app_id, thread_id, created_at, expires_at }) => ({ session_key, agent_id, app_id, thread_id, created_at, expires_at })));
+    for (let after = null; ;) {
+      const page = await call(
+        'GET',
+        `/sessions?agent_id=${encodeURIComponent(agent_id)}&limit=500${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+      );
+      sessions.push(
+        ...page.sessions.map(({ session_key, agent_id, app_id, thread_id, created_at, expires_at }) => ({
+          session_key,
+          agent_id,
+          app_id,
+          thread_id,
+          created_at,
+          expires_at,
+        })),
+      );
       if (!(after = page.next_after)) return { sessions };
     }
   },

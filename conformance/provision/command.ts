@@ -52,21 +52,36 @@ export class CommandProvisioner implements Provisioner {
     this.description = `provisioning command \`${command}\``;
   }
 
-  private async ask<T>(action: ProvisionAction, request: Record<string, unknown>, validate: Validator<T>, answerName: string): Promise<T> {
+  private async ask<T>(
+    action: ProvisionAction,
+    request: Record<string, unknown>,
+    validate: Validator<T>,
+    answerName: string,
+  ): Promise<T> {
     const outcome = await run(this.command, JSON.stringify({ action, ...request }));
     if (outcome.code === NOT_SUPPORTED_EXIT) {
-      throw new NotSupported(action, `the provisioning command does not support ${action}${outcome.stderr.trim() ? `: ${lastLine(outcome.stderr)}` : ''}`);
+      throw new NotSupported(
+        action,
+        `the provisioning command does not support ${action}${outcome.stderr.trim() ? `: ${lastLine(outcome.stderr)}` : ''}`,
+      );
     }
     if (outcome.code !== 0) {
-      throw new ProvisionError(`the provisioning command failed on ${action} (exit ${outcome.code})${outcome.stderr.trim() ? `: ${lastLine(outcome.stderr)}` : ''}`);
+      throw new ProvisionError(
+        `the provisioning command failed on ${action} (exit ${outcome.code})${outcome.stderr.trim() ? `: ${lastLine(outcome.stderr)}` : ''}`,
+      );
     }
     let answer: unknown;
     try {
       answer = JSON.parse(outcome.stdout);
     } catch {
-      throw new ProvisionError(`the provisioning command's answer to ${action} is not one JSON value: ${outcome.stdout.slice(0, 200)}`);
+      throw new ProvisionError(
+        `the provisioning command's answer to ${action} is not one JSON value: ${outcome.stdout.slice(0, 200)}`,
+      );
     }
-    if (!validate(answer)) throw new ProvisionError(`the provisioning command's answer to ${action} is not a ${answerName}: ${describeErrors(validate.errors)}`);
+    if (!validate(answer))
+      throw new ProvisionError(
+        `the provisioning command's answer to ${action} is not a ${answerName}: ${describeErrors(validate.errors)}`,
+      );
     return answer;
   }
 
@@ -78,10 +93,15 @@ export class CommandProvisioner implements Provisioner {
     const created = await this.ask('create', { fixtures }, validateProvisionCreated, 'ProvisionCreated');
     const missing = [
       ...fixtures.orgs.filter((n) => !created.orgs[n]).map((n) => `orgs.${n}`),
-      ...Object.keys(fixtures.apps).filter((n) => !created.apps[n]).map((n) => `apps.${n}`),
-      ...Object.keys(fixtures.agents).filter((n) => !created.agents[n]).map((n) => `agents.${n}`),
+      ...Object.keys(fixtures.apps)
+        .filter((n) => !created.apps[n])
+        .map((n) => `apps.${n}`),
+      ...Object.keys(fixtures.agents)
+        .filter((n) => !created.agents[n])
+        .map((n) => `agents.${n}`),
     ];
-    if (missing.length) throw new ProvisionError(`the provisioning command's answer to create lacks ${missing.join(', ')}`);
+    if (missing.length)
+      throw new ProvisionError(`the provisioning command's answer to create lacks ${missing.join(', ')}`);
     return created;
   }
 
@@ -102,7 +122,8 @@ export class CommandProvisioner implements Provisioner {
   }
 
   async listSessions(agentId: string): Promise<ProvisionedSession[]> {
-    return (await this.ask('list_sessions', { agent_id: agentId }, validateProvisionSessions, 'ProvisionSessions')).sessions;
+    return (await this.ask('list_sessions', { agent_id: agentId }, validateProvisionSessions, 'ProvisionSessions'))
+      .sessions;
   }
 
   async cleanup(orgIds: string[]): Promise<void> {

@@ -24,10 +24,13 @@ const sameAgent = (a: FixtureAgent, b: FixtureAgent | undefined) => !!b && JSON.
 
 /** Why a scenario's fixtures are not a part of the layout, or undefined when they are. */
 export function outsideLayout(f: Partial<FixtureSet>): string | undefined {
-  for (const org of f.orgs ?? []) if (!LAYOUT.orgs.includes(org)) return `organization ${org} is not in the fixtures layout`;
-  for (const [name, org] of Object.entries(f.apps ?? {})) if (LAYOUT.apps[name] !== org) return `app ${name} (in ${org}) is not in the fixtures layout`;
+  for (const org of f.orgs ?? [])
+    if (!LAYOUT.orgs.includes(org)) return `organization ${org} is not in the fixtures layout`;
+  for (const [name, org] of Object.entries(f.apps ?? {}))
+    if (LAYOUT.apps[name] !== org) return `app ${name} (in ${org}) is not in the fixtures layout`;
   for (const [name, agent] of Object.entries(f.agents ?? {})) {
-    if (!sameAgent(agent, LAYOUT.agents[name])) return `agent ${name} ${JSON.stringify(agent)} differs from the fixtures layout's`;
+    if (!sameAgent(agent, LAYOUT.agents[name]))
+      return `agent ${name} ${JSON.stringify(agent)} differs from the fixtures layout's`;
   }
   return undefined;
 }
@@ -40,7 +43,8 @@ export function readFixturesFile(path: string): FixturesFile {
   } catch (err) {
     throw new PreflightError(`--fixtures ${path}: ${(err as Error).message}`);
   }
-  if (!validateFixturesFile(data)) throw new PreflightError(`--fixtures ${path}: not a fixtures file: ${describeErrors(validateFixturesFile.errors)}`);
+  if (!validateFixturesFile(data))
+    throw new PreflightError(`--fixtures ${path}: not a fixtures file: ${describeErrors(validateFixturesFile.errors)}`);
   return data;
 }
 
@@ -48,7 +52,11 @@ export class FixturesFileProvisioner implements Provisioner {
   readonly description: string;
   readonly createsRegistrations = false;
 
-  constructor(private readonly file: FixturesFile, path: string, private readonly clock?: Provisioner) {
+  constructor(
+    private readonly file: FixturesFile,
+    path: string,
+    private readonly clock?: Provisioner,
+  ) {
     this.description = `fixtures file ${path}${clock ? ` (test clock through the ${clock.description})` : ''}`;
   }
 
@@ -68,11 +76,17 @@ export class FixturesFileProvisioner implements Provisioner {
     for (const [name, spec] of Object.entries(f.agents)) {
       const agent = this.file.agents?.[name];
       if (!agent) throw new NotSupported('create', `the fixtures file has no agent ${name}`);
-      created.agents[name] = { agent_id: agent.agent_id, token: agent.token, name: agent.name ?? '', description: agent.description ?? '' };
+      created.agents[name] = {
+        agent_id: agent.agent_id,
+        token: agent.token,
+        name: agent.name ?? '',
+        description: agent.description ?? '',
+      };
       created.orgs[spec.org] = { org_id: agent.org_id };
     }
     const unknownOrg = f.orgs.find((o) => !created.orgs[o]);
-    if (unknownOrg) throw new NotSupported('create', `the fixtures file names no app or agent of organization ${unknownOrg}`);
+    if (unknownOrg)
+      throw new NotSupported('create', `the fixtures file names no app or agent of organization ${unknownOrg}`);
     return created;
   }
 
@@ -93,7 +107,8 @@ export class FixturesFileProvisioner implements Provisioner {
   }
 
   async advanceClock(ms: number): Promise<void> {
-    if (!this.clock) throw new NotSupported('advance_clock', 'a fixtures file has no test clock (add --admin-token for the target\'s)');
+    if (!this.clock)
+      throw new NotSupported('advance_clock', "a fixtures file has no test clock (add --admin-token for the target's)");
     await this.clock.advanceClock(ms);
   }
 

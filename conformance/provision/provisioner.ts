@@ -3,11 +3,15 @@
 // scenarios that need them are skipped with its reason, never failed.
 import type { ClientKind, FixtureSet, ProvisionCreated, ProvisionedSession } from '../../generated/index.js';
 
-export type ProvisionAction = 'create' | 'rotate' | 'deactivate' | 'set_allowlist' | 'advance_clock' | 'cleanup' | 'list_sessions';
+export type ProvisionAction =
+  'create' | 'rotate' | 'deactivate' | 'set_allowlist' | 'advance_clock' | 'cleanup' | 'list_sessions';
 
 /** The means cannot do this action (a command that exits 3, a fixtures file asked to rotate a token). */
 export class NotSupported extends Error {
-  constructor(readonly action: ProvisionAction, reason: string) {
+  constructor(
+    readonly action: ProvisionAction,
+    reason: string,
+  ) {
     super(reason);
   }
 }

@@ -13,14 +13,20 @@ pre{background:#f5f5f5;padding:.75rem;overflow:auto;font-size:13px}summary{curso
 export function html(r: RunResult): string {
   const c = r.counts;
   const reqRows = r.requirements
-    .map((q) => `<tr><td><code>${q.id}</code></td><td>${q.level}</td><td>${q.source}</td><td class="${q.verdict}">${q.verdict}${q.baseline ? ' (baseline)' : ''}</td><td>${esc(q.text)}<br><small>${esc(q.cite)}${q.why ? ` · ${esc(q.why)}` : ''}</small></td><td>${q.scenarios.map((s) => `<a href="#${s}">${s}</a>`).join(' ')}</td></tr>`)
+    .map(
+      (q) =>
+        `<tr><td><code>${q.id}</code></td><td>${q.level}</td><td>${q.source}</td><td class="${q.verdict}">${q.verdict}${q.baseline ? ' (baseline)' : ''}</td><td>${esc(q.text)}<br><small>${esc(q.cite)}${q.why ? ` · ${esc(q.why)}` : ''}</small></td><td>${q.scenarios.map((s) => `<a href="#${s}">${s}</a>`).join(' ')}</td></tr>`,
+    )
     .join('\n');
   const scenarios = r.scenarios
     .map((s) => {
-      const frames = s.status === 'failed' || s.status === 'errored'
-        ? `<details open><summary>frames exchanged</summary><pre>${esc(s.transcript.map((l) => `${String(l.at_ms).padStart(6)} ms  ${l.actor.padEnd(8)} ${l.direction.padEnd(8)} ${l.text}`).join('\n'))}</pre></details>`
+      const frames =
+        s.status === 'failed' || s.status === 'errored'
+          ? `<details open><summary>frames exchanged</summary><pre>${esc(s.transcript.map((l) => `${String(l.at_ms).padStart(6)} ms  ${l.actor.padEnd(8)} ${l.direction.padEnd(8)} ${l.text}`).join('\n'))}</pre></details>`
+          : '';
+      const why = s.reason
+        ? `<p>${s.failedStep ? `Step ${s.failedStep}: ` : ''}${esc(s.reason)}${s.failedRequirements ? ` — fails ${s.failedRequirements.join(', ')}` : ''}</p>`
         : '';
-      const why = s.reason ? `<p>${s.failedStep ? `Step ${s.failedStep}: ` : ''}${esc(s.reason)}${s.failedRequirements ? ` — fails ${s.failedRequirements.join(', ')}` : ''}</p>` : '';
       const status = s.waived ? 'waived' : s.status;
       return `<section id="${s.id}"><h3><span class="${status}">${status}</span> ${esc(s.title)} <small><code>${s.file}</code></small></h3><p>Requirements: ${s.requirements.map((q) => `<code>${q}</code>`).join(' ')} · ${s.durationMs} ms</p>${why}${frames}</section>`;
     })

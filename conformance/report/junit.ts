@@ -5,7 +5,11 @@
 // test suite, where CI keeps them beside the results.
 import type { RunResult } from '../results.js';
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
+// Control characters are not allowed in XML 1.0 at all, escaped or not: they are dropped.
+// eslint-disable-next-line no-control-regex
+const NOT_IN_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g;
+const esc = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(NOT_IN_XML, '');
 
 export function junit(r: RunResult): string {
   const c = r.counts;
@@ -19,12 +23,22 @@ export function junit(r: RunResult): string {
   ];
   for (const q of r.requirements) {
     const scenario = r.scenarios.find((s) => s.status === 'failed' && s.failedRequirements?.includes(q.id));
-    const time = (r.scenarios.filter((s) => q.scenarios.includes(s.id)).reduce((t, s) => t + s.durationMs, 0) / 1000).toFixed(3);
-    lines.push(`    <testcase classname="conformance.${r.profile}.${q.id}" name="${esc(`${q.id} (${q.level}) ${q.text}`)}" time="${time}">`);
-    lines.push(`      <properties><property name="level" value="${q.level}"/><property name="source" value="${q.source}"/><property name="cite" value="${esc(q.cite)}"/><property name="scenarios" value="${esc(q.scenarios.join(' '))}"/></properties>`);
+    const time = (
+      r.scenarios.filter((s) => q.scenarios.includes(s.id)).reduce((t, s) => t + s.durationMs, 0) / 1000
+    ).toFixed(3);
+    lines.push(
+      `    <testcase classname="conformance.${r.profile}.${q.id}" name="${esc(`${q.id} (${q.level}) ${q.text}`)}" time="${time}">`,
+    );
+    lines.push(
+      `      <properties><property name="level" value="${q.level}"/><property name="source" value="${q.source}"/><property name="cite" value="${esc(q.cite)}"/><property name="scenarios" value="${esc(q.scenarios.join(' '))}"/></properties>`,
+    );
     if (q.verdict === 'failed') {
-      const frames = scenario ? `\n\n${scenario.transcript.map((l) => `${l.at_ms}ms ${l.actor} ${l.direction} ${l.text}`).join('\n')}` : '';
-      lines.push(`      <failure message="${esc(`${q.level} ${q.id}: ${q.why ?? 'failed'}`)}">${esc(`${q.why ?? ''}${frames}`)}</failure>`);
+      const frames = scenario
+        ? `\n\n${scenario.transcript.map((l) => `${l.at_ms}ms ${l.actor} ${l.direction} ${l.text}`).join('\n')}`
+        : '';
+      lines.push(
+        `      <failure message="${esc(`${q.level} ${q.id}: ${q.why ?? 'failed'}`)}">${esc(`${q.why ?? ''}${frames}`)}</failure>`,
+      );
     } else if (q.verdict === 'errored') {
       lines.push(`      <error message="${esc(`not judged: ${q.why ?? ''}`)}"/>`);
     } else if (q.verdict !== 'passed') {

@@ -10,7 +10,10 @@ import { inProfile } from '../scenario.js';
 import type { Step, StepArgsMap } from './kinds.js';
 
 export class StepFailure extends Error {
-  constructor(message: string, readonly requirement?: string) {
+  constructor(
+    message: string,
+    readonly requirement?: string,
+  ) {
     super(message);
   }
 }
@@ -31,7 +34,11 @@ export interface StepEnv {
 }
 
 /** What one step kind does, given its fields and how long it may wait for the target. */
-export type StepHandler<K extends keyof StepArgsMap> = (args: StepArgsMap[K], env: StepEnv, timeoutMs: number) => Promise<void> | void;
+export type StepHandler<K extends keyof StepArgsMap> = (
+  args: StepArgsMap[K],
+  env: StepEnv,
+  timeoutMs: number,
+) => Promise<void> | void;
 
 export function actorOf(env: StepEnv, name: string): Actor {
   const actor = env.actors.get(name);
@@ -59,7 +66,11 @@ export function judge(env: StepEnv, pattern: unknown, actual: unknown, what: str
   const protocolOnly = mismatch(pattern, actual, env.bindings, captured, '', { marks: env.marks });
   if (protocolOnly) throw new StepFailure(`${what}: ${protocolOnly}${received}`);
   const failedOurs: MatchOptions['failedOurs'] = {};
-  const ours = mismatch(pattern, actual, env.bindings, new Map(), '', { marks: env.marks, judgesOurs: judges(env), failedOurs });
+  const ours = mismatch(pattern, actual, env.bindings, new Map(), '', {
+    marks: env.marks,
+    judgesOurs: judges(env),
+    failedOurs,
+  });
   if (ours) throw new StepFailure(`${what}: ${ours}${received}`, failedOurs.requirement);
   for (const [k, v] of captured) env.bindings.set(k, v);
 }

@@ -22,7 +22,10 @@ export const collect: StepHandler<'collect'> = async (args, env, timeoutMs) => {
   for (let i = 0; i < count; i++) {
     const frame = await actor.next(timeoutMs);
     const fits = args.each.some((p) => !mismatch(p, frame, env.bindings, new Map()));
-    if (!fits) throw new StepFailure(`${args.actor} frame ${i + 1} of ${count} fits none of ${JSON.stringify(args.each)}: ${JSON.stringify(frame)}`);
+    if (!fits)
+      throw new StepFailure(
+        `${args.actor} frame ${i + 1} of ${count} fits none of ${JSON.stringify(args.each)}: ${JSON.stringify(frame)}`,
+      );
     if (args.some && !mismatch(args.some, frame, env.bindings, new Map())) someSeen = true;
   }
   if (!someSeen) throw new StepFailure(`${args.actor}: none of ${count} frames matched ${JSON.stringify(args.some)}`);
@@ -33,5 +36,6 @@ export const expectSilence: StepHandler<'expectSilence'> = async (args, env, tim
   const actor = actorOf(env, args.actor);
   actor.send({ type: 'ping' });
   const frame = await actor.next(timeoutMs);
-  if (frame.type !== 'pong') throw new StepFailure(`${args.actor} expected nothing before its pong, got ${JSON.stringify(frame)}`);
+  if (frame.type !== 'pong')
+    throw new StepFailure(`${args.actor} expected nothing before its pong, got ${JSON.stringify(frame)}`);
 };

@@ -12,14 +12,32 @@ import { advanceClock, repeat } from './time.js';
 export { StepFailure, type StepEnv } from './env.js';
 
 const HANDLERS: { [K in keyof StepArgsMap]: StepHandler<K> } = {
-  connect, refused, close, drop, expectClose, expectOneClosed,
-  send, expect, collect, expectSilence,
-  http, rotateToken, deactivate, setAllowlist, listSessions,
-  advanceClock, repeat,
+  connect,
+  refused,
+  close,
+  drop,
+  expectClose,
+  expectOneClosed,
+  send,
+  expect,
+  collect,
+  expectSilence,
+  http,
+  rotateToken,
+  deactivate,
+  setAllowlist,
+  listSessions,
+  advanceClock,
+  repeat,
 };
 
 /** Generic in the kind so the handler and its fields stay paired (TypeScript's correlated-union pattern). */
-function dispatch<K extends keyof StepArgsMap>(kind: K, args: StepArgsMap[K], env: StepEnv, timeoutMs: number): Promise<void> | void {
+function dispatch<K extends keyof StepArgsMap>(
+  kind: K,
+  args: StepArgsMap[K],
+  env: StepEnv,
+  timeoutMs: number,
+): Promise<void> | void {
   return HANDLERS[kind](args, env, timeoutMs);
 }
 

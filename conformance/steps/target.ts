@@ -11,7 +11,11 @@ export const http: StepHandler<'http'> = async (args, env) => {
   const node = placement.http();
   const answer = await env.ctx.target.call(method, `${v1Base(node)}${path}`, token);
   const on = placement.several ? ` on ${node}` : '';
-  env.transcript.add('http', 'note', `${method} ${path}${on} -> ${answer.status} ${JSON.stringify(answer.body).slice(0, 500)}`);
+  env.transcript.add(
+    'http',
+    'note',
+    `${method} ${path}${on} -> ${answer.status} ${JSON.stringify(answer.body).slice(0, 500)}`,
+  );
   if (args.status !== undefined) judge(env, args.status, answer.status, `${method} ${path} status`);
   if (args.expect !== undefined) judge(env, args.expect, answer.body, `${method} ${path} body`);
 };

@@ -11,7 +11,7 @@ export const advanceClock: StepHandler<'advanceClock'> = async (args, env, timeo
   const { ctx, transcript } = env;
   const keepAlive = args.keepAlive !== false;
   const period = keepAlive && ctx.settings.idle_close_ms !== null ? LIMITS.heartbeatIntervalMs : Infinity;
-  for (let left = Number(value(env, args.ms)); left > 0; ) {
+  for (let left = Number(value(env, args.ms)); left > 0;) {
     const stepMs = Math.min(left, period);
     if (ctx.hasClock) await ctx.provisioner.advanceClock(stepMs);
     else await new Promise((resolve) => setTimeout(resolve, stepMs));

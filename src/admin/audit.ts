@@ -23,9 +23,19 @@ export class AuditTrail {
 
   async record(actor: AuditActor, action: AuditAction, target: string | null, detail: AuditDetail = {}): Promise<void> {
     try {
-      await this.store.insert({ at: this.clock.now(), actor_kind: actor.kind, actor_session: actor.session, action, target, detail: JSON.stringify(detail) });
+      await this.store.insert({
+        at: this.clock.now(),
+        actor_kind: actor.kind,
+        actor_session: actor.session,
+        action,
+        target,
+        detail: JSON.stringify(detail),
+      });
     } catch (err) {
-      this.log.error({ err, action, target, actor }, 'audit trail: the row was not written; the change itself was made');
+      this.log.error(
+        { err, action, target, actor },
+        'audit trail: the row was not written; the change itself was made',
+      );
       throw new Problem('INTERNAL_ERROR', errorText('INTERNAL_ERROR', 'database'));
     }
     this.recorded(action);

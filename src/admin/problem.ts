@@ -15,6 +15,10 @@ export class Problem extends Error {
 }
 
 /** A Problem worded by the catalogue: its code, the situation, and exactly the values its text needs. */
-export function problem<C extends MessageCode, S extends Situation<C>>(code: C, situation: S, ...params: TextArgs<C, S>): Problem {
+export function problem<C extends MessageCode, S extends Situation<C>>(
+  code: C,
+  situation: S,
+  ...params: TextArgs<C, S>
+): Problem {
   return new Problem(code, errorText(code, situation, ...params));
 }

@@ -24,14 +24,21 @@ import type {
 import { LIMITS } from '../../generated/index.js';
 import type { RevokeCause } from '../core/bridge.js';
 import type { Clock } from '../shared/clock.js';
-import { hashToken, TOKEN_PREFIX, type AgentRecord, type AppRecord, type Directory, type OrgRecord, type TokenRecord } from '../core/directory.js';
+import {
+  hashToken,
+  TOKEN_PREFIX,
+  type AgentRecord,
+  type AppRecord,
+  type Directory,
+  type OrgRecord,
+  type TokenRecord,
+} from '../core/directory.js';
 import { fitList } from '../core/fitted-list.js';
 import { registrationId, tokenSecret } from '../core/ids.js';
 import { byCodeUnits, pageAfter, type KeyPage } from '../shared/paging.js';
 import { iso } from '../shared/time.js';
 import type { RegistryStore } from '../store/registry.js';
 import { problem, type Problem } from './problem.js';
-
 
 /** A directory page around its list: `{"agents":` and `,"next_after":null}`. */
 const DIRECTORY_FRAME = JSON.stringify({ agents: [], next_after: null } satisfies AgentDirectory).replace('[]', '');
@@ -94,7 +101,10 @@ export class Registry {
     return orgView(org);
   }
 
-  async updateOrganization(orgId: string, body: OrganizationUpdate): Promise<Updated<Organization, OrganizationUpdate>> {
+  async updateOrganization(
+    orgId: string,
+    body: OrganizationUpdate,
+  ): Promise<Updated<Organization, OrganizationUpdate>> {
     const org = this.org(orgId);
     const previous = { name: org.name };
     if (!(await this.store.updateOrg(orgId, body))) throw orgNotFound(orgId); // deleted meanwhile
@@ -131,7 +141,13 @@ export class Registry {
 
   async createApp(orgId: string, body: AppCreate): Promise<AppCreated> {
     this.org(orgId);
-    const app: AppRecord = { app_id: registrationId(body.name), org_id: orgId, name: body.name, active: true, created_at: this.clock.now() };
+    const app: AppRecord = {
+      app_id: registrationId(body.name),
+      org_id: orgId,
+      name: body.name,
+      active: true,
+      created_at: this.clock.now(),
+    };
     const { token, record } = this.issueToken('app', app.app_id);
     // Deleted meanwhile, before the insert (it found no organization) or after it (the app went with it): either
     // way the organization is gone, and the answer says so (H6).
@@ -147,7 +163,8 @@ export class Registry {
     const app = this.directory.apps.get(appId);
     if (!app) throw problem('NOT_FOUND', 'owner', { owner: ownerName('app', appId) });
     const previous = { name: app.name };
-    if (!(await this.store.updateApp(appId, body))) throw problem('NOT_FOUND', 'owner', { owner: ownerName('app', appId) });
+    if (!(await this.store.updateApp(appId, body)))
+      throw problem('NOT_FOUND', 'owner', { owner: ownerName('app', appId) });
     Object.assign(app, body);
     await this.live.changed();
     return { view: this.appView(app), previous };
@@ -188,8 +205,10 @@ export class Registry {
     const agent = this.directory.agents.get(agentId);
     if (!agent) throw problem('NOT_FOUND', 'owner', { owner: ownerName('agent', agentId) });
     const previous: Partial<AgentUpdate> = {};
-    for (const field of ['name', 'description', 'ttl_days'] as const) if (field in body) Object.assign(previous, { [field]: agent[field] });
-    if (!(await this.store.updateAgent(agentId, body))) throw problem('NOT_FOUND', 'owner', { owner: ownerName('agent', agentId) });
+    for (const field of ['name', 'description', 'ttl_days'] as const)
+      if (field in body) Object.assign(previous, { [field]: agent[field] });
+    if (!(await this.store.updateAgent(agentId, body)))
+      throw problem('NOT_FOUND', 'owner', { owner: ownerName('agent', agentId) });
     Object.assign(agent, body);
     await this.live.changed();
     return { view: this.agentView(agent), previous };
@@ -204,7 +223,8 @@ export class Registry {
       throw problem('INVALID_REQUEST', 'foreign_apps', { org_id: agent.org_id, app_ids: foreign.join(', ') });
     }
     const there = await this.store.replaceAllowlist({ id: agentId, orgId: agent.org_id }, appIds);
-    if (!there || !this.directory.agents.has(agentId)) throw problem('NOT_FOUND', 'owner', { owner: ownerName('agent', agentId) }); // deleted meanwhile
+    if (!there || !this.directory.agents.has(agentId))
+      throw problem('NOT_FOUND', 'owner', { owner: ownerName('agent', agentId) }); // deleted meanwhile
     this.directory.setAllowlist(agentId, appIds);
     await this.live.changed();
     return this.agentView(agent);
@@ -241,7 +261,11 @@ export class Registry {
   }
 
   /** Deactivation is final: live connections close, tokens then get TOKEN_REVOKED. Idempotent. */
-  private async deactivate<T extends { active: boolean }>(kind: ClientKind, id: string, owner: T | undefined): Promise<T> {
+  private async deactivate<T extends { active: boolean }>(
+    kind: ClientKind,
+    id: string,
+    owner: T | undefined,
+  ): Promise<T> {
     if (!owner) throw problem('NOT_FOUND', 'owner', { owner: ownerName(kind, id) });
     if (owner.active) {
       if (!(await this.store.deactivate(kind, id))) throw problem('NOT_FOUND', 'owner', { owner: ownerName(kind, id) }); // deleted meanwhile
@@ -265,15 +289,30 @@ export class Registry {
    * after `after` and at most frameMaxBytes of JSON, whatever the organization holds. Agents are looked up as online
    * only for the page (on several nodes, a round trip each).
    */
-  async directoryFor(app: AppRecord, orgId: string, page: { after?: string | undefined; limit: number }): Promise<AgentDirectory> {
+  async directoryFor(
+    app: AppRecord,
+    orgId: string,
+    page: { after?: string | undefined; limit: number },
+  ): Promise<AgentDirectory> {
     if (app.org_id !== orgId) throw problem('FORBIDDEN', 'other_organization');
     const { after } = page;
     const agents = this.directory.agentsOf(orgId).filter((a) => after === undefined || a.agent_id > after);
     // Measured with the longer status: the page's JSON is at most what was measured.
-    const entries = agents.map((a): AgentDirectoryEntry => ({ id: a.agent_id, name: a.name, description: a.description, status: 'offline', allowlisted: this.directory.mayUse(app, a) }));
-    const { items, complete } = fitList(entries, LIMITS.frameMaxBytes - DIRECTORY_FRAME.length, NEXT_AFTER_COST, page.limit);
+    const entries = agents.map((a): AgentDirectoryEntry => ({
+      id: a.agent_id,
+      name: a.name,
+      description: a.description,
+      status: 'offline',
+      allowlisted: this.directory.mayUse(app, a),
+    }));
+    const { items, complete } = fitList(
+      entries,
+      LIMITS.frameMaxBytes - DIRECTORY_FRAME.length,
+      NEXT_AFTER_COST,
+      page.limit,
+    );
     const listed = entries.slice(0, items.length);
-    const online = await Promise.all(listed.map((e) => this.live.locateAgent(e.id)));
+    const online = await Promise.all(listed.map(async (e) => this.live.locateAgent(e.id)));
     for (const [i, entry] of listed.entries()) if (online[i]) entry.status = 'online';
     return { agents: listed, next_after: complete ? null : (listed[listed.length - 1]?.id ?? null) };
   }
@@ -290,7 +329,10 @@ export class Registry {
 
   private issueToken(kind: ClientKind, ownerId: string): { token: string; record: TokenRecord } {
     const token = `${TOKEN_PREFIX[kind]}${ownerId}_${tokenSecret()}`;
-    return { token, record: { hash: hashToken(token), kind, owner_id: ownerId, created_at: this.clock.now(), expires_at: null } };
+    return {
+      token,
+      record: { hash: hashToken(token), kind, owner_id: ownerId, created_at: this.clock.now(), expires_at: null },
+    };
   }
 
   private appView(a: AppRecord): App {
@@ -298,15 +340,27 @@ export class Registry {
   }
 
   private agentView(a: AgentRecord): Agent {
-    return { ...a, allowlist: a.allowlist && [...a.allowlist], online: this.live.isAgentOnline(a.agent_id), created_at: iso(a.created_at) };
+    return {
+      ...a,
+      allowlist: a.allowlist && [...a.allowlist],
+      online: this.live.isAgentOnline(a.agent_id),
+      created_at: iso(a.created_at),
+    };
   }
 }
 
 /** The records matching `query.q`, sorted by id, one page of them. */
 function listed<R extends { name: string }>(records: Iterable<R>, id: (r: R) => string, query: ListQuery): KeyPage<R> {
   const q = query.q?.toLowerCase();
-  const matching = [...records].filter((r) => q === undefined || id(r).toLowerCase().includes(q) || r.name.toLowerCase().includes(q));
-  return pageAfter(matching.sort((a, b) => byCodeUnits(id(a), id(b))), id, query.after, query.limit);
+  const matching = [...records].filter(
+    (r) => q === undefined || id(r).toLowerCase().includes(q) || r.name.toLowerCase().includes(q),
+  );
+  return pageAfter(
+    matching.sort((a, b) => byCodeUnits(id(a), id(b))),
+    id,
+    query.after,
+    query.limit,
+  );
 }
 
 function orgNotFound(orgId: string): Problem {

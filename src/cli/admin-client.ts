@@ -57,7 +57,11 @@ export class AdminClient {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (err) {
-      throw new AdminApiError(0, 'UNREACHABLE', `cannot reach the bridge at ${this.baseUrl} (${(err as Error).cause ?? (err as Error).message}); is it running? Set --url or BRIDGE_URL.`);
+      throw new AdminApiError(
+        0,
+        'UNREACHABLE',
+        `cannot reach the bridge at ${this.baseUrl} (${(err as Error).cause ?? (err as Error).message}); is it running? Set --url or BRIDGE_URL.`,
+      );
     }
     const text = await response.text();
     const json = text ? JSON.parse(text) : undefined;
@@ -68,22 +72,32 @@ export class AdminClient {
     return json as T;
   }
 
-  organizations = (query: Query = {}) => this.call<OrganizationList>('GET', `/admin/v1/organizations${queryString(query)}`);
+  organizations = (query: Query = {}) =>
+    this.call<OrganizationList>('GET', `/admin/v1/organizations${queryString(query)}`);
   createOrganization = (name: string) => this.call<Organization>('POST', '/admin/v1/organizations', { name });
-  renameOrganization = (orgId: string, name: string) => this.call<Organization>('PATCH', `/admin/v1/organizations/${encodeURIComponent(orgId)}`, { name });
-  deleteOrganization = (orgId: string) => this.call<OrganizationDeleted>('DELETE', `/admin/v1/organizations/${encodeURIComponent(orgId)}`);
-  apps = (orgId: string, query: Query = {}) => this.call<AppList>('GET', `/admin/v1/organizations/${encodeURIComponent(orgId)}/apps${queryString(query)}`);
-  renameApp = (appId: string, name: string) => this.call<App>('PATCH', `/admin/v1/apps/${encodeURIComponent(appId)}`, { name });
+  renameOrganization = (orgId: string, name: string) =>
+    this.call<Organization>('PATCH', `/admin/v1/organizations/${encodeURIComponent(orgId)}`, { name });
+  deleteOrganization = (orgId: string) =>
+    this.call<OrganizationDeleted>('DELETE', `/admin/v1/organizations/${encodeURIComponent(orgId)}`);
+  apps = (orgId: string, query: Query = {}) =>
+    this.call<AppList>('GET', `/admin/v1/organizations/${encodeURIComponent(orgId)}/apps${queryString(query)}`);
+  renameApp = (appId: string, name: string) =>
+    this.call<App>('PATCH', `/admin/v1/apps/${encodeURIComponent(appId)}`, { name });
   createApp = (orgId: string, name: string) =>
     this.call<AppCreated>('POST', `/admin/v1/organizations/${encodeURIComponent(orgId)}/apps`, { name });
-  agents = (orgId: string, query: Query = {}) => this.call<AgentList>('GET', `/admin/v1/organizations/${encodeURIComponent(orgId)}/agents${queryString(query)}`);
-  updateAgent = (agentId: string, body: AgentUpdate) => this.call<Agent>('PATCH', `/admin/v1/agents/${encodeURIComponent(agentId)}`, body);
+  agents = (orgId: string, query: Query = {}) =>
+    this.call<AgentList>('GET', `/admin/v1/organizations/${encodeURIComponent(orgId)}/agents${queryString(query)}`);
+  updateAgent = (agentId: string, body: AgentUpdate) =>
+    this.call<Agent>('PATCH', `/admin/v1/agents/${encodeURIComponent(agentId)}`, body);
   createAgent = (orgId: string, body: AgentCreate) =>
     this.call<AgentCreated>('POST', `/admin/v1/organizations/${encodeURIComponent(orgId)}/agents`, body);
-  rotateAppToken = (appId: string) => this.call<AppTokenRotated>('POST', `/admin/v1/apps/${encodeURIComponent(appId)}/rotate-token`);
-  rotateAgentToken = (agentId: string) => this.call<AgentTokenRotated>('POST', `/admin/v1/agents/${encodeURIComponent(agentId)}/rotate-token`);
+  rotateAppToken = (appId: string) =>
+    this.call<AppTokenRotated>('POST', `/admin/v1/apps/${encodeURIComponent(appId)}/rotate-token`);
+  rotateAgentToken = (agentId: string) =>
+    this.call<AgentTokenRotated>('POST', `/admin/v1/agents/${encodeURIComponent(agentId)}/rotate-token`);
   deactivateApp = (appId: string) => this.call<App>('POST', `/admin/v1/apps/${encodeURIComponent(appId)}/deactivate`);
-  deactivateAgent = (agentId: string) => this.call<Agent>('POST', `/admin/v1/agents/${encodeURIComponent(agentId)}/deactivate`);
+  deactivateAgent = (agentId: string) =>
+    this.call<Agent>('POST', `/admin/v1/agents/${encodeURIComponent(agentId)}/deactivate`);
   events = (query: Query) => this.call<EventLog>('GET', `/admin/v1/events${queryString(query)}`);
   sessions = (query: Query) => this.call<SessionList>('GET', `/admin/v1/sessions${queryString(query)}`);
   audit = (query: Query) => this.call<AuditLog>('GET', `/admin/v1/audit${queryString(query)}`);

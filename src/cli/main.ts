@@ -22,9 +22,12 @@ program
     // about half a second sooner each.
     const { startServer } = await import('../server.js');
     const running = await startServer(config);
-    console.error(`bridge listening on ${running.url} (WebSockets: ${running.url.replace(/^http/, 'ws')}${ENDPOINT_PATHS.app} and ${ENDPOINT_PATHS.agent})`);
+    console.error(
+      `bridge listening on ${running.url} (WebSockets: ${running.url.replace(/^http/, 'ws')}${ENDPOINT_PATHS.app} and ${ENDPOINT_PATHS.agent})`,
+    );
     if (running.metricsUrl) console.error(`metrics on ${running.metricsUrl} only (METRICS_PORT)`);
-    if (!config.adminToken) console.error('admin API off: set ADMIN_TOKEN (16+ characters) to provision apps and agents');
+    if (!config.adminToken)
+      console.error('admin API off: set ADMIN_TOKEN (16+ characters) to provision apps and agents');
     // A signal may come twice: a terminal's Ctrl-C reaches npm and the bridge alike, and npm forwards it once more
     // (`npm start` execs the bridge). The second must not end the process in the middle of the shutdown: the
     // listeners stay, and SHUTDOWN_TIMEOUT_MS bounds the wait.
@@ -75,7 +78,11 @@ interface PageOptions {
 
 /** --search, --limit and --after of a searchable listing (organizations, apps, agents; D11). */
 function paged(command: Command, what: 'organizations' | 'apps' | 'agents'): Command {
-  const bounds = { organizations: QUERY_PARAMETERS.listOrganizations, apps: QUERY_PARAMETERS.listApps, agents: QUERY_PARAMETERS.listAgents }[what];
+  const bounds = {
+    organizations: QUERY_PARAMETERS.listOrganizations,
+    apps: QUERY_PARAMETERS.listApps,
+    agents: QUERY_PARAMETERS.listAgents,
+  }[what];
   return command
     .option('--search <text>', `only the ${what} whose id or name contains this text (any case)`)
     .option('--limit <n>', `${what} per page, ${pageLimitHelp(bounds.limit)}`)
@@ -91,19 +98,22 @@ const pageQuery = (o: PageOptions): Query => ({ q: o.search, limit: o.limit, aft
 function printPage(page: { next_after: string | null }, command: string, o: PageOptions): void {
   print(page);
   if (page.next_after === null) return;
-  const kept = [o.search !== undefined ? `--search ${JSON.stringify(o.search)}` : '', o.limit !== undefined ? `--limit ${o.limit}` : ''].filter(Boolean);
+  const kept = [
+    o.search !== undefined ? `--search ${JSON.stringify(o.search)}` : '',
+    o.limit !== undefined ? `--limit ${o.limit}` : '',
+  ].filter(Boolean);
   console.error(`more follow: bridge ${[command, ...kept, `--after ${page.next_after}`].join(' ')}`);
 }
 
 // Read from the environment by commander at parse time, never given as a default: a default is printed by --help,
 // and the admin token's would be the secret itself.
 program
-  .addOption(new Option('--url <url>', 'the bridge\'s HTTP base').env('BRIDGE_URL').default('http://127.0.0.1:8080'))
-  .addOption(new Option('--admin-token <token>', 'the server\'s ADMIN_TOKEN').env('ADMIN_TOKEN'));
+  .addOption(new Option('--url <url>', "the bridge's HTTP base").env('BRIDGE_URL').default('http://127.0.0.1:8080'))
+  .addOption(new Option('--admin-token <token>', "the server's ADMIN_TOKEN").env('ADMIN_TOKEN'));
 
 const orgs = program.command('orgs').description('organizations');
-paged(orgs.command('list').description('organizations by id, one page at a time'), 'organizations').action(async (o: PageOptions, cmd) =>
-  printPage(await client(cmd).organizations(pageQuery(o)), 'orgs list', o),
+paged(orgs.command('list').description('organizations by id, one page at a time'), 'organizations').action(
+  async (o: PageOptions, cmd) => printPage(await client(cmd).organizations(pageQuery(o)), 'orgs list', o),
 );
 orgs.command('create <name>').action(async (name, _o, cmd) => print(await client(cmd).createOrganization(name)));
 orgs
@@ -116,8 +126,9 @@ orgs
   .action(async (orgId, _o, cmd) => print(await client(cmd).deleteOrganization(orgId)));
 
 const apps = program.command('apps').description('apps of an organization');
-paged(apps.command('list <org_id>').description('apps by id, one page at a time'), 'apps').action(async (orgId: string, o: PageOptions, cmd) =>
-  printPage(await client(cmd).apps(orgId, pageQuery(o)), `apps list ${orgId}`, o),
+paged(apps.command('list <org_id>').description('apps by id, one page at a time'), 'apps').action(
+  async (orgId: string, o: PageOptions, cmd) =>
+    printPage(await client(cmd).apps(orgId, pageQuery(o)), `apps list ${orgId}`, o),
 );
 apps
   .command('rename <app_id> <name>')
@@ -138,14 +149,19 @@ apps
   .action(async (appId, _o, cmd) => print(await client(cmd).deactivateApp(appId)));
 
 const agents = program.command('agents').description('agents of an organization');
-paged(agents.command('list <org_id>').description('agents by id, one page at a time'), 'agents').action(async (orgId: string, o: PageOptions, cmd) =>
-  printPage(await client(cmd).agents(orgId, pageQuery(o)), `agents list ${orgId}`, o),
+paged(agents.command('list <org_id>').description('agents by id, one page at a time'), 'agents').action(
+  async (orgId: string, o: PageOptions, cmd) =>
+    printPage(await client(cmd).agents(orgId, pageQuery(o)), `agents list ${orgId}`, o),
 );
 agents
   .command('create <org_id> <name>')
   .description('register an agent; its token is shown once')
   .option('--description <text>', 'what the agent does')
-  .option('--ttl-days <days>', `session TTL in days (default ${FIELD_BOUNDS.AgentCreate.ttl_days.default})`, positiveInt)
+  .option(
+    '--ttl-days <days>',
+    `session TTL in days (default ${FIELD_BOUNDS.AgentCreate.ttl_days.default})`,
+    positiveInt,
+  )
   .action(async (orgId, name, opts: { description?: string; ttlDays?: number }, cmd) =>
     print(
       await client(cmd).createAgent(orgId, {
@@ -168,7 +184,8 @@ agents
       ...(opts.description !== undefined ? { description: opts.description } : {}),
       ...(opts.ttlDays !== undefined ? { ttl_days: opts.ttlDays } : {}),
     };
-    if (!Object.keys(change).length) cmd.error('bridge: agents update: give at least one of --name, --description, --ttl-days');
+    if (!Object.keys(change).length)
+      cmd.error('bridge: agents update: give at least one of --name, --description, --ttl-days');
     print(await client(cmd).updateAgent(agentId, change));
   });
 agents
@@ -215,14 +232,20 @@ program
   .option('--agent-id <id>')
   .option('--limit <n>', `sessions per page, ${pageLimitHelp(QUERY_PARAMETERS.listSessions.limit)}`)
   .option('--after <session_key>', 'the next_after of the previous page')
-  .action(async (o: Record<string, string | undefined>, cmd) => print(await client(cmd).sessions({ app_id: o.appId, agent_id: o.agentId, limit: o.limit, after: o.after })));
+  .action(async (o: Record<string, string | undefined>, cmd) =>
+    print(await client(cmd).sessions({ app_id: o.appId, agent_id: o.agentId, limit: o.limit, after: o.after })),
+  );
 
 program
   .command('audit')
-  .description('the audit trail of admin changes and dashboard sign-ins, newest first (next page: --before the printed next_before)')
+  .description(
+    'the audit trail of admin changes and dashboard sign-ins, newest first (next page: --before the printed next_before)',
+  )
   .option('--limit <n>', `entries per page, ${pageLimitHelp(QUERY_PARAMETERS.listAuditEntries.limit)}`)
   .option('--before <audit_id>', 'the next_before of the previous page')
-  .action(async (o: Record<string, string | undefined>, cmd) => print(await client(cmd).audit({ limit: o.limit, before: o.before })));
+  .action(async (o: Record<string, string | undefined>, cmd) =>
+    print(await client(cmd).audit({ limit: o.limit, before: o.before })),
+  );
 
 const allowlist = program.command('allowlist').description("an agent's allowlist");
 allowlist
@@ -234,7 +257,16 @@ allowlist
   .description('remove the allowlist: every app of the organization may use the agent')
   .action(async (agentId, _o, cmd) => print(await client(cmd).setAllowlist(agentId, null)));
 
-const OURS = [AdminApiError, ConfigError, DatabaseUrlError, DatabaseOpenError, DatabaseInUseError, ListenFailure, TlsError, ClusterLinkError];
+const OURS = [
+  AdminApiError,
+  ConfigError,
+  DatabaseUrlError,
+  DatabaseOpenError,
+  DatabaseInUseError,
+  ListenFailure,
+  TlsError,
+  ClusterLinkError,
+];
 
 // Every failure is one line on stderr and exit 1, as a service manager shows it. Errors we did not foresee keep
 // their stack for whoever asked for detail (LOG_LEVEL=debug or trace).
@@ -246,7 +278,9 @@ program.parseAsync().catch((err: unknown) => {
     console.error(err);
   } else {
     const code = (err as { code?: unknown }).code;
-    console.error(`bridge: ${oneLine(err instanceof Error ? err.message : String(err))}${typeof code === 'string' ? ` (${code})` : ''}`);
+    console.error(
+      `bridge: ${oneLine(err instanceof Error ? err.message : String(err))}${typeof code === 'string' ? ` (${code})` : ''}`,
+    );
   }
   process.exit(1);
 });

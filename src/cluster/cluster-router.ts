@@ -184,7 +184,9 @@ export class ClusterRouter implements Router {
       case 'agent-msg':
         return this.listener?.agentMessage(message.agent, message.msg);
       case 'agent':
-        return message.online ? this.heardAttach(message.id, { node: from, stamp: message.stamp }) : this.heardDetach(message.id, { node: from, stamp: message.stamp });
+        return message.online
+          ? this.heardAttach(message.id, { node: from, stamp: message.stamp })
+          : this.heardDetach(message.id, { node: from, stamp: message.stamp });
       case 'app':
         return this.heardApp(message.id, from, message.online);
       case 'hello':
@@ -213,7 +215,10 @@ export class ClusterRouter implements Router {
     const conn = this.localAgents.get(agentId);
     if (conn) return conn.send(frame);
     this.counters.framesForGoneAgent++;
-    this.log.info({ agent_id: agentId }, 'a frame for an agent that has left this node was dropped (its event ends by grace or timeout)');
+    this.log.info(
+      { agent_id: agentId },
+      'a frame for an agent that has left this node was dropped (its event ends by grace or timeout)',
+    );
   }
 
   private heardAttach(agentId: string, holder: Holder): void {
@@ -288,7 +293,8 @@ export class ClusterRouter implements Router {
   private relink(): void {
     this.log.info({}, 'the link to the other nodes is back');
     // Redis may have restarted empty: this node's agents are claimed again.
-    for (const [agentId, holder] of this.holders) if (holder.node === this.me) this.bus.claimAgent(agentId, claimOf(holder));
+    for (const [agentId, holder] of this.holders)
+      if (holder.node === this.me) this.bus.claimAgent(agentId, claimOf(holder));
     this.bus.broadcast({ k: 'cut' });
     this.bus.broadcast({ k: 'hello' });
     this.bus.broadcast(this.snapshot());

@@ -85,11 +85,17 @@ export class ClusterControl {
         answers: [],
         done: () => {
           clearTimeout(timer);
-          resolve({ answers: wait.answers as ControlAnswer<O>[], missing: wait.asked.filter((node) => !wait.answered.has(node)) });
+          resolve({
+            answers: wait.answers as ControlAnswer<O>[],
+            missing: wait.asked.filter((node) => !wait.answered.has(node)),
+          });
         },
       };
       const timer = setTimeout(() => {
-        this.log.warn({ op: change.op, nodes: [...wait.from] }, 'nodes did not answer within 1 s; they apply a change when it reaches them');
+        this.log.warn(
+          { op: change.op, nodes: [...wait.from] },
+          'nodes did not answer within 1 s; they apply a change when it reaches them',
+        );
         this.finish(id);
       }, this.waitMs);
       timer.unref();
@@ -117,7 +123,12 @@ export class ClusterControl {
     Promise.resolve()
       .then(() => this.apply(message.change))
       .then(
-        (answer) => this.bus.send(from, { k: 'ctl-ack', id: message.id, ...(answer === undefined ? {} : { answer }) } satisfies Message as BusMessage),
+        (answer) =>
+          this.bus.send(from, {
+            k: 'ctl-ack',
+            id: message.id,
+            ...(answer === undefined ? {} : { answer }),
+          } satisfies Message as BusMessage),
         (err) => {
           this.log.error({ err, op: message.change.op }, 'applying a change from another node failed');
           this.bus.send(from, { k: 'ctl-ack', id: message.id } satisfies Message as BusMessage);

@@ -1,6 +1,6 @@
 // A bridge node among several (REDIS_URL, O14): its link to the others, its router, and the changes it applies
 // when another node's admin API makes them. server.ts calls `joinCluster` and wires the result in.
-import { LIMITS, type ClientKind } from '../../generated/index.js';
+import { LIMITS } from '../../generated/index.js';
 import type { Logger } from '../shared/logger.js';
 import { shownUrl } from '../shared/shown-url.js';
 import { ClusterControl, type ControlAnswer, type ControlOp, type Gathered } from './control.js';
@@ -21,14 +21,26 @@ export interface ClusterNode {
   close(): Promise<void>;
 }
 
-export async function joinCluster(options: { redisUrl: string; nodeId: string | undefined; log: Logger }): Promise<ClusterNode> {
+export async function joinCluster(options: {
+  redisUrl: string;
+  nodeId: string | undefined;
+  log: Logger;
+}): Promise<ClusterNode> {
   const { log } = options;
   let bus: RedisBus;
   try {
-    bus = await RedisBus.connect({ url: options.redisUrl, nodeId: options.nodeId, heartbeatMs: LIMITS.nodeHeartbeatMs, expiryMs: LIMITS.nodeExpiryMs, log });
+    bus = await RedisBus.connect({
+      url: options.redisUrl,
+      nodeId: options.nodeId,
+      heartbeatMs: LIMITS.nodeHeartbeatMs,
+      expiryMs: LIMITS.nodeExpiryMs,
+      log,
+    });
   } catch (err) {
     if (err instanceof NodeIdInUseError) throw new ClusterLinkError(err.message);
-    throw new ClusterLinkError(`cannot reach Redis at ${shownUrl(options.redisUrl)} (REDIS_URL): ${(err as Error).message}`);
+    throw new ClusterLinkError(
+      `cannot reach Redis at ${shownUrl(options.redisUrl)} (REDIS_URL): ${(err as Error).message}`,
+    );
   }
   const router = new ClusterRouter(bus, log);
   let control: ClusterControl | undefined;

@@ -109,9 +109,18 @@ export class RedisBus extends BusListeners implements Bus {
     // Redis that may be gone for minutes. No command timeout either: a PUBLISH answered late was still delivered
     // (under load, 1 s passed and fragments arrived that a timeout had counted lost), and one that really fails
     // fails with the connection, whose loss ends what depended on it. Questions wait at most QUESTION_TIMEOUT_MS.
-    const common = { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (n: number) => Math.min(n * 100, 1000) };
+    const common = {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      retryStrategy: (n: number) => Math.min(n * 100, 1000),
+    };
     this.pub = new Redis(options.url, { ...common, connectionName: `bridge-${this.nodeId}-pub` });
-    this.sub = new Redis(options.url, { ...common, connectionName: `bridge-${this.nodeId}-sub`, autoResubscribe: false });
+    this.sub = new Redis(options.url, {
+      ...common,
+      connectionName: `bridge-${this.nodeId}-sub`,
+      autoResubscribe: false,
+    });
   }
 
   /** Connects, subscribes and beats once: a bridge does not start on a Redis it cannot use. */
@@ -120,7 +129,9 @@ export class RedisBus extends BusListeners implements Bus {
     try {
       await bus.pub.connect();
       if (await bus.pub.eval(ID_IN_USE, 1, `${bus.prefix}:nodes`, bus.nodeId, options.expiryMs)) {
-        throw new NodeIdInUseError(`another live node already has the id ${bus.nodeId} (NODE_ID): give each node its own, or leave NODE_ID unset`);
+        throw new NodeIdInUseError(
+          `another live node already has the id ${bus.nodeId} (NODE_ID): give each node its own, or leave NODE_ID unset`,
+        );
       }
       await bus.sub.connect();
       await bus.subscribeChannels();
@@ -233,7 +244,10 @@ export class RedisBus extends BusListeners implements Bus {
   }
 
   private async beat(): Promise<void> {
-    const reply = (await this.pub.eval(HEARTBEAT, 1, `${this.prefix}:nodes`, this.nodeId, this.options.expiryMs)) as [number, ...string[]];
+    const reply = (await this.pub.eval(HEARTBEAT, 1, `${this.prefix}:nodes`, this.nodeId, this.options.expiryMs)) as [
+      number,
+      ...string[],
+    ];
     const [added, ...nodes] = reply;
     const now = new Set(nodes);
     for (const node of this.live) {
@@ -250,7 +264,10 @@ export class RedisBus extends BusListeners implements Bus {
     const down = () => {
       if (!this.linked) return;
       this.linked = false;
-      this.options.log.warn({ node: this.nodeId }, 'lost the connection to Redis: this node is cut off from the others');
+      this.options.log.warn(
+        { node: this.nodeId },
+        'lost the connection to Redis: this node is cut off from the others',
+      );
       for (const h of this.lostHandlers) h();
     };
     const up = () => {
@@ -281,7 +298,8 @@ export class RedisBus extends BusListeners implements Bus {
     this.flush();
     this.linked = false;
     // Leaving at once, not by expiry: the other nodes need not wait to know this node's agents are gone.
-    if (this.pub.status === 'ready') await withTimeout(this.pub.zrem(`${this.prefix}:nodes`, this.nodeId), QUESTION_TIMEOUT_MS).catch(() => {});
+    if (this.pub.status === 'ready')
+      await withTimeout(this.pub.zrem(`${this.prefix}:nodes`, this.nodeId), QUESTION_TIMEOUT_MS).catch(() => {});
     // disconnect, not quit: quit fails on a connection that is reconnecting and leaves it reconnecting for ever.
     this.pub.disconnect();
     this.sub.disconnect();

@@ -31,7 +31,9 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 60000)
 return tostring(wait)`;
 
 /** The script as a command of the client (ioredis sends it by its SHA, and the text once when Redis lacks it). */
-type WithTake = Redis & { bridgeTakeToken(key: string, perSecond: number, burst: number, shiftMs: number): Promise<string> };
+type WithTake = Redis & {
+  bridgeTakeToken(key: string, perSecond: number, burst: number, shiftMs: number): Promise<string>;
+};
 
 export class RedisRateLimiter implements EventRateLimit {
   /** Events decided by this node's own bucket because Redis did not answer. */
@@ -56,10 +58,22 @@ export class RedisRateLimiter implements EventRateLimit {
   /** `now`, the node's monotonic reading, serves its own bucket only (Redis keeps the shared one's time). */
   take(appId: string, now: number): number | Promise<number> {
     if (!this.local.enabled) return 0;
-    return withTimeout(this.redis.bridgeTakeToken(`${this.prefix}:rate:${appId}`, this.perSecond, this.burst, Math.round(this.shiftMs())), QUESTION_TIMEOUT_MS).then(
+    return withTimeout(
+      this.redis.bridgeTakeToken(
+        `${this.prefix}:rate:${appId}`,
+        this.perSecond,
+        this.burst,
+        Math.round(this.shiftMs()),
+      ),
+      QUESTION_TIMEOUT_MS,
+    ).then(
       (wait) => Number(wait),
       (err: Error) => {
-        if (this.fallbacks++ % 1000 === 0) this.log.warn({ err: err.message, fallbacks: this.fallbacks }, 'the shared rate limit did not answer: this node\'s own bucket decides');
+        if (this.fallbacks++ % 1000 === 0)
+          this.log.warn(
+            { err: err.message, fallbacks: this.fallbacks },
+            "the shared rate limit did not answer: this node's own bucket decides",
+          );
         return this.local.take(appId, now);
       },
     );

@@ -30,7 +30,12 @@ import { noObserver, type BridgeObserver, type EventEnd, type EventStart } from 
 import { RateLimiter, type EventRateLimit } from './rate-limit.js';
 import { SessionTable, type SessionRecord } from './sessions.js';
 import { BurstLog, LOG_WINDOW_MS } from './burst-log.js';
-import { ConnectionBounds, DEFAULT_CONNECTION_LIMITS, type ConnectionBound, type ConnectionLimits } from './connection-bounds.js';
+import {
+  ConnectionBounds,
+  DEFAULT_CONNECTION_LIMITS,
+  type ConnectionBound,
+  type ConnectionLimits,
+} from './connection-bounds.js';
 import { endpointOf, identify, type ConnectionFacts, type HandshakeRefusalCode } from './handshake.js';
 import type { ConnectionHandlers, Socket } from './transport.js';
 import { ByteBounds, type ByteBoundCounters } from './byte-bounds.js';
@@ -215,7 +220,8 @@ interface InFlight {
   kept: KeptStream | undefined;
 }
 
-const truncate = (value: unknown, max: number): string | null => (typeof value === 'string' ? [...value].slice(0, max).join('') : null);
+const truncate = (value: unknown, max: number): string | null =>
+  typeof value === 'string' ? [...value].slice(0, max).join('') : null;
 
 const utf8Length = (text: string) => Buffer.byteLength(text, 'utf8');
 /** Whether `text` is at most `max` UTF-8 bytes; a UTF-16 unit is at most 3 bytes, so short texts are not measured. */
@@ -268,8 +274,18 @@ export function makeBridge(options: BridgeOptions): Bridge {
     clock,
     log,
     sendBufferMaxBytes: options.sendBufferMaxBytes ?? LIMITS.sendBufferMaxBytes,
-    send: { app: LIMITS.sendBufferPerAppMaxBytes, agent: LIMITS.sendBufferPerAgentMaxBytes, total: LIMITS.sendBufferTotalMaxBytes, ...options.sendBufferBounds },
-    partial: { app: LIMITS.partialMessagesPerAppMaxBytes, agent: LIMITS.partialMessagesPerAgentMaxBytes, total: LIMITS.partialMessagesTotalMaxBytes, ...options.partialMessageBounds },
+    send: {
+      app: LIMITS.sendBufferPerAppMaxBytes,
+      agent: LIMITS.sendBufferPerAgentMaxBytes,
+      total: LIMITS.sendBufferTotalMaxBytes,
+      ...options.sendBufferBounds,
+    },
+    partial: {
+      app: LIMITS.partialMessagesPerAppMaxBytes,
+      agent: LIMITS.partialMessagesPerAgentMaxBytes,
+      total: LIMITS.partialMessagesTotalMaxBytes,
+      ...options.partialMessageBounds,
+    },
     partialTimeoutMs: options.partialMessageTimeoutMs ?? LIMITS.partialMessageTimeoutMs,
     refuse: (conn, code, error) => refuse(conn, code, error),
   });
@@ -322,18 +338,24 @@ export function makeBridge(options: BridgeOptions): Bridge {
   const refusedLog = new BurstLog<HandshakeRefusalCode>({
     clock,
     windowMs: LOG_WINDOW_MS,
-    report: (counts, refused) => log.info({ refused, codes: Object.fromEntries(counts) }, `handshakes refused: ${refused}`),
+    report: (counts, refused) =>
+      log.info({ refused, codes: Object.fromEntries(counts) }, `handshakes refused: ${refused}`),
   });
   // An app that goes with 1000 events in flight lets go of 1000 texts at once: one line, not 1000.
   const discardedLog = new BurstLog<NotKept | 'app_gone'>({
     clock,
     windowMs: LOG_WINDOW_MS,
-    report: (reasons, events) => log.info({ events, reasons: Object.fromEntries(reasons) }, `streamed text no longer kept: ${events} event(s)`),
+    report: (reasons, events) =>
+      log.info({ events, reasons: Object.fromEntries(reasons) }, `streamed text no longer kept: ${events} event(s)`),
   });
   const evictedLog = new BurstLog<string>({
     clock,
     windowMs: LOG_WINDOW_MS,
-    report: (byApp, evicted) => log.info({ evicted, apps: Object.fromEntries(byApp) }, `sessions evicted (apps over their session bound): ${evicted}`),
+    report: (byApp, evicted) =>
+      log.info(
+        { evicted, apps: Object.fromEntries(byApp) },
+        `sessions evicted (apps over their session bound): ${evicted}`,
+      ),
   });
 
   const clients = new Map<Connection, Client>();
@@ -364,7 +386,12 @@ export function makeBridge(options: BridgeOptions): Bridge {
    * A handshake refused before the connection is a client: its error frame is of the endpoint it came to. Until
    * its socket is gone, what it sends of a message still counts in the node's bound (L20).
    */
-  function refuseHandshake(socket: Socket, endpoint: ClientKind, code: HandshakeRefusalCode, error: string): ConnectionHandlers {
+  function refuseHandshake(
+    socket: Socket,
+    endpoint: ClientKind,
+    code: HandshakeRefusalCode,
+    error: string,
+  ): ConnectionHandlers {
     counters.handshakesRefused[code]++;
     refusedLog.record(code);
     socket.send(endpoint === 'agent' ? frames.agentError(code, error) : frames.appError(code, error));
@@ -373,7 +400,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
     return { message() {}, closed: tracked.gone, partial: tracked.partial };
   }
 
-  const ownerOf = (p: Principal): Owner => (p.kind === 'app' ? { kind: 'app', id: p.app.app_id } : { kind: 'agent', id: p.agent.agent_id });
+  const ownerOf = (p: Principal): Owner =>
+    p.kind === 'app' ? { kind: 'app', id: p.app.app_id } : { kind: 'agent', id: p.agent.agent_id };
 
   function open(socket: Socket, principal: Principal, address?: string, resumable = false): ConnectionHandlers {
     const over = bounds.check(principal, address);
@@ -390,7 +418,19 @@ export function makeBridge(options: BridgeOptions): Bridge {
     const { conn } = tracked;
     const now = clock.now();
     const liveness = heartbeats.watch(socket, (text) => refuse(conn, 'HEARTBEAT_TIMEOUT', text));
-    const client: Client = { conn, principal, address, connectedAt: now, lastPingAt: null, liveness, gone: false, paused: false, backlog: [], socket, resumable };
+    const client: Client = {
+      conn,
+      principal,
+      address,
+      connectedAt: now,
+      lastPingAt: null,
+      liveness,
+      gone: false,
+      paused: false,
+      backlog: [],
+      socket,
+      resumable,
+    };
     clients.set(conn, client);
     log.debug({ conn: conn.id, endpoint: principal.kind, address }, 'connection open');
     if (principal.kind === 'agent') attachAgent(conn, principal.agent.agent_id);
@@ -445,7 +485,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
       agentId,
       clock.setTimer(graceMs, () => {
         offlineGrace.delete(agentId);
-        if (!router.isAgentOnline(agentId)) failEventsOf(agentId, errorText('AGENT_OFFLINE', 'dropped', { agent_id: agentId, seconds: graceMs / 1000 }));
+        if (!router.isAgentOnline(agentId))
+          failEventsOf(agentId, errorText('AGENT_OFFLINE', 'dropped', { agent_id: agentId, seconds: graceMs / 1000 }));
       }),
     );
   }
@@ -474,7 +515,10 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   function handle(client: Client, data: string, isBinary: boolean): void {
     try {
-      const waiting = client.principal.kind === 'app' ? fromApp(client, client.principal.app, data, isBinary) : fromAgent(client, client.principal.agent, data, isBinary);
+      const waiting =
+        client.principal.kind === 'app'
+          ? fromApp(client, client.principal.app, data, isBinary)
+          : fromAgent(client, client.principal.agent, data, isBinary);
       if (waiting) pauseFor(client, waiting);
     } catch (err) {
       failed(client, err);
@@ -513,14 +557,21 @@ export function makeBridge(options: BridgeOptions): Bridge {
       if (parsed.type !== 'event') return conn.send(frames.appError(parsed.code, parsed.error));
       const { fields } = parsed;
       const payload = fields.payload;
-      return rejectEvent(conn, parsed.code, parsed.error, {
-        app_id: app.app_id,
-        agent_id: truncate(fields.agent_id, LIMITS.idMaxChars) ?? '',
-        thread_id: truncate(fields.thread_id, LIMITS.threadIdMaxChars),
-        session_key: null,
-        payload_bytes: payload && typeof payload === 'object' && !Array.isArray(payload) ? utf8Length(compactJson(payload)) : 0,
-        received_at: clock.now(),
-      }, { agentId: validateAgentId(fields.agent_id) ? fields.agent_id : undefined });
+      return rejectEvent(
+        conn,
+        parsed.code,
+        parsed.error,
+        {
+          app_id: app.app_id,
+          agent_id: truncate(fields.agent_id, LIMITS.idMaxChars) ?? '',
+          thread_id: truncate(fields.thread_id, LIMITS.threadIdMaxChars),
+          session_key: null,
+          payload_bytes:
+            payload && typeof payload === 'object' && !Array.isArray(payload) ? utf8Length(compactJson(payload)) : 0,
+          received_at: clock.now(),
+        },
+        { agentId: validateAgentId(fields.agent_id) ? fields.agent_id : undefined },
+      );
     }
     const message = parsed.message;
     switch (message.type) {
@@ -563,11 +614,19 @@ export function makeBridge(options: BridgeOptions): Bridge {
     code: ErrorCode,
     error: string,
     start: Omit<EventStart, 'event_id'>,
-    extra: { agentId?: string | undefined; metadata?: { retry_after_seconds: number }; admitted?: boolean } = { agentId: start.agent_id },
+    extra: { agentId?: string | undefined; metadata?: { retry_after_seconds: number }; admitted?: boolean } = {
+      agentId: start.agent_id,
+    },
   ): void {
     const event_id = newEventId();
     const { agentId, metadata } = extra;
-    conn.send(frames.appError(code, error, { event_id, ...(agentId ? { agent_id: agentId } : {}), ...(metadata ? { metadata } : {}) }));
+    conn.send(
+      frames.appError(code, error, {
+        event_id,
+        ...(agentId ? { agent_id: agentId } : {}),
+        ...(metadata ? { metadata } : {}),
+      }),
+    );
     observer.eventRejected({ event_id, ...start }, code, extra.admitted ?? false);
   }
 
@@ -577,30 +636,81 @@ export function makeBridge(options: BridgeOptions): Bridge {
     const startedAt = clock.monotonic();
     const payloadJson = compactJson(message.payload);
     const size = utf8Length(payloadJson);
-    const start = { app_id: app.app_id, agent_id: message.agent_id, thread_id: message.thread_id, session_key: null, payload_bytes: size, received_at: receivedAt };
+    const start = {
+      app_id: app.app_id,
+      agent_id: message.agent_id,
+      thread_id: message.thread_id,
+      session_key: null,
+      payload_bytes: size,
+      received_at: receivedAt,
+    };
     if (size > LIMITS.payloadMaxBytes) {
-      return rejectEvent(conn, 'PAYLOAD_TOO_LARGE', errorText('PAYLOAD_TOO_LARGE', 'too_large', { bytes: size, limit: LIMITS.payloadMaxBytes }), start);
+      return rejectEvent(
+        conn,
+        'PAYLOAD_TOO_LARGE',
+        errorText('PAYLOAD_TOO_LARGE', 'too_large', { bytes: size, limit: LIMITS.payloadMaxBytes }),
+        start,
+      );
     }
     const wait = rateLimiter.take(app.app_id, startedAt);
     if (typeof wait === 'number') return admitEvent(conn, app, message, payloadJson, start, wait, startedAt);
-    return wait.then((seconds) => (clients.has(conn) ? admitEvent(conn, app, message, payloadJson, start, seconds, startedAt) : undefined)); // closed meanwhile: nobody to answer
+    return wait.then((seconds) =>
+      clients.has(conn) ? admitEvent(conn, app, message, payloadJson, start, seconds, startedAt) : undefined,
+    ); // closed meanwhile: nobody to answer
   }
 
-  function admitEvent(conn: Connection, app: AppRecord, message: EventMessage, payloadJson: string, start: Omit<EventStart, 'event_id'>, wait: number, startedAt: number): Promise<void> | void {
+  function admitEvent(
+    conn: Connection,
+    app: AppRecord,
+    message: EventMessage,
+    payloadJson: string,
+    start: Omit<EventStart, 'event_id'>,
+    wait: number,
+    startedAt: number,
+  ): Promise<void> | void {
     const agentId = message.agent_id;
     if (wait > 0) {
       const retry = Math.ceil(wait * 1000) / 1000;
-      return rejectEvent(conn, 'RATE_LIMIT_EXCEEDED', errorText('RATE_LIMIT_EXCEEDED', 'too_fast', { app_id: app.app_id, seconds: retry }), start, { agentId, metadata: { retry_after_seconds: retry } });
+      return rejectEvent(
+        conn,
+        'RATE_LIMIT_EXCEEDED',
+        errorText('RATE_LIMIT_EXCEEDED', 'too_fast', { app_id: app.app_id, seconds: retry }),
+        start,
+        { agentId, metadata: { retry_after_seconds: retry } },
+      );
     }
     const agent = directory.agentFor(app, agentId);
     const admitted = { agentId, admitted: true };
-    if (!agent) return rejectEvent(conn, 'AGENT_NOT_FOUND', errorText('AGENT_NOT_FOUND', 'unknown', { agent_id: agentId }), start, admitted);
+    if (!agent)
+      return rejectEvent(
+        conn,
+        'AGENT_NOT_FOUND',
+        errorText('AGENT_NOT_FOUND', 'unknown', { agent_id: agentId }),
+        start,
+        admitted,
+      );
     if (!directory.mayUse(app, agent)) {
-      return rejectEvent(conn, 'PERMISSION_DENIED', errorText('PERMISSION_DENIED', 'not_allowed', { app_id: app.app_id, agent_id: agentId }), start, admitted);
+      return rejectEvent(
+        conn,
+        'PERMISSION_DENIED',
+        errorText('PERMISSION_DENIED', 'not_allowed', { app_id: app.app_id, agent_id: agentId }),
+        start,
+        admitted,
+      );
     }
-    const offline = () => rejectEvent(conn, 'AGENT_OFFLINE', errorText('AGENT_OFFLINE', 'not_connected', { agent_id: agentId }), start, admitted);
+    const offline = () =>
+      rejectEvent(
+        conn,
+        'AGENT_OFFLINE',
+        errorText('AGENT_OFFLINE', 'not_connected', { agent_id: agentId }),
+        start,
+        admitted,
+      );
     const located = router.locateAgent?.(agentId);
-    if (!located) return router.isAgentOnline(agentId) ? deliverEvent(conn, app, agent, message, payloadJson, start, startedAt) : offline();
+    if (!located)
+      return router.isAgentOnline(agentId)
+        ? deliverEvent(conn, app, agent, message, payloadJson, start, startedAt)
+        : offline();
     return located.then((online) => {
       if (!clients.has(conn)) return;
       if (online) deliverEvent(conn, app, agent, message, payloadJson, start, startedAt);
@@ -608,7 +718,15 @@ export function makeBridge(options: BridgeOptions): Bridge {
     });
   }
 
-  function deliverEvent(conn: Connection, app: AppRecord, agent: AgentRecord, message: EventMessage, payloadJson: string, start: Omit<EventStart, 'event_id'>, startedAt: number): void {
+  function deliverEvent(
+    conn: Connection,
+    app: AppRecord,
+    agent: AgentRecord,
+    message: EventMessage,
+    payloadJson: string,
+    start: Omit<EventStart, 'event_id'>,
+    startedAt: number,
+  ): void {
     const { agent_id: agentId, thread_id: threadId } = message;
     const { received_at: receivedAt, payload_bytes: size } = start;
     const admitted = { agentId, admitted: true };
@@ -635,7 +753,12 @@ export function makeBridge(options: BridgeOptions): Bridge {
       fragmentCount: 0,
       tokenPrefix: undefined,
       timeout: clock.setTimer(agentTimeoutMs, () => {
-        fail(ev, 'AGENT_TIMEOUT', errorText('AGENT_TIMEOUT', 'no_answer', { agent_id: agentId, seconds: Math.round(agentTimeoutMs / 1000) }), 'agent_timeout');
+        fail(
+          ev,
+          'AGENT_TIMEOUT',
+          errorText('AGENT_TIMEOUT', 'no_answer', { agent_id: agentId, seconds: Math.round(agentTimeoutMs / 1000) }),
+          'agent_timeout',
+        );
       }),
       kept: resumeToken && resumes.open(eventId, app.app_id, agentId, resumeToken.hash),
     };
@@ -645,7 +768,12 @@ export function makeBridge(options: BridgeOptions): Bridge {
     router.toAgent(
       agentId,
       frames.eventToAgent(
-        { event_id: eventId, app_id: app.app_id, thread_id: threadId, session_key: agentSessionKey(app.app_id, threadId) },
+        {
+          event_id: eventId,
+          app_id: app.app_id,
+          thread_id: threadId,
+          session_key: agentSessionKey(app.app_id, threadId),
+        },
         payloadJson,
       ),
     );
@@ -662,7 +790,11 @@ export function makeBridge(options: BridgeOptions): Bridge {
   }
 
   /** The bound of L13 (or the node's, L23) that refuses one more event, the app's first; none when all have room. */
-  function overInFlightBound(appId: string, agentId: string, payloadBytes: number): { bound: InFlightBound; error: string } | undefined {
+  function overInFlightBound(
+    appId: string,
+    agentId: string,
+    payloadBytes: number,
+  ): { bound: InFlightBound; error: string } | undefined {
     const ofApp = inFlightByApp.get(appId) ?? 0;
     if (ofApp >= maxPerApp) {
       return { bound: 'app', error: errorText('TOO_MANY_EVENTS', 'app', { app_id: appId, count: ofApp }) };
@@ -671,7 +803,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
     if (ofAgent >= maxPerAgent) {
       return { bound: 'agent', error: errorText('TOO_MANY_EVENTS', 'agent', { agent_id: agentId, count: ofAgent }) };
     }
-    if (events.size >= maxInFlight) return { bound: 'total', error: errorText('TOO_MANY_EVENTS', 'total', { count: events.size }) };
+    if (events.size >= maxInFlight)
+      return { bound: 'total', error: errorText('TOO_MANY_EVENTS', 'total', { count: events.size }) };
     if (payloadBytesHeld + payloadBytes > payloadsMaxBytes) {
       return { bound: 'payloads', error: errorText('TOO_MANY_EVENTS', 'payloads', { bytes: payloadBytesHeld }) };
     }
@@ -690,7 +823,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
     if (!own) eventsByAgent.set(ev.agentId, (own = new Set()));
     own.add(ev.eventId);
     let budget = textBudgets.get(ev.agentId);
-    if (!budget) textBudgets.set(ev.agentId, (budget = new ByteBudget(textPerAgentMaxBytes, 'agent_limit', textBudgetOfNode)));
+    if (!budget)
+      textBudgets.set(ev.agentId, (budget = new ByteBudget(textPerAgentMaxBytes, 'agent_limit', textBudgetOfNode)));
     ev.text = new StreamedText(budget, textMaxBytes);
   }
 
@@ -728,7 +862,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
     }
     // Taken, never dropped: over the share the fragment goes on and the agent's next frames wait.
     const pause = message.type === 'token' ? shares.fragment(agent.org_id) : 0;
-    if (events.has(message.event_id) || !router.toEventHome(agent.agent_id, message)) agentMessage(agent.agent_id, message, (frame) => conn.send(frame));
+    if (events.has(message.event_id) || !router.toEventHome(agent.agent_id, message))
+      agentMessage(agent.agent_id, message, (frame) => conn.send(frame));
     if (pause) return new Promise((resolve) => clock.setTimer(pause, resolve));
   }
 
@@ -736,7 +871,13 @@ export function makeBridge(options: BridgeOptions): Bridge {
   function agentMessage(agentId: string, message: AgentEventMessage, answer: AgentAnswer): void {
     const ev = events.get(message.event_id);
     if (!ev || ev.agentId !== agentId) {
-      return answer(frames.agentError('INVALID_EVENT_ID', errorText('INVALID_EVENT_ID', 'unknown', { event_id: message.event_id }), message.event_id));
+      return answer(
+        frames.agentError(
+          'INVALID_EVENT_ID',
+          errorText('INVALID_EVENT_ID', 'unknown', { event_id: message.event_id }),
+          message.event_id,
+        ),
+      );
     }
     switch (message.type) {
       case 'token':
@@ -764,11 +905,15 @@ export function makeBridge(options: BridgeOptions): Bridge {
       refuse(conn, 'CONNECTION_REPLACED', errorText('CONNECTION_REPLACED', 'replaced'));
     },
     agentsCutOff(agentIds) {
-      for (const agentId of agentIds) failEventsOf(agentId, errorText('AGENT_OFFLINE', 'cut_off', { agent_id: agentId }));
+      for (const agentId of agentIds)
+        failEventsOf(agentId, errorText('AGENT_OFFLINE', 'cut_off', { agent_id: agentId }));
     },
-    resumeRequest: (from, request, connId) => fromNode('resume from another node', request.event_id, () => desk.resumeRequest(from, request, connId)),
-    framesForApp: (from, connId, eventId, sent) => fromNode('resumed frames from another node', eventId, () => desk.framesForApp(from, connId, eventId, sent)),
-    resumerGone: (from, connId, eventId) => fromNode('resumer gone on another node', eventId, () => desk.resumerGone(from, connId, eventId)),
+    resumeRequest: (from, request, connId) =>
+      fromNode('resume from another node', request.event_id, () => desk.resumeRequest(from, request, connId)),
+    framesForApp: (from, connId, eventId, sent) =>
+      fromNode('resumed frames from another node', eventId, () => desk.framesForApp(from, connId, eventId, sent)),
+    resumerGone: (from, connId, eventId) =>
+      fromNode('resumer gone on another node', eventId, () => desk.resumerGone(from, connId, eventId)),
   });
 
   /** What another node hands this one: a bug costs that message, never the bus's other listeners. */
@@ -839,7 +984,11 @@ export function makeBridge(options: BridgeOptions): Bridge {
     }
     if (!heard(ev)) return endUnheard(ev, message);
     if (!ev.text) {
-      const why = errorText('REPLY_TOO_LARGE', 'text_not_kept', { event_limit: textMaxBytes, agent_limit: textPerAgentMaxBytes, node_limit: textTotalMaxBytes });
+      const why = errorText('REPLY_TOO_LARGE', 'text_not_kept', {
+        event_limit: textMaxBytes,
+        agent_limit: textPerAgentMaxBytes,
+        node_limit: textTotalMaxBytes,
+      });
       return refuseReply(answer, ev, 'text_not_kept', why);
     }
     const replyJson = JSON.stringify(ev.text.text());
@@ -850,18 +999,38 @@ export function makeBridge(options: BridgeOptions): Bridge {
   function fitsReplyText(answer: AgentAnswer, ev: InFlight, replyJson: string): boolean {
     if (fitsBytes(replyJson, LIMITS.replyContentMaxBytes + 2)) return true;
     const bytes = utf8Length(replyJson) - 2;
-    refuseReply(answer, ev, 'too_large', errorText('REPLY_TOO_LARGE', 'text_too_large', { bytes, limit: LIMITS.replyContentMaxBytes }));
+    refuseReply(
+      answer,
+      ev,
+      'too_large',
+      errorText('REPLY_TOO_LARGE', 'text_too_large', { bytes, limit: LIMITS.replyContentMaxBytes }),
+    );
     return false;
   }
 
   function sendReply(answer: AgentAnswer, ev: InFlight, message: AgentReplyMessage, replyJson: string): void {
     const now = clock.now();
     const tokensUsed = message.metadata?.tokens_used ?? ev.fragmentCount;
-    const metadata = { tokens_used: tokensUsed, model: message.metadata?.model ?? 'unknown', latency_ms: latencyOf(ev), session_key: ev.sessionKey };
-    const frame = frames.reply({ event_id: ev.eventId, agent_id: ev.agentId, thread_id: ev.threadId }, replyJson, ev.payload.toString(), metadata);
+    const metadata = {
+      tokens_used: tokensUsed,
+      model: message.metadata?.model ?? 'unknown',
+      latency_ms: latencyOf(ev),
+      session_key: ev.sessionKey,
+    };
+    const frame = frames.reply(
+      { event_id: ev.eventId, agent_id: ev.agentId, thread_id: ev.threadId },
+      replyJson,
+      ev.payload.toString(),
+      metadata,
+    );
     // Within replyContentMaxBytes only an outsized metadata.model can still push the frame over (L16).
     if (!fitsBytes(frame, LIMITS.frameMaxBytes)) {
-      return refuseReply(answer, ev, 'too_large', errorText('REPLY_TOO_LARGE', 'frame_too_large', { bytes: utf8Length(frame), limit: LIMITS.frameMaxBytes }));
+      return refuseReply(
+        answer,
+        ev,
+        'too_large',
+        errorText('REPLY_TOO_LARGE', 'frame_too_large', { bytes: utf8Length(frame), limit: LIMITS.frameMaxBytes }),
+      );
     }
     end(ev, { outcome: 'replied', code: null, tokens_used: tokensUsed, completed_at: now });
     deliverFinal(ev, frame);
@@ -877,7 +1046,12 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   /** The reply of an event whose app is gone ends it as usual, without building a frame nobody can receive (L15). */
   function endUnheard(ev: InFlight, message: AgentReplyMessage): void {
-    end(ev, { outcome: 'replied', code: null, tokens_used: message.metadata?.tokens_used ?? ev.fragmentCount, completed_at: clock.now() });
+    end(ev, {
+      outcome: 'replied',
+      code: null,
+      tokens_used: message.metadata?.tokens_used ?? ev.fragmentCount,
+      completed_at: clock.now(),
+    });
   }
 
   /** REPLY_TOO_LARGE: the agent learns it in answer to its reply, the app in place of the reply; the event ends. */
@@ -899,7 +1073,12 @@ export function makeBridge(options: BridgeOptions): Bridge {
     ev.timeout.cancel();
     untrack(ev);
     // A wall clock stepped back meanwhile must not end an event before it began.
-    observer.eventEnded({ event_id: ev.eventId, ...how, completed_at: Math.max(how.completed_at, ev.receivedAt), latency_ms: latencyOf(ev) });
+    observer.eventEnded({
+      event_id: ev.eventId,
+      ...how,
+      completed_at: Math.max(how.completed_at, ev.receivedAt),
+      latency_ms: latencyOf(ev),
+    });
   }
 
   /** Milliseconds since the event was received, on the monotonic clock (W10). */
@@ -922,7 +1101,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
 
   function revoke(kind: ClientKind, id: string, cause: RevokeCause = 'deactivated'): void {
     const owns = (c: Client) =>
-      c.principal.kind === kind && (c.principal.kind === 'app' ? c.principal.app.app_id : c.principal.agent.agent_id) === id;
+      c.principal.kind === kind &&
+      (c.principal.kind === 'app' ? c.principal.app.app_id : c.principal.agent.agent_id) === id;
     closeWhere(owns, 'TOKEN_REVOKED', errorText('TOKEN_REVOKED', 'live', { kind, cause }));
     if (kind !== 'agent') return;
     offlineGrace.get(id)?.cancel();
@@ -939,7 +1119,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
   }
 
   function shutdown(): void {
-    for (const ev of [...events.values()]) fail(ev, 'SHUTTING_DOWN', errorText('SHUTTING_DOWN', 'in_flight'), 'shutdown');
+    for (const ev of [...events.values()])
+      fail(ev, 'SHUTTING_DOWN', errorText('SHUTTING_DOWN', 'in_flight'), 'shutdown');
     for (const timer of offlineGrace.values()) timer.cancel();
     offlineGrace.clear();
     for (const client of [...clients.values()]) {
@@ -992,7 +1173,11 @@ export function makeBridge(options: BridgeOptions): Bridge {
     appsOnline: () => bounds.appCount(),
     liveConnections,
     tokensForwarded: () => tokensForwarded,
-    limitCounters: () => ({ ...structuredClone(counters), ...byteBounds.counters(), heartbeatTimeouts: heartbeats.counters() }),
+    limitCounters: () => ({
+      ...structuredClone(counters),
+      ...byteBounds.counters(),
+      heartbeatTimeouts: heartbeats.counters(),
+    }),
     streamedTextBytes,
     sendBufferBytes: () => byteBounds.sendBufferBytes(),
     partialMessageBytes: () => byteBounds.partialMessageBytes(),

@@ -38,7 +38,8 @@ export class BurstLog<K extends string> {
   /** `count` occurrences at once (rows of one commit): one occurrence of the burst, counted `count` times. */
   record(kind: K, count = 1): void {
     const now = this.options.clock.monotonic();
-    if (!this.burst || now - this.burst.last >= this.options.windowMs) this.burst = { since: this.options.clock.now(), last: now, counts: new Map() };
+    if (!this.burst || now - this.burst.last >= this.options.windowMs)
+      this.burst = { since: this.options.clock.now(), last: now, counts: new Map() };
     this.burst.last = now;
     this.burst.counts.set(kind, (this.burst.counts.get(kind) ?? 0) + count);
     this.unlogged.set(kind, (this.unlogged.get(kind) ?? 0) + count);

@@ -8,7 +8,14 @@ import type { Clock, Timer } from '../shared/clock.js';
 import { errorText } from '../shared/error-text.js';
 import type { Logger } from '../shared/logger.js';
 import { BurstLog, LOG_WINDOW_MS } from './burst-log.js';
-import { HeldBytes, type Holding, type Overrun, type Owner, type SharedBound, type SharedBounds } from './held-bytes.js';
+import {
+  HeldBytes,
+  type Holding,
+  type Overrun,
+  type Owner,
+  type SharedBound,
+  type SharedBounds,
+} from './held-bytes.js';
 import type { Connection } from './router.js';
 import type { Socket } from './transport.js';
 
@@ -94,17 +101,26 @@ export class ByteBounds {
     this.slowLog = new BurstLog({
       clock,
       windowMs: LOG_WINDOW_MS,
-      report: (bounds, closed) => log.warn({ closed, bounds: Object.fromEntries(bounds) }, `slow consumers closed: ${closed}`),
+      report: (bounds, closed) =>
+        log.warn({ closed, bounds: Object.fromEntries(bounds) }, `slow consumers closed: ${closed}`),
     });
     this.incompleteLog = new BurstLog({
       clock,
       windowMs: LOG_WINDOW_MS,
-      report: (bounds, closed) => log.warn({ closed, bounds: Object.fromEntries(bounds) }, `connections closed for incomplete messages: ${closed}`),
+      report: (bounds, closed) =>
+        log.warn(
+          { closed, bounds: Object.fromEntries(bounds) },
+          `connections closed for incomplete messages: ${closed}`,
+        ),
     });
     this.destroyedLog = new BurstLog({
       clock,
       windowMs: LOG_WINDOW_MS,
-      report: (bounds, destroyed) => log.warn({ destroyed, bounds: Object.fromEntries(bounds) }, `closing connections destroyed, still holding the most: ${destroyed}`),
+      report: (bounds, destroyed) =>
+        log.warn(
+          { destroyed, bounds: Object.fromEntries(bounds) },
+          `closing connections destroyed, still holding the most: ${destroyed}`,
+        ),
     });
   }
 
@@ -113,7 +129,14 @@ export class ByteBounds {
    * handshake refused (it is closing already, and counts in the node's sum of partial messages until it is gone).
    */
   track(socket: Socket, owner: Owner | undefined): Tracked {
-    const entry = { socket, owner, closing: !owner, destroyed: false, partialSince: undefined, partialTimer: undefined } as unknown as Entry;
+    const entry = {
+      socket,
+      owner,
+      closing: !owner,
+      destroyed: false,
+      partialSince: undefined,
+      partialTimer: undefined,
+    } as unknown as Entry;
     entry.sent = this.sent.open(entry, owner);
     entry.received = this.received.open(entry, owner);
     entry.conn = {
@@ -239,7 +262,10 @@ export class ByteBounds {
       const judge = () => {
         if (entry.destroyed || entry.partialSince !== since) return;
         if (entry.closing) return this.destroy(entry, 'timeout');
-        const text = errorText('INCOMPLETE_MESSAGE', 'timeout', { seconds: Math.round((clock.now() - since) / 1000), limit: Math.round(partialTimeoutMs / 1000) });
+        const text = errorText('INCOMPLETE_MESSAGE', 'timeout', {
+          seconds: Math.round((clock.now() - since) / 1000),
+          limit: Math.round(partialTimeoutMs / 1000),
+        });
         this.closeIncomplete(entry, 'timeout', text);
       };
       if (entry.socket.afterReads) entry.socket.afterReads(judge);

@@ -2,7 +2,9 @@
 // on very deep nesting (about 5000 levels) that JSON.parse accepted; a payload is opaque and must not be refused
 // or crash the bridge for that, so deep values fall back to an iterative serialiser with the same output.
 
-type Frame = { kind: 'array'; items: unknown[]; next: number } | { kind: 'object'; obj: Record<string, unknown>; keys: string[]; next: number };
+type Frame =
+  | { kind: 'array'; items: unknown[]; next: number }
+  | { kind: 'object'; obj: Record<string, unknown>; keys: string[]; next: number };
 
 export function compactJson(value: unknown): string {
   try {

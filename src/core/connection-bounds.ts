@@ -51,7 +51,10 @@ export class ConnectionBounds {
       return { bound: 'address', error: errorText('TOO_MANY_CONNECTIONS', 'address', { address, count: perAddress }) };
     }
     if (principal.kind === 'app' && (this.byApp.get(principal.app.app_id) ?? 0) >= perApp) {
-      return { bound: 'app', error: errorText('TOO_MANY_CONNECTIONS', 'app', { app_id: principal.app.app_id, count: perApp }) };
+      return {
+        bound: 'app',
+        error: errorText('TOO_MANY_CONNECTIONS', 'app', { app_id: principal.app.app_id, count: perApp }),
+      };
     }
     return undefined;
   }

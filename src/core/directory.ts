@@ -21,9 +21,12 @@ export interface TokenRecord {
 }
 
 /** Who a connection authenticated as, and with which of its tokens (a rotated-out one is closed at its expiry). */
-export type Principal = ({ kind: 'app'; app: AppRecord } | { kind: 'agent'; agent: AgentRecord }) & { token: TokenRecord };
+export type Principal = ({ kind: 'app'; app: AppRecord } | { kind: 'agent'; agent: AgentRecord }) & {
+  token: TokenRecord;
+};
 
-export type AuthResult = { ok: true; principal: Principal } | { ok: false; code: Extract<ErrorCode, 'UNAUTHORIZED' | 'TOKEN_REVOKED'> };
+export type AuthResult =
+  { ok: true; principal: Principal } | { ok: false; code: Extract<ErrorCode, 'UNAUTHORIZED' | 'TOKEN_REVOKED'> };
 
 export function hashToken(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
@@ -128,11 +131,15 @@ export class Directory {
     if (parsed.kind === 'app') {
       const app = this.apps.get(parsed.ownerId);
       if (!app) return { ok: false, code: 'UNAUTHORIZED' };
-      return app.active ? { ok: true, principal: { kind: 'app', app, token: match } } : { ok: false, code: 'TOKEN_REVOKED' };
+      return app.active
+        ? { ok: true, principal: { kind: 'app', app, token: match } }
+        : { ok: false, code: 'TOKEN_REVOKED' };
     }
     const agent = this.agents.get(parsed.ownerId);
     if (!agent) return { ok: false, code: 'UNAUTHORIZED' };
-    return agent.active ? { ok: true, principal: { kind: 'agent', agent, token: match } } : { ok: false, code: 'TOKEN_REVOKED' };
+    return agent.active
+      ? { ok: true, principal: { kind: 'agent', agent, token: match } }
+      : { ok: false, code: 'TOKEN_REVOKED' };
   }
 
   /** An active agent of the app's organization, or undefined: other organizations' agents do not exist for it. */
@@ -150,7 +157,9 @@ export class Directory {
    * pages and their `after` cursor, which an app continues a cut `discover` answer with (W13, H2).
    */
   agentsOf(orgId: string): AgentRecord[] {
-    return [...this.agents.values()].filter((a) => a.org_id === orgId && a.active).sort((a, b) => byCodeUnits(a.agent_id, b.agent_id));
+    return [...this.agents.values()]
+      .filter((a) => a.org_id === orgId && a.active)
+      .sort((a, b) => byCodeUnits(a.agent_id, b.agent_id));
   }
 
   /**

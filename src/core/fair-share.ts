@@ -72,7 +72,11 @@ export class FairShares {
     this.limitedLog = new BurstLog({
       clock,
       windowMs: LOG_WINDOW_MS,
-      report: (byOrg, times) => log.info({ times, limited: Object.fromEntries(byOrg) }, `organizations over their fair share: ${times} time(s)`),
+      report: (byOrg, times) =>
+        log.info(
+          { times, limited: Object.fromEntries(byOrg) },
+          `organizations over their fair share: ${times} time(s)`,
+        ),
     });
   }
 

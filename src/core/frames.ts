@@ -23,18 +23,30 @@ function withPayload(head: object, payloadJson: string, tail?: object): string {
   return `${body.slice(0, -1)},"payload":${payloadJson}${after}}`;
 }
 
-export function appError(code: ErrorCode, error: string, extra: Omit<ErrorMessage, 'type' | 'code' | 'error'> = {}): string {
+export function appError(
+  code: ErrorCode,
+  error: string,
+  extra: Omit<ErrorMessage, 'type' | 'code' | 'error'> = {},
+): string {
   return JSON.stringify({ type: 'error', ...extra, error, code } satisfies ErrorMessage);
 }
 
 export function agentError(code: ErrorCode, error: string, eventId?: string): string {
-  const frame: ErrorToAgentMessage = eventId ? { type: 'error', event_id: eventId, error, code } : { type: 'error', error, code };
+  const frame: ErrorToAgentMessage = eventId
+    ? { type: 'error', event_id: eventId, error, code }
+    : { type: 'error', error, code };
   return JSON.stringify(frame);
 }
 
 /** `resumeToken` only on a resumable connection (R2): any other connection gets the frame as before. */
 export function accepted(eventId: string, agentId: string, sessionKey: string, resumeToken?: string): string {
-  const frame: AcceptedMessage = { type: 'accepted', event_id: eventId, agent_id: agentId, session_key: sessionKey, status: 'accepted' };
+  const frame: AcceptedMessage = {
+    type: 'accepted',
+    event_id: eventId,
+    agent_id: agentId,
+    session_key: sessionKey,
+    status: 'accepted',
+  };
   if (resumeToken !== undefined) frame.resume_token = resumeToken;
   return JSON.stringify(frame);
 }
@@ -51,7 +63,12 @@ export const TOKEN_FRAME_START = `${JSON.stringify({ type: 'token' }).slice(0, -
  * `tokenFrame(tokenPrefix(eventId, agentId), fragment)`.
  */
 export function tokenPrefix(eventId: string, agentId: string): string {
-  const empty = JSON.stringify({ type: 'token', event_id: eventId, agent_id: agentId, token: '' } satisfies TokenMessage);
+  const empty = JSON.stringify({
+    type: 'token',
+    event_id: eventId,
+    agent_id: agentId,
+    token: '',
+  } satisfies TokenMessage);
   return empty.slice(0, -'""}'.length);
 }
 

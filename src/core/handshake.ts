@@ -19,15 +19,19 @@ export interface ConnectionFacts {
   resumable?: boolean;
 }
 
-export type HandshakeRefusalCode = Extract<ErrorCode, 'UNAUTHORIZED' | 'TOKEN_REVOKED' | 'FORBIDDEN' | 'TOO_MANY_CONNECTIONS'>;
+export type HandshakeRefusalCode = Extract<
+  ErrorCode,
+  'UNAUTHORIZED' | 'TOKEN_REVOKED' | 'FORBIDDEN' | 'TOO_MANY_CONNECTIONS'
+>;
 
 export type PrincipalOf<K extends ClientKind> = Extract<Principal, { kind: K }>;
 
 export type Identified<K extends ClientKind = ClientKind> =
-  | { ok: true; principal: PrincipalOf<K> }
-  | { ok: false; code: HandshakeRefusalCode; error: string };
+  { ok: true; principal: PrincipalOf<K> } | { ok: false; code: HandshakeRefusalCode; error: string };
 
-const KIND_OF_PATH = new Map<string, ClientKind>(Object.entries(ENDPOINT_PATHS).map(([kind, path]) => [path, kind as ClientKind]));
+const KIND_OF_PATH = new Map<string, ClientKind>(
+  Object.entries(ENDPOINT_PATHS).map(([kind, path]) => [path, kind as ClientKind]),
+);
 
 /** The kind of client a WebSocket path is for, or undefined when it is not an endpoint (HTTP 404). */
 export function endpointOf(path: string): ClientKind | undefined {
@@ -39,7 +43,6 @@ export function bearerToken(authorization: string | undefined): string | undefin
   return /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
 }
 
-
 /** The place that takes one kind of token, as a refused client reads it. */
 export interface Taker<K extends ClientKind = ClientKind> {
   kind: K;
@@ -49,20 +52,34 @@ export interface Taker<K extends ClientKind = ClientKind> {
 }
 
 /** The principal `token` authenticates as at `taker`, or the refusal with the catalogue's sentence for it. */
-export function authenticate<K extends ClientKind>(directory: Directory, token: string | undefined, taker: Taker<K>, now: number): Identified<K> {
+export function authenticate<K extends ClientKind>(
+  directory: Directory,
+  token: string | undefined,
+  taker: Taker<K>,
+  now: number,
+): Identified<K> {
   const { kind, place } = taker;
   const prefix = TOKEN_PREFIX[kind];
-  if (!token) return { ok: false, code: 'UNAUTHORIZED', error: errorText('UNAUTHORIZED', place === 'websocket' ? 'no_token_websocket' : 'no_token', { kind, prefix }) };
+  if (!token)
+    return {
+      ok: false,
+      code: 'UNAUTHORIZED',
+      error: errorText('UNAUTHORIZED', place === 'websocket' ? 'no_token_websocket' : 'no_token', { kind, prefix }),
+    };
   const auth = directory.authenticate(token, now);
   if (!auth.ok) {
-    const error = auth.code === 'TOKEN_REVOKED' ? errorText('TOKEN_REVOKED', 'deactivated', { kind }) : errorText('UNAUTHORIZED', 'wrong_token');
+    const error =
+      auth.code === 'TOKEN_REVOKED'
+        ? errorText('TOKEN_REVOKED', 'deactivated', { kind })
+        : errorText('UNAUTHORIZED', 'wrong_token');
     return { ok: false, code: auth.code, error };
   }
   const actual = auth.principal.kind;
   if (actual !== kind) {
-    const error = place === 'websocket'
-      ? errorText('FORBIDDEN', 'wrong_endpoint', { kind, prefix, actual, path: ENDPOINT_PATHS[actual] })
-      : errorText('FORBIDDEN', 'wrong_kind', { place, kind, prefix, actual });
+    const error =
+      place === 'websocket'
+        ? errorText('FORBIDDEN', 'wrong_endpoint', { kind, prefix, actual, path: ENDPOINT_PATHS[actual] })
+        : errorText('FORBIDDEN', 'wrong_kind', { place, kind, prefix, actual });
     return { ok: false, code: 'FORBIDDEN', error };
   }
   return { ok: true, principal: auth.principal as PrincipalOf<K> }; // its kind was just checked

@@ -105,7 +105,10 @@ export class HeldBytes<T> {
    * sum is over. `refresh`, when given, is called first on each connection of a sum that looks over (to replace an
    * estimate by what it really holds) and returns its bytes.
    */
-  overrun(holding: Holding<T>, options: { refresh?: (h: Holding<T>) => number; first?: (h: Holding<T>) => boolean } = {}): Overrun<T> | undefined {
+  overrun(
+    holding: Holding<T>,
+    options: { refresh?: (h: Holding<T>) => number; first?: (h: Holding<T>) => boolean } = {},
+  ): Overrun<T> | undefined {
     let bound = this.over(holding);
     if (!bound) return undefined; // the path of every frame: two comparisons
     const { refresh, first } = options;

@@ -12,7 +12,13 @@ export type Direction = keyof typeof FIELD_ERROR_CODES;
 
 type ValuesOf<T> = T[keyof T];
 /** The codes a schema failure can get: one named for the failing field, else INVALID_MESSAGE. */
-type SchemaFailureCode = ValuesOf<{ [D in Direction]: ValuesOf<{ [T in keyof (typeof FIELD_ERROR_CODES)[D]]: ValuesOf<(typeof FIELD_ERROR_CODES)[D][T]> }> }> | 'INVALID_MESSAGE';
+type SchemaFailureCode =
+  | ValuesOf<{
+      [D in Direction]: ValuesOf<{
+        [T in keyof (typeof FIELD_ERROR_CODES)[D]]: ValuesOf<(typeof FIELD_ERROR_CODES)[D][T]>;
+      }>;
+    }>
+  | 'INVALID_MESSAGE';
 
 export type Inbound<T> =
   | { ok: true; message: T }
@@ -29,15 +35,26 @@ function fieldErrorCode(direction: Direction, type: string | undefined, field: s
   return Object.hasOwn(byField, field) ? byField[field]! : 'INVALID_MESSAGE';
 }
 
-export function parseInbound<T>(data: string, isBinary: boolean, validate: Validator<T>, direction: Direction): Inbound<T> {
+export function parseInbound<T>(
+  data: string,
+  isBinary: boolean,
+  validate: Validator<T>,
+  direction: Direction,
+): Inbound<T> {
   if (isBinary) return { ok: false, code: 'INVALID_JSON', error: errorText('INVALID_JSON', 'binary'), fields: {} };
   let value: unknown;
   try {
     value = JSON.parse(data);
   } catch (err) {
-    return { ok: false, code: 'INVALID_JSON', error: errorText('INVALID_JSON', 'not_json', { detail: (err as Error).message }), fields: {} };
+    return {
+      ok: false,
+      code: 'INVALID_JSON',
+      error: errorText('INVALID_JSON', 'not_json', { detail: (err as Error).message }),
+      fields: {},
+    };
   }
-  if (!isObject(value)) return { ok: false, code: 'INVALID_JSON', error: errorText('INVALID_JSON', 'not_object'), fields: {} };
+  if (!isObject(value))
+    return { ok: false, code: 'INVALID_JSON', error: errorText('INVALID_JSON', 'not_object'), fields: {} };
   if (validate(value)) return { ok: true, message: value };
   const first = validate.errors?.[0];
   const type = typeof value.type === 'string' ? value.type : undefined;
@@ -46,7 +63,10 @@ export function parseInbound<T>(data: string, isBinary: boolean, validate: Valid
   return {
     ok: false,
     code,
-    error: errorText(code, 'invalid', { type: type !== undefined && type.length <= 32 ? type : 'message', detail: describeErrors(validate.errors) }),
+    error: errorText(code, 'invalid', {
+      type: type !== undefined && type.length <= 32 ? type : 'message',
+      detail: describeErrors(validate.errors),
+    }),
     type,
     fields: value,
   };

@@ -35,7 +35,11 @@ export class Heartbeats {
     this.burst = new BurstLog({
       clock: options.clock,
       windowMs: LOG_WINDOW_MS,
-      report: (reasons, closed) => options.log.info({ closed, reasons: Object.fromEntries(reasons) }, `connections closed with HEARTBEAT_TIMEOUT: ${closed}`),
+      report: (reasons, closed) =>
+        options.log.info(
+          { closed, reasons: Object.fromEntries(reasons) },
+          `connections closed with HEARTBEAT_TIMEOUT: ${closed}`,
+        ),
     });
   }
 
@@ -120,7 +124,10 @@ export class Liveness {
     const silentFor = now - this.lastMessage;
     if (silentFor >= idleCloseMs) {
       this.stop();
-      const text = errorText('HEARTBEAT_TIMEOUT', 'silent', { seconds: Math.round(silentFor / 1000), interval: LIMITS.heartbeatIntervalMs / 1000 });
+      const text = errorText('HEARTBEAT_TIMEOUT', 'silent', {
+        seconds: Math.round(silentFor / 1000),
+        interval: LIMITS.heartbeatIntervalMs / 1000,
+      });
       return this.dead('silent', text);
     }
     if (this.pingLeftAt !== undefined && now - this.pingLeftAt >= pongTimeoutMs) {
@@ -130,7 +137,10 @@ export class Liveness {
         if (this.stopped) return;
         if (this.pingAskedAt !== askedAt) return this.arm(this.next()); // heard meanwhile
         this.stop();
-        this.dead('no_pong', errorText('HEARTBEAT_TIMEOUT', 'no_pong', { seconds: Math.round((clock.monotonic() - askedAt) / 1000) }));
+        this.dead(
+          'no_pong',
+          errorText('HEARTBEAT_TIMEOUT', 'no_pong', { seconds: Math.round((clock.monotonic() - askedAt) / 1000) }),
+        );
       };
       return this.socket.afterReads ? this.socket.afterReads(judge) : judge();
     }

@@ -11,7 +11,10 @@ import type { SessionChange, SessionRecord } from './sessions.js';
 export type EventRecord = EpochMs<EventLogEntry, 'received_at' | 'completed_at'>;
 
 /** What is known of an event when it is received: `agent_id` as the app sent it (may be invalid when rejected). */
-export type EventStart = Pick<EventRecord, 'event_id' | 'app_id' | 'agent_id' | 'thread_id' | 'session_key' | 'payload_bytes' | 'received_at'>;
+export type EventStart = Pick<
+  EventRecord,
+  'event_id' | 'app_id' | 'agent_id' | 'thread_id' | 'session_key' | 'payload_bytes' | 'received_at'
+>;
 
 /** How an accepted event ended: a final outcome, so its completion time and latency are known. */
 export type EventEnd = Pick<EventRecord, 'event_id' | 'code' | 'tokens_used'> & {

@@ -30,10 +30,12 @@ export function oneAtATime(run: () => Promise<unknown>): { request(): void; stop
     running = true;
     again = false;
     // `run` logs its own failures; a rejection it lets through must not stop the runs after it.
-    void run().catch(() => undefined).then(() => {
-      running = false;
-      if (again && !stopped) start();
-    });
+    void run()
+      .catch(() => undefined)
+      .then(() => {
+        running = false;
+        if (again && !stopped) start();
+      });
   };
   return {
     request() {

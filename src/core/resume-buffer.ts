@@ -48,7 +48,11 @@ export class KeptFragments {
 
   /** What keeping `json` next would count: its UTF-8 bytes, its index, and a new batch's buffer if it opens one. */
   costOf(json: string): number {
-    return Buffer.byteLength(json, 'utf8') + INDEX_BYTES + (this.pendingStart === this.pending.length ? BUFFER_OVERHEAD_BYTES : 0);
+    return (
+      Buffer.byteLength(json, 'utf8') +
+      INDEX_BYTES +
+      (this.pendingStart === this.pending.length ? BUFFER_OVERHEAD_BYTES : 0)
+    );
   }
 
   /** Keeps the next fragment, as the JSON text of its frame; returns its `seq`. `bytes` grows by `costOf(json)`. */

@@ -109,7 +109,11 @@ export class ResumeDesk {
       this.remoteByKey.set(key, standIn);
       this.remoteKeys.set(standIn, key);
     }
-    const { frames: answer, holds } = this.settle(app_id, { type: 'resume', event_id, resume_token, after_seq }, standIn);
+    const { frames: answer, holds } = this.settle(
+      app_id,
+      { type: 'resume', event_id, resume_token, after_seq },
+      standIn,
+    );
     if (!holds) this.released(standIn);
     // Before any live frame of the event: it is now the stand-in's, and the bus keeps the order.
     this.o.router.answerResume!(from, connId, event_id, answer);
@@ -151,10 +155,16 @@ export class ResumeDesk {
     const { event_id } = message;
     if (verdict.outcome === 'resumed') {
       const org = this.shareOf(appId);
-      const wait = shares.replay(org, verdict.frames.reduce((n, frame) => n + Buffer.byteLength(frame, 'utf8'), 0));
+      const wait = shares.replay(
+        org,
+        verdict.frames.reduce((n, frame) => n + Buffer.byteLength(frame, 'utf8'), 0),
+      );
       if (wait) {
         store.counted('limited');
-        return { frames: [tooManyRequests('replay', org, event_id, wait, shares.limits.replayBytesPerSecond)], holds: false };
+        return {
+          frames: [tooManyRequests('replay', org, event_id, wait, shares.limits.replayBytesPerSecond)],
+          holds: false,
+        };
       }
     }
     store.counted(verdict.outcome);
@@ -190,7 +200,11 @@ export class ResumeDesk {
     const { home, up } = handed;
     const homeGone = () => {
       this.o.store.counted('gap');
-      conn.send(frames.appError('RESUME_GAP', errorText('RESUME_GAP', 'home_gone', { event_id: eventId, node: home }), { event_id: eventId }));
+      conn.send(
+        frames.appError('RESUME_GAP', errorText('RESUME_GAP', 'home_gone', { event_id: eventId, node: home }), {
+          event_id: eventId,
+        }),
+      );
     };
     if (!up) return homeGone();
     let waiting = this.awaiting.get(conn.id);
@@ -214,7 +228,13 @@ export class ResumeDesk {
 }
 
 /** TOO_MANY_REQUESTS for a resume (F3) or its answer's bytes (R10): the frame is refused, the event goes on. */
-function tooManyRequests(situation: 'resume' | 'replay', orgId: string, eventId: string, seconds: number, rate = 0): string {
+function tooManyRequests(
+  situation: 'resume' | 'replay',
+  orgId: string,
+  eventId: string,
+  seconds: number,
+  rate = 0,
+): string {
   const text = errorText('TOO_MANY_REQUESTS', situation, { org_id: orgId, event_id: eventId, seconds, rate });
   return frames.appError('TOO_MANY_REQUESTS', text, { event_id: eventId, metadata: { retry_after_seconds: seconds } });
 }

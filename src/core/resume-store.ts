@@ -120,7 +120,11 @@ export class ResumeStore {
     this.droppedLog = new BurstLog({
       clock,
       windowMs: LOG_WINDOW_MS,
-      report: (reasons, bytes) => log.info({ bytes, reasons: Object.fromEntries(reasons) }, `resume buffer: ${bytes} bytes dropped to keep its bounds`),
+      report: (reasons, bytes) =>
+        log.info(
+          { bytes, reasons: Object.fromEntries(reasons) },
+          `resume buffer: ${bytes} bytes dropped to keep its bounds`,
+        ),
     });
   }
 
@@ -150,7 +154,8 @@ export class ResumeStore {
     while (fragments.bytes + size > max) this.release(stream, fragments.dropOldest(), 'event_limit');
     const { app } = stream;
     const { node } = this;
-    if ((app.bytes + size > app.max || node.bytes + size > node.max) && !this.makeRoom(stream, size)) return fragments.skip();
+    if ((app.bytes + size > app.max || node.bytes + size > node.max) && !this.makeRoom(stream, size))
+      return fragments.skip();
     const before = fragments.bytes;
     const seq = fragments.append(json);
     size = fragments.bytes - before; // its own drops may have emptied the batch it was to join: it opens one
@@ -205,7 +210,12 @@ export class ResumeStore {
   }
 
   stats(): ResumeStats {
-    return { bytes: this.node.bytes, events: this.streams.size, dropped: { ...this.dropped }, resumes: { ...this.resumes } };
+    return {
+      bytes: this.node.bytes,
+      events: this.streams.size,
+      dropped: { ...this.dropped },
+      resumes: { ...this.resumes },
+    };
   }
 
   stop(): void {

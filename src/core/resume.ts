@@ -27,7 +27,8 @@ export function newResumeToken(): { token: string; hash: string } {
 export const hashResumeToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('base64');
 
 /** Whether `token` is the one whose SHA-256 is `hash`, in constant time. */
-const tokenMatches = (token: string, hash: string) => timingSafeEqual(Buffer.from(hashResumeToken(token), 'base64'), Buffer.from(hash, 'base64'));
+const tokenMatches = (token: string, hash: string) =>
+  timingSafeEqual(Buffer.from(hashResumeToken(token), 'base64'), Buffer.from(hash, 'base64'));
 
 export type ResumeVerdict =
   /** An `error` about the frame; the event goes on for whoever holds it. */
@@ -41,7 +42,13 @@ export type ResumeVerdict =
 export type InFlightHere = (eventId: string) => { appId: string } | undefined;
 
 /** Judges a `resume` from a connection of `appId` against the streams kept on this node. */
-export function judgeResume(store: ResumeStore, bounds: ResumeBounds, appId: string, message: ResumeMessage, inFlightHere: InFlightHere): ResumeVerdict {
+export function judgeResume(
+  store: ResumeStore,
+  bounds: ResumeBounds,
+  appId: string,
+  message: ResumeMessage,
+  inFlightHere: InFlightHere,
+): ResumeVerdict {
   const { event_id, resume_token, after_seq } = message;
   const stream = store.get(event_id);
   // Another app's event gets exactly the answer of an event that does not exist (R5): whether it is live, kept or
@@ -53,14 +60,22 @@ export function judgeResume(store: ResumeStore, bounds: ResumeBounds, appId: str
     return refused(errorText('RESUME_REFUSED', 'not_resumable', { event_id }), event_id);
   }
   if (stream.appId !== appId) return unknown();
-  if (!tokenMatches(resume_token, stream.tokenHash)) return refused(errorText('RESUME_REFUSED', 'not_yours', { event_id }), event_id);
+  if (!tokenMatches(resume_token, stream.tokenHash))
+    return refused(errorText('RESUME_REFUSED', 'not_yours', { event_id }), event_id);
   const { fragments } = stream;
   if (after_seq > fragments.sent) {
     return refused(errorText('RESUME_REFUSED', 'ahead', { event_id, sent: fragments.sent, after_seq }), event_id);
   }
   if (stream.gapped || after_seq + 1 < fragments.firstKept || stream.final === null) {
     const why = whyDropped(stream.dropped, bounds);
-    return { ...gap(errorText('RESUME_GAP', 'overflow', { event_id, after_seq, first_kept: fragments.firstKept, why }), event_id, stream.agentId), stream };
+    return {
+      ...gap(
+        errorText('RESUME_GAP', 'overflow', { event_id, after_seq, first_kept: fragments.firstKept, why }),
+        event_id,
+        stream.agentId,
+      ),
+      stream,
+    };
   }
   const prefix = frames.tokenPrefix(stream.eventId, stream.agentId);
   const out: string[] = [];
@@ -72,7 +87,14 @@ export function judgeResume(store: ResumeStore, bounds: ResumeBounds, appId: str
 
 /** A resume on a connection opened without ?resume=1 is what it was before the extension: an unknown message (R1). */
 export function unknownResume(): string {
-  const detail = describeErrors([{ instancePath: '', schemaPath: '#/discriminator', keyword: 'discriminator', params: { error: 'mapping', tag: 'type', tagValue: 'resume' } }]);
+  const detail = describeErrors([
+    {
+      instancePath: '',
+      schemaPath: '#/discriminator',
+      keyword: 'discriminator',
+      params: { error: 'mapping', tag: 'type', tagValue: 'resume' },
+    },
+  ]);
   return frames.appError('INVALID_MESSAGE', errorText('INVALID_MESSAGE', 'invalid', { type: 'resume', detail }));
 }
 
@@ -81,7 +103,10 @@ function refused(error: string, eventId: string): ResumeVerdict {
 }
 
 function gap(error: string, eventId: string, agentId?: string): { outcome: 'gap'; frame: string } {
-  return { outcome: 'gap', frame: frames.appError('RESUME_GAP', error, { event_id: eventId, ...(agentId ? { agent_id: agentId } : {}) }) };
+  return {
+    outcome: 'gap',
+    frame: frames.appError('RESUME_GAP', error, { event_id: eventId, ...(agentId ? { agent_id: agentId } : {}) }),
+  };
 }
 
 /** The bound behind a gap, as the RESUME_GAP text names it. */

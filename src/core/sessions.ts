@@ -50,7 +50,14 @@ export class SessionTable {
       this.touch(current);
       return { session: current, change: 'reused' };
     }
-    const session: SessionRecord = { session_key: key, agent_id: agentId, app_id: appId, thread_id: threadId, created_at: now, expires_at: now + ttlMs };
+    const session: SessionRecord = {
+      session_key: key,
+      agent_id: agentId,
+      app_id: appId,
+      thread_id: threadId,
+      created_at: now,
+      expires_at: now + ttlMs,
+    };
     const evicted = this.put(session);
     return { session, change: current ? 'recreated' : 'created', ...(evicted ? { evicted } : {}) };
   }
@@ -71,7 +78,12 @@ export class SessionTable {
   /** Live sessions, sorted by key. */
   list(now: number, filter: { agent_id?: string; app_id?: string } = {}): SessionRecord[] {
     return [...this.byKey.values()]
-      .filter((s) => s.expires_at > now && (!filter.agent_id || s.agent_id === filter.agent_id) && (!filter.app_id || s.app_id === filter.app_id))
+      .filter(
+        (s) =>
+          s.expires_at > now &&
+          (!filter.agent_id || s.agent_id === filter.agent_id) &&
+          (!filter.app_id || s.app_id === filter.app_id),
+      )
       .sort(byKey);
   }
 
@@ -98,7 +110,12 @@ export class SessionTable {
     let ofApp = this.byApp.get(session.app_id);
     if (!ofApp) this.byApp.set(session.app_id, (ofApp = new Map()));
     ofApp.set(session.session_key, session);
-    const oldest = ofApp.size > this.maxPerApp ? ofApp.values().next().value! : this.byKey.size > this.max ? this.byKey.values().next().value! : undefined;
+    const oldest =
+      ofApp.size > this.maxPerApp
+        ? ofApp.values().next().value!
+        : this.byKey.size > this.max
+          ? this.byKey.values().next().value!
+          : undefined;
     if (oldest) this.delete(oldest);
     return oldest;
   }

@@ -108,7 +108,10 @@ export class StreamedText {
   private reserve(bytes: number): NotKept | undefined {
     const needed = this.used + bytes;
     if (needed <= this.buf.length) return undefined;
-    const capacity = Math.max(needed, Math.min(Math.max(FIRST_CAPACITY, this.buf.length * 2), this.maxBytes + HELD_BYTES));
+    const capacity = Math.max(
+      needed,
+      Math.min(Math.max(FIRST_CAPACITY, this.buf.length * 2), this.maxBytes + HELD_BYTES),
+    );
     const refused = this.budget.take(capacity - this.buf.length);
     if (refused) return refused;
     // allocUnsafeSlow: a buffer of its own, never a slice of Node's shared pool that would pin the whole pool.

@@ -40,6 +40,9 @@ export class SweepClock {
 /** "400 days ahead of", "2 hours behind": how a step reads in the log line. */
 export function describeStep(stepMs: number): string {
   const abs = Math.abs(stepMs);
-  const amount = abs >= SWEEP_CLOCK_STEP_MAX_MS ? `${(abs / SWEEP_CLOCK_STEP_MAX_MS).toFixed(1)} days` : `${(abs / 3_600_000).toFixed(1)} hours`;
+  const amount =
+    abs >= SWEEP_CLOCK_STEP_MAX_MS
+      ? `${(abs / SWEEP_CLOCK_STEP_MAX_MS).toFixed(1)} days`
+      : `${(abs / 3_600_000).toFixed(1)} hours`;
   return `${amount} ${stepMs > 0 ? 'ahead of' : 'behind'}`;
 }

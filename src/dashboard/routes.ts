@@ -10,7 +10,14 @@ import { body } from '../http/input.js';
 import { iso } from '../shared/time.js';
 import { loadAssets } from './assets.js';
 import type { AdminSession, AdminSessions } from '../http/admin-sessions.js';
-import { clearSessionCookie, requireCsrf, requireOwnOrigin, sessionActor, sessionOf, setSessionCookie } from '../http/session-cookie.js';
+import {
+  clearSessionCookie,
+  requireCsrf,
+  requireOwnOrigin,
+  sessionActor,
+  sessionOf,
+  setSessionCookie,
+} from '../http/session-cookie.js';
 
 const SECURITY_HEADERS = {
   'Content-Security-Policy':
@@ -33,7 +40,11 @@ const view = (session: AdminSession): DashboardSession => ({
   fingerprint: sessionActor(session).session!,
 });
 
-export function dashboardRoutes(deps: { adminToken: string | undefined; sessions: AdminSessions; audit: AuditTrail }): Router {
+export function dashboardRoutes(deps: {
+  adminToken: string | undefined;
+  sessions: AdminSessions;
+  audit: AuditTrail;
+}): Router {
   const { sessions, audit } = deps;
   const isAdminToken = adminTokenCheck(deps.adminToken);
   const { page, files } = loadAssets();

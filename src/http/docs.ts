@@ -25,7 +25,8 @@ function docFiles(): Map<string, { type: string; path: URL }> {
 export function docsPages() {
   const files = docFiles();
   return async function docs(ctx: Context, next: Next): Promise<void> {
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !(ctx.path === '/docs' || ctx.path.startsWith('/docs/'))) return next();
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !(ctx.path === '/docs' || ctx.path.startsWith('/docs/')))
+      return next();
     // The page loads js/ and css/ by relative address, which resolves under /docs/ only with the slash.
     if (ctx.path === '/docs') return ctx.redirect('/docs/');
     const name = ctx.path.slice('/docs/'.length) || 'index.html';

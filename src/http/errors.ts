@@ -10,8 +10,10 @@ export function errorBodies(log: Logger) {
   return async function errorBody(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new Problem('NOT_FOUND', errorText('NOT_FOUND', 'route', { method: ctx.method, path: ctx.path }));
-      if (ctx.status === 405) throw new Problem('NOT_FOUND', errorText('NOT_FOUND', 'method', { method: ctx.method, path: ctx.path }));
+      if (ctx.status === 404 && ctx.body === undefined)
+        throw new Problem('NOT_FOUND', errorText('NOT_FOUND', 'route', { method: ctx.method, path: ctx.path }));
+      if (ctx.status === 405)
+        throw new Problem('NOT_FOUND', errorText('NOT_FOUND', 'method', { method: ctx.method, path: ctx.path }));
     } catch (err) {
       const problem = toProblem(err);
       if (problem.code === 'INTERNAL_ERROR') log.error({ err, path: ctx.path, method: ctx.method }, 'request failed');
@@ -25,6 +27,7 @@ function toProblem(err: unknown): Problem {
   if (err instanceof Problem) return err;
   const status = (err as { status?: number }).status;
   // Body parser rejections (malformed JSON, too large, wrong type) are the client's.
-  if (status && status >= 400 && status < 500) return problem('INVALID_REQUEST', 'body', { detail: (err as Error).message.replace(/\.$/, '') });
+  if (status && status >= 400 && status < 500)
+    return problem('INVALID_REQUEST', 'body', { detail: (err as Error).message.replace(/\.$/, '') });
   return new Problem('INTERNAL_ERROR', errorText('INTERNAL_ERROR', 'request'));
 }

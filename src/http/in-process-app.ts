@@ -24,7 +24,12 @@ export interface InProcessApp {
  * what comes back. `response` is where the stream is piped: its unread bytes count towards the slow-consumer
  * bound like a WebSocket's (W17).
  */
-export function inProcessApp(options: { clock: Clock; open(socket: Socket): ConnectionHandlers; eventFrame: string; response: Writable }): InProcessApp {
+export function inProcessApp(options: {
+  clock: Clock;
+  open(socket: Socket): ConnectionHandlers;
+  eventFrame: string;
+  response: Writable;
+}): InProcessApp {
   const { clock, response } = options;
   const stream = new PassThrough();
   let handlers: ConnectionHandlers | undefined;

@@ -13,7 +13,8 @@ export function body<T>(ctx: Context, validate: Validator<T>): T {
 /** An optional query parameter: absent, or valid by its schema. */
 export function param<T>(value: unknown, name: string, validate: (v: unknown) => v is T): T | undefined {
   if (value === undefined) return undefined;
-  if (!validate(value)) throw problem('INVALID_REQUEST', 'parameter', { name, value: JSON.stringify(value).slice(0, 80) });
+  if (!validate(value))
+    throw problem('INVALID_REQUEST', 'parameter', { name, value: JSON.stringify(value).slice(0, 80) });
   return value;
 }
 
@@ -24,13 +25,19 @@ type PageLimitBounds = Extract<(typeof QUERY_PARAMETERS)[keyof typeof QUERY_PARA
 export function pageLimit(value: unknown, bounds: PageLimitBounds): number {
   const { minimum, maximum } = bounds;
   const limit = value === undefined ? bounds.default : Number(value);
-  if (!Number.isInteger(limit) || limit < minimum || limit > maximum) throw problem('INVALID_REQUEST', 'page_limit', { minimum, maximum });
+  if (!Number.isInteger(limit) || limit < minimum || limit > maximum)
+    throw problem('INVALID_REQUEST', 'page_limit', { minimum, maximum });
   return limit;
 }
 
 /** An optional whole-number query parameter within its schema's bounds. */
-export function integerParam(value: unknown, name: string, bounds: { minimum: number; maximum: number }): number | undefined {
-  const valid = (v: unknown): v is string => typeof v === 'string' && /^[0-9]+$/.test(v) && Number(v) >= bounds.minimum && Number(v) <= bounds.maximum;
+export function integerParam(
+  value: unknown,
+  name: string,
+  bounds: { minimum: number; maximum: number },
+): number | undefined {
+  const valid = (v: unknown): v is string =>
+    typeof v === 'string' && /^[0-9]+$/.test(v) && Number(v) >= bounds.minimum && Number(v) <= bounds.maximum;
   const text = param(value, name, valid);
   return text === undefined ? undefined : Number(text);
 }
@@ -45,7 +52,8 @@ const dateTime = fullFormats['date-time'] as { validate: (v: string) => boolean 
 
 /** An optional ISO 8601 date-time query parameter within its length bound, as epoch milliseconds. */
 export function timeParam(value: unknown, name: string, bounds: { maxLength: number }): number | undefined {
-  const valid = (v: unknown): v is string => typeof v === 'string' && v.length <= bounds.maxLength && dateTime.validate(v);
+  const valid = (v: unknown): v is string =>
+    typeof v === 'string' && v.length <= bounds.maxLength && dateTime.validate(v);
   const text = param(value, name, valid);
   return text === undefined ? undefined : Date.parse(text);
 }

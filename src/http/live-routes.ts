@@ -1,7 +1,14 @@
 // The admin API's live routes (D8, D9): the overview of every node, an organization's live picture, and test
 // events streamed back as server-sent events.
 import { Router } from '@koa/router';
-import { FIELD_BOUNDS, LIMITS, QUERY_PARAMETERS, validateTestEvent, type Overview, type OverviewNode } from '../../generated/index.js';
+import {
+  FIELD_BOUNDS,
+  LIMITS,
+  QUERY_PARAMETERS,
+  validateTestEvent,
+  type Overview,
+  type OverviewNode,
+} from '../../generated/index.js';
 import { problem } from '../admin/problem.js';
 import { organizationLive, requireOrganization, LAST_MINUTE_MS } from '../admin/org-live.js';
 import type { Principal } from '../core/directory.js';
@@ -61,19 +68,28 @@ export function liveRoutes(deps: RouteDeps & LiveDeps): Router {
     if (!app) throw problem('NOT_FOUND', 'owner', { owner: `App ${request.app_id}` });
     const agent = directory.agents.get(request.agent_id);
     if (!agent) throw problem('NOT_FOUND', 'owner', { owner: `Agent ${request.agent_id}` });
-    if (app.org_id !== agent.org_id) throw problem('INVALID_REQUEST', 'foreign_apps', { org_id: agent.org_id, app_ids: app.app_id });
+    if (app.org_id !== agent.org_id)
+      throw problem('INVALID_REQUEST', 'foreign_apps', { org_id: agent.org_id, app_ids: app.app_id });
     if (!app.active) throw problem('INVALID_REQUEST', 'app_deactivated', { app_id: app.app_id });
     const tokens = directory.tokensOf(app.app_id);
     // Authenticated as the app with its current token: what one of its instances would hold.
     const token = tokens.find((t) => t.expires_at === null) ?? tokens.at(-1)!;
     const threadId = request.thread_id ?? TEST_EVENT_THREAD;
     // Recorded before it is sent (D10): the event reaches the agent, whatever becomes of the stream.
-    await deps.audit.record(actorOf(ctx), 'test_event.send', agent.agent_id, { app_id: app.app_id, thread_id: threadId });
+    await deps.audit.record(actorOf(ctx), 'test_event.send', agent.agent_id, {
+      app_id: app.app_id,
+      thread_id: threadId,
+    });
 
     const instance = inProcessApp({
       clock,
       open: (socket) => deps.openConnection(socket, { kind: 'app', app, token }),
-      eventFrame: JSON.stringify({ type: 'event', agent_id: agent.agent_id, thread_id: threadId, payload: request.payload }),
+      eventFrame: JSON.stringify({
+        type: 'event',
+        agent_id: agent.agent_id,
+        thread_id: threadId,
+        payload: request.payload,
+      }),
       response: ctx.res,
     });
     ctx.res.once('close', () => instance.abandon());

@@ -131,14 +131,19 @@ export function routes(deps: RouteDeps): Router {
     const bounds = QUERY_PARAMETERS.listDirectoryAgents;
     // The organization first (403 before 400): another organization's directory says nothing, not even its errors.
     if (app.org_id !== ctx.params.org_id) throw problem('FORBIDDEN', 'other_organization');
-    const page = { after: param(ctx.query.after, 'after', validateAgentId), limit: pageLimit(ctx.query.limit, bounds.limit) };
+    const page = {
+      after: param(ctx.query.after, 'after', validateAgentId),
+      limit: pageLimit(ctx.query.limit, bounds.limit),
+    };
     ctx.body = (await registry.directoryFor(app, ctx.params.org_id!, page)) satisfies AgentDirectory;
   });
 
   const admin = new Router({ prefix: '/admin/v1' });
   const { audit } = deps;
   admin.get('/organizations', (ctx) => {
-    ctx.body = registry.organizations(listQuery(ctx, QUERY_PARAMETERS.listOrganizations, validateOrgId)) satisfies OrganizationList;
+    ctx.body = registry.organizations(
+      listQuery(ctx, QUERY_PARAMETERS.listOrganizations, validateOrgId),
+    ) satisfies OrganizationList;
   });
   admin.post('/organizations', async (ctx) => {
     const org = await registry.createOrganization(body(ctx, validateOrganizationCreate));
@@ -146,18 +151,28 @@ export function routes(deps: RouteDeps): Router {
     created(ctx, org);
   });
   admin.patch('/organizations/:org_id', async (ctx) => {
-    const { view, previous } = await registry.updateOrganization(ctx.params.org_id!, body(ctx, validateOrganizationUpdate));
+    const { view, previous } = await registry.updateOrganization(
+      ctx.params.org_id!,
+      body(ctx, validateOrganizationUpdate),
+    );
     await audit.record(actorOf(ctx), 'organization.update', view.org_id, { name: view.name, previous });
     ctx.body = view;
   });
   admin.delete('/organizations/:org_id', async (ctx) => {
     const name = directory.orgs.get(ctx.params.org_id!)?.name;
     const deleted = await registry.deleteOrganization(ctx.params.org_id!);
-    await audit.record(actorOf(ctx), 'organization.delete', deleted.org_id, { name, apps: deleted.apps, agents: deleted.agents });
+    await audit.record(actorOf(ctx), 'organization.delete', deleted.org_id, {
+      name,
+      apps: deleted.apps,
+      agents: deleted.agents,
+    });
     ctx.body = deleted;
   });
   admin.get('/organizations/:org_id/apps', (ctx) => {
-    ctx.body = registry.apps(ctx.params.org_id!, listQuery(ctx, QUERY_PARAMETERS.listApps, validateAppId)) satisfies AppList;
+    ctx.body = registry.apps(
+      ctx.params.org_id!,
+      listQuery(ctx, QUERY_PARAMETERS.listApps, validateAppId),
+    ) satisfies AppList;
   });
   admin.post('/organizations/:org_id/apps', async (ctx) => {
     const app = await registry.createApp(ctx.params.org_id!, body(ctx, validateAppCreate));
@@ -165,11 +180,18 @@ export function routes(deps: RouteDeps): Router {
     created(ctx, app);
   });
   admin.get('/organizations/:org_id/agents', (ctx) => {
-    ctx.body = registry.agents(ctx.params.org_id!, listQuery(ctx, QUERY_PARAMETERS.listAgents, validateAgentId)) satisfies AgentList;
+    ctx.body = registry.agents(
+      ctx.params.org_id!,
+      listQuery(ctx, QUERY_PARAMETERS.listAgents, validateAgentId),
+    ) satisfies AgentList;
   });
   admin.post('/organizations/:org_id/agents', async (ctx) => {
     const agent = await registry.createAgent(ctx.params.org_id!, body(ctx, validateAgentCreate));
-    await audit.record(actorOf(ctx), 'agent.create', agent.agent_id, { org_id: agent.org_id, name: agent.name, ttl_days: agent.ttl_days });
+    await audit.record(actorOf(ctx), 'agent.create', agent.agent_id, {
+      org_id: agent.org_id,
+      name: agent.name,
+      ttl_days: agent.ttl_days,
+    });
     created(ctx, agent);
   });
   admin.patch('/apps/:app_id', async (ctx) => {
@@ -190,12 +212,16 @@ export function routes(deps: RouteDeps): Router {
   });
   admin.post('/apps/:app_id/rotate-token', async (ctx) => {
     const rotated = await registry.rotateToken('app', ctx.params.app_id!);
-    await audit.record(actorOf(ctx), 'app.rotate_token', ctx.params.app_id!, { previous_token_expires_at: rotated.previous_token_expires_at });
+    await audit.record(actorOf(ctx), 'app.rotate_token', ctx.params.app_id!, {
+      previous_token_expires_at: rotated.previous_token_expires_at,
+    });
     ctx.body = rotated;
   });
   admin.post('/agents/:agent_id/rotate-token', async (ctx) => {
     const rotated = await registry.rotateToken('agent', ctx.params.agent_id!);
-    await audit.record(actorOf(ctx), 'agent.rotate_token', ctx.params.agent_id!, { previous_token_expires_at: rotated.previous_token_expires_at });
+    await audit.record(actorOf(ctx), 'agent.rotate_token', ctx.params.agent_id!, {
+      previous_token_expires_at: rotated.previous_token_expires_at,
+    });
     ctx.body = rotated;
   });
   admin.post('/apps/:app_id/deactivate', async (ctx) => {
@@ -236,7 +262,14 @@ export function routes(deps: RouteDeps): Router {
     const appId = param(ctx.query.app_id, 'app_id', validateAppId);
     const after = param(ctx.query.after, 'after', validateSessionKey);
     const limit = pageLimit(ctx.query.limit, QUERY_PARAMETERS.listSessions.limit);
-    const page = pageOf(await deps.liveSessions(clock.now(), { ...(agentId ? { agent_id: agentId } : {}), ...(appId ? { app_id: appId } : {}) }), after, limit);
+    const page = pageOf(
+      await deps.liveSessions(clock.now(), {
+        ...(agentId ? { agent_id: agentId } : {}),
+        ...(appId ? { app_id: appId } : {}),
+      }),
+      after,
+      limit,
+    );
     ctx.body = {
       sessions: page.sessions.map((s) => ({ ...s, created_at: iso(s.created_at), expires_at: iso(s.expires_at) })),
       next_after: page.next_after,

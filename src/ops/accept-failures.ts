@@ -82,8 +82,13 @@ export class AcceptFailures {
     this.burst = new BurstLog({
       clock: deps.clock,
       windowMs: ACCEPT_FAILURE_WINDOW_MS,
-      report: (counts, failures) => deps.log.error({ failures, reasons: Object.fromEntries(counts) }, `accept failed ${failures} time(s): ${this.describe(counts)}`),
-      quiet: () => deps.log.info({ windowMs: ACCEPT_FAILURE_WINDOW_MS }, 'accept failures stopped: none in the last window'),
+      report: (counts, failures) =>
+        deps.log.error(
+          { failures, reasons: Object.fromEntries(counts) },
+          `accept failed ${failures} time(s): ${this.describe(counts)}`,
+        ),
+      quiet: () =>
+        deps.log.info({ windowMs: ACCEPT_FAILURE_WINDOW_MS }, 'accept failures stopped: none in the last window'),
     });
   }
 

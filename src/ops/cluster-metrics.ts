@@ -30,7 +30,25 @@ export function registerClusterMetrics(registry: Registry, stats: ClusterStats):
       this.set(stats.peers());
     },
   });
-  countedByLabel(registry, 'bridge_cluster_bus_total', 'What this node sent to the others through Redis: publishes (PUBLISH commands), messages (carried by them, several per publish in a burst), dropped (not sent: the link was down).', 'what', () => ({ ...stats.traffic() }));
-  countedByLabel(registry, 'bridge_cluster_lost_total', 'What crossing nodes lost, by what: frames for an agent that had left this node, agent messages for an event whose node is gone, events ended because the link was cut (each also logged).', 'what', () => ({ ...stats.counters() }));
-  countedByLabel(registry, 'bridge_cluster_rate_limit_fallbacks_total', 'Events whose rate limit this node decided alone because Redis did not answer.', 'limiter', () => ({ node: stats.rateLimitFallbacks() }));
+  countedByLabel(
+    registry,
+    'bridge_cluster_bus_total',
+    'What this node sent to the others through Redis: publishes (PUBLISH commands), messages (carried by them, several per publish in a burst), dropped (not sent: the link was down).',
+    'what',
+    () => ({ ...stats.traffic() }),
+  );
+  countedByLabel(
+    registry,
+    'bridge_cluster_lost_total',
+    'What crossing nodes lost, by what: frames for an agent that had left this node, agent messages for an event whose node is gone, events ended because the link was cut (each also logged).',
+    'what',
+    () => ({ ...stats.counters() }),
+  );
+  countedByLabel(
+    registry,
+    'bridge_cluster_rate_limit_fallbacks_total',
+    'Events whose rate limit this node decided alone because Redis did not answer.',
+    'limiter',
+    () => ({ node: stats.rateLimitFallbacks() }),
+  );
 }

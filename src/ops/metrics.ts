@@ -28,12 +28,22 @@ export interface EventLogStats {
   readonly failing: { forMs: number } | undefined;
 }
 
-export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessionCount: () => number, unauthenticated?: () => UnauthenticatedStats): Metrics {
+export function makeMetrics(
+  bridge: () => Bridge,
+  eventLog: EventLogStats,
+  sessionCount: () => number,
+  unauthenticated?: () => UnauthenticatedStats,
+): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // The Prometheus convention for what a process runs: always 1, the version in a label, so a query can group or
   // join by it and a rolling upgrade shows which node runs which version. Each node says its own.
-  new Gauge({ name: 'bridge_build_info', help: 'Always 1; the version label is the version of the bridge this node runs.', labelNames: ['version'], registers: [registry] }).set({ version: VERSION }, 1);
+  new Gauge({
+    name: 'bridge_build_info',
+    help: 'Always 1; the version label is the version of the bridge this node runs.',
+    labelNames: ['version'],
+    registers: [registry],
+  }).set({ version: VERSION }, 1);
   new Gauge({
     name: 'bridge_connections',
     help: 'Open WebSocket connections by client kind.',
@@ -65,13 +75,49 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
     },
   });
   // What the bounds of L13-L16 did, by a label that names the bound or the reason (never an id, O6).
-  countedByLabel(registry, 'bridge_events_refused_total', 'Events refused with TOO_MANY_EVENTS, by the bound on events in flight that refused them: app, agent, total (the node\'s events), payloads (the node\'s bytes of payloads) (L13, L23).', 'limit', () => bridge().limitCounters().eventsRefused);
-  countedByLabel(registry, 'bridge_streamed_text_discarded_total', 'Events whose kept streamed text was discarded: over the per-event, per-agent or per-node bound, or their app gone.', 'reason', () => bridge().limitCounters().textDiscarded);
-  countedByLabel(registry, 'bridge_replies_refused_total', 'Agent replies refused with REPLY_TOO_LARGE: too large for one frame, or empty content after a discarded stream.', 'reason', () => bridge().limitCounters().repliesRefused);
-  countedByLabel(registry, 'bridge_handshakes_refused_total', 'WebSocket handshakes refused, by code: UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN (W1), TOO_MANY_CONNECTIONS (L18).', 'code', () => bridge().limitCounters().handshakesRefused);
-  countedByLabel(registry, 'bridge_connections_refused_total', 'Handshakes refused with TOO_MANY_CONNECTIONS, by the bound: total, address, app (L18).', 'limit', () => bridge().limitCounters().connectionsRefused);
+  countedByLabel(
+    registry,
+    'bridge_events_refused_total',
+    "Events refused with TOO_MANY_EVENTS, by the bound on events in flight that refused them: app, agent, total (the node's events), payloads (the node's bytes of payloads) (L13, L23).",
+    'limit',
+    () => bridge().limitCounters().eventsRefused,
+  );
+  countedByLabel(
+    registry,
+    'bridge_streamed_text_discarded_total',
+    'Events whose kept streamed text was discarded: over the per-event, per-agent or per-node bound, or their app gone.',
+    'reason',
+    () => bridge().limitCounters().textDiscarded,
+  );
+  countedByLabel(
+    registry,
+    'bridge_replies_refused_total',
+    'Agent replies refused with REPLY_TOO_LARGE: too large for one frame, or empty content after a discarded stream.',
+    'reason',
+    () => bridge().limitCounters().repliesRefused,
+  );
+  countedByLabel(
+    registry,
+    'bridge_handshakes_refused_total',
+    'WebSocket handshakes refused, by code: UNAUTHORIZED, TOKEN_REVOKED, FORBIDDEN (W1), TOO_MANY_CONNECTIONS (L18).',
+    'code',
+    () => bridge().limitCounters().handshakesRefused,
+  );
+  countedByLabel(
+    registry,
+    'bridge_connections_refused_total',
+    'Handshakes refused with TOO_MANY_CONNECTIONS, by the bound: total, address, app (L18).',
+    'limit',
+    () => bridge().limitCounters().connectionsRefused,
+  );
   // The bytes held for connections and what their bounds did (W17, L19, L20), and dead connections (L7, L22).
-  countedByLabel(registry, 'bridge_slow_consumers_total', 'Connections closed with SLOW_CONSUMER, by the bound whose sum was over: connection (SEND_BUFFER_MAX_BYTES), app, agent, total (SEND_BUFFER_PER_APP_MAX_BYTES, _PER_AGENT_, _TOTAL_; L19).', 'bound', () => bridge().limitCounters().slowConsumers);
+  countedByLabel(
+    registry,
+    'bridge_slow_consumers_total',
+    'Connections closed with SLOW_CONSUMER, by the bound whose sum was over: connection (SEND_BUFFER_MAX_BYTES), app, agent, total (SEND_BUFFER_PER_APP_MAX_BYTES, _PER_AGENT_, _TOTAL_; L19).',
+    'bound',
+    () => bridge().limitCounters().slowConsumers,
+  );
   new Gauge({
     name: 'bridge_send_buffer_bytes',
     help: 'Bytes queued for every connection and not yet taken by the network (as ws counts them: characters of text), read from each connection when scraped.',
@@ -80,7 +126,13 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
       this.set(bridge().sendBufferBytes());
     },
   });
-  countedByLabel(registry, 'bridge_incomplete_messages_total', 'Connections closed with INCOMPLETE_MESSAGE, by the bound whose sum of messages received in part was over (app, agent, total), or timeout (PARTIAL_MESSAGE_TIMEOUT_MS; L20).', 'bound', () => bridge().limitCounters().incompleteMessages);
+  countedByLabel(
+    registry,
+    'bridge_incomplete_messages_total',
+    'Connections closed with INCOMPLETE_MESSAGE, by the bound whose sum of messages received in part was over (app, agent, total), or timeout (PARTIAL_MESSAGE_TIMEOUT_MS; L20).',
+    'bound',
+    () => bridge().limitCounters().incompleteMessages,
+  );
   new Gauge({
     name: 'bridge_partial_message_bytes',
     help: 'Bytes held for WebSocket messages received in part (their bytes so far and the chunks they came in, L20).',
@@ -89,8 +141,20 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
       this.set(bridge().partialMessageBytes());
     },
   });
-  countedByLabel(registry, 'bridge_closing_connections_destroyed_total', 'Connections already closed for a reason of their own and destroyed without waiting for their close handshake: they still held the most of a sum over its bound (app, agent, total; L19, L20), or a refused handshake still sending a message after partialMessageTimeoutMs (timeout).', 'bound', () => bridge().limitCounters().destroyed);
-  countedByLabel(registry, 'bridge_heartbeat_timeouts_total', 'Connections closed with HEARTBEAT_TIMEOUT, by reason: silent (no message for idleCloseMs, L7), no_pong (no answer to a WebSocket ping, L22).', 'reason', () => bridge().limitCounters().heartbeatTimeouts);
+  countedByLabel(
+    registry,
+    'bridge_closing_connections_destroyed_total',
+    'Connections already closed for a reason of their own and destroyed without waiting for their close handshake: they still held the most of a sum over its bound (app, agent, total; L19, L20), or a refused handshake still sending a message after partialMessageTimeoutMs (timeout).',
+    'bound',
+    () => bridge().limitCounters().destroyed,
+  );
+  countedByLabel(
+    registry,
+    'bridge_heartbeat_timeouts_total',
+    'Connections closed with HEARTBEAT_TIMEOUT, by reason: silent (no message for idleCloseMs, L7), no_pong (no answer to a WebSocket ping, L22).',
+    'reason',
+    () => bridge().limitCounters().heartbeatTimeouts,
+  );
   if (unauthenticated) {
     new Gauge({
       name: 'bridge_unauthenticated_connections',
@@ -100,7 +164,13 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
         this.set(unauthenticated().open);
       },
     });
-    countedByLabel(registry, 'bridge_unauthenticated_connections_refused_total', 'Connections refused with 503 TOO_MANY_CONNECTIONS before their request was read, by bound: total (MAX_UNAUTHENTICATED_CONNECTIONS), address (MAX_UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS; L21).', 'bound', () => unauthenticated().refused);
+    countedByLabel(
+      registry,
+      'bridge_unauthenticated_connections_refused_total',
+      'Connections refused with 503 TOO_MANY_CONNECTIONS before their request was read, by bound: total (MAX_UNAUTHENTICATED_CONNECTIONS), address (MAX_UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS; L21).',
+      'bound',
+      () => unauthenticated().refused,
+    );
     let reportedTimeouts = 0;
     new Counter({
       name: 'bridge_http_requests_timed_out_total',
@@ -146,14 +216,32 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
       this.set(bridge().resumeStats().events);
     },
   });
-  countedByLabel(registry, 'bridge_resume_dropped_bytes_total', 'Bytes kept for resumes that were dropped to keep a bound, by reason: event_limit (STREAMED_TEXT_MAX_BYTES), app_limit (RESUME_BUFFER_PER_APP_MAX_BYTES), node_limit (RESUME_BUFFER_MAX_BYTES); a resume that needed them gets RESUME_GAP.', 'reason', () => bridge().resumeStats().dropped);
-  countedByLabel(registry, 'bridge_resumes_total', 'Resume requests by outcome: resumed, gap (RESUME_GAP), refused (RESUME_REFUSED), limited (TOO_MANY_REQUESTS: the organization over its share of resumes or of bytes sent again).', 'outcome', () => bridge().resumeStats().resumes);
+  countedByLabel(
+    registry,
+    'bridge_resume_dropped_bytes_total',
+    'Bytes kept for resumes that were dropped to keep a bound, by reason: event_limit (STREAMED_TEXT_MAX_BYTES), app_limit (RESUME_BUFFER_PER_APP_MAX_BYTES), node_limit (RESUME_BUFFER_MAX_BYTES); a resume that needed them gets RESUME_GAP.',
+    'reason',
+    () => bridge().resumeStats().dropped,
+  );
+  countedByLabel(
+    registry,
+    'bridge_resumes_total',
+    'Resume requests by outcome: resumed, gap (RESUME_GAP), refused (RESUME_REFUSED), limited (TOO_MANY_REQUESTS: the organization over its share of resumes or of bytes sent again).',
+    'outcome',
+    () => bridge().resumeStats().resumes,
+  );
   // Each organization's fair share (F3, R10): how often one was over it, and how long its agents waited.
-  countedByLabel(registry, 'bridge_fair_share_limited_total', 'Times an organization was over its fair share on this node, by kind: fragments (an agent paused: FRAGMENTS_PER_ORG_PER_SECOND), discover and resume (TOO_MANY_REQUESTS: DISCOVERS_PER_ORG_PER_SECOND, RESUMES_PER_ORG_PER_SECOND), replay (TOO_MANY_REQUESTS: RESUME_REPLAY_BYTES_PER_ORG_PER_SECOND).', 'kind', () => bridge().fairShareStats().limited);
+  countedByLabel(
+    registry,
+    'bridge_fair_share_limited_total',
+    'Times an organization was over its fair share on this node, by kind: fragments (an agent paused: FRAGMENTS_PER_ORG_PER_SECOND), discover and resume (TOO_MANY_REQUESTS: DISCOVERS_PER_ORG_PER_SECOND, RESUMES_PER_ORG_PER_SECOND), replay (TOO_MANY_REQUESTS: RESUME_REPLAY_BYTES_PER_ORG_PER_SECOND).',
+    'kind',
+    () => bridge().fairShareStats().limited,
+  );
   let pausedReported = 0;
   new Counter({
     name: 'bridge_agent_paused_seconds_total',
-    help: 'Seconds agents\' sockets were paused (not read) because their organization was over its share of fragments, all agents together (F3).',
+    help: "Seconds agents' sockets were paused (not read) because their organization was over its share of fragments, all agents together (F3).",
     registers: [registry],
     collect() {
       const ms = bridge().fairShareStats().pausedMs;
@@ -171,7 +259,7 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
   });
   new Gauge({
     name: 'bridge_event_log_failing_seconds',
-    help: 'How long the event log\'s group commits have failed while rows wait for them (0 while the database takes them); /readyz answers 500 from 30 s on (O15).',
+    help: "How long the event log's group commits have failed while rows wait for them (0 while the database takes them); /readyz answers 500 from 30 s on (O15).",
     registers: [registry],
     collect() {
       this.set((eventLog.failing?.forMs ?? 0) / 1000);
@@ -248,7 +336,13 @@ export function makeMetrics(bridge: () => Bridge, eventLog: EventLogStats, sessi
 }
 
 /** A counter per label value, from totals the bridge keeps: each scrape adds what was counted since the last one. */
-export function countedByLabel(registry: Registry, name: string, help: string, label: string, read: () => Record<string, number>): void {
+export function countedByLabel(
+  registry: Registry,
+  name: string,
+  help: string,
+  label: string,
+  read: () => Record<string, number>,
+): void {
   const reported = new Map<string, number>();
   new Counter({
     name,

@@ -1,7 +1,13 @@
 // The overview's history (D8): every overviewSampleMs on the bridge's clock, one sample of this node's gauges and
 // of what happened since the previous sample, kept in a ring of overviewWindowMs. In memory only: the bridge holds
 // these numbers already, and an hour of them is 138-177 KB as JSON (measured, idle to busy). Fed by the core's observer; no I/O.
-import { LIMITS, type ErrorCode, type OverviewNode, type OverviewNow, type OverviewSample } from '../../generated/index.js';
+import {
+  LIMITS,
+  type ErrorCode,
+  type OverviewNode,
+  type OverviewNow,
+  type OverviewSample,
+} from '../../generated/index.js';
 import type { Bridge } from '../core/bridge.js';
 import type { BridgeObserver } from '../core/observer.js';
 import type { Clock, Timer } from '../shared/clock.js';
@@ -21,7 +27,13 @@ export function bridgeGauges(bridge: () => Bridge): OverviewGauges {
   return {
     now() {
       const { apps, agents, eventsInFlight } = bridge().stats();
-      return { app_connections: apps, agent_connections: agents, apps_online: bridge().appsOnline(), agents_online: agents, events_in_flight: eventsInFlight };
+      return {
+        app_connections: apps,
+        agent_connections: agents,
+        apps_online: bridge().appsOnline(),
+        agents_online: agents,
+        events_in_flight: eventsInFlight,
+      };
     },
     fragmentsForwarded: () => bridge().tokensForwarded(),
   };

@@ -31,7 +31,14 @@ import { deferred, type Deferred } from './deferred.js';
 import { PendingEvent, type EventHandle } from './pending-event.js';
 import { InFlightEvent, answersResume, resumeQuery } from './resume.js';
 
-export { BridgeError, ConnectionLostError, StreamGapError, type BridgeErrorCode, type ClientErrorCode, type ResumeErrorCode } from './app-errors.js';
+export {
+  BridgeError,
+  ConnectionLostError,
+  StreamGapError,
+  type BridgeErrorCode,
+  type ClientErrorCode,
+  type ResumeErrorCode,
+} from './app-errors.js';
 export type { Accepted, EventHandle } from './pending-event.js';
 
 /** The connection's options, with `url` the bridge's base URL ending in the version segment (`wss://host/v1`). */
@@ -102,7 +109,9 @@ export class AppClient extends EventEmitter<AppClientEvents> {
     connection.on('invalid', (frame) => this.routeInvalid(frame));
     connection.on('down', (info) => {
       // Whether the connection will come back is known only at 'closed', which follows at once when it will not.
-      this.failAll(this.lostError(info, this.closing ? 'The client was closed' : undefined), { keepResumable: !this.closing });
+      this.failAll(this.lostError(info, this.closing ? 'The client was closed' : undefined), {
+        keepResumable: !this.closing,
+      });
       this.emit('disconnected', info);
     });
     connection.on('reconnecting', (info) => this.emit('reconnecting', info));
@@ -123,7 +132,8 @@ export class AppClient extends EventEmitter<AppClientEvents> {
    * agent_id listed. Rejects with ConnectionLostError if the connection drops first.
    */
   discover(): Promise<DiscoveredAgents> {
-    if (!this.connection.send({ type: 'discover' } satisfies AppToServiceMessage)) return Promise.reject(this.notConnected('discover'));
+    if (!this.connection.send({ type: 'discover' } satisfies AppToServiceMessage))
+      return Promise.reject(this.notConnected('discover'));
     const d = deferred<DiscoveredAgents>();
     this.discovers.push(d);
     return d.promise;
@@ -138,10 +148,21 @@ export class AppClient extends EventEmitter<AppClientEvents> {
    */
   send(input: SendInput): EventHandle {
     const event = new PendingEvent();
-    const frame: AppToServiceMessage = { type: 'event', agent_id: input.agentId, thread_id: input.threadId, payload: input.payload };
+    const frame: AppToServiceMessage = {
+      type: 'event',
+      agent_id: input.agentId,
+      thread_id: input.threadId,
+      payload: input.payload,
+    };
     const bytes = Buffer.byteLength(JSON.stringify(frame), 'utf8');
     if (bytes > LIMITS.frameMaxBytes) {
-      event.fail(new BridgeError('PAYLOAD_TOO_LARGE', `The event is ${bytes} bytes of JSON; payloads are limited to ${LIMITS.payloadMaxBytes} bytes. Not sent.`, { agentId: input.agentId }));
+      event.fail(
+        new BridgeError(
+          'PAYLOAD_TOO_LARGE',
+          `The event is ${bytes} bytes of JSON; payloads are limited to ${LIMITS.payloadMaxBytes} bytes. Not sent.`,
+          { agentId: input.agentId },
+        ),
+      );
     } else if (!this.connection.send(frame)) {
       event.fail(this.notConnected('send the event'));
     } else {
@@ -163,7 +184,11 @@ export class AppClient extends EventEmitter<AppClientEvents> {
   refusal(info: CloseInfo): BridgeError {
     const frame = this.connection.connectionError;
     if (validateErrorCode(info.reason)) {
-      return new BridgeError(info.reason, frame?.code === info.reason ? frame.error : `The bridge refused the connection: ${info.reason}.`, { closeCode: info.code });
+      return new BridgeError(
+        info.reason,
+        frame?.code === info.reason ? frame.error : `The bridge refused the connection: ${info.reason}.`,
+        { closeCode: info.code },
+      );
     }
     return this.lostError(info, 'Could not connect to the bridge');
   }
@@ -293,7 +318,12 @@ export class AppClient extends EventEmitter<AppClientEvents> {
    */
   private resumesNotUnderstood(why: string): void {
     for (const eventId of this.resumedHere) {
-      this.end(eventId, new ConnectionLostError(`The connection to the bridge was lost, and the bridge reached again does not resume streams (it answered: ${why}); the rest of event ${eventId} is lost.`));
+      this.end(
+        eventId,
+        new ConnectionLostError(
+          `The connection to the bridge was lost, and the bridge reached again does not resume streams (it answered: ${why}); the rest of event ${eventId} is lost.`,
+        ),
+      );
     }
     this.resumedHere.clear();
   }
@@ -301,11 +331,16 @@ export class AppClient extends EventEmitter<AppClientEvents> {
   private lostError(info: CloseInfo, what: string = 'The connection to the bridge was lost'): ConnectionLostError {
     const frame = this.connection.connectionError;
     const why = frame ? `: ${frame.code}: ${frame.error}` : info.reason ? `: ${info.reason}` : '';
-    return new ConnectionLostError(`${what} (close ${info.code}${why}); the outcome of any unanswered call is unknown.`, { closeCode: info.code, reason: info.reason });
+    return new ConnectionLostError(
+      `${what} (close ${info.code}${why}); the outcome of any unanswered call is unknown.`,
+      { closeCode: info.code, reason: info.reason },
+    );
   }
 
   private notConnected(what: string): ConnectionLostError {
-    return new ConnectionLostError(`Cannot ${what}: the client is ${this.connection.state === 'closed' ? 'closed' : 'not connected (' + this.connection.state + ')'}. Nothing was sent.`);
+    return new ConnectionLostError(
+      `Cannot ${what}: the client is ${this.connection.state === 'closed' ? 'closed' : 'not connected (' + this.connection.state + ')'}. Nothing was sent.`,
+    );
   }
 }
 

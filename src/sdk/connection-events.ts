@@ -27,7 +27,8 @@ export interface InvalidFrame {
 }
 
 export function invalidFrame(frame: unknown, problem: string): InvalidFrame {
-  const raw: Record<string, unknown> = typeof frame === 'object' && frame !== null ? (frame as Record<string, unknown>) : {};
+  const raw: Record<string, unknown> =
+    typeof frame === 'object' && frame !== null ? (frame as Record<string, unknown>) : {};
   return {
     type: typeof raw.type === 'string' ? raw.type.slice(0, 32) : undefined,
     eventId: typeof raw.event_id === 'string' ? raw.event_id : undefined,
@@ -56,7 +57,13 @@ export interface ConnectionEvents<In> {
 }
 
 /** The connection error in a frame, if it is one: an `error` without event_id whose code has connection scope. */
-export function connectionErrorIn(m: { type: string; event_id?: unknown; code?: ErrorCode; error?: string }): ConnectionError | undefined {
-  if (m.type !== 'error' || m.event_id !== undefined || m.code === undefined || ERRORS[m.code].scope !== 'connection') return undefined;
+export function connectionErrorIn(m: {
+  type: string;
+  event_id?: unknown;
+  code?: ErrorCode;
+  error?: string;
+}): ConnectionError | undefined {
+  if (m.type !== 'error' || m.event_id !== undefined || m.code === undefined || ERRORS[m.code].scope !== 'connection')
+    return undefined;
   return { code: m.code, error: m.error ?? '' };
 }

@@ -52,7 +52,11 @@ export interface BridgeSocket {
 }
 
 /** The delay before reconnect attempt `attempt` (1-based): base doubling up to the cap, minus up to `jitter`. */
-export function backoffDelay(attempt: number, o: Pick<ReconnectOptions, 'baseDelayMs' | 'maxDelayMs' | 'jitter'>, random: () => number): number {
+export function backoffDelay(
+  attempt: number,
+  o: Pick<ReconnectOptions, 'baseDelayMs' | 'maxDelayMs' | 'jitter'>,
+  random: () => number,
+): number {
   // A connection that never gives up counts attempts without end: doubling stops once the cap is reached, so the
   // arithmetic stays finite however many there have been.
   const doublings = Math.min(attempt - 1, Math.ceil(Math.log2(Math.max(1, o.maxDelayMs / o.baseDelayMs))));

@@ -17,11 +17,20 @@ import {
   type ConnectionState,
   type Inbound,
 } from './connection-events.js';
-import { backoffDelay, mayRetry, type BridgeSocket, type ConnectionOptions, type Endpoint, type ReconnectOptions } from './connection-options.js';
+import {
+  backoffDelay,
+  mayRetry,
+  type BridgeSocket,
+  type ConnectionOptions,
+  type Endpoint,
+  type ReconnectOptions,
+} from './connection-options.js';
 
 /** Close reasons after which reconnecting cannot help (connection errors with `retry: false` in the catalogue): the same token or endpoint would be
  * refused again, or another connection took this one's place. */
-const FINAL_REASONS: ReadonlySet<string> = new Set(ERROR_CODES.filter((code) => ERRORS[code].scope === 'connection' && !ERRORS[code].retry));
+const FINAL_REASONS: ReadonlySet<string> = new Set(
+  ERROR_CODES.filter((code) => ERRORS[code].scope === 'connection' && !ERRORS[code].retry),
+);
 
 /** `In`: what the bridge sends on the endpoint (its generated union); `Out`: what the client sends there. */
 export class BridgeConnection<In extends { type: string }, Out> extends EventEmitter<ConnectionEvents<In>> {
@@ -117,7 +126,10 @@ export class BridgeConnection<In extends { type: string }, Out> extends EventEmi
     const headers: Record<string, string> = {};
     if (this.options.carrier === 'query') url.searchParams.set('token', this.options.token);
     else headers.authorization = `Bearer ${this.options.token}`;
-    const ws = (this.options.createSocket ?? ((u, h) => new WebSocket(u, { headers: h, perMessageDeflate: false })))(url.toString(), headers);
+    const ws = (this.options.createSocket ?? ((u, h) => new WebSocket(u, { headers: h, perMessageDeflate: false })))(
+      url.toString(),
+      headers,
+    );
     this.ws = ws;
     this.closingError = undefined;
     ws.on('open', () => {
@@ -169,7 +181,12 @@ export class BridgeConnection<In extends { type: string }, Out> extends EventEmi
   }
 
   private afterClose(info: CloseInfo): void {
-    if (this.stopped || FINAL_REASONS.has(info.reason) || !this.reconnect.enabled || !mayRetry(this.attempt, this.reconnect.maxRetries)) {
+    if (
+      this.stopped ||
+      FINAL_REASONS.has(info.reason) ||
+      !this.reconnect.enabled ||
+      !mayRetry(this.attempt, this.reconnect.maxRetries)
+    ) {
       return this.finish(info);
     }
     this.attempt++;

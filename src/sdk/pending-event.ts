@@ -82,7 +82,7 @@ export class PendingEvent implements EventHandle {
   }
 
   private async *iterate(): AsyncGenerator<string, void, undefined> {
-    for (let i = 0; ; ) {
+    for (let i = 0; ;) {
       if (i < this.fragments.length) {
         yield this.fragments[i++]!;
         continue;

@@ -12,13 +12,20 @@ type Placeholders<T> = T extends `${string}{${infer Name}}${infer Rest}` ? Name 
 
 type TemplateOf<C extends MessageCode, S extends Situation<C>> = Messages[C][S];
 
-export type MessageParams<C extends MessageCode, S extends Situation<C>> = { [P in Placeholders<TemplateOf<C, S>>]: string | number };
+export type MessageParams<C extends MessageCode, S extends Situation<C>> = {
+  [P in Placeholders<TemplateOf<C, S>>]: string | number;
+};
 
 /** The values a text needs after its code and situation: none, or an object with exactly its placeholders. */
-export type TextArgs<C extends MessageCode, S extends Situation<C>> = Placeholders<TemplateOf<C, S>> extends never ? [] : [MessageParams<C, S>];
+export type TextArgs<C extends MessageCode, S extends Situation<C>> =
+  Placeholders<TemplateOf<C, S>> extends never ? [] : [MessageParams<C, S>];
 
 /** The catalogue's text for `code` in `situation`, its placeholders filled from `params`. */
-export function errorText<C extends MessageCode, S extends Situation<C>>(code: C, situation: S, ...[params]: TextArgs<C, S>): string {
+export function errorText<C extends MessageCode, S extends Situation<C>>(
+  code: C,
+  situation: S,
+  ...[params]: TextArgs<C, S>
+): string {
   const template = (ERROR_MESSAGES[code] as Record<string, string>)[situation]!;
   const values = (params ?? {}) as Record<string, string | number>;
   return template.replace(/\{([a-z_]+)\}/g, (_, name: string) => String(values[name]));

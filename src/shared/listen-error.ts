@@ -4,7 +4,10 @@
 const REASONS: Record<string, [why: string, fix: string]> = {
   EADDRINUSE: ['the port is already in use by another process', 'stop it or choose another port'],
   EACCES: ['permission denied', 'ports below 1024 need privileges; choose one from 1024'],
-  EADDRNOTAVAIL: ['that address is not one of this machine', 'choose one of its addresses, 127.0.0.1 or 0.0.0.0 for all'],
+  EADDRNOTAVAIL: [
+    'that address is not one of this machine',
+    'choose one of its addresses, 127.0.0.1 or 0.0.0.0 for all',
+  ],
 };
 
 /** A listen failure put in one line by `listenFailure`; its errno `code` stays readable for callers in code. */

@@ -8,5 +8,7 @@
  * parameter is hidden with it).
  */
 export function shownUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):.*@/i, '$1:***@').replace(/([?&][^=&#]*password[^=&#]*=)[^&#]*/gi, '$1***');
+  return url
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):.*@/i, '$1:***@')
+    .replace(/([?&][^=&#]*password[^=&#]*=)[^&#]*/gi, '$1***');
 }

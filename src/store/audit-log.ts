@@ -23,7 +23,9 @@ export class AuditStore {
 
   /** At most `limit + 1` rows older than `before`, newest first: the extra one says whether another page follows. */
   async newest(q: { before?: number | undefined; limit: number }): Promise<AuditRow[]> {
-    const query = this.db<AuditRow>('admin_audit').orderBy('audit_id', 'desc').limit(q.limit + 1);
+    const query = this.db<AuditRow>('admin_audit')
+      .orderBy('audit_id', 'desc')
+      .limit(q.limit + 1);
     if (q.before !== undefined) query.where('audit_id', '<', q.before);
     return query;
   }

@@ -123,7 +123,10 @@ export class ChangeQueue {
     const event = (_: string, row: EventRow) => void batch.events.push({ ...row });
     this.takenFinished = takeFrom(this.finished, event);
     this.takenInFlight = takeFrom(this.inFlight, event);
-    this.takenSessions = takeFrom(this.sessions, (key, row) => void (row ? batch.sessionUpserts.push(row) : batch.sessionDeletes.push(key)));
+    this.takenSessions = takeFrom(
+      this.sessions,
+      (key, row) => void (row ? batch.sessionUpserts.push(row) : batch.sessionDeletes.push(key)),
+    );
     return batch;
   }
 
@@ -179,7 +182,8 @@ export class ChangeQueue {
     const inFlight = new Map<string, EventRow>();
     for (const row of part.events) {
       const id = row.event_id;
-      if (this.takenFinished.delete(id) || this.takenInFlight.delete(id)) (row.outcome === 'pending' ? inFlight : finished).set(id, row);
+      if (this.takenFinished.delete(id) || this.takenInFlight.delete(id))
+        (row.outcome === 'pending' ? inFlight : finished).set(id, row);
       else if (this.droppedEvents.delete(id) && row.outcome !== 'pending') lost++;
     }
     const sessions = new Map<string, SessionRow | null>();

@@ -29,7 +29,9 @@ function run(db: sqlite3.Database, sql: string): Promise<void> {
 }
 
 function value<T>(db: sqlite3.Database, sql: string): Promise<T> {
-  return new Promise((resolve, reject) => db.get<Record<string, T>>(sql, (err, row) => (err ? reject(err) : resolve(Object.values(row)[0]!))));
+  return new Promise((resolve, reject) =>
+    db.get<Record<string, T>>(sql, (err, row) => (err ? reject(err) : resolve(Object.values(row)[0]!))),
+  );
 }
 
 function open(path: string): Promise<sqlite3.Database> {
@@ -91,15 +93,24 @@ export async function lockDatabase(file: string, log: Logger): Promise<DatabaseL
   }
   try {
     // EXCLUSIVE locking mode keeps the lock after COMMIT; the journal stays in memory so no file is left beside.
-    await run(db, 'PRAGMA busy_timeout = 0; PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY; BEGIN EXCLUSIVE');
+    await run(
+      db,
+      'PRAGMA busy_timeout = 0; PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY; BEGIN EXCLUSIVE',
+    );
   } catch (err) {
     await close(db);
     if ((err as { code?: string }).code === 'SQLITE_BUSY') throw inUse(file, path);
-    throw new DatabaseInUseError(`cannot lock the database file ${file} through ${path} (${(err as Error).message}); if no bridge process runs, remove ${path}`);
+    throw new DatabaseInUseError(
+      `cannot lock the database file ${file} through ${path} (${(err as Error).message}); if no bridge process runs, remove ${path}`,
+    );
   }
   try {
     const previous = await value<number>(db, 'PRAGMA user_version');
-    if (previous !== 0) log.warn({ pid: previous, lock: path }, 'database lock taken over from a bridge process that ended without a clean shutdown');
+    if (previous !== 0)
+      log.warn(
+        { pid: previous, lock: path },
+        'database lock taken over from a bridge process that ended without a clean shutdown',
+      );
     await run(db, `PRAGMA user_version = ${process.pid}; COMMIT`);
   } catch (err) {
     await close(db);

@@ -22,7 +22,9 @@ export interface ClaimOptions {
 function kind(url: string): 'sqlite' | 'postgres' {
   if (url.startsWith('sqlite:')) return 'sqlite';
   if (isPostgresUrl(url)) return 'postgres';
-  throw new DatabaseUrlError(`DATABASE_URL must be sqlite:<path> or postgres://user:password@host:port/database; got ${JSON.stringify(shownUrl(url))}`);
+  throw new DatabaseUrlError(
+    `DATABASE_URL must be sqlite:<path> or postgres://user:password@host:port/database; got ${JSON.stringify(shownUrl(url))}`,
+  );
 }
 
 /**
@@ -30,7 +32,11 @@ function kind(url: string): 'sqlite' | 'postgres' {
  * throws DatabaseInUseError naming the database; undefined when no lock is needed (`sqlite::memory:`, or a
  * PostgreSQL database `shared` by a cluster). Release it after the database is closed.
  */
-export async function claimDatabase(url: string, log: Logger, options: ClaimOptions = {}): Promise<DatabaseLock | undefined> {
+export async function claimDatabase(
+  url: string,
+  log: Logger,
+  options: ClaimOptions = {},
+): Promise<DatabaseLock | undefined> {
   if (kind(url) === 'postgres') return options.shared ? undefined : lockPostgres(url, log);
   const file = sqliteFile(url);
   return file ? lockDatabase(file, log) : undefined;
@@ -45,7 +51,10 @@ export function connectDatabase(url: string): Knex {
     compileSqlOnError: false,
     // knex prints a failed connection with its stack before it rejects, and a pooled connection the server ended
     // when it finds it dead; the rejection alone says it (openDatabase, the event log's retries, /readyz).
-    log: { warn: (message: string) => void (/^(Acquire connection error|Connection Error: )/.test(message) || console.warn(message)) },
+    log: {
+      warn: (message: string) =>
+        void (/^(Acquire connection error|Connection Error: )/.test(message) || console.warn(message)),
+    },
   });
 }
 

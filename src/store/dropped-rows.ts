@@ -25,7 +25,10 @@ export class DroppedRows {
       report: (counts, rows) => {
         const reasons = [...counts].map(([reason, n]) => `${n} because ${why[reason]}`).join('; ');
         const err = counts.has('refused') ? { err: this.lastRefusal } : {};
-        log.error({ rows, reasons: Object.fromEntries(counts), ...err }, `event log rows dropped: ${rows} (${reasons})`);
+        log.error(
+          { rows, reasons: Object.fromEntries(counts), ...err },
+          `event log rows dropped: ${rows} (${reasons})`,
+        );
       },
     });
   }

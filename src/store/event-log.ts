@@ -21,7 +21,6 @@ export interface EventQuery {
   limit: number;
 }
 
-
 /** A row read back as the wire shows it (bigint columns are numbers on PostgreSQL too: postgres.ts). */
 function entry(r: EventRow): EventLogEntry {
   return {
@@ -45,8 +44,11 @@ export class EventLogReader {
   constructor(private readonly db: Knex) {}
 
   async page(q: EventQuery): Promise<EventLog> {
-    const query = this.db<EventRow>('events').orderBy('event_id', 'desc').limit(q.limit + 1);
-    for (const key of ['app_id', 'agent_id', 'status', 'code'] as const) if (q[key] !== undefined) query.where(key, q[key]!);
+    const query = this.db<EventRow>('events')
+      .orderBy('event_id', 'desc')
+      .limit(q.limit + 1);
+    for (const key of ['app_id', 'agent_id', 'status', 'code'] as const)
+      if (q[key] !== undefined) query.where(key, q[key]!);
     if (q.before !== undefined) query.where('event_id', '<', q.before);
     // A subquery, not a list of ids: the statement stays the same size however many apps the organization has.
     if (q.org_id !== undefined) query.whereIn('app_id', this.db('apps').select('app_id').where({ org_id: q.org_id }));
@@ -63,7 +65,9 @@ export class EventLogReader {
    * agent's index be read from `since` on only, not over its whole retained log.
    */
   async agentActivity(orgId: string, since: number): Promise<Map<string, { events: number; errors: number }>> {
-    const rows: { agent_id: string; events: number | string; errors: number | string | null }[] = await this.db('events')
+    const rows: { agent_id: string; events: number | string; errors: number | string | null }[] = await this.db(
+      'events',
+    )
       .select('agent_id')
       .count({ events: '*' })
       .select(this.db.raw('SUM(CASE WHEN "code" IS NULL THEN 0 ELSE 1 END) AS "errors"'))

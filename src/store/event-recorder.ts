@@ -8,10 +8,26 @@ export function eventRecorder(writer: WriteBehind): BridgeObserver {
     eventRejected(e, code, admitted) {
       // Rows only for what the rate limit let through: a flood of bad or excess frames is counted, not logged (O1).
       if (!admitted) return;
-      writer.insertEvent({ ...e, status: 'rejected', outcome: 'rejected', code, tokens_used: null, completed_at: e.received_at, latency_ms: 0 });
+      writer.insertEvent({
+        ...e,
+        status: 'rejected',
+        outcome: 'rejected',
+        code,
+        tokens_used: null,
+        completed_at: e.received_at,
+        latency_ms: 0,
+      });
     },
     eventAccepted(e) {
-      writer.insertEvent({ ...e, status: 'delivered', outcome: 'pending', code: null, tokens_used: null, completed_at: null, latency_ms: null });
+      writer.insertEvent({
+        ...e,
+        status: 'delivered',
+        outcome: 'pending',
+        code: null,
+        tokens_used: null,
+        completed_at: null,
+        latency_ms: null,
+      });
     },
     eventEnded({ event_id, ...end }) {
       writer.updateEvent(event_id, end);

@@ -15,9 +15,18 @@ export function lostAfterMs(agentTimeoutMs: number, agentReconnectGraceMs: numbe
 }
 
 /** Marks `lost` the `pending` rows older than `afterMs`; logs how many (at warn: each is an outcome nobody will know). */
-export async function markLostOutcomes(reader: EventLogReader, clock: Clock, afterMs: number, log: Logger): Promise<number> {
+export async function markLostOutcomes(
+  reader: EventLogReader,
+  clock: Clock,
+  afterMs: number,
+  log: Logger,
+): Promise<number> {
   const rows = await reader.markLost(clock.now() - afterMs);
-  if (rows) log.warn({ rows, older_than_ms: afterMs }, 'event log: rows left pending by a bridge that stopped without a shutdown marked lost (O9)');
+  if (rows)
+    log.warn(
+      { rows, older_than_ms: afterMs },
+      'event log: rows left pending by a bridge that stopped without a shutdown marked lost (O9)',
+    );
   return rows;
 }
 
@@ -26,9 +35,16 @@ export async function markLostOutcomes(reader: EventLogReader, clock: Clock, aft
  * a crash resolves that crash's rows then, not an hour later), and returns that timer; the hourly sweep calls
  * `markLostOutcomes` too, for rows other processes leave.
  */
-export async function markLostAtStart(reader: EventLogReader, clock: Clock, afterMs: number, log: Logger): Promise<Timer> {
+export async function markLostAtStart(
+  reader: EventLogReader,
+  clock: Clock,
+  afterMs: number,
+  log: Logger,
+): Promise<Timer> {
   await markLostOutcomes(reader, clock, afterMs, log);
   return clock.setTimer(afterMs, () => {
-    markLostOutcomes(reader, clock, afterMs, log).catch((err) => log.error({ err }, 'marking lost event outcomes failed'));
+    markLostOutcomes(reader, clock, afterMs, log).catch((err) =>
+      log.error({ err }, 'marking lost event outcomes failed'),
+    );
   });
 }

@@ -52,7 +52,8 @@ const MIGRATIONS: Migration[] = [
       });
     },
     async down(knex) {
-      for (const table of ['tokens', 'agent_allowlist', 'agents', 'apps', 'organizations']) await knex.schema.dropTable(table);
+      for (const table of ['tokens', 'agent_allowlist', 'agents', 'apps', 'organizations'])
+        await knex.schema.dropTable(table);
     },
   },
   {
@@ -98,7 +99,9 @@ const MIGRATIONS: Migration[] = [
     // whole log every hour. Partial: a row leaves it when its outcome is written, so it holds about the events
     // in flight. Valid SQLite and PostgreSQL.
     async up(knex) {
-      await knex.raw(`CREATE INDEX "events_pending_received_at" ON "events" ("received_at") WHERE "outcome" = 'pending'`);
+      await knex.raw(
+        `CREATE INDEX "events_pending_received_at" ON "events" ("received_at") WHERE "outcome" = 'pending'`,
+      );
     },
     async down(knex) {
       await knex.raw('DROP INDEX "events_pending_received_at"');
@@ -110,10 +113,12 @@ const MIGRATIONS: Migration[] = [
     // gets. PostgreSQL's integer stops at 2^31 - 1: one agent's reply over it failed the whole group commit, losing
     // every other row in it. A double holds every number JavaScript can give it, exactly. SQLite needs nothing.
     async up(knex) {
-      if (knex.client.dialect === 'postgresql') await knex.raw('ALTER TABLE "events" ALTER COLUMN "tokens_used" TYPE double precision');
+      if (knex.client.dialect === 'postgresql')
+        await knex.raw('ALTER TABLE "events" ALTER COLUMN "tokens_used" TYPE double precision');
     },
     async down(knex) {
-      if (knex.client.dialect === 'postgresql') await knex.raw('ALTER TABLE "events" ALTER COLUMN "tokens_used" TYPE integer');
+      if (knex.client.dialect === 'postgresql')
+        await knex.raw('ALTER TABLE "events" ALTER COLUMN "tokens_used" TYPE integer');
     },
   },
   {

@@ -56,7 +56,11 @@ export async function lockPostgres(url: string, log: Logger): Promise<DatabaseLo
   client.once('error', (err) => {
     // The lock went with its session: nothing now keeps a second bridge from starting on this database. Once: a
     // dropped connection reports itself twice (the server's notice, then the socket's end).
-    if (!released) log.error({ err, database: shownUrl(url) }, 'the connection holding the database lock was lost; restart this bridge so that it holds the lock again');
+    if (!released)
+      log.error(
+        { err, database: shownUrl(url) },
+        'the connection holding the database lock was lost; restart this bridge so that it holds the lock again',
+      );
   });
   return {
     async release() {

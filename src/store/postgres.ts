@@ -12,7 +12,9 @@ import pg from 'pg';
 const INT8_OID = 20;
 const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID && format !== 'binary' ? (text: string) => Number(text) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+    oid === INT8_OID && format !== 'binary'
+      ? (text: string) => Number(text)
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 export function connectionSettings(url: string): pg.ClientConfig {
@@ -42,7 +44,10 @@ export function postgresConfig(url: string): Knex.Config {
     // lock_timeout: a statement waits at most 5 s for rows or tables another session locked (an operator's open
     // transaction), as SQLite's busy_timeout; a group commit then fails and is logged (O2) instead of hanging.
     // The object goes to pg.Client as it is; knex's type for it lacks some of pg's settings.
-    connection: { ...connectionSettings(url), lock_timeout: 5_000 } satisfies pg.ClientConfig as Knex.PgConnectionConfig,
+    connection: {
+      ...connectionSettings(url),
+      lock_timeout: 5_000,
+    } satisfies pg.ClientConfig as Knex.PgConnectionConfig,
     pool: { min: 1, max: POOL_MAX },
     // A query waits at most this long for a connection (knex's default is a minute): with the server gone or not
     // answering, a group commit fails and is retried later (O15) and an admin call answers 500, instead of each
@@ -58,7 +63,10 @@ const MIGRATION_LOCK_KEY = [LOCK_SPACE, 2] as const;
 
 /** A connection of the bridge's own, outside knex's pool. */
 export async function connect(url: string, applicationName?: string): Promise<pg.Client> {
-  const client = new pg.Client({ ...connectionSettings(url), ...(applicationName ? { application_name: applicationName } : {}) });
+  const client = new pg.Client({
+    ...connectionSettings(url),
+    ...(applicationName ? { application_name: applicationName } : {}),
+  });
   // Without a listener a connection lost while idle would be an uncaught 'error'; the caller listens if it cares.
   client.on('error', () => {});
   await client.connect();

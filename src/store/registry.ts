@@ -21,7 +21,11 @@ async function holdOrg(trx: Knex.Transaction, orgId: string): Promise<boolean> {
 async function holdOwner(trx: Knex.Transaction, kind: ClientKind, id: string, orgId: string): Promise<boolean> {
   if (!(await holdOrg(trx, orgId))) return false;
   const [table, key] = kind === 'app' ? ['apps', 'app_id'] : ['agents', 'agent_id'];
-  return (await trx(table).where({ [key]: id }).first(key)) !== undefined;
+  return (
+    (await trx(table)
+      .where({ [key]: id })
+      .first(key)) !== undefined
+  );
 }
 
 export class RegistryStore {
@@ -32,7 +36,13 @@ export class RegistryStore {
       directory.addOrg({ org_id: r.org_id, name: r.name, created_at: r.created_at });
     }
     for (const r of await this.db('apps').select()) {
-      directory.addApp({ app_id: r.app_id, org_id: r.org_id, name: r.name, active: bool(r.active), created_at: r.created_at });
+      directory.addApp({
+        app_id: r.app_id,
+        org_id: r.org_id,
+        name: r.name,
+        active: bool(r.active),
+        created_at: r.created_at,
+      });
     }
     const allowlists = new Map<string, string[]>();
     for (const r of await this.db('agent_allowlist').select()) {
@@ -53,7 +63,13 @@ export class RegistryStore {
       });
     }
     for (const r of await this.db('tokens').select()) {
-      directory.addToken({ hash: Buffer.from(r.hash, 'hex'), kind: r.kind, owner_id: r.owner_id, created_at: r.created_at, expires_at: r.expires_at });
+      directory.addToken({
+        hash: Buffer.from(r.hash, 'hex'),
+        kind: r.kind,
+        owner_id: r.owner_id,
+        created_at: r.created_at,
+        expires_at: r.expires_at,
+      });
     }
   }
 
@@ -91,7 +107,10 @@ export class RegistryStore {
     return (await this.db('apps').where({ app_id: appId }).update(fields)) > 0;
   }
 
-  async updateAgent(agentId: string, fields: Partial<Pick<AgentRecord, 'name' | 'description' | 'ttl_days'>>): Promise<boolean> {
+  async updateAgent(
+    agentId: string,
+    fields: Partial<Pick<AgentRecord, 'name' | 'description' | 'ttl_days'>>,
+  ): Promise<boolean> {
     return (await this.db('agents').where({ agent_id: agentId }).update(fields)) > 0;
   }
 
@@ -99,7 +118,11 @@ export class RegistryStore {
    * Starts the grace of the owner's current tokens and adds the new one, atomically; false when the owner is gone
    * (its organization deleted meanwhile: the new token would outlive it).
    */
-  async rotate(owner: { kind: ClientKind; id: string; orgId: string }, graceEndsAt: number, next: TokenRecord): Promise<boolean> {
+  async rotate(
+    owner: { kind: ClientKind; id: string; orgId: string },
+    graceEndsAt: number,
+    next: TokenRecord,
+  ): Promise<boolean> {
     return this.db.transaction(async (trx) => {
       if (!(await holdOwner(trx, owner.kind, owner.id, owner.orgId))) return false;
       await trx('tokens').where({ owner_id: owner.id }).whereNull('expires_at').update({ expires_at: graceEndsAt });
@@ -110,7 +133,11 @@ export class RegistryStore {
 
   /** Whether the app or agent was there to deactivate. */
   async deactivate(kind: ClientKind, id: string): Promise<boolean> {
-    return (await this.db(kind === 'app' ? 'apps' : 'agents').where(kind === 'app' ? { app_id: id } : { agent_id: id }).update({ active: false })) > 0;
+    return (
+      (await this.db(kind === 'app' ? 'apps' : 'agents')
+        .where(kind === 'app' ? { app_id: id } : { agent_id: id })
+        .update({ active: false })) > 0
+    );
   }
 
   /**
@@ -124,7 +151,8 @@ export class RegistryStore {
     return this.db.transaction(async (trx) => {
       // First, and FOR UPDATE: a change holding the organization (holdOrg) ends before this goes on, and one that
       // comes later finds it gone.
-      if ((await trx('organizations').where({ org_id: orgId }).forUpdate().first('org_id')) === undefined) return undefined;
+      if ((await trx('organizations').where({ org_id: orgId }).forUpdate().first('org_id')) === undefined)
+        return undefined;
       const appIds = () => trx('apps').select('app_id').where({ org_id: orgId });
       const agentIds = () => trx('agents').select('agent_id').where({ org_id: orgId });
       await trx('agent_allowlist').whereIn('agent_id', agentIds()).orWhereIn('app_id', appIds()).delete();
@@ -146,12 +174,20 @@ export class RegistryStore {
       if (!(await holdOwner(trx, 'agent', agent.id, agent.orgId))) return false;
       await trx('agent_allowlist').where({ agent_id: agent.id }).delete();
       if (appIds?.length) await trx('agent_allowlist').insert(appIds.map((app_id) => ({ agent_id: agent.id, app_id })));
-      await trx('agents').where({ agent_id: agent.id }).update({ allowlist_enabled: appIds !== null });
+      await trx('agents')
+        .where({ agent_id: agent.id })
+        .update({ allowlist_enabled: appIds !== null });
       return true;
     });
   }
 }
 
 function tokenRow(t: TokenRecord) {
-  return { hash: t.hash.toString('hex'), kind: t.kind, owner_id: t.owner_id, created_at: t.created_at, expires_at: t.expires_at };
+  return {
+    hash: t.hash.toString('hex'),
+    kind: t.kind,
+    owner_id: t.owner_id,
+    created_at: t.created_at,
+    expires_at: t.expires_at,
+  };
 }

@@ -3,6 +3,7 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Knex } from 'knex';
+import type { Database } from 'sqlite3';
 import { DatabaseOpenError, DatabaseUrlError } from './database-errors.js';
 
 /** One name per file, whatever path reached it (relative, through a symlink), so that its lock is one file too. */
@@ -40,10 +41,13 @@ export function sqliteConfig(url: string): Knex.Config {
     pool: {
       min: 1,
       max: 1,
-      afterCreate: (conn: any, done: (err: Error | null, conn: unknown) => void) => {
+      afterCreate: (conn: Database, done: (err: Error | null, conn: unknown) => void) => {
         // busy_timeout: a group commit waits up to 5 s for another writer (a backup, an operator's shell).
         const journal = filename === ':memory:' ? 'MEMORY' : 'WAL';
-        conn.exec(`PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA journal_mode = ${journal};`, (err: Error | null) => done(err, conn));
+        conn.exec(
+          `PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; PRAGMA journal_mode = ${journal};`,
+          (err: Error | null) => done(err, conn),
+        );
       },
     },
   };

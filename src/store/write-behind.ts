@@ -37,11 +37,35 @@ const ROWS_PER_STATEMENT = 2_500;
  * compile here until it has a column (and a migration), rather than being dropped silently on write.
  */
 function everyColumn<R>() {
-  return <const C extends readonly (keyof R)[]>(...columns: C & ([Exclude<keyof R, C[number]>] extends [never] ? unknown : { missing: Exclude<keyof R, C[number]> }[])) => columns;
+  return <const C extends readonly (keyof R)[]>(
+    ...columns: C &
+      ([Exclude<keyof R, C[number]>] extends [never] ? unknown : { missing: Exclude<keyof R, C[number]> }[])
+  ) => columns;
 }
 
-const EVENT_COLUMNS = everyColumn<EventRow>()('event_id', 'app_id', 'agent_id', 'thread_id', 'session_key', 'status', 'outcome', 'code', 'payload_bytes', 'tokens_used', 'received_at', 'completed_at', 'latency_ms');
-const SESSION_COLUMNS = everyColumn<SessionRow>()('session_key', 'agent_id', 'app_id', 'thread_id', 'created_at', 'expires_at');
+const EVENT_COLUMNS = everyColumn<EventRow>()(
+  'event_id',
+  'app_id',
+  'agent_id',
+  'thread_id',
+  'session_key',
+  'status',
+  'outcome',
+  'code',
+  'payload_bytes',
+  'tokens_used',
+  'received_at',
+  'completed_at',
+  'latency_ms',
+);
+const SESSION_COLUMNS = everyColumn<SessionRow>()(
+  'session_key',
+  'agent_id',
+  'app_id',
+  'thread_id',
+  'created_at',
+  'expires_at',
+);
 
 /**
  * A multi-row upsert as SQL text, made once per table and row count. Knex's query compiler took a tenth of the
@@ -54,7 +78,10 @@ function upsertStatement(table: string, columns: readonly string[], key: string)
   const cache = new Map<number, string>();
   const names = columns.map((c) => `"${c}"`).join(', ');
   const tuple = `(${columns.map(() => '?').join(', ')})`;
-  const updates = columns.filter((c) => c !== key).map((c) => `"${c}" = excluded."${c}"`).join(', ');
+  const updates = columns
+    .filter((c) => c !== key)
+    .map((c) => `"${c}" = excluded."${c}"`)
+    .join(', ');
   return (rows) => {
     let sql = cache.get(rows);
     if (!sql) {
@@ -67,7 +94,8 @@ function upsertStatement(table: string, columns: readonly string[], key: string)
 const upsertEvents = upsertStatement('events', EVENT_COLUMNS, 'event_id');
 const upsertSessions = upsertStatement('sessions', SESSION_COLUMNS, 'session_key');
 
-const deleteSessions = (keys: number) => `DELETE FROM "sessions" WHERE "session_key" IN (${Array(keys).fill('?').join(', ')})`;
+const deleteSessions = (keys: number) =>
+  `DELETE FROM "sessions" WHERE "session_key" IN (${Array(keys).fill('?').join(', ')})`;
 
 function bindings<R>(rows: R[], columns: readonly (keyof R)[]): Knex.Value[] {
   const out: Knex.Value[] = [];
@@ -247,7 +275,8 @@ export class WriteBehind {
   private queued(): void {
     if (this.closed) return this.dropAtShutdown();
     const over = this.queue.size - this.options.maxRows;
-    if (over > 0) this.drops.record('queue_full', this.queue.dropOldest(over + Math.floor(this.options.maxRows * DROP_AHEAD)));
+    if (over > 0)
+      this.drops.record('queue_full', this.queue.dropOldest(over + Math.floor(this.options.maxRows * DROP_AHEAD)));
     this.arm();
   }
 
@@ -288,7 +317,7 @@ export class WriteBehind {
    */
   private async write(): Promise<void> {
     if (!this.queue.queued) return;
-    for (let more = true; more; ) {
+    for (let more = true; more;) {
       more = this.queue.queued > this.commitMaxRows;
       if (!(await this.writeBatch(this.queue.take(this.commitMaxRows)))) return;
     }
@@ -344,11 +373,20 @@ export class WriteBehind {
     if (!this.failures) this.failingSince = now;
     this.failures++;
     this.lastFailure = failureOf(err);
-    const fields = { err: this.lastFailure, waiting: this.queue.size, failed_commits: this.failures, retry_in_ms: this.retryDelay(), failing_for_ms: Math.round(now - this.failingSince) };
+    const fields = {
+      err: this.lastFailure,
+      waiting: this.queue.size,
+      failed_commits: this.failures,
+      retry_in_ms: this.retryDelay(),
+      failing_for_ms: Math.round(now - this.failingSince),
+    };
     // At the start of an outage, then once a minute while it lasts: a retry every few seconds is not news.
     if (this.failures === 1 || now - this.failureLoggedAt >= FAILURE_LOG_INTERVAL_MS) {
       this.failureLoggedAt = now;
-      this.log.error(fields, 'event log: the database did not take a group commit; its rows wait in memory (at most EVENT_LOG_QUEUE_MAX_ROWS) and it is retried');
+      this.log.error(
+        fields,
+        'event log: the database did not take a group commit; its rows wait in memory (at most EVENT_LOG_QUEUE_MAX_ROWS) and it is retried',
+      );
     } else {
       this.log.debug(fields, 'event log: group commit failed again');
     }
@@ -358,7 +396,10 @@ export class WriteBehind {
 
   private succeeded(): void {
     if (this.failures) {
-      this.log.info({ failed_commits: this.failures, unavailable_ms: Math.round(this.clock.now() - this.failingSince) }, 'event log: the database takes group commits again');
+      this.log.info(
+        { failed_commits: this.failures, unavailable_ms: Math.round(this.clock.now() - this.failingSince) },
+        'event log: the database takes group commits again',
+      );
       this.failures = 0;
       this.cancelTimer();
     }

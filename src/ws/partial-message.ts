@@ -35,7 +35,7 @@ export class PartialMessage {
   read(chunk: Uint8Array): PartialState {
     let held = this.held > 0 ? this.held + CHUNK_COST_BYTES : 0; // a message under way holds this chunk too
     let restarted = false;
-    for (let i = 0; i < chunk.length; ) {
+    for (let i = 0; i < chunk.length;) {
       if (held === 0) {
         held = CHUNK_COST_BYTES; // a message begins in this chunk, which is held for it
         restarted = true;
@@ -73,7 +73,10 @@ export class PartialMessage {
     if (length7 < 126) return length7;
     if (length7 === 126) return (h[2]! << 8) | h[3]!;
     // 64 bits; ws refuses anything over maxPayload and closes the connection, so the high bits hardly matter.
-    return (((h[2]! << 24) | (h[3]! << 16) | (h[4]! << 8) | h[5]!) >>> 0) * 2 ** 32 + (((h[6]! << 24) | (h[7]! << 16) | (h[8]! << 8) | h[9]!) >>> 0);
+    return (
+      (((h[2]! << 24) | (h[3]! << 16) | (h[4]! << 8) | h[5]!) >>> 0) * 2 ** 32 +
+      (((h[6]! << 24) | (h[7]! << 16) | (h[8]! << 8) | h[9]!) >>> 0)
+    );
   }
 
   /** A frame ended: whether a message ended with it (a control frame between messages counts as one). */

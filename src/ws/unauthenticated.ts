@@ -73,7 +73,11 @@ export class UnauthenticatedConnections {
     this.refusedLog = new BurstLog({
       clock: deps.clock,
       windowMs: LOG_WINDOW_MS,
-      report: (bounds, refused) => deps.log.warn({ refused, bounds: Object.fromEntries(bounds) }, `unauthenticated connections refused: ${refused}`),
+      report: (bounds, refused) =>
+        deps.log.warn(
+          { refused, bounds: Object.fromEntries(bounds) },
+          `unauthenticated connections refused: ${refused}`,
+        ),
     });
     this.timeoutLog = new BurstLog({
       clock: deps.clock,
@@ -117,9 +121,13 @@ export class UnauthenticatedConnections {
 
   private over(address: string): { bound: UnauthenticatedBound; error: string } | undefined {
     const { total, perAddress } = this.limits;
-    if (this.open >= total) return { bound: 'total', error: errorText('TOO_MANY_CONNECTIONS', 'unauthenticated', { count: this.open }) };
+    if (this.open >= total)
+      return { bound: 'total', error: errorText('TOO_MANY_CONNECTIONS', 'unauthenticated', { count: this.open }) };
     if (perAddress > 0 && (this.byAddress.get(address) ?? 0) >= perAddress) {
-      return { bound: 'address', error: errorText('TOO_MANY_CONNECTIONS', 'unauthenticated_address', { address, count: perAddress }) };
+      return {
+        bound: 'address',
+        error: errorText('TOO_MANY_CONNECTIONS', 'unauthenticated_address', { address, count: perAddress }),
+      };
     }
     return undefined;
   }
@@ -154,7 +162,10 @@ export class UnauthenticatedConnections {
     const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (socket.writable && !inFlight?.headersSent) {
       if (late) {
-        const text = errorText('REQUEST_TIMEOUT', 'incomplete', { headers_seconds: LIMITS.httpHeadersTimeoutMs / 1000, request_seconds: LIMITS.httpRequestTimeoutMs / 1000 });
+        const text = errorText('REQUEST_TIMEOUT', 'incomplete', {
+          headers_seconds: LIMITS.httpHeadersTimeoutMs / 1000,
+          request_seconds: LIMITS.httpRequestTimeoutMs / 1000,
+        });
         socket.write(httpError('REQUEST_TIMEOUT', text, 'Request Timeout'));
       } else if (err.code !== 'ECONNRESET') {
         socket.write(err.code === 'HPE_HEADER_OVERFLOW' ? HEADERS_TOO_LARGE : BAD_REQUEST);

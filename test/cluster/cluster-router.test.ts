@@ -1,7 +1,12 @@
 // Two and three bridge cores in one process, joined by the memory hub: the seam the Redis engine plugs into. The
 // app is on one node and its agent on another, and everything the app sees must be what one node shows it.
 import { expect } from 'chai';
-import { ERRORS, validateServiceToAgentMessage, validateServiceToAppMessage, type Validator } from '../../generated/index.js';
+import {
+  ERRORS,
+  validateServiceToAgentMessage,
+  validateServiceToAppMessage,
+  type Validator,
+} from '../../generated/index.js';
 import { makeBridge, type Bridge } from '../../src/core/bridge.js';
 import { Directory, type Principal } from '../../src/core/directory.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
@@ -10,7 +15,16 @@ import { MemoryHub } from '../../src/cluster/memory-bus.js';
 import { peerConnector, principalToken, type Peer } from '../helpers/core-harness.js';
 
 const app = { app_id: 'classroom', org_id: 'org', name: 'Classroom', active: true, created_at: 0 };
-const agent = { agent_id: 'tutor', org_id: 'org', name: 'Tutor', description: 'd', ttl_days: 14, allowlist: null, active: true, created_at: 0 };
+const agent = {
+  agent_id: 'tutor',
+  org_id: 'org',
+  name: 'Tutor',
+  description: 'd',
+  ttl_days: 14,
+  allowlist: null,
+  active: true,
+  created_at: 0,
+};
 const coach = { ...agent, agent_id: 'coach', name: 'Coach' };
 const appPrincipal: Principal = { kind: 'app', app, token: principalToken('app', 'classroom') };
 const agentPrincipal: Principal = { kind: 'agent', agent, token: principalToken('agent', 'tutor') };
@@ -32,11 +46,18 @@ function cluster(nodeIds: string[]) {
   }
   const peer = peerConnector({ reportClose: true });
   function connect(node: string, principal: Principal): Peer {
-    const validate = (principal.kind === 'app' ? validateServiceToAppMessage : validateServiceToAgentMessage) as Validator<unknown>;
+    const validate = (
+      principal.kind === 'app' ? validateServiceToAppMessage : validateServiceToAgentMessage
+    ) as Validator<unknown>;
     return peer(validate, (socket) => nodes.get(node)!.bridge.open(socket, principal));
   }
   const send = (peer: Peer, message: unknown) => peer.handlers.message(JSON.stringify(message), false);
-  const event = (thread = 't', agentId = 'tutor') => ({ type: 'event', agent_id: agentId, thread_id: thread, payload: { q: 'why?' } });
+  const event = (thread = 't', agentId = 'tutor') => ({
+    type: 'event',
+    agent_id: agentId,
+    thread_id: thread,
+    payload: { q: 'why?' },
+  });
   /** The agent connected to `agentNode`, the app to `appNode`, and one event of the app accepted and delivered. */
   async function inFlight(agentNode: string, appNode: string) {
     const agentConn = connect(agentNode, agentPrincipal);
@@ -57,7 +78,8 @@ describe('several cores on one bus (the cluster router)', function () {
     expect(accepted).to.include({ type: 'accepted', agent_id: 'tutor' });
     expect(homeOf(accepted.event_id)).to.equal('n1');
     expect(agentConn.frames[0]).to.include({ type: 'event', event_id: accepted.event_id, app_id: 'classroom' });
-    for (const token of ['Because', ' of', ' physics.']) c.send(agentConn, { type: 'token', event_id: accepted.event_id, token });
+    for (const token of ['Because', ' of', ' physics.'])
+      c.send(agentConn, { type: 'token', event_id: accepted.event_id, token });
     c.send(agentConn, { type: 'reply', event_id: accepted.event_id, content: '', done: true });
     await c.settle();
     expect(appConn.frames.map((f) => f.type)).to.deep.equal(['accepted', 'token', 'token', 'token', 'reply']);

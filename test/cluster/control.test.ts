@@ -5,11 +5,16 @@ import { ClusterControl, type ControlOp } from '../../src/cluster/control.js';
 import { MemoryHub } from '../../src/cluster/memory-bus.js';
 import { silentLogger } from '../../src/shared/logger.js';
 
-describe('the cluster control\'s questions', function () {
+describe("the cluster control's questions", function () {
   it('gathers the answers of the nodes that answer and names those that do not within the wait, or went down', async function () {
     const hub = new MemoryHub();
-    const node = (nodeId: string, apply: (change: ControlOp) => unknown) => new ClusterControl(hub.join(nodeId), apply, silentLogger, 100);
-    const overviewOf = (nodeId: string) => ({ node_id: nodeId, now: { app_connections: 0, agent_connections: 0, apps_online: 0, agents_online: 0, events_in_flight: 0 }, samples: [] });
+    const node = (nodeId: string, apply: (change: ControlOp) => unknown) =>
+      new ClusterControl(hub.join(nodeId), apply, silentLogger, 100);
+    const overviewOf = (nodeId: string) => ({
+      node_id: nodeId,
+      now: { app_connections: 0, agent_connections: 0, apps_online: 0, agents_online: 0, events_in_flight: 0 },
+      samples: [],
+    });
     const asking = node('n1', () => undefined);
     node('n2', (change) => (change.op === 'overview' ? overviewOf('n2') : undefined));
     node('n3', () => new Promise(() => {})); // stuck: never answers

@@ -22,11 +22,20 @@ describePostgres('a bridge of three nodes under faults', function (db) {
     redis = await startTestRedis();
     nodes = [];
     for (const id of ['n1', 'n2', 'n3']) {
-      const env = { DATABASE_URL: db.url(), REDIS_URL: redis.url, NODE_ID: id, ADMIN_TOKEN: ADMIN, BRIDGE_TEST_CLOCK: '1', LOG_LEVEL: 'warn' };
+      const env = {
+        DATABASE_URL: db.url(),
+        REDIS_URL: redis.url,
+        NODE_ID: id,
+        ADMIN_TOKEN: ADMIN,
+        BRIDGE_TEST_CLOCK: '1',
+        LOG_LEVEL: 'warn',
+      };
       nodes.push(await startBridgeProcess(env));
     }
     // Every node sees the others (one heartbeat) before the test begins.
-    await until('the nodes to see each other', async () => ((await metric(nodes[0]!, 'bridge_cluster_peers')) === 2 ? true : undefined));
+    await until('the nodes to see each other', async () =>
+      (await metric(nodes[0]!, 'bridge_cluster_peers')) === 2 ? true : undefined,
+    );
   });
 
   afterEach(async function () {
@@ -36,7 +45,10 @@ describePostgres('a bridge of three nodes under faults', function (db) {
   });
 
   async function metric(node: BridgeProcess, name: string): Promise<number | undefined> {
-    const text = await fetch(`${node.url}/metrics`).then((r) => r.text(), () => '');
+    const text = await fetch(`${node.url}/metrics`).then(
+      (r) => r.text(),
+      () => '',
+    );
     const line = text.split('\n').find((l) => l.startsWith(`${name} `));
     return line ? Number(line.split(' ')[1]) : undefined;
   }
@@ -45,7 +57,8 @@ describePostgres('a bridge of three nodes under faults', function (db) {
     const n1 = nodes[0]!;
     const org = (await n1.http('POST', '/admin/v1/organizations', { body: { name: 'Faults' } })).body;
     const app = (await n1.http('POST', `/admin/v1/organizations/${org.org_id}/apps`, { body: { name: 'App' } })).body;
-    const agent = (await n1.http('POST', `/admin/v1/organizations/${org.org_id}/agents`, { body: { name: 'Agent' } })).body;
+    const agent = (await n1.http('POST', `/admin/v1/organizations/${org.org_id}/agents`, { body: { name: 'Agent' } }))
+      .body;
     return { org, app, agent };
   }
 
@@ -55,7 +68,12 @@ describePostgres('a bridge of three nodes under faults', function (db) {
     return client;
   }
 
-  const event = (agentId: string, thread: string) => ({ type: 'event', agent_id: agentId, thread_id: thread, payload: { q: thread } });
+  const event = (agentId: string, thread: string) => ({
+    type: 'event',
+    agent_id: agentId,
+    thread_id: thread,
+    payload: { q: thread },
+  });
 
   /** The agent on n2, the app on n1, and one event of the app accepted and delivered across them. */
   async function eventAcrossNodes() {
@@ -77,7 +95,9 @@ describePostgres('a bridge of three nodes under faults', function (db) {
     const killedAt = Date.now();
     n2.child.kill('SIGKILL');
     // n1 counts the agent gone once n2's heartbeat has expired; its event then waits the grace (moved, not waited).
-    await until('n1 to count n2 gone', async () => ((await metric(n1, 'bridge_cluster_peers')) === 1 ? true : undefined));
+    await until('n1 to count n2 gone', async () =>
+      (await metric(n1, 'bridge_cluster_peers')) === 1 ? true : undefined,
+    );
     const noticedMs = Date.now() - killedAt;
     await n1.http('POST', '/admin/v1/test/clock', { body: { advance_ms: LIMITS.agentReconnectGraceMs } });
     const offline = await appOnN1.expect('error');
@@ -88,14 +108,16 @@ describePostgres('a bridge of three nodes under faults', function (db) {
     const reconnectedAt = Date.now();
     const agentOnN3 = await connect(n3, 'agent', agent.token);
     // As an app would: once the directory (which asks the record, as an event does) shows it online on n1.
-    await until('the agent online again in n1\'s directory', async () => {
+    await until("the agent online again in n1's directory", async () => {
       const directory = await n1.http('GET', `/v1/organizations/${org.org_id}/agents`, { token: app.token });
       return directory.body.agents?.[0]?.status === 'online' ? true : undefined;
     });
     appOnN1.send(event(agent.agent_id, 'after'));
     expect(await appOnN1.expect('accepted')).to.include({ agent_id: agent.agent_id });
     expect(await agentOnN3.expect('event')).to.deep.include({ payload: { q: 'after' } });
-    console.log(`      SIGKILL: n1 counted n2 gone after ${noticedMs} ms (expiry ${LIMITS.nodeExpiryMs} ms + heartbeat ${LIMITS.nodeHeartbeatMs} ms); AGENT_OFFLINE ${offlineMs} ms after the kill with the ${LIMITS.agentReconnectGraceMs / 1000} s grace moved on the test clock (${noticedMs + LIMITS.agentReconnectGraceMs} ms in real time); reachable again on n3 ${Date.now() - reconnectedAt} ms after reconnecting`);
+    console.log(
+      `      SIGKILL: n1 counted n2 gone after ${noticedMs} ms (expiry ${LIMITS.nodeExpiryMs} ms + heartbeat ${LIMITS.nodeHeartbeatMs} ms); AGENT_OFFLINE ${offlineMs} ms after the kill with the ${LIMITS.agentReconnectGraceMs / 1000} s grace moved on the test clock (${noticedMs + LIMITS.agentReconnectGraceMs} ms in real time); reachable again on n3 ${Date.now() - reconnectedAt} ms after reconnecting`,
+    );
   });
 
   it('ends the events that crossed nodes when Redis dies, says not ready meanwhile, and carries traffic again once Redis is back', async function () {
@@ -117,7 +139,9 @@ describePostgres('a bridge of three nodes under faults', function (db) {
 
     const restartedAt = Date.now();
     await redis.start();
-    await until('n1 ready again', async () => ((await n1.http('GET', '/readyz', { token: null })).status === 200 ? true : undefined));
+    await until('n1 ready again', async () =>
+      (await n1.http('GET', '/readyz', { token: null })).status === 200 ? true : undefined,
+    );
     const readyMs = Date.now() - restartedAt;
     // The agent stayed connected to n2 all along; once the nodes have told each other again, it is reachable.
     const delivered = await until('an event across nodes again', async () => {
@@ -128,6 +152,8 @@ describePostgres('a bridge of three nodes under faults', function (db) {
     expect(delivered).to.include({ agent_id: agent.agent_id });
     expect(await agentOnN2.expect('event')).to.deep.include({ payload: { q: 'after' } });
     await agentOnN2.expectNothingBeforePong(); // nothing of the cut-off event reached the agent again
-    console.log(`      Redis killed: the event across nodes ended ${cutMs} ms later (AGENT_OFFLINE); Redis restarted: n1 ready after ${readyMs} ms, an event across nodes accepted and delivered ${Date.now() - restartedAt} ms after the restart`);
+    console.log(
+      `      Redis killed: the event across nodes ended ${cutMs} ms later (AGENT_OFFLINE); Redis restarted: n1 ready after ${readyMs} ms, an event across nodes accepted and delivered ${Date.now() - restartedAt} ms after the restart`,
+    );
   });
 });

@@ -36,12 +36,25 @@ describePostgres('the live numbers of two nodes', function (db) {
     expect(overview.missing_nodes).to.deep.equal([]);
     expect(overview.nodes.map((n: { node_id: string }) => n.node_id)).to.deep.equal(['n1', 'n2']);
     const [one, two] = overview.nodes;
-    expect(one.now).to.deep.equal({ app_connections: 2, agent_connections: 0, apps_online: 1, agents_online: 0, events_in_flight: 0 });
-    expect(two.now).to.deep.equal({ app_connections: 0, agent_connections: 1, apps_online: 0, agents_online: 1, events_in_flight: 0 });
+    expect(one.now).to.deep.equal({
+      app_connections: 2,
+      agent_connections: 0,
+      apps_online: 1,
+      agents_online: 0,
+      events_in_flight: 0,
+    });
+    expect(two.now).to.deep.equal({
+      app_connections: 0,
+      agent_connections: 1,
+      apps_online: 0,
+      agents_online: 1,
+      events_in_flight: 0,
+    });
     expect(one.samples.at(-1)).to.include({ at: two.samples.at(-1).at, accepted: 1, replied: 1, fragments: 1 });
     expect(two.samples.at(-1)).to.include({ accepted: 0, agent_connections: 1 });
 
-    const live = (await n1.http('GET', `/admin/v1/organizations/${org.org_id}/live`, { schema: 'OrganizationLive' })).body;
+    const live = (await n1.http('GET', `/admin/v1/organizations/${org.org_id}/live`, { schema: 'OrganizationLive' }))
+      .body;
     expect(live.missing_nodes).to.deep.equal([]);
     expect(live.agents).to.have.length(1);
     expect(live.agents[0].connection).to.include({ node_id: 'n2' });

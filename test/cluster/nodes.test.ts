@@ -23,17 +23,24 @@ describePostgres('three nodes as one bridge', function (db) {
     const agent = await n1.agent(org.org_id);
     return { org, app, agent };
   }
-  const event = (agentId: string, thread = 't') => ({ type: 'event', agent_id: agentId, thread_id: thread, payload: {} });
+  const event = (agentId: string, thread = 't') => ({
+    type: 'event',
+    agent_id: agentId,
+    thread_id: thread,
+    payload: {},
+  });
 
   /** Moves every node's clock through n1, a heartbeat at a time, the live clients pinging in between. */
   async function advanceEverywhere(ms: number, live: TestClient<any>[]): Promise<void> {
     for (let left = ms; left > 0; left -= LIMITS.heartbeatIntervalMs) {
-      await n1.http('POST', '/admin/v1/test/clock', { body: { advance_ms: Math.min(left, LIMITS.heartbeatIntervalMs) } });
+      await n1.http('POST', '/admin/v1/test/clock', {
+        body: { advance_ms: Math.min(left, LIMITS.heartbeatIntervalMs) },
+      });
       for (const client of live) await client.expectNothingBeforePong();
     }
   }
 
-  it('shows an agent connected to one node online in another node\'s directory, and an app connected to one node online in another\'s admin API', async function () {
+  it("shows an agent connected to one node online in another node's directory, and an app connected to one node online in another's admin API", async function () {
     const { org, app, agent } = await setup();
     await n2.connectAgent(agent.token);
     await n3.connectApp(app.token);
@@ -47,11 +54,23 @@ describePostgres('three nodes as one bridge', function (db) {
     const { org, app, agent } = await setup();
     await n1.http('PATCH', `/admin/v1/organizations/${org.org_id}`, { body: { name: 'Renamed Org' } });
     await n1.http('PATCH', `/admin/v1/apps/${app.app_id}`, { body: { name: 'Renamed App' } });
-    expect((await n1.http('PATCH', `/admin/v1/agents/${agent.agent_id}`, { body: { name: 'Renamed Agent', description: 'New.', ttl_days: 2 } })).status).to.equal(200);
+    expect(
+      (
+        await n1.http('PATCH', `/admin/v1/agents/${agent.agent_id}`, {
+          body: { name: 'Renamed Agent', description: 'New.', ttl_days: 2 },
+        })
+      ).status,
+    ).to.equal(200);
     const directory = await n2.http('GET', `/v1/organizations/${org.org_id}/agents`, { token: app.token });
     expect(directory.body.agents[0]).to.include({ id: agent.agent_id, name: 'Renamed Agent', description: 'New.' });
-    expect((await n3.http('GET', `/admin/v1/organizations?q=renamed`)).body.organizations.map((o: { name: string }) => o.name)).to.deep.equal(['Renamed Org']);
-    expect((await n3.http('GET', `/admin/v1/organizations/${org.org_id}/apps`)).body.apps[0].name).to.equal('Renamed App');
+    expect(
+      (await n3.http('GET', `/admin/v1/organizations?q=renamed`)).body.organizations.map(
+        (o: { name: string }) => o.name,
+      ),
+    ).to.deep.equal(['Renamed Org']);
+    expect((await n3.http('GET', `/admin/v1/organizations/${org.org_id}/apps`)).body.apps[0].name).to.equal(
+      'Renamed App',
+    );
 
     const agentClient = await n3.connectAgent(agent.token);
     const appClient = await n2.connectApp(app.token);
@@ -63,7 +82,7 @@ describePostgres('three nodes as one bridge', function (db) {
     expect(Date.parse(session.expires_at) - Date.parse(session.created_at)).to.equal(2 * 86_400_000);
   });
 
-  it('closes an agent\'s connection on another node with TOKEN_REVOKED when it is deactivated, and ends its events held on a third', async function () {
+  it("closes an agent's connection on another node with TOKEN_REVOKED when it is deactivated, and ends its events held on a third", async function () {
     const { app, agent } = await setup();
     const agentClient = await n3.connectAgent(agent.token);
     const appClient = await n2.connectApp(app.token);
@@ -81,7 +100,7 @@ describePostgres('three nodes as one bridge', function (db) {
     expect(await again.expect('error')).to.include({ code: 'TOKEN_REVOKED' });
   });
 
-  it('authenticates a rotated token on every node as soon as the admin API answers, and closes the old token\'s connections on every node when the grace ends', async function () {
+  it("authenticates a rotated token on every node as soon as the admin API answers, and closes the old token's connections on every node when the grace ends", async function () {
     const { app, agent } = await setup();
     const old = await n3.connectApp(app.token);
     const agentClient = await n2.connectAgent(agent.token);
@@ -108,7 +127,7 @@ describePostgres('three nodes as one bridge', function (db) {
     expect(await appClient.expect('error')).to.include({ code: 'PERMISSION_DENIED' });
   });
 
-  it('moves every node\'s clock together: an event held on one node times out when the clock moves through another', async function () {
+  it("moves every node's clock together: an event held on one node times out when the clock moves through another", async function () {
     const { app, agent } = await setup();
     const agentClient = await n2.connectAgent(agent.token);
     const appClient = await n3.connectApp(app.token);
@@ -124,7 +143,7 @@ describePostgres('three nodes as one bridge', function (db) {
 describePostgres('three nodes sharing one rate limit', function (db) {
   const node = nodesOnRedis(db);
 
-  it('counts an app\'s events on every node against one bucket', async function () {
+  it("counts an app's events on every node against one bucket", async function () {
     const limits = { rateLimitPerSecond: 1, rateLimitBurst: 3 };
     const [n1, n2] = [await node('n1', limits), await node('n2', limits)];
     const org = await n1.org();

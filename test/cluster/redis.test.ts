@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/shared/logger.js';
 
 const url = process.env.TEST_REDIS_URL;
 const until = async (what: string, ok: () => boolean, ms = 5000) => {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
+  for (const end = Date.now() + ms; Date.now() < end;) {
     if (ok()) return;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -65,7 +65,9 @@ describe('the Redis engine (TEST_REDIS_URL)', function () {
     const first = await bus('a');
     let refused: Error | undefined;
     await bus('a').catch((err: Error) => (refused = err));
-    expect(refused?.message).to.equal('another live node already has the id a (NODE_ID): give each node its own, or leave NODE_ID unset');
+    expect(refused?.message).to.equal(
+      'another live node already has the id a (NODE_ID): give each node its own, or leave NODE_ID unset',
+    );
     await first.close();
     expect((await bus('a')).nodeId).to.equal('a');
   });
@@ -83,9 +85,12 @@ describe('the Redis engine (TEST_REDIS_URL)', function () {
     expect(Date.now() - seen).to.be.below(400 + 100 + 300); // expiry + one heartbeat + slack
   });
 
-  it('shares one bucket between nodes, refilled on Redis\'s clock (moved by the test clock\'s advance)', async function () {
+  it("shares one bucket between nodes, refilled on Redis's clock (moved by the test clock's advance)", async function () {
     const [r1, r2] = [new Redis(url!), new Redis(url!)];
-    closing.push(() => r1.quit(), () => r2.quit());
+    closing.push(
+      () => r1.quit(),
+      () => r2.quit(),
+    );
     let shift = 0;
     const n1 = new RedisRateLimiter(r1, 2, 3, silentLogger, prefix, () => shift);
     const n2 = new RedisRateLimiter(r2, 2, 3, silentLogger, prefix, () => shift);
@@ -97,7 +102,7 @@ describe('the Redis engine (TEST_REDIS_URL)', function () {
     expect(n1.fallbacks + n2.fallbacks).to.equal(0);
   });
 
-  it('neither locks out nor overgrants when Redis\'s clock steps back an hour, forward 400 days and back (F1)', async function () {
+  it("neither locks out nor overgrants when Redis's clock steps back an hour, forward 400 days and back (F1)", async function () {
     const redis = new Redis(url!);
     closing.push(() => redis.quit());
     let shift = 0;
@@ -119,8 +124,12 @@ describe('the Redis engine (TEST_REDIS_URL)', function () {
     expect((await drain()).wait).to.be.at.most(0.5);
   });
 
-  it('decides with the node\'s own bucket while Redis does not answer, and counts it', async function () {
-    const dead = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, retryStrategy: () => null });
+  it("decides with the node's own bucket while Redis does not answer, and counts it", async function () {
+    const dead = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      retryStrategy: () => null,
+    });
     const limiter = new RedisRateLimiter(dead, 1, 1, silentLogger, prefix);
     expect(await limiter.take('app', 0)).to.equal(0);
     expect(await limiter.take('app', 0)).to.equal(1);

@@ -12,7 +12,16 @@ import { peerConnector, principalToken, type Peer } from '../helpers/core-harnes
 import { HOME_ANSWER_MS } from '../../src/core/resume-desk.js';
 
 const app = { app_id: 'classroom', org_id: 'org', name: 'Classroom', active: true, created_at: 0 };
-const agent = { agent_id: 'tutor', org_id: 'org', name: 'Tutor', description: 'd', ttl_days: 14, allowlist: null, active: true, created_at: 0 };
+const agent = {
+  agent_id: 'tutor',
+  org_id: 'org',
+  name: 'Tutor',
+  description: 'd',
+  ttl_days: 14,
+  allowlist: null,
+  active: true,
+  created_at: 0,
+};
 const appPrincipal: Principal = { kind: 'app', app, token: principalToken('app', 'classroom') };
 const agentPrincipal: Principal = { kind: 'agent', agent, token: principalToken('agent', 'tutor') };
 /** An app of another organization. */
@@ -34,7 +43,9 @@ function cluster(nodeIds: string[]) {
   }
   const peer = peerConnector();
   function connect(node: string, principal: Principal, resumable = false): Peer {
-    const validate = (principal.kind === 'app' ? validateServiceToAppMessage : validateServiceToAgentMessage) as Validator<unknown>;
+    const validate = (
+      principal.kind === 'app' ? validateServiceToAppMessage : validateServiceToAgentMessage
+    ) as Validator<unknown>;
     return peer(validate, (socket) => nodes.get(node)!.open(socket, principal, undefined, resumable));
   }
   const send = (peer: Peer, message: unknown) => peer.handlers.message(JSON.stringify(message), false);
@@ -66,10 +77,11 @@ function cluster(nodeIds: string[]) {
   return { hub, clock, nodes, connect, send, inFlight };
 }
 
-const seqs = (frames: any[]) => frames.map((f) => (f.type === 'token' ? `${f.seq}:${f.token}` : f.type === 'error' ? f.code : f.type));
+const seqs = (frames: any[]) =>
+  frames.map((f) => (f.type === 'token' ? `${f.seq}:${f.token}` : f.type === 'error' ? f.code : f.type));
 
 describe('resumes across nodes (R8)', function () {
-  it('gives the missed fragments, the live ones and the reply to a connection on another node than the event\'s home', async function () {
+  it("gives the missed fragments, the live ones and the reply to a connection on another node than the event's home", async function () {
     const c = cluster(['n1', 'n2', 'n3']);
     const e = await c.inFlight('n2', 'n1');
     await e.tokens('a', 'b');
@@ -99,10 +111,19 @@ describe('resumes across nodes (R8)', function () {
     const onN3 = c.connect('n3', appPrincipal, true);
     for (let i = 1; i <= 50; i++) {
       c.send(e.agentConn, { type: 'token', event_id: e.accepted.event_id, token: String(i) }); // n2 -> n1, on their way
-      if (i === 20) c.send(onN3, { type: 'resume', event_id: e.accepted.event_id, resume_token: e.accepted.resume_token, after_seq: 1 }); // n3 -> n1
+      if (i === 20)
+        c.send(onN3, {
+          type: 'resume',
+          event_id: e.accepted.event_id,
+          resume_token: e.accepted.resume_token,
+          after_seq: 1,
+        }); // n3 -> n1
     }
     await e.reply();
-    expect(onN3.frames.map((f) => f.seq ?? f.type)).to.deep.equal([...Array.from({ length: 50 }, (_, i) => i + 2), 'reply']);
+    expect(onN3.frames.map((f) => f.seq ?? f.type)).to.deep.equal([
+      ...Array.from({ length: 50 }, (_, i) => i + 2),
+      'reply',
+    ]);
     expect(onN3.frames.at(-1)!.reply).to.equal(Array.from({ length: 51 }, (_, i) => i).join(''));
   });
 
@@ -120,12 +141,19 @@ describe('resumes across nodes (R8)', function () {
     expect(seqs(await e.resume(late, 0))).to.deep.equal(['1:a', '2:b', 'reply']);
   });
 
-  it('relays the home\'s refusal and its gap for an event it does not keep, and the event goes on for its holder', async function () {
+  it("relays the home's refusal and its gap for an event it does not keep, and the event goes on for its holder", async function () {
     const c = cluster(['n1', 'n2']);
     const e = await c.inFlight('n2', 'n1');
     const other = c.connect('n2', appPrincipal, true);
     const refused = await e.resume(other, 0, 'W'.repeat(43));
-    expect(refused).to.deep.equal([{ type: 'error', event_id: e.accepted.event_id, code: 'RESUME_REFUSED', error: `This connection cannot resume event ${e.accepted.event_id}: the resume token does not match.` }]);
+    expect(refused).to.deep.equal([
+      {
+        type: 'error',
+        event_id: e.accepted.event_id,
+        code: 'RESUME_REFUSED',
+        error: `This connection cannot resume event ${e.accepted.event_id}: the resume token does not match.`,
+      },
+    ]);
     const unknown = '01JQ7ZK3M4N5P6Q7R8S9T0V1W2-n1';
     c.send(other, { type: 'resume', event_id: unknown, resume_token: 'W'.repeat(43), after_seq: 0 });
     await c.hub.settle();
@@ -134,7 +162,7 @@ describe('resumes across nodes (R8)', function () {
     expect(seqs(e.appConn.frames.slice(-1))).to.deep.equal(['1:still yours']);
   });
 
-  it('answers a resume of another app\'s event from another node exactly as one of an unknown event (R5), and the event goes on', async function () {
+  it("answers a resume of another app's event from another node exactly as one of an unknown event (R5), and the event goes on", async function () {
     const c = cluster(['n1', 'n2']);
     const e = await c.inFlight('n2', 'n1');
     await e.tokens('one');
@@ -150,7 +178,12 @@ describe('resumes across nodes (R8)', function () {
       return outsider.frames.slice(before);
     };
     const unknownAnswer = (id: string) => [
-      { type: 'error', event_id: id, code: 'RESUME_GAP', error: `Event ${id} cannot be resumed: the bridge no longer keeps it (its resume window ended, or the bridge or the event's node restarted).` },
+      {
+        type: 'error',
+        event_id: id,
+        code: 'RESUME_GAP',
+        error: `Event ${id} cannot be resumed: the bridge no longer keeps it (its resume window ended, or the bridge or the event's node restarted).`,
+      },
     ];
     const never = '01JQ7ZK3M4N5P6Q7R8S9T0V1W2-n1';
     expect(await ask(never, 'W'.repeat(43))).to.deep.equal(unknownAnswer(never));
@@ -170,14 +203,19 @@ describe('resumes across nodes (R8)', function () {
     c.clock.advance(HOME_ANSWER_MS - 1);
     expect(onN2.frames).to.deep.equal([]);
     c.clock.advance(1);
-    const homeGone = { type: 'error', event_id: e.accepted.event_id, code: 'RESUME_GAP', error: `Event ${e.accepted.event_id} cannot be resumed: node n1 that holds it does not answer.` };
+    const homeGone = {
+      type: 'error',
+      event_id: e.accepted.event_id,
+      code: 'RESUME_GAP',
+      error: `Event ${e.accepted.event_id} cannot be resumed: node n1 that holds it does not answer.`,
+    };
     expect(onN2.frames).to.deep.equal([homeGone]);
     c.hub.kill('n1');
     expect(await e.resume(onN2, 0)).to.deep.equal([homeGone]);
     expect(c.nodes.get('n2')!.resumeStats().resumes).to.deep.equal({ resumed: 0, gap: 2, refused: 0, limited: 0 });
   });
 
-  it('stops sending a resumed event\'s frames across the bus once the connection that took it is gone', async function () {
+  it("stops sending a resumed event's frames across the bus once the connection that took it is gone", async function () {
     const c = cluster(['n1', 'n2']);
     const e = await c.inFlight('n1', 'n1');
     const onN2 = c.connect('n2', appPrincipal, true);

@@ -94,8 +94,12 @@ const CASES: Case[] = [
 ];
 
 const requirements = loadRequirements();
-const grepFor = (ids: string[]) => `^(?:${ids.join("|")})$`;
-const failedIds = (report: RunResult) => report.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id).sort();
+const grepFor = (ids: string[]) => `^(?:${ids.join('|')})$`;
+const failedIds = (report: RunResult) =>
+  report.requirements
+    .filter((r) => r.verdict === 'failed')
+    .map((r) => r.id)
+    .sort();
 
 describe('the conformance suite against broken bridges', function () {
   this.timeout(120_000);
@@ -109,14 +113,26 @@ describe('the conformance suite against broken bridges', function () {
     await bridge?.close();
   });
 
-  async function runAgainst(fault: FaultName | undefined, scenarios: string[]): Promise<{ code: number; report: RunResult }> {
+  async function runAgainst(
+    fault: FaultName | undefined,
+    scenarios: string[],
+  ): Promise<{ code: number; report: RunResult }> {
     const proxy = await startFaultProxy(bridge.url, fault);
     try {
-      const { code, report } = await runSuite({ url: `${proxy.wsUrl}/v1`, adminToken: ADMIN_TOKEN, timeoutMs: 1_500, grep: grepFor(scenarios), profile: 'bridge' });
+      const { code, report } = await runSuite({
+        url: `${proxy.wsUrl}/v1`,
+        adminToken: ADMIN_TOKEN,
+        timeoutMs: 1_500,
+        grep: grepFor(scenarios),
+        profile: 'bridge',
+      });
       // The selection ran in full, on the test clock: a renamed scenario or a lost clock must not pass silently.
       expect(report!.scenarios.map((s) => s.id).sort(), 'scenarios run').to.deep.equal([...scenarios].sort());
       expect(report!.hasClock, 'the test clock answers through the proxy').to.equal(true);
-      expect(report!.scenarios.filter((s) => s.status === 'skipped').map((s) => `${s.id}: ${s.reason}`), 'skipped').to.deep.equal([]);
+      expect(
+        report!.scenarios.filter((s) => s.status === 'skipped').map((s) => `${s.id}: ${s.reason}`),
+        'skipped',
+      ).to.deep.equal([]);
       return { code, report: report! };
     } finally {
       await proxy.close();
@@ -126,7 +142,9 @@ describe('the conformance suite against broken bridges', function () {
   it('passes every selected scenario through the proxy with no fault (the proxy is transparent)', async () => {
     const all = [...new Set(CASES.flatMap((c) => c.scenarios))];
     const { code, report } = await runAgainst(undefined, all);
-    const failures = report.scenarios.filter((s) => s.status !== 'passed').map((s) => `${s.id}: step ${s.failedStep}: ${s.reason}`);
+    const failures = report.scenarios
+      .filter((s) => s.status !== 'passed')
+      .map((s) => `${s.id}: step ${s.failedStep}: ${s.reason}`);
     expect(failures).to.deep.equal([]);
     expect(failedIds(report)).to.deep.equal([]);
     expect(code).to.equal(0);

@@ -21,22 +21,61 @@ interface Case {
 const CASES: Case[] = [
   // After a drop the app resumes after_seq 2 and gets seq 1 again: R4's "nothing repeated". The control resumes
   // nothing on the connection it opened first.
-  { fault: 'resume-repeats-fragments', scenarios: ['res-resume-after-drop', 'res-not-opted'], fails: 'RES-004', because: /seq: expected 3, got 1|token: expected "three ", got "one "/ },
-  { fault: 'seq-to-non-opted', scenarios: ['res-not-opted', 'res-reply-while-away'], fails: 'RES-001', because: /seq on a connection opened without \?resume=1/ },
+  {
+    fault: 'resume-repeats-fragments',
+    scenarios: ['res-resume-after-drop', 'res-not-opted'],
+    fails: 'RES-004',
+    because: /seq: expected 3, got 1|token: expected "three ", got "one "/,
+  },
+  {
+    fault: 'seq-to-non-opted',
+    scenarios: ['res-not-opted', 'res-reply-while-away'],
+    fails: 'RES-001',
+    because: /seq on a connection opened without \?resume=1/,
+  },
   // The second instance's event gets the first one's token: caught on its accepted, before anything is resumed.
-  { fault: 'resume-token-per-app', scenarios: ['res-wrong-token', 'res-resume-after-drop'], fails: 'RES-002', because: /the resume_token of an earlier event again/ },
-  { fault: 'resume-token-unchecked', scenarios: ['res-wrong-token', 'res-resume-after-drop'], fails: 'RES-007', because: /expected \{"type":"error","code":"RESUME_REFUSED"\}/ },
+  {
+    fault: 'resume-token-per-app',
+    scenarios: ['res-wrong-token', 'res-resume-after-drop'],
+    fails: 'RES-002',
+    because: /the resume_token of an earlier event again/,
+  },
+  {
+    fault: 'resume-token-unchecked',
+    scenarios: ['res-wrong-token', 'res-resume-after-drop'],
+    fails: 'RES-007',
+    because: /expected \{"type":"error","code":"RESUME_REFUSED"\}/,
+  },
   // Taken as "all of them", the resume has nothing to send: silence where RESUME_REFUSED was due.
-  { fault: 'after-seq-ahead-accepted', scenarios: ['res-after-seq-ahead', 'res-resume-after-drop'], fails: 'RES-008', because: /app1: no frame within 1500 ms/ },
+  {
+    fault: 'after-seq-ahead-accepted',
+    scenarios: ['res-after-seq-ahead', 'res-resume-after-drop'],
+    fails: 'RES-008',
+    because: /app1: no frame within 1500 ms/,
+  },
   // The unknown id is answered right; the other organization's live event is told apart from it.
-  { fault: 'other-app-named', scenarios: ['res-other-app', 'res-resume-after-drop'], fails: 'RES-013', because: /code: expected "RESUME_GAP", got "RESUME_REFUSED"/ },
+  {
+    fault: 'other-app-named',
+    scenarios: ['res-other-app', 'res-resume-after-drop'],
+    fails: 'RES-013',
+    because: /code: expected "RESUME_GAP", got "RESUME_REFUSED"/,
+  },
   // The window itself is kept (RES-012 passes before it); only the ending is misreported.
-  { fault: 'gap-as-refused', scenarios: ['res-window', 'res-after-seq-ahead'], fails: 'RES-011', because: /code: expected "RESUME_GAP", got "RESUME_REFUSED"/ },
+  {
+    fault: 'gap-as-refused',
+    scenarios: ['res-window', 'res-after-seq-ahead'],
+    fails: 'RES-011',
+    because: /code: expected "RESUME_GAP", got "RESUME_REFUSED"/,
+  },
 ];
 
 const requirements = loadRequirements();
 const grepFor = (ids: string[]) => `^(?:${ids.join('|')})$`;
-const failedIds = (report: RunResult) => report.requirements.filter((r) => r.verdict === 'failed').map((r) => r.id).sort();
+const failedIds = (report: RunResult) =>
+  report.requirements
+    .filter((r) => r.verdict === 'failed')
+    .map((r) => r.id)
+    .sort();
 
 describe('the resume profile against broken bridges', function () {
   this.timeout(120_000);
@@ -50,10 +89,19 @@ describe('the resume profile against broken bridges', function () {
     await bridge?.close();
   });
 
-  async function runAgainst(fault: FaultName | undefined, scenarios: string[]): Promise<{ code: number; report: RunResult }> {
+  async function runAgainst(
+    fault: FaultName | undefined,
+    scenarios: string[],
+  ): Promise<{ code: number; report: RunResult }> {
     const proxy = await startFaultProxy(bridge.url, fault);
     try {
-      const { code, report } = await runSuite({ url: `${proxy.wsUrl}/v1`, adminToken: ADMIN_TOKEN, timeoutMs: 1_500, grep: grepFor(scenarios), profile: 'resume' });
+      const { code, report } = await runSuite({
+        url: `${proxy.wsUrl}/v1`,
+        adminToken: ADMIN_TOKEN,
+        timeoutMs: 1_500,
+        grep: grepFor(scenarios),
+        profile: 'resume',
+      });
       expect(report!.scenarios.map((s) => s.id).sort(), 'scenarios run').to.deep.equal([...scenarios].sort());
       expect(report!.hasClock, 'the test clock answers through the proxy').to.equal(true);
       return { code, report: report! };
@@ -63,10 +111,18 @@ describe('the resume profile against broken bridges', function () {
   }
 
   it('passes every scenario of the profile through the proxy with no fault', async () => {
-    const all = loadScenarios(requirements).filter((s) => s.extension).map((s) => s.id);
+    const all = loadScenarios(requirements)
+      .filter((s) => s.extension)
+      .map((s) => s.id);
     const { code, report } = await runAgainst(undefined, all);
-    expect(report.scenarios.filter((s) => s.status !== 'passed'), explain(report)).to.deep.equal([]);
-    expect(report.requirements.filter((r) => r.verdict !== 'passed').map((r) => r.id), explain(report)).to.deep.equal([]);
+    expect(
+      report.scenarios.filter((s) => s.status !== 'passed'),
+      explain(report),
+    ).to.deep.equal([]);
+    expect(
+      report.requirements.filter((r) => r.verdict !== 'passed').map((r) => r.id),
+      explain(report),
+    ).to.deep.equal([]);
     expect(code).to.equal(0);
   });
 
@@ -74,8 +130,11 @@ describe('the resume profile against broken bridges', function () {
     it(`${c.fault}: fails exactly ${c.fails}`, async () => {
       const { code, report } = await runAgainst(c.fault, c.scenarios);
       expect(failedIds(report), explain(report)).to.deep.equal([c.fails]);
-      for (const s of report.scenarios.filter((x) => x.status === 'failed')) expect(s.reason, `why ${s.id} failed`).to.match(c.because);
-      expect(report.scenarios.find((s) => s.id === c.scenarios[1])?.status, `the control ${c.scenarios[1]}`).to.equal('passed');
+      for (const s of report.scenarios.filter((x) => x.status === 'failed'))
+        expect(s.reason, `why ${s.id} failed`).to.match(c.because);
+      expect(report.scenarios.find((s) => s.id === c.scenarios[1])?.status, `the control ${c.scenarios[1]}`).to.equal(
+        'passed',
+      );
       expect(code).to.equal(1);
     });
   }

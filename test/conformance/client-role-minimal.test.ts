@@ -58,13 +58,24 @@ function run(scenarios: ClientScenario[], o: { rule?: string; profile: Profile }
 
 /** The verdicts of the CLI requirements of the profile that the scenarios run check. */
 function verdicts(results: ScenarioResult[], profile: Profile) {
-  const requirements = [...loadRequirements().values()].filter((r) => r.id.startsWith('CLI-') && inProfile(r, profile) && results.some((s) => s.requirements.includes(r.id)));
+  const requirements = [...loadRequirements().values()].filter(
+    (r) => r.id.startsWith('CLI-') && inProfile(r, profile) && results.some((s) => s.requirements.includes(r.id)),
+  );
   return judge(requirements, results, new Set());
 }
 const failedRequirements = (results: ScenarioResult[], profile: Profile) =>
-  verdicts(results, profile).requirements.filter((r) => r.verdict === 'failed').map((r) => r.id).sort();
+  verdicts(results, profile)
+    .requirements.filter((r) => r.verdict === 'failed')
+    .map((r) => r.id)
+    .sort();
 const statuses = (results: ScenarioResult[]) => Object.fromEntries(results.map((r) => [r.id, r.status]));
-const explain = (results: ScenarioResult[]) => results.map((r) => `${r.id}: ${r.status} in ${r.durationMs} ms${r.reason ? ` — ${r.reason}` : ''}${r.failedRequirements ? ` [${r.failedRequirements.join(', ')}]` : ''}`).join('\n');
+const explain = (results: ScenarioResult[]) =>
+  results
+    .map(
+      (r) =>
+        `${r.id}: ${r.status} in ${r.durationMs} ms${r.reason ? ` — ${r.reason}` : ''}${r.failedRequirements ? ` [${r.failedRequirements.join(', ')}]` : ''}`,
+    )
+    .join('\n');
 
 /** One broken variant: the scenarios it must fail (with the requirements each names), and one it must still pass. */
 interface Variant {
@@ -78,30 +89,105 @@ interface Variant {
 }
 
 const VARIANTS: Variant[] = [
-  { rule: 'no-backoff', fails: { bridge: { 'agent-reconnect-backoff': ['CLI-004'] } }, passes: ['agent-reconnects-after-close'], reason: /measured reconnect delays \d+ ms; expected 750–1250 ms/ },
-  { rule: 'hammer-refused', fails: { bridge: { 'app-refused-for-good': ['CLI-012'] } }, passes: ['app-reconnect-backoff'], reason: /made \d+ handshakes in 10 s although its token was refused/ },
-  { rule: 'no-reconnect', fails: { bridge: { 'app-reconnects-after-close': ['CLI-011'], 'agent-reconnects-after-close': ['CLI-011'] } }, passes: ['app-reconnect-backoff'], reason: /did not connect again after the bridge closed its connection with 1001/ },
+  {
+    rule: 'no-backoff',
+    fails: { bridge: { 'agent-reconnect-backoff': ['CLI-004'] } },
+    passes: ['agent-reconnects-after-close'],
+    reason: /measured reconnect delays \d+ ms; expected 750–1250 ms/,
+  },
+  {
+    rule: 'hammer-refused',
+    fails: { bridge: { 'app-refused-for-good': ['CLI-012'] } },
+    passes: ['app-reconnect-backoff'],
+    reason: /made \d+ handshakes in 10 s although its token was refused/,
+  },
+  {
+    rule: 'no-reconnect',
+    fails: { bridge: { 'app-reconnects-after-close': ['CLI-011'], 'agent-reconnects-after-close': ['CLI-011'] } },
+    passes: ['app-reconnect-backoff'],
+    reason: /did not connect again after the bridge closed its connection with 1001/,
+  },
   // CLI-015 is our decision: in the protocol profile the same client passes.
-  { rule: 'strict-types', fails: { bridge: { 'agent-ignores-unknown': ['CLI-015'], 'app-ignores-unknown': ['CLI-015'] }, protocol: {} }, passes: ['agent-streams-and-replies'] },
-  { rule: 'token-in-payload', fails: { bridge: { 'app-sends-valid-event': ['CLI-021'], 'agent-streams-and-replies': ['CLI-021'] } }, passes: ['agent-connection-replaced'], reason: /sent its token in a/ },
-  { rule: 'crash-on-error', fails: { bridge: { 'app-error-agent-offline': ['CLI-018'], 'app-error-rate-limit-exceeded': ['CLI-018'] } }, passes: ['app-sends-valid-event'], reason: /the app stopped after AGENT_OFFLINE .*exited with code 1/ },
+  {
+    rule: 'strict-types',
+    fails: { bridge: { 'agent-ignores-unknown': ['CLI-015'], 'app-ignores-unknown': ['CLI-015'] }, protocol: {} },
+    passes: ['agent-streams-and-replies'],
+  },
+  {
+    rule: 'token-in-payload',
+    fails: { bridge: { 'app-sends-valid-event': ['CLI-021'], 'agent-streams-and-replies': ['CLI-021'] } },
+    passes: ['agent-connection-replaced'],
+    reason: /sent its token in a/,
+  },
+  {
+    rule: 'crash-on-error',
+    fails: { bridge: { 'app-error-agent-offline': ['CLI-018'], 'app-error-rate-limit-exceeded': ['CLI-018'] } },
+    passes: ['app-sends-valid-event'],
+    reason: /the app stopped after AGENT_OFFLINE .*exited with code 1/,
+  },
   // CLI-019 (not within 1 s) is our decision; CLI-020 (retry_after_seconds) is the protocol's.
   {
     rule: 'resend-at-once',
-    fails: { bridge: { 'app-error-agent-offline': ['CLI-019'], 'app-error-rate-limit-exceeded': ['CLI-020'] }, protocol: { 'app-error-rate-limit-exceeded': ['CLI-020'] } },
+    fails: {
+      bridge: { 'app-error-agent-offline': ['CLI-019'], 'app-error-rate-limit-exceeded': ['CLI-020'] },
+      protocol: { 'app-error-rate-limit-exceeded': ['CLI-020'] },
+    },
     passes: ['app-sends-valid-event'],
   },
-  { rule: 'fight-replacement', fails: { bridge: { 'agent-connection-replaced': ['CLI-016'] }, protocol: {} }, passes: ['agent-reconnects-after-close'], reason: /connected again 1 time\(s\) within 5 s of CONNECTION_REPLACED/ },
+  {
+    rule: 'fight-replacement',
+    fails: { bridge: { 'agent-connection-replaced': ['CLI-016'] }, protocol: {} },
+    passes: ['agent-reconnects-after-close'],
+    reason: /connected again 1 time\(s\) within 5 s of CONNECTION_REPLACED/,
+  },
   // Its second connection stays open with the first from the start to the end of each scenario.
-  { rule: 'two-connections', fails: { bridge: { 'agent-answers-every-event': ['CLI-017'], 'agent-streams-and-replies': ['CLI-017'] } }, passes: ['agent-refused-for-good'], reason: /connections open at once/ },
-  { rule: 'forget-after-reconnect', fails: { bridge: { 'agent-reconnects-after-close': ['CLI-014'] } }, passes: ['agent-answers-every-event'], reason: /sent no reply or error for event/ },
-  { rule: 'big-fragment', fails: { bridge: { 'agent-streams-and-replies': ['CLI-006'] } }, passes: ['agent-answers-every-event'], reason: /UTF-8 bytes, over the limit of 4096/ },
+  {
+    rule: 'two-connections',
+    fails: { bridge: { 'agent-answers-every-event': ['CLI-017'], 'agent-streams-and-replies': ['CLI-017'] } },
+    passes: ['agent-refused-for-good'],
+    reason: /connections open at once/,
+  },
+  {
+    rule: 'forget-after-reconnect',
+    fails: { bridge: { 'agent-reconnects-after-close': ['CLI-014'] } },
+    passes: ['agent-answers-every-event'],
+    reason: /sent no reply or error for event/,
+  },
+  {
+    rule: 'big-fragment',
+    fails: { bridge: { 'agent-streams-and-replies': ['CLI-006'] } },
+    passes: ['agent-answers-every-event'],
+    reason: /UTF-8 bytes, over the limit of 4096/,
+  },
   // Slow: real 30 s heartbeats and the 60 s cap.
-  { rule: 'no-ping', slow: true, fails: { bridge: { 'agent-heartbeat': ['CLI-005'], 'app-dead-connection': ['CLI-005'] } }, passes: ['agent-answers-every-event'], reason: /sent no ping between 25 and 35 s/ },
-  { rule: 'ignore-dead', slow: true, fails: { bridge: { 'app-dead-connection': ['CLI-010'] } }, passes: ['app-heartbeat'], reason: /did not reconnect after its ping got no pong/ },
-  { rule: 'no-cap', slow: true, fails: { bridge: { 'agent-backoff-cap': ['CLI-022'] } }, passes: ['agent-reconnect-backoff'] },
+  {
+    rule: 'no-ping',
+    slow: true,
+    fails: { bridge: { 'agent-heartbeat': ['CLI-005'], 'app-dead-connection': ['CLI-005'] } },
+    passes: ['agent-answers-every-event'],
+    reason: /sent no ping between 25 and 35 s/,
+  },
+  {
+    rule: 'ignore-dead',
+    slow: true,
+    fails: { bridge: { 'app-dead-connection': ['CLI-010'] } },
+    passes: ['app-heartbeat'],
+    reason: /did not reconnect after its ping got no pong/,
+  },
+  {
+    rule: 'no-cap',
+    slow: true,
+    fails: { bridge: { 'agent-backoff-cap': ['CLI-022'] } },
+    passes: ['agent-reconnect-backoff'],
+  },
   // CLI-013 is our decision: in the protocol profile the same client passes.
-  { rule: 'no-reset', slow: true, fails: { bridge: { 'agent-heartbeat': ['CLI-013'] }, protocol: {} }, passes: ['agent-dead-connection'], reason: /backoff should start again at 1000 ms/ },
+  {
+    rule: 'no-reset',
+    slow: true,
+    fails: { bridge: { 'agent-heartbeat': ['CLI-013'] }, protocol: {} },
+    passes: ['agent-dead-connection'],
+    reason: /backoff should start again at 1000 ms/,
+  },
 ];
 
 describe('conformance client role: an independent minimal client (broken-clients/minimal-client.ts)', function () {
@@ -130,25 +216,60 @@ describe('conformance client role: an independent minimal client (broken-clients
     for (const v of VARIANTS.filter((x) => !x.slow || SLOW)) void variantRuns(v);
     const started = performance.now();
     const lanes = (['protocol', 'bridge'] as const).flatMap((profile) =>
-      (['app', 'agent'] as Role[]).map(async (role) => ({ profile, results: await run(CLIENT_SCENARIOS.filter((s) => s.role === role && !s.optIn), { profile }) })),
+      (['app', 'agent'] as Role[]).map(async (role) => ({
+        profile,
+        results: await run(
+          CLIENT_SCENARIOS.filter((s) => s.role === role && !s.optIn),
+          { profile },
+        ),
+      })),
     );
     for (const { profile, results } of await Promise.all(lanes)) {
-      expect(results.every((r) => r.status === 'passed'), `${profile} profile:\n${explain(results)}`).to.equal(true);
+      expect(
+        results.every((r) => r.status === 'passed'),
+        `${profile} profile:\n${explain(results)}`,
+      ).to.equal(true);
       const judged = verdicts(results, profile);
-      expect(judged.requirements.filter((r) => r.verdict !== 'passed').map((r) => `${r.id} ${r.verdict}`), profile).to.deep.equal([]);
+      expect(
+        judged.requirements.filter((r) => r.verdict !== 'passed').map((r) => `${r.id} ${r.verdict}`),
+        profile,
+      ).to.deep.equal([]);
     }
     const all = (await Promise.all(lanes)).map((l) => l.results);
     // The scenarios of the design (CLI-004 … CLI-022) are there: a rename or a lost scenario is noticed here.
     const ids = all.flat().map((r) => r.id);
-    for (const id of ['app-reconnects-after-close', 'agent-reconnects-after-close', 'app-refused-for-good', 'agent-ignores-unknown', 'agent-connection-replaced', 'app-error-rate-limit-exceeded']) expect(ids).to.include(id);
-    console.log(`      ${ids.length / 2} scenarios × 2 profiles passed in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    for (const id of [
+      'app-reconnects-after-close',
+      'agent-reconnects-after-close',
+      'app-refused-for-good',
+      'agent-ignores-unknown',
+      'agent-connection-replaced',
+      'app-error-rate-limit-exceeded',
+    ])
+      expect(ids).to.include(id);
+    console.log(
+      `      ${ids.length / 2} scenarios × 2 profiles passed in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    );
   });
 
   it('passes the slow scenarios of both roles (slow: runs with CONFORMANCE_SLOW=1)', async function () {
     if (!SLOW) this.skip();
-    const results = await run(CLIENT_SCENARIOS.filter((s) => s.optIn), { profile: 'bridge' });
-    expect(results.map((r) => r.id)).to.have.members(['app-heartbeat', 'app-dead-connection', 'app-backoff-cap', 'agent-heartbeat', 'agent-dead-connection', 'agent-backoff-cap']);
-    expect(results.every((r) => r.status === 'passed'), explain(results)).to.equal(true);
+    const results = await run(
+      CLIENT_SCENARIOS.filter((s) => s.optIn),
+      { profile: 'bridge' },
+    );
+    expect(results.map((r) => r.id)).to.have.members([
+      'app-heartbeat',
+      'app-dead-connection',
+      'app-backoff-cap',
+      'agent-heartbeat',
+      'agent-dead-connection',
+      'agent-backoff-cap',
+    ]);
+    expect(
+      results.every((r) => r.status === 'passed'),
+      explain(results),
+    ).to.equal(true);
     expect(failedRequirements(results, 'bridge')).to.deep.equal([]);
   });
 
@@ -158,14 +279,25 @@ describe('conformance client role: an independent minimal client (broken-clients
       const [result] = await run([first], { rule: 'exit-at-once', profile: 'bridge' });
       expect(result!.status, explain([result!])).to.equal('failed');
       expect(result!.durationMs, 'not the 30 s connect timeout').to.be.below(10_000);
-      expect(result!.reason).to.match(/exited with code 3/).and.to.match(/minimal-client: giving up on purpose/);
+      expect(result!.reason)
+        .to.match(/exited with code 3/)
+        .and.to.match(/minimal-client: giving up on purpose/);
       expect(result!.failedRequirements).to.deep.equal([role === 'app' ? 'CLI-002' : 'CLI-009']);
     });
   }
 
   describe('each --break RULE fails exactly the scenarios and requirements of its rule', function () {
     for (const v of VARIANTS) {
-      const what = Object.entries(v.fails).map(([profile, fails]) => `${profile}: ${Object.entries(fails).map(([id, reqs]) => `${id} on ${reqs.join(',')}`).join('; ') || 'nothing'}`).join(' | ');
+      const what = Object.entries(v.fails)
+        .map(
+          ([profile, fails]) =>
+            `${profile}: ${
+              Object.entries(fails)
+                .map(([id, reqs]) => `${id} on ${reqs.join(',')}`)
+                .join('; ') || 'nothing'
+            }`,
+        )
+        .join(' | ');
       it(`--break ${v.rule}${v.slow ? ' (slow: runs with CONFORMANCE_SLOW=1)' : ''} fails ${what}; passes ${v.passes.join(', ')}`, async function () {
         if (v.slow && !SLOW) this.skip();
         const byProfile = await variantRuns(v);
@@ -173,7 +305,8 @@ describe('conformance client role: an independent minimal client (broken-clients
           const fails = v.fails[profile]!;
           const want = Object.fromEntries(results.map((r) => [r.id, r.id in fails ? 'failed' : 'passed']));
           expect(statuses(results), `${profile} profile:\n${explain(results)}`).to.deep.equal(want);
-          for (const r of results.filter((x) => x.id in fails)) expect(r.failedRequirements, `${profile}, ${r.id}: ${r.reason}`).to.deep.equal(fails[r.id]);
+          for (const r of results.filter((x) => x.id in fails))
+            expect(r.failedRequirements, `${profile}, ${r.id}: ${r.reason}`).to.deep.equal(fails[r.id]);
           expect(failedRequirements(results, profile)).to.deep.equal([...new Set(Object.values(fails).flat())].sort());
           const first = results.find((r) => r.id in fails);
           if (v.reason && first) expect(first.reason).to.match(v.reason);

@@ -10,14 +10,25 @@ describe('conformance patterns', function () {
   it('captures an unbound placeholder and compares a bound one', function () {
     const bound = new Map<string, unknown>([['agent', 'tutor']]);
     const captured = new Map<string, unknown>();
-    expect(mismatch({ event_id: '${ev}', agent_id: '${agent}' }, { event_id: 'E1', agent_id: 'tutor', extra: 1 }, bound, captured)).to.equal(undefined);
+    expect(
+      mismatch(
+        { event_id: '${ev}', agent_id: '${agent}' },
+        { event_id: 'E1', agent_id: 'tutor', extra: 1 },
+        bound,
+        captured,
+      ),
+    ).to.equal(undefined);
     expect(captured.get('ev')).to.equal('E1');
-    expect(mismatch({ agent_id: '${agent}' }, { agent_id: 'other' }, bound, new Map())).to.equal('agent_id: expected "tutor", got "other"');
+    expect(mismatch({ agent_id: '${agent}' }, { agent_id: 'other' }, bound, new Map())).to.equal(
+      'agent_id: expected "tutor", got "other"',
+    );
   });
 
   it('checks absent fields, ranges, arrays and interpolated strings', function () {
     const b = new Map<string, unknown>([['a', 'x']]);
-    expect(mismatch({ event_id: { $absent: true } }, { event_id: 'E' }, b, new Map())).to.match(/event_id: expected no such field/);
+    expect(mismatch({ event_id: { $absent: true } }, { event_id: 'E' }, b, new Map())).to.match(
+      /event_id: expected no such field/,
+    );
     expect(mismatch({ n: { $range: [0, 1] } }, { n: 2 }, b, new Map())).to.match(/expected a number in \[0, 1\]/);
     expect(mismatch([1, 2], [1], b, new Map())).to.match(/expected 2 items, got 1/);
     expect(mismatch('svc:${a}:t', 'svc:x:t', b, new Map())).to.equal(undefined);
@@ -26,31 +37,50 @@ describe('conformance patterns', function () {
 
   it('matches lists in any order, and checks an order alone', function () {
     const none = new Map<string, unknown>();
-    const list = [{ id: 'b', n: 2 }, { id: 'a', n: 1 }];
+    const list = [
+      { id: 'b', n: 2 },
+      { id: 'a', n: 1 },
+    ];
     expect(mismatch({ $unordered: [{ id: 'a' }, { id: 'b' }] }, list, none, new Map())).to.equal(undefined);
-    expect(mismatch({ $unordered: [{ id: 'a' }, { id: 'c' }] }, list, none, new Map())).to.match(/do not match .* in any order/);
-    expect(mismatch({ $unordered: [{ id: 'a' }] }, list, none, new Map())).to.match(/expected 1 items in any order, got 2/);
+    expect(mismatch({ $unordered: [{ id: 'a' }, { id: 'c' }] }, list, none, new Map())).to.match(
+      /do not match .* in any order/,
+    );
+    expect(mismatch({ $unordered: [{ id: 'a' }] }, list, none, new Map())).to.match(
+      /expected 1 items in any order, got 2/,
+    );
     expect(mismatch({ $sortedBy: 'id' }, list, none, new Map())).to.match(/expected sorted by id, got \["b","a"\]/);
     expect(mismatch({ $sortedBy: 'id' }, [...list].reverse(), none, new Map())).to.equal(undefined);
   });
 
   it('judges a $ours part only when asked, and says whose it is', function () {
     const none = new Map<string, unknown>();
-    const pattern = { type: 'error', code: { $ours: 'ERR-009', is: 'INVALID_MESSAGE' }, event_id: { $ours: 'AUTH-008', is: { $absent: true } } };
+    const pattern = {
+      type: 'error',
+      code: { $ours: 'ERR-009', is: 'INVALID_MESSAGE' },
+      event_id: { $ours: 'AUTH-008', is: { $absent: true } },
+    };
     const frame = { type: 'error', code: 'INVALID_JSON', event_id: 'E1' };
     expect(mismatch(pattern, frame, none, new Map()), 'not judged').to.equal(undefined);
     const failedOurs: MatchOptions['failedOurs'] = {};
-    expect(mismatch(pattern, frame, none, new Map(), '', { judgesOurs: () => true, failedOurs })).to.match(/code: expected "INVALID_MESSAGE"/);
+    expect(mismatch(pattern, frame, none, new Map(), '', { judgesOurs: () => true, failedOurs })).to.match(
+      /code: expected "INVALID_MESSAGE"/,
+    );
     expect(failedOurs.requirement).to.equal('ERR-009');
     const onlyAuth: MatchOptions['failedOurs'] = {};
-    expect(mismatch(pattern, frame, none, new Map(), '', { judgesOurs: (id) => id === 'AUTH-008', failedOurs: onlyAuth })).to.match(/event_id: expected no such field/);
+    expect(
+      mismatch(pattern, frame, none, new Map(), '', { judgesOurs: (id) => id === 'AUTH-008', failedOurs: onlyAuth }),
+    ).to.match(/event_id: expected no such field/);
     expect(onlyAuth.requirement).to.equal('AUTH-008');
   });
 
   it('bounds a number by the time the suite measured since a mark', function () {
     const marks = new Map([['sent', performance.now() - 50]]);
-    expect(mismatch({ latency_ms: { $atMostMsSince: 'sent' } }, { latency_ms: 10 }, new Map(), new Map(), '', { marks })).to.equal(undefined);
-    expect(mismatch({ latency_ms: { $atMostMsSince: 'sent' } }, { latency_ms: 5000 }, new Map(), new Map(), '', { marks })).to.match(/expected a number from 0 to \d+ \(the milliseconds the suite measured\), got 5000/);
+    expect(
+      mismatch({ latency_ms: { $atMostMsSince: 'sent' } }, { latency_ms: 10 }, new Map(), new Map(), '', { marks }),
+    ).to.equal(undefined);
+    expect(
+      mismatch({ latency_ms: { $atMostMsSince: 'sent' } }, { latency_ms: 5000 }, new Map(), new Map(), '', { marks }),
+    ).to.match(/expected a number from 0 to \d+ \(the milliseconds the suite measured\), got 5000/);
   });
 
   it('builds payloads and strings of an exact UTF-8 size, and numbers from settings', function () {
@@ -58,29 +88,62 @@ describe('conformance patterns', function () {
     expect(Buffer.byteLength(JSON.stringify(expand({ $jsonOfBytes: 64001, char: 'é' })), 'utf8')).to.equal(64001);
     expect(Buffer.byteLength(expand({ $stringOfBytes: 4097, char: 'é' }) as string, 'utf8')).to.equal(4097);
     expect(expand({ ms: { $sum: [300000, -1] } })).to.deep.equal({ ms: 299999 });
-    expect((expand({ $stringOfBytes: { $minus: [250, { $length: 'agent-1' }, { $length: 'app' }] } }) as string).length).to.equal(240);
+    expect(
+      (expand({ $stringOfBytes: { $minus: [250, { $length: 'agent-1' }, { $length: 'app' }] } }) as string).length,
+    ).to.equal(240);
   });
 });
 
 describe('conformance verdicts', function () {
-  const req = (id: string, level: Requirement['level'] = 'MUST'): Requirement => ({ id, level, source: 'protocol', cite: 'spec/protocol.md#x', text: id });
-  const scenario = (id: string, status: ScenarioResult['status'], requirements: string[], extra: Partial<ScenarioResult> = {}): ScenarioResult => ({
-    id, file: `${id}.yaml`, title: id, requirements, status, durationMs: 1, transcript: [], ...extra,
+  const req = (id: string, level: Requirement['level'] = 'MUST'): Requirement => ({
+    id,
+    level,
+    source: 'protocol',
+    cite: 'spec/protocol.md#x',
+    text: id,
+  });
+  const scenario = (
+    id: string,
+    status: ScenarioResult['status'],
+    requirements: string[],
+    extra: Partial<ScenarioResult> = {},
+  ): ScenarioResult => ({
+    id,
+    file: `${id}.yaml`,
+    title: id,
+    requirements,
+    status,
+    durationMs: 1,
+    transcript: [],
+    ...extra,
   });
   const verdicts = (r: ReturnType<typeof judge>) => Object.fromEntries(r.requirements.map((q) => [q.id, q.verdict]));
 
   it('fails only the requirements of the failing step; the others of its scenario are errored, never failed', function () {
-    const r = judge([req('A-001'), req('A-002'), req('A-003', 'SHOULD'), req('A-004')], [
-      scenario('s1', 'failed', ['A-001', 'A-002'], { failedRequirements: ['A-002'] }),
-      scenario('s2', 'skipped', ['A-003'], { reason: 'no clock' }),
-    ], new Set());
-    expect(verdicts(r)).to.deep.equal({ 'A-001': 'errored', 'A-002': 'failed', 'A-003': 'skipped', 'A-004': 'untested' });
+    const r = judge(
+      [req('A-001'), req('A-002'), req('A-003', 'SHOULD'), req('A-004')],
+      [
+        scenario('s1', 'failed', ['A-001', 'A-002'], { failedRequirements: ['A-002'] }),
+        scenario('s2', 'skipped', ['A-003'], { reason: 'no clock' }),
+      ],
+      new Set(),
+    );
+    expect(verdicts(r)).to.deep.equal({
+      'A-001': 'errored',
+      'A-002': 'failed',
+      'A-003': 'skipped',
+      'A-004': 'untested',
+    });
     expect(r.failedByLevel).to.deep.equal({ MUST: 1, SHOULD: 0, MAY: 0 });
     expect(r.overall).to.include({ conforms: false, exitCode: 1 });
   });
 
   it('an errored scenario blames nobody: incomplete, exit 3', function () {
-    const r = judge([req('A-001'), req('A-002')], [scenario('s1', 'errored', ['A-001'], { reason: 'provisioning failed' }), scenario('s2', 'passed', ['A-002'])], new Set());
+    const r = judge(
+      [req('A-001'), req('A-002')],
+      [scenario('s1', 'errored', ['A-001'], { reason: 'provisioning failed' }), scenario('s2', 'passed', ['A-002'])],
+      new Set(),
+    );
     expect(verdicts(r)).to.deep.equal({ 'A-001': 'errored', 'A-002': 'passed' });
     expect(r.requirements[0]!.why).to.match(/provisioning failed/);
     expect(r.overall.exitCode).to.equal(3);
@@ -89,15 +152,23 @@ describe('conformance verdicts', function () {
 
   it('a run that tested nothing does not conform', function () {
     const r = judge([req('A-001')], [scenario('s1', 'skipped', ['A-001'], { reason: 'no provisioning' })], new Set());
-    expect(r.overall).to.deep.equal({ conforms: false, exitCode: 3, headline: 'incomplete: no requirement was tested' });
+    expect(r.overall).to.deep.equal({
+      conforms: false,
+      exitCode: 3,
+      headline: 'incomplete: no requirement was tested',
+    });
   });
 
   it('waives what the user left out (a null setting, the baseline), conforms, and flags a baseline entry that passes', function () {
-    const r = judge([req('A-001'), req('A-002'), req('A-003')], [
-      scenario('s1', 'skipped', ['A-001'], { waived: true, reason: 'no rate limit (null)' }),
-      scenario('s2', 'failed', ['A-002'], { failedRequirements: ['A-002'], reason: 'broken' }),
-      scenario('s3', 'passed', ['A-003']),
-    ], new Set(['A-002', 'A-003']));
+    const r = judge(
+      [req('A-001'), req('A-002'), req('A-003')],
+      [
+        scenario('s1', 'skipped', ['A-001'], { waived: true, reason: 'no rate limit (null)' }),
+        scenario('s2', 'failed', ['A-002'], { failedRequirements: ['A-002'], reason: 'broken' }),
+        scenario('s3', 'passed', ['A-003']),
+      ],
+      new Set(['A-002', 'A-003']),
+    );
     expect(verdicts(r)).to.deep.equal({ 'A-001': 'waived', 'A-002': 'waived', 'A-003': 'passed' });
     expect(r.requirements.find((q) => q.id === 'A-003')!.baseline).to.equal(true);
     expect(r.failedByLevel.MUST).to.equal(0);
@@ -106,7 +177,11 @@ describe('conformance verdicts', function () {
   });
 
   it('a failed SHOULD is reported but does not fail the run', function () {
-    const r = judge([req('A-001'), req('A-002', 'SHOULD')], [scenario('s1', 'passed', ['A-001']), scenario('s2', 'failed', ['A-002'], { failedRequirements: ['A-002'] })], new Set());
+    const r = judge(
+      [req('A-001'), req('A-002', 'SHOULD')],
+      [scenario('s1', 'passed', ['A-001']), scenario('s2', 'failed', ['A-002'], { failedRequirements: ['A-002'] })],
+      new Set(),
+    );
     expect(r.failedByLevel).to.deep.equal({ MUST: 0, SHOULD: 1, MAY: 0 });
     expect(r.overall.exitCode).to.equal(0);
   });

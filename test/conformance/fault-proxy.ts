@@ -55,16 +55,19 @@ const ownerOf = new Map<string, string>(); // event_id -> the app_id whose conne
 const RESUME_FAULTS = {
   /** RES-004: a resume gets the event's fragments from the first again, whatever its after_seq. */
   'resume-repeats-fragments': {
-    toBridge: (frame, link) => (link.endpoint === 'app' && frame.type === 'resume' ? { ...frame, after_seq: 0 } : undefined),
+    toBridge: (frame, link) =>
+      link.endpoint === 'app' && frame.type === 'resume' ? { ...frame, after_seq: 0 } : undefined,
   },
   /** RES-001: tokens carry seq on a connection that did not ask for the extension. */
   'seq-to-non-opted': {
-    toClient: (frame, link) => (link.endpoint === 'app' && !link.resumable && frame.type === 'token' ? { ...frame, seq: 1 } : undefined),
+    toClient: (frame, link) =>
+      link.endpoint === 'app' && !link.resumable && frame.type === 'token' ? { ...frame, seq: 1 } : undefined,
   },
   /** RES-002: every event of an app gets the resume token of its first one. */
   'resume-token-per-app': {
     toClient(frame, link) {
-      if (link.endpoint !== 'app' || frame.type !== 'accepted' || typeof frame.resume_token !== 'string') return undefined;
+      if (link.endpoint !== 'app' || frame.type !== 'accepted' || typeof frame.resume_token !== 'string')
+        return undefined;
       if (!firstTokenOfApp.has(link.ownerId!)) firstTokenOfApp.set(link.ownerId!, frame.resume_token);
       return { ...frame, resume_token: firstTokenOfApp.get(link.ownerId!) };
     },
@@ -72,7 +75,8 @@ const RESUME_FAULTS = {
   /** RES-007: any connection of the app may take an event back: the resume token is not checked. */
   'resume-token-unchecked': {
     toClient(frame, link) {
-      if (link.endpoint === 'app' && frame.type === 'accepted' && typeof frame.resume_token === 'string') resumeTokens.set(String(frame.event_id), frame.resume_token);
+      if (link.endpoint === 'app' && frame.type === 'accepted' && typeof frame.resume_token === 'string')
+        resumeTokens.set(String(frame.event_id), frame.resume_token);
       return undefined;
     },
     toBridge(frame, link) {
@@ -83,12 +87,15 @@ const RESUME_FAULTS = {
   /** RES-008: an after_seq beyond the fragments sent is taken as "all of them" instead of refused. */
   'after-seq-ahead-accepted': {
     toClient(frame, link) {
-      if (link.endpoint === 'app' && frame.type === 'token' && typeof frame.seq === 'number') lastSeq.set(String(frame.event_id), Math.max(frame.seq, lastSeq.get(String(frame.event_id)) ?? 0));
+      if (link.endpoint === 'app' && frame.type === 'token' && typeof frame.seq === 'number')
+        lastSeq.set(String(frame.event_id), Math.max(frame.seq, lastSeq.get(String(frame.event_id)) ?? 0));
       return undefined;
     },
     toBridge(frame, link) {
       const sent = lastSeq.get(String(frame.event_id)) ?? 0;
-      return link.endpoint === 'app' && frame.type === 'resume' && Number(frame.after_seq) > sent ? { ...frame, after_seq: sent } : undefined;
+      return link.endpoint === 'app' && frame.type === 'resume' && Number(frame.after_seq) > sent
+        ? { ...frame, after_seq: sent }
+        : undefined;
     },
   },
   /** RES-013: another app's event is named as such (refused, as if it were the app's own with a wrong token), not answered as unknown. */
@@ -97,13 +104,21 @@ const RESUME_FAULTS = {
       if (link.endpoint !== 'app') return undefined;
       if (frame.type === 'accepted') ownerOf.set(String(frame.event_id), link.ownerId!);
       const owner = ownerOf.get(String(frame.event_id));
-      if (frame.type !== 'error' || frame.code !== 'RESUME_GAP' || owner === undefined || owner === link.ownerId) return undefined;
-      return { ...frame, code: 'RESUME_REFUSED', error: `This connection cannot resume event ${String(frame.event_id)}: the resume token does not match.` };
+      if (frame.type !== 'error' || frame.code !== 'RESUME_GAP' || owner === undefined || owner === link.ownerId)
+        return undefined;
+      return {
+        ...frame,
+        code: 'RESUME_REFUSED',
+        error: `This connection cannot resume event ${String(frame.event_id)}: the resume token does not match.`,
+      };
     },
   },
   /** RES-011: an event the bridge no longer keeps is refused (as if the app erred) instead of a gap. */
   'gap-as-refused': {
-    toClient: (frame, link) => (link.endpoint === 'app' && frame.type === 'error' && frame.code === 'RESUME_GAP' ? { ...frame, code: 'RESUME_REFUSED' } : undefined),
+    toClient: (frame, link) =>
+      link.endpoint === 'app' && frame.type === 'error' && frame.code === 'RESUME_GAP'
+        ? { ...frame, code: 'RESUME_REFUSED' }
+        : undefined,
   },
 } satisfies Record<string, Fault>;
 
@@ -146,7 +161,8 @@ export const FAULTS = {
   'reply-to-every-instance': {
     toClient(frame, link, links) {
       if (link.endpoint !== 'app' || frame.type !== 'reply') return undefined;
-      for (const other of links) if (other !== link && other.endpoint === 'app' && other.ownerId === link.ownerId) other.sendToClient(frame);
+      for (const other of links)
+        if (other !== link && other.endpoint === 'app' && other.ownerId === link.ownerId) other.sendToClient(frame);
       return undefined;
     },
   },
@@ -156,8 +172,10 @@ export const FAULTS = {
   },
   /** AUTH-004, AUTH-005: the wrong endpoint is reported as a bad token (UNAUTHORIZED, 4401) instead of FORBIDDEN (4403). */
   'forbidden-as-unauthorized': {
-    toClient: (frame) => (frame.type === 'error' && frame.code === 'FORBIDDEN' ? { ...frame, code: 'UNAUTHORIZED' } : undefined),
-    close: (code, reason) => (code === CLOSE_CODES.FORBIDDEN ? { code: CLOSE_CODES.UNAUTHORIZED, reason: 'UNAUTHORIZED' } : { code, reason }),
+    toClient: (frame) =>
+      frame.type === 'error' && frame.code === 'FORBIDDEN' ? { ...frame, code: 'UNAUTHORIZED' } : undefined,
+    close: (code, reason) =>
+      code === CLOSE_CODES.FORBIDDEN ? { code: CLOSE_CODES.UNAUTHORIZED, reason: 'UNAUTHORIZED' } : { code, reason },
   },
   /** AUTH-008: connection errors close with the right code but an empty reason (the reason must be the error code). */
   'close-without-reason': {
@@ -184,7 +202,9 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-const ENDPOINTS: Record<string, ClientKind> = Object.fromEntries(Object.entries(ENDPOINT_PATHS).map(([kind, path]) => [path, kind as ClientKind]));
+const ENDPOINTS: Record<string, ClientKind> = Object.fromEntries(
+  Object.entries(ENDPOINT_PATHS).map(([kind, path]) => [path, kind as ClientKind]),
+);
 
 function tokenOf(req: IncomingMessage, url: URL): string | undefined {
   const header = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
@@ -209,7 +229,13 @@ export async function startFaultProxy(upstream: string, fault?: FaultName): Prom
 
   const server: Server = createServer((req, res) => {
     const forwarded = request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: target.host },
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -281,12 +307,15 @@ export async function startFaultProxy(upstream: string, fault?: FaultName): Prom
       sockets.delete(bridgeWs);
       if (client) closeClient(code, reason.toString());
       else if (upgrading) earlyClose = { code, reason: reason.toString() };
-      else if (socket.writable) socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      else if (socket.writable)
+        socket.end('HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     });
     bridgeWs.on('error', () => undefined); // a close follows
     bridgeWs.on('unexpected-response', (_req, res) => {
       // The bridge refused the upgrade over HTTP (404, 503): the client gets the same status.
-      socket.end(`HTTP/1.1 ${res.statusCode ?? 502} ${res.statusMessage ?? ''}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      socket.end(
+        `HTTP/1.1 ${res.statusCode ?? 502} ${res.statusMessage ?? ''}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+      );
       res.resume();
       bridgeWs.terminate();
     });

@@ -14,7 +14,12 @@ import { explain, runSuite, withVerdict } from './suite.js';
 const PROVISION = 'node test/conformance/other-bridge/provision.mjs';
 
 /** What the other bridge tells the suite about itself. */
-const SETTINGS = { rate_limit_events_per_second: null, rate_limit_burst: null, offline_grace_ms: 0, idle_close_ms: null };
+const SETTINGS = {
+  rate_limit_events_per_second: null,
+  rate_limit_burst: null,
+  offline_grace_ms: 0,
+  idle_close_ms: null,
+};
 
 interface Case {
   break: BreakName;
@@ -34,11 +39,20 @@ const CASES: Case[] = [
   { break: 'retry-after-offline', scenarios: ['flow-no-retry'], fails: 'FLOW-012' },
   // The target says honestly that its timeout is 30 s: the timeout scenarios pass on it, and the 5-minute rule is
   // the finding (a SHOULD: the protocol says "typically").
-  { break: 'short-agent-timeout', scenarios: ['conn-agent-timeout', 'conn-agent-timeout-lower-bound'], fails: 'CONN-007', settings: { agent_timeout_ms: 30_000 } },
+  {
+    break: 'short-agent-timeout',
+    scenarios: ['conn-agent-timeout', 'conn-agent-timeout-lower-bound'],
+    fails: 'CONN-007',
+    settings: { agent_timeout_ms: 30_000 },
+  },
   { break: 'drops-agent-on-bad-field', scenarios: ['agt-bad-fields'], fails: 'AGT-006' },
   { break: 'long-session-keys', scenarios: ['sess-key-limit'], fails: 'SESS-003' },
   { break: 'tokens-to-every-instance', scenarios: ['flow-app-instances'], fails: 'FLOW-008' },
-  { break: 'old-token-forever', scenarios: ['life-rotation-grace-app', 'life-rotation-grace-agent'], fails: 'AUTH-011' },
+  {
+    break: 'old-token-forever',
+    scenarios: ['life-rotation-grace-app', 'life-rotation-grace-agent'],
+    fails: 'AUTH-011',
+  },
   { break: 'accepted-after-delivery', scenarios: ['flow-accepted-first'], fails: 'FLOW-011' },
 ];
 
@@ -56,14 +70,29 @@ describe('the conformance suite against a second, independent bridge', function 
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function suiteAgainst(options: { breaks?: BreakName[]; profile?: 'protocol' | 'bridge'; grep?: string; settings?: Record<string, unknown>; agentTimeoutMs?: number }) {
-    const bridge = await startOtherBridge({ breaks: options.breaks ?? [], ...(options.agentTimeoutMs ? { agentTimeoutMs: options.agentTimeoutMs } : {}) });
+  async function suiteAgainst(options: {
+    breaks?: BreakName[];
+    profile?: 'protocol' | 'bridge';
+    grep?: string;
+    settings?: Record<string, unknown>;
+    agentTimeoutMs?: number;
+  }) {
+    const bridge = await startOtherBridge({
+      breaks: options.breaks ?? [],
+      ...(options.agentTimeoutMs ? { agentTimeoutMs: options.agentTimeoutMs } : {}),
+    });
     running.push(bridge);
     process.env.OTHER_BRIDGE_ADMIN_URL = bridge.adminUrl;
     const settings = join(dir, `settings-${running.length}.json`);
     writeFileSync(settings, JSON.stringify({ ...SETTINGS, ...options.settings }));
     try {
-      return await runSuite({ url: bridge.url, provision: PROVISION, settings, profile: options.profile ?? 'protocol', ...(options.grep ? { grep: options.grep } : {}) });
+      return await runSuite({
+        url: bridge.url,
+        provision: PROVISION,
+        settings,
+        profile: options.profile ?? 'protocol',
+        ...(options.grep ? { grep: options.grep } : {}),
+      });
     } finally {
       await bridge.close();
     }
@@ -84,13 +113,20 @@ describe('the conformance suite against a second, independent bridge', function 
     const { code, report } = await suiteAgainst({ profile: 'bridge' });
     const failed = withVerdict(report, 'failed');
     expect(failed.length, 'it differs from us on purpose').to.be.greaterThan(3);
-    expect(failed.filter((id) => registry.get(id)!.source !== 'decision'), explain(report)).to.deep.equal([]);
+    expect(
+      failed.filter((id) => registry.get(id)!.source !== 'decision'),
+      explain(report),
+    ).to.deep.equal([]);
     expect(code).to.equal(1);
   });
 
   for (const c of CASES) {
     it(`${c.break}: fails exactly ${c.fails}`, async () => {
-      const { code, report } = await suiteAgainst({ breaks: [c.break], grep: `^(?:${c.scenarios.join('|')})$`, settings: c.settings ?? {} });
+      const { code, report } = await suiteAgainst({
+        breaks: [c.break],
+        grep: `^(?:${c.scenarios.join('|')})$`,
+        settings: c.settings ?? {},
+      });
       expect(report!.scenarios.map((s) => s.id).sort(), 'scenarios run').to.deep.equal([...c.scenarios].sort());
       expect(withVerdict(report, 'failed'), explain(report)).to.deep.equal([c.fails]);
       expect(code).to.equal(registry.get(c.fails)!.level === 'MUST' ? 1 : 0);

@@ -60,18 +60,24 @@ describe('conformance preflight', function () {
     writeFileSync(file, 'agent_timeout_ms: soon\nrate_limit_burts: 10\n');
     const run = await runSuite({ url: `${ws}/v1`, adminToken: ADMIN_TOKEN, settings: file });
     expect(run.code).to.equal(2);
-    expect(run.output).to.match(/--settings .*settings\.yaml: rate_limit_burts: is not a setting \(the settings are agent_timeout_ms, .*\); agent_timeout_ms: must be integer/);
+    expect(run.output).to.match(
+      /--settings .*settings\.yaml: rate_limit_burts: is not a setting \(the settings are agent_timeout_ms, .*\); agent_timeout_ms: must be integer/,
+    );
   });
 
   it('reports a provisioning command that fails, with its own words', async () => {
     const run = await runSuite({ url: `${ws}/v1`, provision: 'echo "no database configured" >&2; exit 1' });
     expect(run.code).to.equal(2);
-    expect(run.output).to.include('cannot provision through the provisioning command `echo "no database configured" >&2; exit 1`: the provisioning command failed on create (exit 1): no database configured');
+    expect(run.output).to.include(
+      'cannot provision through the provisioning command `echo "no database configured" >&2; exit 1`: the provisioning command failed on create (exit 1): no database configured',
+    );
   });
 
   it('reports a provisioning answer that lacks a field, naming it', async () => {
     const run = await runSuite({ url: `${ws}/v1`, provision: `echo '{"orgs":{},"apps":{}}'` });
     expect(run.code).to.equal(2);
-    expect(run.output).to.include("the provisioning command's answer to create is not a ProvisionCreated: agents: is required");
+    expect(run.output).to.include(
+      "the provisioning command's answer to create is not a ProvisionCreated: agents: is required",
+    );
   });
 });

@@ -18,7 +18,9 @@ describe('the conformance suite with target settings, and through a provisioning
   let url: string;
 
   before(async () => {
-    bridge = await startServer(testConfig({ testClock: true, rateLimitPerSecond: 100, rateLimitBurst: 200, agentTimeoutMs: 600_000 }));
+    bridge = await startServer(
+      testConfig({ testClock: true, rateLimitPerSecond: 100, rateLimitBurst: 200, agentTimeoutMs: 600_000 }),
+    );
     url = `${bridge.url.replace(/^http/, 'ws')}/v1`;
     dir = mkdtempSync(join(tmpdir(), 'provision-command-'));
     settings = join(dir, 'settings.yaml');
@@ -43,11 +45,26 @@ describe('the conformance suite with target settings, and through a provisioning
     process.env.BRIDGE_ADMIN_URL = bridge.url;
     process.env.BRIDGE_ADMIN_TOKEN = ADMIN_TOKEN;
     const before = bridge.directory.orgs.size;
-    const scenarios = ['flow-stream-and-reply', 'err-permission-denied', 'life-deactivated-token', 'life-rotation-grace-app', 'sess-expiry-and-recreation'];
-    const { code, report, output } = await runSuite({ url, provision: 'node conformance/examples/provision-admin-api.mjs', settings, grep: `^(?:${scenarios.join('|')})$` });
-    expect(report!.scenarios.map((s) => `${s.id} ${s.status}`).sort(), explain(report)).to.deep.equal(scenarios.map((s) => `${s} passed`).sort());
+    const scenarios = [
+      'flow-stream-and-reply',
+      'err-permission-denied',
+      'life-deactivated-token',
+      'life-rotation-grace-app',
+      'sess-expiry-and-recreation',
+    ];
+    const { code, report, output } = await runSuite({
+      url,
+      provision: 'node conformance/examples/provision-admin-api.mjs',
+      settings,
+      grep: `^(?:${scenarios.join('|')})$`,
+    });
+    expect(report!.scenarios.map((s) => `${s.id} ${s.status}`).sort(), explain(report)).to.deep.equal(
+      scenarios.map((s) => `${s} passed`).sort(),
+    );
     expect(code).to.equal(0);
-    expect(output).to.match(/provisioning: provisioning command `node conformance\/examples\/provision-admin-api\.mjs`; test clock on/);
+    expect(output).to.match(
+      /provisioning: provisioning command `node conformance\/examples\/provision-admin-api\.mjs`; test clock on/,
+    );
     expect(output).to.match(/clean-up: removed 5 organization\(s\)/);
     expect(bridge.directory.orgs.size, 'organizations after the run').to.equal(before);
   });

@@ -30,14 +30,23 @@ describe('the conformance registry', function () {
   });
 
   it('has a scenario checking every requirement of both profiles (server and client roles)', function () {
-    const checked = new Set([...scenarios.flatMap((s) => s.requirements), ...CLIENT_SCENARIOS.flatMap((s) => s.requirements)]);
+    const checked = new Set([
+      ...scenarios.flatMap((s) => s.requirements),
+      ...CLIENT_SCENARIOS.flatMap((s) => s.requirements),
+    ]);
     const unchecked = [...requirements.keys()].filter((id) => !checked.has(id));
     expect(unchecked).to.deep.equal([]);
     expect([...EVERY_FRAME].every((id) => requirements.has(id))).to.equal(true);
   });
 
   it('lets a fixtures file serve every scenario that needs no registrations of its own', function () {
-    const plain = scenarios.filter((s) => actionsNeeded(s.steps).size === 0 && Object.values(s.fixtures.agents ?? {}).every((a) => a.ttl_days === undefined && a.description === undefined && a.name === undefined));
+    const plain = scenarios.filter(
+      (s) =>
+        actionsNeeded(s.steps).size === 0 &&
+        Object.values(s.fixtures.agents ?? {}).every(
+          (a) => a.ttl_days === undefined && a.description === undefined && a.name === undefined,
+        ),
+    );
     const misfits = plain.map((s) => [s.id, outsideLayout(s.fixtures)]).filter(([, why]) => why);
     expect(misfits).to.deep.equal([]);
     expect(plain.length, 'scenarios a fixtures file serves').to.be.greaterThan(25);

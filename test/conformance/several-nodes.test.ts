@@ -13,7 +13,8 @@ import { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 const UPGRADE = /^GET \/v1\/ws\/(app|agent)\b/;
 
 /** Every requirement's verdict, for comparing two runs. */
-const verdicts = (report: RunResult | undefined) => Object.fromEntries((report?.requirements ?? []).map((r) => [r.id, r.verdict]));
+const verdicts = (report: RunResult | undefined) =>
+  Object.fromEntries((report?.requirements ?? []).map((r) => [r.id, r.verdict]));
 
 /** The node each of a scenario's actors connected to (the last, for an actor that connected twice). */
 function nodesOf(report: RunResult, scenario: string): Record<string, string> {
@@ -59,7 +60,9 @@ describe('the conformance suite against several nodes of one bridge', function (
       const placed = report.scenarios.flatMap((s) => s.connections ?? []);
       proxies.forEach((p, i) => {
         const upgrades = p.requests.filter((r) => UPGRADE.test(r)).length;
-        expect(upgrades - 1, `connections through node ${i + 1} (besides the preflight's probe)`).to.equal(placed.filter((c) => c.node === nodes[i]).length);
+        expect(upgrades - 1, `connections through node ${i + 1} (besides the preflight's probe)`).to.equal(
+          placed.filter((c) => c.node === nodes[i]).length,
+        );
         expect(upgrades - 1, `node ${i + 1} used`).to.be.greaterThan(10);
       });
 
@@ -82,9 +85,22 @@ describe('the conformance suite against several nodes of one bridge', function (
   }
 
   it('takes the nodes from a repeated --url and from comma-separated lists, in the order given', async () => {
-    const args = ['bin/bridge-conformance.js', 'server', '--url', `${nodes[0]},${nodes[1]}`, '--url', nodes[2]!, '--admin-token', ADMIN_TOKEN, '--grep', '^flow-stream-and-reply$'];
+    const args = [
+      'bin/bridge-conformance.js',
+      'server',
+      '--url',
+      `${nodes[0]},${nodes[1]}`,
+      '--url',
+      nodes[2]!,
+      '--admin-token',
+      ADMIN_TOKEN,
+      '--grep',
+      '^flow-stream-and-reply$',
+    ];
     const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
-      execFile(process.execPath, args, (err, stdout, stderr) => resolve({ code: err ? Number(err.code) : 0, stdout: stdout + stderr }));
+      execFile(process.execPath, args, (err, stdout, stderr) =>
+        resolve({ code: err ? Number(err.code) : 0, stdout: stdout + stderr }),
+      );
     });
     expect(stdout).to.include(`against 3 nodes of one bridge (${nodes.join(', ')})`);
     expect(code, stdout).to.equal(0);
@@ -95,7 +111,11 @@ describe('the conformance suite against several nodes of one bridge', function (
     const run = await runSuite({ url: [nodes[0]!, silent, nodes[2]!], adminToken: ADMIN_TOKEN });
     expect(run.code).to.equal(2);
     expect(run.report).to.equal(undefined);
-    expect(run.output).to.match(new RegExp(`node 2 of 3 \\(${silent.replace(/[.]/g, '\\.')}\\): no bridge at ${silent.replace(/[.]/g, '\\.')}/ws/app: .*ECONNREFUSED`));
+    expect(run.output).to.match(
+      new RegExp(
+        `node 2 of 3 \\(${silent.replace(/[.]/g, '\\.')}\\): no bridge at ${silent.replace(/[.]/g, '\\.')}/ws/app: .*ECONNREFUSED`,
+      ),
+    );
     expect(run.output).to.not.include(nodes[0]!);
   });
 

@@ -23,7 +23,15 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteRun> {
   console.log = (...args: unknown[]) => void lines.push(args.join(' '));
   console.error = (...args: unknown[]) => void lines.push(args.join(' '));
   try {
-    const code = await server({ profile: 'protocol', realTime: false, realTimeMax: 20_000, timeoutMs: 2_000, list: false, reportJson, ...options });
+    const code = await server({
+      profile: 'protocol',
+      realTime: false,
+      realTimeMax: 20_000,
+      timeoutMs: 2_000,
+      list: false,
+      reportJson,
+      ...options,
+    });
     let report: RunResult | undefined;
     try {
       report = JSON.parse(readFileSync(reportJson, 'utf8')) as RunResult;
@@ -39,8 +47,15 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteRun> {
 }
 
 /** The ids of the requirements with a verdict, sorted. */
-export const withVerdict = (report: RunResult | undefined, verdict: string): string[] => (report?.requirements ?? []).filter((r) => r.verdict === verdict).map((r) => r.id).sort();
+export const withVerdict = (report: RunResult | undefined, verdict: string): string[] =>
+  (report?.requirements ?? [])
+    .filter((r) => r.verdict === verdict)
+    .map((r) => r.id)
+    .sort();
 
 /** One line per scenario that did not pass, for assertion messages. */
 export const explain = (report: RunResult | undefined): string =>
-  (report?.scenarios ?? []).filter((s) => s.status !== 'passed').map((s) => `${s.id}: ${s.status}${s.failedStep ? ` at step ${s.failedStep}` : ''} — ${s.reason}`).join('\n');
+  (report?.scenarios ?? [])
+    .filter((s) => s.status !== 'passed')
+    .map((s) => `${s.id}: ${s.status}${s.failedStep ? ` at step ${s.failedStep}` : ''} — ${s.reason}`)
+    .join('\n');

@@ -21,21 +21,21 @@ const PACKAGE_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'ut
 const REGISTRY_FILE = join(ROOT, 'conformance/requirements.yaml');
 const DIGEST = /^sha256:[0-9a-f]{16}$/;
 
-describe('the conformance suite\'s version', function () {
+describe("the conformance suite's version", function () {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'conformance-versions-'));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('bridge-conformance --version (and -V) prints package.json\'s version alone', async function () {
+  it("bridge-conformance --version (and -V) prints package.json's version alone", async function () {
     for (const flag of ['--version', '-V']) {
       const run = await promisify(execFile)(process.execPath, ['bin/bridge-conformance.js', flag], { cwd: ROOT });
       expect(run, flag).to.deep.equal({ stdout: `${PACKAGE_VERSION}\n`, stderr: '' });
     }
   });
 
-  describe('the requirement set\'s digest', function () {
+  describe("the requirement set's digest", function () {
     const original = readFileSync(REGISTRY_FILE, 'utf8');
     const digestOf = (text: string) => {
       const file = join(dir, 'requirements.yaml');
@@ -56,7 +56,10 @@ describe('the conformance suite\'s version', function () {
       const entries = lines.filter((l) => /^[A-Z]+-\d{3}:/.test(l));
       expect(digestOf(entries.join('\n')), 'no comments, no blank lines').to.equal(shipped);
       expect(digestOf([...entries].reverse().join('\n')), 'reversed').to.equal(shipped);
-      expect(digestOf(`# a new comment\n${original.replace('AUTH-001: { level: MUST,', 'AUTH-001: {   level:   MUST,')}`), 'spacing').to.equal(shipped);
+      expect(
+        digestOf(`# a new comment\n${original.replace('AUTH-001: { level: MUST,', 'AUTH-001: {   level:   MUST,')}`),
+        'spacing',
+      ).to.equal(shipped);
     });
 
     it('moves when one requirement is reworded, changes level, source or cite, is added or is removed', function () {
@@ -85,32 +88,78 @@ describe('the conformance suite\'s version', function () {
 
     /** Both values, as each format writes them. */
     const expectBoth = (formats: { console: string; json: RunResult; junit: string; html: string }) => {
-      expect(formats.console.split('\n')[0]).to.equal(`bridge-conformance ${PACKAGE_VERSION}, requirements ${suite.requirements}`);
+      expect(formats.console.split('\n')[0]).to.equal(
+        `bridge-conformance ${PACKAGE_VERSION}, requirements ${suite.requirements}`,
+      );
       expect(formats.json.suite).to.deep.equal({ version: PACKAGE_VERSION, requirements: suite.requirements });
       expect(formats.junit).to.match(
-        new RegExp(`<testsuite [^>]*>\\n    <properties><property name="suite\\.version" value="${PACKAGE_VERSION.replace(/\./g, '\\.')}"/><property name="requirements\\.version" value="${suite.requirements}"/></properties>\\n`),
+        new RegExp(
+          `<testsuite [^>]*>\\n    <properties><property name="suite\\.version" value="${PACKAGE_VERSION.replace(/\./g, '\\.')}"/><property name="requirements\\.version" value="${suite.requirements}"/></properties>\\n`,
+        ),
       );
-      expect(formats.html).to.include(`<p>Judged by <code>bridge-conformance ${PACKAGE_VERSION}</code> against the requirements <code>${suite.requirements}</code></p>`);
+      expect(formats.html).to.include(
+        `<p>Judged by <code>bridge-conformance ${PACKAGE_VERSION}</code> against the requirements <code>${suite.requirements}</code></p>`,
+      );
     };
 
-    it('the writers state the suite\'s and the requirement set\'s versions of any result they are given', function () {
-      const requirement = { id: 'A-001', level: 'MUST' as const, source: 'protocol' as const, cite: 'spec/protocol.md#x', text: 'A rule.' };
-      const scenarios = [{ id: 's1', file: 's1.yaml', title: 's1', requirements: ['A-001'], status: 'passed' as const, durationMs: 1, transcript: [] }];
+    it("the writers state the suite's and the requirement set's versions of any result they are given", function () {
+      const requirement = {
+        id: 'A-001',
+        level: 'MUST' as const,
+        source: 'protocol' as const,
+        cite: 'spec/protocol.md#x',
+        text: 'A rule.',
+      };
+      const scenarios = [
+        {
+          id: 's1',
+          file: 's1.yaml',
+          title: 's1',
+          requirements: ['A-001'],
+          status: 'passed' as const,
+          durationMs: 1,
+          transcript: [],
+        },
+      ];
       const result: RunResult = {
         suite: { version: '9.8.7', requirements: 'sha256:0123456789abcdef' },
-        role: 'server', profile: 'protocol', target: 'ws://x/v1', startedAt: new Date(0).toISOString(), durationMs: 1, hasClock: false, scenarios, ...judge([requirement], scenarios, new Set()),
+        role: 'server',
+        profile: 'protocol',
+        target: 'ws://x/v1',
+        startedAt: new Date(0).toISOString(),
+        durationMs: 1,
+        hasClock: false,
+        scenarios,
+        ...judge([requirement], scenarios, new Set()),
       };
-      expect(junit(result)).to.include('<properties><property name="suite.version" value="9.8.7"/><property name="requirements.version" value="sha256:0123456789abcdef"/></properties>');
-      expect(html(result)).to.include('<code>bridge-conformance 9.8.7</code> against the requirements <code>sha256:0123456789abcdef</code>');
+      expect(junit(result)).to.include(
+        '<properties><property name="suite.version" value="9.8.7"/><property name="requirements.version" value="sha256:0123456789abcdef"/></properties>',
+      );
+      expect(html(result)).to.include(
+        '<code>bridge-conformance 9.8.7</code> against the requirements <code>sha256:0123456789abcdef</code>',
+      );
     });
 
-    const files = () => ({ reportJson: join(dir, 'report.json'), junit: join(dir, 'report.xml'), html: join(dir, 'report.html') });
-    const read = (f: ReturnType<typeof files>) => ({ json: JSON.parse(readFileSync(f.reportJson, 'utf8')) as RunResult, junit: readFileSync(f.junit, 'utf8'), html: readFileSync(f.html, 'utf8') });
+    const files = () => ({
+      reportJson: join(dir, 'report.json'),
+      junit: join(dir, 'report.xml'),
+      html: join(dir, 'report.html'),
+    });
+    const read = (f: ReturnType<typeof files>) => ({
+      json: JSON.parse(readFileSync(f.reportJson, 'utf8')) as RunResult,
+      junit: readFileSync(f.junit, 'utf8'),
+      html: readFileSync(f.html, 'utf8'),
+    });
 
-    it('server role: the console\'s first line, the JSON report\'s suite, JUnit\'s properties and the HTML header', async function () {
+    it("server role: the console's first line, the JSON report's suite, JUnit's properties and the HTML header", async function () {
       const bridge = await startTestBridge({ testClock: true });
       const f = files();
-      const run = await runSuite({ url: `${bridge.url.replace(/^http/, 'ws')}/v1`, adminToken: ADMIN_TOKEN, grep: '^hb-ping-pong$', ...f });
+      const run = await runSuite({
+        url: `${bridge.url.replace(/^http/, 'ws')}/v1`,
+        adminToken: ADMIN_TOKEN,
+        grep: '^hb-ping-pong$',
+        ...f,
+      });
       expect(run.code, run.output).to.equal(0);
       expectBoth({ console: run.output, ...read(f) });
     });
@@ -123,7 +172,16 @@ describe('the conformance suite\'s version', function () {
       console.error = () => undefined;
       try {
         // A client that exits at once: its one scenario fails within moments, and the reports are written all the same.
-        const code = await client({ role: 'app', command: 'exit 0', profile: 'protocol', grep: '^app-handshake$', list: false, slow: false, connectTimeoutMs: 5_000, ...f });
+        const code = await client({
+          role: 'app',
+          command: 'exit 0',
+          profile: 'protocol',
+          grep: '^app-handshake$',
+          list: false,
+          slow: false,
+          connectTimeoutMs: 5_000,
+          ...f,
+        });
         expect(code, lines.join('\n')).to.equal(1);
       } finally {
         console.log = log;

@@ -17,16 +17,37 @@ function setup(options: Partial<BridgeOptions> = {}) {
   directory.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
   const apps: Record<string, AppRecord> = {};
   const agents: Record<string, AgentRecord> = {};
-  for (const id of ['a1', 'a2']) directory.addApp((apps[id] = { app_id: id, org_id: 'org', name: id, active: true, created_at: 0 }));
+  for (const id of ['a1', 'a2'])
+    directory.addApp((apps[id] = { app_id: id, org_id: 'org', name: id, active: true, created_at: 0 }));
   // x and y take every app of the organization and are connected; only-a2 allows a2 alone; offline never connects.
-  for (const [id, allowlist] of [['x', null], ['y', null], ['only-a2', ['a2']], ['offline', null]] as const) {
-    const record = { agent_id: id, org_id: 'org', name: id, description: '', ttl_days: 14, allowlist: allowlist && [...allowlist], active: true, created_at: 0 };
+  for (const [id, allowlist] of [
+    ['x', null],
+    ['y', null],
+    ['only-a2', ['a2']],
+    ['offline', null],
+  ] as const) {
+    const record = {
+      agent_id: id,
+      org_id: 'org',
+      name: id,
+      description: '',
+      ttl_days: 14,
+      allowlist: allowlist && [...allowlist],
+      active: true,
+      created_at: 0,
+    };
     directory.addAgent((agents[id] = record));
   }
   const { bridge, clock, rejected, ended, logged } = recordingBridge(directory, options);
   const peer = peerConnector();
-  const app = (id: string) => peer(validateServiceToAppMessage, (conn) => bridge.open(conn, { kind: 'app', app: apps[id]!, token: principalToken('app', id) }));
-  const agent = (id: string) => peer(validateServiceToAgentMessage, (conn) => bridge.open(conn, { kind: 'agent', agent: agents[id]!, token: principalToken('agent', id) }));
+  const app = (id: string) =>
+    peer(validateServiceToAppMessage, (conn) =>
+      bridge.open(conn, { kind: 'app', app: apps[id]!, token: principalToken('app', id) }),
+    );
+  const agent = (id: string) =>
+    peer(validateServiceToAgentMessage, (conn) =>
+      bridge.open(conn, { kind: 'agent', agent: agents[id]!, token: principalToken('agent', id) }),
+    );
   const x = agent('x');
   const y = agent('y');
   agent('only-a2');
@@ -48,7 +69,8 @@ function setup(options: Partial<BridgeOptions> = {}) {
 
 const codeOf = (frame: Frame | undefined) => (frame?.type === 'error' ? frame.code : frame?.type);
 /** The log lines about discarded texts: one per burst, with the count by reason. */
-const kept = (logged: [object, string][]) => logged.filter(([, m]) => m.startsWith('streamed text no longer kept')).map(([o]) => o);
+const kept = (logged: [object, string][]) =>
+  logged.filter(([, m]) => m.startsWith('streamed text no longer kept')).map(([o]) => o);
 
 describe('bounds on events in flight, streamed text and replies (L13-L16)', function () {
   describe('events in flight per app (L13)', function () {
@@ -62,7 +84,9 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       const refusal = answers[5]!;
       expect(refusal).to.include({ agent_id: 'x', code: 'TOO_MANY_EVENTS' });
       expect(refusal.event_id).to.be.a('string');
-      expect(refusal.error).to.equal('App a1 has 5 events in flight, the limit; send more once earlier events have ended.');
+      expect(refusal.error).to.equal(
+        'App a1 has 5 events in flight, the limit; send more once earlier events have ended.',
+      );
       expect(x.frames.filter((f) => f.type === 'event')).to.have.length(5); // refused events never reach the agent
       expect(rejected.map(([, code]) => code)).to.deep.equal(Array(15).fill('TOO_MANY_EVENTS'));
 
@@ -79,7 +103,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
     });
 
     it('counts every connection of the app together, and its events whose connection is gone until they end', function () {
-      const { bridge, x, app, event, accepted, send } = setup({ maxEventsInFlightPerApp: 3 });
+      const { x, app, event, accepted, send } = setup({ maxEventsInFlightPerApp: 3 });
       const first = app('a1');
       const second = app('a1');
       const ids = [accepted(first, 'x'), accepted(first, 'x'), accepted(second, 'x')];
@@ -92,7 +116,11 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
     });
 
     it('frees the place of an event that ends by timeout, agent error or AGENT_OFFLINE', function () {
-      const { bridge, clock, x, app, event, accepted, send } = setup({ maxEventsInFlightPerApp: 2, agentTimeoutMs: 1000, agentReconnectGraceMs: 500 });
+      const { bridge, clock, x, app, event, accepted, send } = setup({
+        maxEventsInFlightPerApp: 2,
+        agentTimeoutMs: 1000,
+        agentReconnectGraceMs: 500,
+      });
       const a1 = app('a1');
       const first = accepted(a1, 'x');
       accepted(a1, 'x');
@@ -117,7 +145,11 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       for (let i = 0; i < 3; i++) accepted(a1, 'x');
       for (let i = 0; i < 2; i++) accepted(a2, 'x');
       const refusal = event(a2, 'x');
-      expect(refusal).to.include({ code: 'TOO_MANY_EVENTS', agent_id: 'x', error: 'Agent x has 5 events in flight, the limit; send more once it has answered some.' });
+      expect(refusal).to.include({
+        code: 'TOO_MANY_EVENTS',
+        agent_id: 'x',
+        error: 'Agent x has 5 events in flight, the limit; send more once it has answered some.',
+      });
       expect(codeOf(event(a1, 'x'))).to.equal('TOO_MANY_EVENTS');
       const toY = accepted(a2, 'y');
       send(y, { type: 'reply', event_id: toY, content: 'y answers', done: true });
@@ -148,7 +180,11 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       t.accepted(a2, 'y');
       t.accepted(a1, 'y');
       const refusal = t.event(a2, 'x');
-      expect(refusal).to.include({ code: 'TOO_MANY_EVENTS', error: 'This node of the bridge has 3 events in flight, its limit; send it again once earlier events have ended.' });
+      expect(refusal).to.include({
+        code: 'TOO_MANY_EVENTS',
+        error:
+          'This node of the bridge has 3 events in flight, its limit; send it again once earlier events have ended.',
+      });
       t.send(t.x, { type: 'reply', event_id: first, content: 'done', done: true });
       expect(codeOf(t.event(a2, 'x'))).to.equal('accepted');
       expect(t.bridge.limitCounters().eventsRefused).to.deep.equal({ app: 0, agent: 0, total: 1, payloads: 0 });
@@ -162,13 +198,16 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       const small = { text: 'y'.repeat(80) }; // 91 characters as JSON: 182 bytes counted, 200 left
       t.accepted(a1, 'x', small);
       const refusal = t.event(a1, 'y', small);
-      expect(refusal).to.include({ code: 'TOO_MANY_EVENTS', error: `This node of the bridge holds ${2 * 60_011 + 182} bytes of payloads of events in flight, its limit; send it again once earlier events have ended.` });
+      expect(refusal).to.include({
+        code: 'TOO_MANY_EVENTS',
+        error: `This node of the bridge holds ${2 * 60_011 + 182} bytes of payloads of events in flight, its limit; send it again once earlier events have ended.`,
+      });
       t.send(t.x, { type: 'reply', event_id: ids[0], content: 'done', done: true });
       expect(codeOf(t.event(a1, 'y', big))).to.equal('accepted');
       expect(t.bridge.limitCounters().eventsRefused.payloads).to.equal(1);
     });
 
-    it('bounds the kept texts of every agent together: the event that would cross the node\'s bound loses its text', function () {
+    it("bounds the kept texts of every agent together: the event that would cross the node's bound loses its text", function () {
       const t = setup({ streamedTextTotalMaxBytes: 8192 }); // two 4 KiB buffers, whichever agents hold them
       const a1 = t.app('a1');
       const ids = [t.accepted(a1, 'x'), t.accepted(a1, 'y'), t.accepted(a1, 'x')];
@@ -182,7 +221,12 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       t.send(t.x, { type: 'reply', event_id: ids[2], content: '', done: true });
       const answers = a1.frames.filter((f) => f.type === 'reply' || f.type === 'error');
       expect(answers.map((f) => f.reply ?? f.code)).to.deep.equal([text(ids[0]!), text(ids[1]!), 'REPLY_TOO_LARGE']);
-      expect(t.bridge.limitCounters().textDiscarded).to.deep.equal({ event_limit: 0, agent_limit: 0, node_limit: 1, app_gone: 0 });
+      expect(t.bridge.limitCounters().textDiscarded).to.deep.equal({
+        event_limit: 0,
+        agent_limit: 0,
+        node_limit: 1,
+        app_gone: 0,
+      });
       expect(t.bridge.streamedTextBytes()).to.equal(0);
     });
   });
@@ -207,9 +251,17 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       expect(t.x.frames.at(-1)).to.include({ type: 'error', code: 'REPLY_TOO_LARGE', event_id: eventId });
       const answer = a1.frames.at(-1)!;
       expect(answer).to.include({ type: 'error', code: 'REPLY_TOO_LARGE', event_id: eventId, agent_id: 'x' });
-      expect(a1.frames.some((f) => f.type === 'reply'), 'never a part of the text as the reply').to.equal(false);
+      expect(
+        a1.frames.some((f) => f.type === 'reply'),
+        'never a part of the text as the reply',
+      ).to.equal(false);
       expect(t.ended.at(-1)).to.include({ outcome: 'agent_error', code: 'REPLY_TOO_LARGE', tokens_used: null });
-      expect(t.bridge.limitCounters().textDiscarded).to.deep.equal({ event_limit: 1, agent_limit: 0, node_limit: 0, app_gone: 0 });
+      expect(t.bridge.limitCounters().textDiscarded).to.deep.equal({
+        event_limit: 1,
+        agent_limit: 0,
+        node_limit: 0,
+        app_gone: 0,
+      });
       expect(t.bridge.limitCounters().repliesRefused).to.deep.equal({ too_large: 0, text_not_kept: 1 });
       expect(kept(t.logged)).to.deep.equal([{ events: 1, reasons: { event_limit: 1 } }]); // once per event
       t.send(t.x, { type: 'token', event_id: eventId, token: 'late' });
@@ -218,7 +270,10 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
 
     it('replies with the content when the agent sends it, however much was streamed', function () {
       const t = setup({ streamedTextMaxBytes: 100 });
-      const { a1, eventId } = streamed(t, Array.from({ length: 15 }, () => 'ten bytes '));
+      const { a1, eventId } = streamed(
+        t,
+        Array.from({ length: 15 }, () => 'ten bytes '),
+      );
       t.send(t.x, { type: 'reply', event_id: eventId, content: 'the whole answer', done: true });
       expect(a1.frames.at(-1)).to.include({ type: 'reply', reply: 'the whole answer' });
       expect(a1.frames.at(-1)!.metadata.tokens_used).to.equal(15);
@@ -233,7 +288,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       expect(t.bridge.limitCounters().textDiscarded.event_limit).to.equal(0);
     });
 
-    it('bounds the text of all of one agent\'s events together: the event that would cross it loses its text, the others reply', function () {
+    it("bounds the text of all of one agent's events together: the event that would cross it loses its text, the others reply", function () {
       const t = setup({ streamedTextPerAgentMaxBytes: 8192 }); // two 4 KiB buffers
       const a1 = t.app('a1');
       const ids = [t.accepted(a1, 'x'), t.accepted(a1, 'x'), t.accepted(a1, 'x'), t.accepted(a1, 'y')];
@@ -244,12 +299,22 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       for (const eventId of ids.slice(0, 3)) t.send(t.x, { type: 'reply', event_id: eventId, content: '', done: true });
       t.send(t.y, { type: 'reply', event_id: ids[3], content: '', done: true });
       const answers = a1.frames.filter((f) => f.type === 'reply' || f.type === 'error');
-      expect(answers.map((f) => f.reply ?? f.code)).to.deep.equal([text(ids[0]!), text(ids[1]!), 'REPLY_TOO_LARGE', text(ids[3]!)]);
-      expect(t.bridge.limitCounters().textDiscarded).to.deep.equal({ event_limit: 0, agent_limit: 1, node_limit: 0, app_gone: 0 });
+      expect(answers.map((f) => f.reply ?? f.code)).to.deep.equal([
+        text(ids[0]!),
+        text(ids[1]!),
+        'REPLY_TOO_LARGE',
+        text(ids[3]!),
+      ]);
+      expect(t.bridge.limitCounters().textDiscarded).to.deep.equal({
+        event_limit: 0,
+        agent_limit: 1,
+        node_limit: 0,
+        app_gone: 0,
+      });
       expect(t.bridge.streamedTextBytes()).to.equal(0);
     });
 
-    it('holds at most the per-event bound for a stream of any length (the campaign\'s 150 MB streams ran the heap out)', function () {
+    it("holds at most the per-event bound for a stream of any length (the campaign's 150 MB streams ran the heap out)", function () {
       const t = setup();
       const { a1, eventId } = streamed(t, []);
       const fragment = 'y'.repeat(LIMITS.tokenFragmentMaxBytes);
@@ -258,20 +323,23 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
         t.send(t.x, { type: 'token', event_id: eventId, token: fragment }); // 2.4 MB in all
         most = Math.max(most, t.bridge.streamedTextBytes());
       }
-      expect(most).to.be.at.most(LIMITS.streamedTextMaxBytes + 3).and.at.least(LIMITS.streamedTextMaxBytes / 2);
+      expect(most)
+        .to.be.at.most(LIMITS.streamedTextMaxBytes + 3)
+        .and.at.least(LIMITS.streamedTextMaxBytes / 2);
       expect(t.bridge.streamedTextBytes()).to.equal(0);
       expect(a1.frames.filter((f) => f.type === 'token')).to.have.length(600);
     });
   });
 
   describe('an app that is gone (L15)', function () {
-    it('stops keeping and forwarding its events\' text at once, logs it once per event, and ends the event quietly on the reply', function () {
+    it("stops keeping and forwarding its events' text at once, logs it once per event, and ends the event quietly on the reply", function () {
       const t = setup();
       const a1 = t.app('a1');
       const first = t.accepted(a1, 'x');
       const second = t.accepted(a1, 'x');
-      const quiet = t.accepted(a1, 'x'); // streams nothing: it has a text to let go of all the same
-      for (const eventId of [first, second]) t.send(t.x, { type: 'token', event_id: eventId, token: 'kept until the app goes '.repeat(25) });
+      t.accepted(a1, 'x'); // streams nothing: it has a text to let go of all the same
+      for (const eventId of [first, second])
+        t.send(t.x, { type: 'token', event_id: eventId, token: 'kept until the app goes '.repeat(25) });
       expect(t.bridge.streamedTextBytes()).to.equal(2 * 4096);
       const framesBefore = a1.frames.length;
       const forwardedBefore = t.bridge.tokensForwarded();
@@ -282,14 +350,25 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       expect(t.bridge.streamedTextBytes()).to.equal(0);
       expect(t.bridge.tokensForwarded()).to.equal(forwardedBefore);
       expect(a1.frames).to.have.length(framesBefore);
-      expect(t.bridge.limitCounters().textDiscarded).to.deep.equal({ event_limit: 0, agent_limit: 0, node_limit: 0, app_gone: 3 });
+      expect(t.bridge.limitCounters().textDiscarded).to.deep.equal({
+        event_limit: 0,
+        agent_limit: 0,
+        node_limit: 0,
+        app_gone: 3,
+      });
       expect(kept(t.logged)).to.deep.equal([{ events: 1, reasons: { app_gone: 1 } }]); // the first of the burst at once
       t.clock.advance(LOG_WINDOW_MS);
-      expect(kept(t.logged)).to.deep.equal([{ events: 1, reasons: { app_gone: 1 } }, { events: 2, reasons: { app_gone: 2 } }]);
+      expect(kept(t.logged)).to.deep.equal([
+        { events: 1, reasons: { app_gone: 1 } },
+        { events: 2, reasons: { app_gone: 2 } },
+      ]);
 
       t.send(t.x, { type: 'reply', event_id: first, content: '', done: true });
       t.send(t.x, { type: 'reply', event_id: second, content: 'with content', done: true });
-      expect(t.x.frames.filter((f) => f.type === 'error'), 'the agent did nothing wrong').to.deep.equal([]);
+      expect(
+        t.x.frames.filter((f) => f.type === 'error'),
+        'the agent did nothing wrong',
+      ).to.deep.equal([]);
       expect(t.ended.map((e) => e.outcome)).to.deep.equal(['replied', 'replied']);
       expect(t.bridge.stats().eventsInFlight).to.equal(1);
     });
@@ -302,9 +381,16 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       const t = setup();
       const a1 = t.app('a1');
       const eventId = t.accepted(a1, 'x');
-      t.send(t.x, { type: 'reply', event_id: eventId, content: 'c'.repeat(LIMITS.replyContentMaxBytes + 1), done: true });
+      t.send(t.x, {
+        type: 'reply',
+        event_id: eventId,
+        content: 'c'.repeat(LIMITS.replyContentMaxBytes + 1),
+        done: true,
+      });
       expect(t.x.frames.at(-1)).to.include({ type: 'error', code: 'REPLY_TOO_LARGE', event_id: eventId });
-      expect(t.x.frames.at(-1)!.error).to.equal(`The reply's text is ${LIMITS.replyContentMaxBytes + 1} bytes; one reply carries at most ${LIMITS.replyContentMaxBytes}. The event has ended.`);
+      expect(t.x.frames.at(-1)!.error).to.equal(
+        `The reply's text is ${LIMITS.replyContentMaxBytes + 1} bytes; one reply carries at most ${LIMITS.replyContentMaxBytes}. The event has ended.`,
+      );
       expect(a1.frames.at(-1)).to.include({ type: 'error', code: 'REPLY_TOO_LARGE', event_id: eventId, agent_id: 'x' });
       expect(t.ended.at(-1)).to.include({ outcome: 'agent_error', code: 'REPLY_TOO_LARGE' });
       expect(t.bridge.limitCounters().repliesRefused).to.deep.equal({ too_large: 1, text_not_kept: 0 });
@@ -314,7 +400,12 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       const t = setup();
       const a1 = t.app('a1');
       const eventId = t.accepted(a1, 'x');
-      t.send(t.x, { type: 'reply', event_id: eventId, content: '"'.repeat(LIMITS.replyContentMaxBytes / 2 + 1), done: true });
+      t.send(t.x, {
+        type: 'reply',
+        event_id: eventId,
+        content: '"'.repeat(LIMITS.replyContentMaxBytes / 2 + 1),
+        done: true,
+      });
       expect(a1.frames.at(-1)).to.include({ code: 'REPLY_TOO_LARGE' });
     });
 
@@ -333,22 +424,53 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       const directory = new Directory();
       directory.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
       const app: AppRecord = { app_id: longest('app'), org_id: 'org', name: 'a', active: true, created_at: 0 };
-      const agent: AgentRecord = { agent_id: longest('agent'), org_id: 'org', name: 'b', description: '', ttl_days: 14, allowlist: null, active: true, created_at: 0 };
+      const agent: AgentRecord = {
+        agent_id: longest('agent'),
+        org_id: 'org',
+        name: 'b',
+        description: '',
+        ttl_days: 14,
+        allowlist: null,
+        active: true,
+        created_at: 0,
+      };
       directory.addApp(app);
       directory.addAgent(agent);
       const bridge = makeBridge({ directory, clock: new AdjustableClock({ frozen: true, start: 0 }) });
       const sent: string[] = [];
-      const conn = (id: number): Socket => ({ id, send: (text) => sent.push(text), close() {}, bufferedBytes: () => 0 });
+      const conn = (id: number): Socket => ({
+        id,
+        send: (text) => sent.push(text),
+        close() {},
+        bufferedBytes: () => 0,
+      });
       const appConn = conn(1);
       const agentConn = conn(2);
-      const fromApp = bridge.open(appConn, { kind: 'app', app, token: { hash: hashToken('a'), kind: 'app', owner_id: app.app_id, created_at: 0, expires_at: null } });
-      const fromAgent = bridge.open(agentConn, { kind: 'agent', agent, token: { hash: hashToken('b'), kind: 'agent', owner_id: agent.agent_id, created_at: 0, expires_at: null } });
+      const fromApp = bridge.open(appConn, {
+        kind: 'app',
+        app,
+        token: { hash: hashToken('a'), kind: 'app', owner_id: app.app_id, created_at: 0, expires_at: null },
+      });
+      const fromAgent = bridge.open(agentConn, {
+        kind: 'agent',
+        agent,
+        token: { hash: hashToken('b'), kind: 'agent', owner_id: agent.agent_id, created_at: 0, expires_at: null },
+      });
       const threadId = `${'"\\😀'.repeat((LIMITS.threadIdMaxChars - 1) / 3)}"`; // 121 points, each 2 escaped or 4 UTF-8 bytes
-      fromApp.message(JSON.stringify({ type: 'event', agent_id: agent.agent_id, thread_id: threadId, payload: maxPayload() }), false);
+      fromApp.message(
+        JSON.stringify({ type: 'event', agent_id: agent.agent_id, thread_id: threadId, payload: maxPayload() }),
+        false,
+      );
       const answer = JSON.parse(sent[0]!);
       expect(answer.type).to.equal('accepted');
       const eventId = answer.event_id;
-      const reply = { type: 'reply', event_id: eventId, content: 'c'.repeat(LIMITS.replyContentMaxBytes), done: true, metadata: { tokens_used: Number.MAX_SAFE_INTEGER, model: 'm'.repeat(7500) } };
+      const reply = {
+        type: 'reply',
+        event_id: eventId,
+        content: 'c'.repeat(LIMITS.replyContentMaxBytes),
+        done: true,
+        metadata: { tokens_used: Number.MAX_SAFE_INTEGER, model: 'm'.repeat(7500) },
+      };
       fromAgent.message(JSON.stringify(reply), false);
       const frame = sent.at(-1)!;
       expect(JSON.parse(frame).type).to.equal('reply');
@@ -359,9 +481,17 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       const t = setup();
       const a1 = t.app('a1');
       const eventId = t.accepted(a1, 'x', maxPayload());
-      t.send(t.x, { type: 'reply', event_id: eventId, content: 'c'.repeat(LIMITS.replyContentMaxBytes), done: true, metadata: { model: 'm'.repeat(10_000) } });
+      t.send(t.x, {
+        type: 'reply',
+        event_id: eventId,
+        content: 'c'.repeat(LIMITS.replyContentMaxBytes),
+        done: true,
+        metadata: { model: 'm'.repeat(10_000) },
+      });
       expect(t.x.frames.at(-1)).to.include({ code: 'REPLY_TOO_LARGE', event_id: eventId });
-      expect(t.x.frames.at(-1)!.error).to.match(/^The reply frame would be \d+ bytes, over the frame limit of 1048576; shorten metadata.model\./);
+      expect(t.x.frames.at(-1)!.error).to.match(
+        /^The reply frame would be \d+ bytes, over the frame limit of 1048576; shorten metadata.model\./,
+      );
       expect(a1.frames.at(-1)).to.include({ code: 'REPLY_TOO_LARGE' });
     });
 
@@ -370,7 +500,12 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       const a1 = t.app('a1');
       const eventId = t.accepted(a1, 'x');
       a1.handlers.closed();
-      t.send(t.x, { type: 'reply', event_id: eventId, content: 'c'.repeat(LIMITS.replyContentMaxBytes + 1), done: true });
+      t.send(t.x, {
+        type: 'reply',
+        event_id: eventId,
+        content: 'c'.repeat(LIMITS.replyContentMaxBytes + 1),
+        done: true,
+      });
       expect(t.x.frames.at(-1)).to.include({ code: 'REPLY_TOO_LARGE', event_id: eventId });
     });
   });

@@ -24,7 +24,16 @@ function setup() {
   const directory = new Directory();
   directory.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
   const app = { app_id: 'classroom', org_id: 'org', name: 'Classroom', active: true, created_at: 0 };
-  const agent = { agent_id: 'tutor', org_id: 'org', name: 'Tutor', description: 'd', ttl_days: 14, allowlist: null, active: true, created_at: 0 };
+  const agent = {
+    agent_id: 'tutor',
+    org_id: 'org',
+    name: 'Tutor',
+    description: 'd',
+    ttl_days: 14,
+    allowlist: null,
+    active: true,
+    created_at: 0,
+  };
   directory.addApp(app);
   directory.addAgent(agent);
   const clock = new AdjustableClock({ frozen: true, start: 0 });
@@ -47,8 +56,16 @@ function setup() {
     conn.handlers = bridge.open(conn, principal);
     return conn;
   };
-  const appConn = connect('app', { kind: 'app', app, token: principalToken('app', 'classroom') }, validateServiceToAppMessage);
-  const agentConn = connect('agent', { kind: 'agent', agent, token: principalToken('agent', 'tutor') }, validateServiceToAgentMessage);
+  const appConn = connect(
+    'app',
+    { kind: 'app', app, token: principalToken('app', 'classroom') },
+    validateServiceToAppMessage,
+  );
+  const agentConn = connect(
+    'agent',
+    { kind: 'agent', agent, token: principalToken('agent', 'tutor') },
+    validateServiceToAgentMessage,
+  );
   const send = (conn: Peer, message: unknown) => conn.handlers!.message(JSON.stringify(message), false);
   return { bridge, clock, log, appConn, agentConn, connect, send, app, agent };
 }
@@ -69,7 +86,10 @@ describe('the bridge core (no sockets, no database)', function () {
       sent.push(text);
       original(text);
     };
-    appConn.handlers!.message('{"type":"event","agent_id":"tutor","thread_id":"t","payload":{"b":[1,2.5,"\\u00e9"],"a":{}}}', false);
+    appConn.handlers!.message(
+      '{"type":"event","agent_id":"tutor","thread_id":"t","payload":{"b":[1,2.5,"\\u00e9"],"a":{}}}',
+      false,
+    );
     expect(sent[0]).to.match(/"payload":\{"b":\[1,2\.5,"é"\],"a":\{\}\}\}$/);
   });
 
@@ -150,14 +170,39 @@ describe('the bridge core (no sockets, no database)', function () {
     it('identifies a handshake from its raw facts and refuses a bad one with one error and its close code', function () {
       const { bridge, log } = setup();
       const socket = (): Peer => {
-        const peer: Peer = { id: 99, send: (text) => log.push({ to: 'new', frame: JSON.parse(text) }), close: (code, reason) => void (peer.closedWith = [code, reason]), bufferedBytes: () => 0 };
+        const peer: Peer = {
+          id: 99,
+          send: (text) => log.push({ to: 'new', frame: JSON.parse(text) }),
+          close: (code, reason) => void (peer.closedWith = [code, reason]),
+          bufferedBytes: () => 0,
+        };
         return peer;
       };
       const refused = socket();
-      bridge.connect(refused, { path: ENDPOINT_PATHS.app, authorization: undefined, query: new URLSearchParams(), address: '10.0.0.1' }).message('{"type":"ping"}', false);
-      expect(log.map((s) => s.frame)).to.deep.equal([{ type: 'error', code: 'UNAUTHORIZED', error: 'No token: send the app token (rlk_…) as Authorization: Bearer <token> or ?token=<token>.' }]);
+      bridge
+        .connect(refused, {
+          path: ENDPOINT_PATHS.app,
+          authorization: undefined,
+          query: new URLSearchParams(),
+          address: '10.0.0.1',
+        })
+        .message('{"type":"ping"}', false);
+      expect(log.map((s) => s.frame)).to.deep.equal([
+        {
+          type: 'error',
+          code: 'UNAUTHORIZED',
+          error: 'No token: send the app token (rlk_…) as Authorization: Bearer <token> or ?token=<token>.',
+        },
+      ]);
       expect(refused.closedWith).to.deep.equal([CLOSE_CODES.UNAUTHORIZED, 'UNAUTHORIZED']);
-      expect(() => bridge.connect(socket(), { path: '/v1/ws/other', authorization: undefined, query: new URLSearchParams(), address: undefined })).to.throw(/not a WebSocket endpoint/);
+      expect(() =>
+        bridge.connect(socket(), {
+          path: '/v1/ws/other',
+          authorization: undefined,
+          query: new URLSearchParams(),
+          address: undefined,
+        }),
+      ).to.throw(/not a WebSocket endpoint/);
     });
   });
 });

@@ -29,7 +29,11 @@ describe('the burst log', function () {
   it('counts several occurrences recorded at once as they are, in the first line and in the next', function () {
     const clock = new AdjustableClock({ frozen: true, start: 0 });
     const lines: string[] = [];
-    const log = new BurstLog<string>({ clock, windowMs: 1_000, report: (counts, total) => lines.push(`${total} ${JSON.stringify(Object.fromEntries(counts))}`) });
+    const log = new BurstLog<string>({
+      clock,
+      windowMs: 1_000,
+      report: (counts, total) => lines.push(`${total} ${JSON.stringify(Object.fromEntries(counts))}`),
+    });
     log.record('rows', 40);
     log.record('rows', 2);
     log.record('other');
@@ -43,7 +47,11 @@ describe('the burst log', function () {
   it('writes what the window has not logged yet at once when flushed (a shutdown), and nothing when all is logged', function () {
     const clock = new AdjustableClock({ frozen: true, start: 0 });
     const lines: string[] = [];
-    const log = new BurstLog<string>({ clock, windowMs: 1_000, report: (counts, total) => lines.push(`${total} ${JSON.stringify(Object.fromEntries(counts))}`) });
+    const log = new BurstLog<string>({
+      clock,
+      windowMs: 1_000,
+      report: (counts, total) => lines.push(`${total} ${JSON.stringify(Object.fromEntries(counts))}`),
+    });
     log.record('a');
     log.record('a', 5);
     log.flush();

@@ -3,7 +3,13 @@
 // frame until the test drains it, that record pings, closes and terminations. A canary of another organization
 // keeps flowing while one app or agent runs into its bounds.
 import { expect } from 'chai';
-import { CLOSE_CODES, LIMITS, validateServiceToAgentMessage, validateServiceToAppMessage, type Validator } from '../../generated/index.js';
+import {
+  CLOSE_CODES,
+  LIMITS,
+  validateServiceToAgentMessage,
+  validateServiceToAppMessage,
+  type Validator,
+} from '../../generated/index.js';
 import type { BridgeOptions } from '../../src/core/bridge.js';
 import { Directory, type AgentRecord, type AppRecord } from '../../src/core/directory.js';
 import type { ConnectionHandlers, Socket } from '../../src/core/transport.js';
@@ -30,14 +36,32 @@ function setup(options: Partial<BridgeOptions> = {}) {
   const apps: Record<string, AppRecord> = {};
   const agents: Record<string, AgentRecord> = {};
   // org: the hostile app a1 and its agent x; canary: app c1 and agent y, which must never notice a thing.
-  for (const [org, app, agent] of [['org', 'a1', 'x'], ['canary', 'c1', 'y']] as const) {
+  for (const [org, app, agent] of [
+    ['org', 'a1', 'x'],
+    ['canary', 'c1', 'y'],
+  ] as const) {
     directory.addOrg({ org_id: org, name: org, created_at: 0 });
     directory.addApp((apps[app] = { app_id: app, org_id: org, name: app, active: true, created_at: 0 }));
-    directory.addAgent((agents[agent] = { agent_id: agent, org_id: org, name: agent, description: '', ttl_days: 14, allowlist: null, active: true, created_at: 0 }));
+    directory.addAgent(
+      (agents[agent] = {
+        agent_id: agent,
+        org_id: org,
+        name: agent,
+        description: '',
+        ttl_days: 14,
+        allowlist: null,
+        active: true,
+        created_at: 0,
+      }),
+    );
   }
   const { bridge, clock, logged } = recordingBridge(directory, options);
   let ids = 0;
-  const socket = (validate: Validator<unknown>, open: (s: Socket) => ConnectionHandlers, { reads = false, pings = false } = {}): FakeSocket => {
+  const socket = (
+    validate: Validator<unknown>,
+    open: (s: Socket) => ConnectionHandlers,
+    { reads = false, pings = false } = {},
+  ): FakeSocket => {
     const s = {
       id: ++ids,
       frames: [] as Frame[],
@@ -65,9 +89,17 @@ function setup(options: Partial<BridgeOptions> = {}) {
     return s;
   };
   const app = (id: string, opts?: { reads?: boolean; pings?: boolean }) =>
-    socket(validateServiceToAppMessage as Validator<unknown>, (s) => bridge.open(s, { kind: 'app', app: apps[id]!, token: principalToken('app', id) }), opts);
+    socket(
+      validateServiceToAppMessage as Validator<unknown>,
+      (s) => bridge.open(s, { kind: 'app', app: apps[id]!, token: principalToken('app', id) }),
+      opts,
+    );
   const agent = (id: string, opts?: { reads?: boolean; pings?: boolean }) =>
-    socket(validateServiceToAgentMessage as Validator<unknown>, (s) => bridge.open(s, { kind: 'agent', agent: agents[id]!, token: principalToken('agent', id) }), opts);
+    socket(
+      validateServiceToAgentMessage as Validator<unknown>,
+      (s) => bridge.open(s, { kind: 'agent', agent: agents[id]!, token: principalToken('agent', id) }),
+      opts,
+    );
   const send = (s: FakeSocket, message: unknown) => s.handlers.message(JSON.stringify(message), false);
   /** An accepted event from `from` to `agentId`; its id. */
   const event = (from: FakeSocket, agentId: string, payload: object = {}): string => {
@@ -81,7 +113,10 @@ function setup(options: Partial<BridgeOptions> = {}) {
 
 describe('bytes held for connections, and dead ones (W17, L19, L20, L22)', function () {
   describe('bytes waiting to be sent, across connections (L19)', function () {
-    const bounds = { sendBufferMaxBytes: 100_000, sendBufferBounds: { app: 150_000, agent: 150_000, total: 1_000_000 } };
+    const bounds = {
+      sendBufferMaxBytes: 100_000,
+      sendBufferBounds: { app: 150_000, agent: 150_000, total: 1_000_000 },
+    };
 
     it("closes the app's connection holding the most with SLOW_CONSUMER once its connections together hold too much; the canary flows", function () {
       const { app, agent, send, event, counters } = setup(bounds);
@@ -103,9 +138,14 @@ describe('bytes held for connections, and dead ones (W17, L19, L20, L22)', funct
       expect(victim.closedWith).to.deep.equal([CLOSE_CODES.SLOW_CONSUMER, 'SLOW_CONSUMER']);
       const error = victim.frames.at(-1)!;
       expect(error).to.include({ type: 'error', code: 'SLOW_CONSUMER' });
-      expect(error.error).to.match(/^More than 150000 bytes were waiting for the connections of app a1 to read them, and this connection held the most \(\d+\)/);
+      expect(error.error).to.match(
+        /^More than 150000 bytes were waiting for the connections of app a1 to read them, and this connection held the most \(\d+\)/,
+      );
       expect(Math.max(...unread.map((c) => c.queued)), 'no connection reached its own bound').to.be.below(100_000);
-      expect(unread.reduce((sum, c) => sum + c.queued, 0), 'the sum went over by at most one frame').to.be.at.most(150_000 + text.length + 200);
+      expect(
+        unread.reduce((sum, c) => sum + c.queued, 0),
+        'the sum went over by at most one frame',
+      ).to.be.at.most(150_000 + text.length + 200);
       expect(counters().slowConsumers).to.deep.equal({ connection: 0, app: 1, agent: 0, total: 0 });
 
       // Once the closed connection's socket is gone, the others have room again; the canary got every fragment.
@@ -131,7 +171,10 @@ describe('bytes held for connections, and dead ones (W17, L19, L20, L22)', funct
     });
 
     it("bounds an agent's connections together: one closed already that still holds the most is destroyed", function () {
-      const { app, agent, send, counters, bridge } = setup({ sendBufferMaxBytes: 100_000, sendBufferBounds: { app: 1_000_000, agent: 150_000, total: 1_000_000 } });
+      const { app, agent, send, counters, bridge } = setup({
+        sendBufferMaxBytes: 100_000,
+        sendBufferBounds: { app: 1_000_000, agent: 150_000, total: 1_000_000 },
+      });
       const old = agent('x');
       const a1 = app('a1', { reads: true });
       const payload = { text: 'y'.repeat(30_000) };
@@ -148,14 +191,19 @@ describe('bytes held for connections, and dead ones (W17, L19, L20, L22)', funct
     });
 
     it("bounds the node's connections together, whoever they belong to", function () {
-      const { app, agent, send, event, counters } = setup({ sendBufferMaxBytes: 100_000, sendBufferBounds: { app: 1_000_000, agent: 1_000_000, total: 150_000 } });
+      const { app, agent, send, event, counters } = setup({
+        sendBufferMaxBytes: 100_000,
+        sendBufferBounds: { app: 1_000_000, agent: 1_000_000, total: 150_000 },
+      });
       const [x, y] = [agent('x', { reads: true }), agent('y', { reads: true })];
       const [a, c] = [app('a1'), app('c1')];
       const [ea, ec] = [event(a, 'x'), event(c, 'y')];
       for (let i = 0; i < 15; i++) send(x, { type: 'token', event_id: ea, token: text }); // 60,000 for a1
       for (let i = 0; !a.closedWith && !c.closedWith; i++) send(y, { type: 'token', event_id: ec, token: text });
       expect(c.closedWith, 'the canary now holds the most').to.deep.equal([CLOSE_CODES.SLOW_CONSUMER, 'SLOW_CONSUMER']);
-      expect(c.frames.at(-1)!.error).to.match(/^More than 150000 bytes were waiting for the bridge's clients to read them, and this connection held the most/);
+      expect(c.frames.at(-1)!.error).to.match(
+        /^More than 150000 bytes were waiting for the bridge's clients to read them, and this connection held the most/,
+      );
       expect(counters().slowConsumers.total).to.equal(1);
     });
 
@@ -165,7 +213,9 @@ describe('bytes held for connections, and dead ones (W17, L19, L20, L22)', funct
       const a = app('a1');
       const id = event(a, 'x');
       while (!a.closedWith) send(x, { type: 'token', event_id: id, token: text });
-      expect(a.frames.at(-1)!.error).to.equal('More than 100000 bytes were waiting for this connection to read them; read faster or open fewer streams.');
+      expect(a.frames.at(-1)!.error).to.equal(
+        'More than 100000 bytes were waiting for this connection to read them; read faster or open fewer streams.',
+      );
       expect(counters().slowConsumers).to.deep.equal({ connection: 1, app: 0, agent: 0, total: 0 });
     });
   });
@@ -174,7 +224,7 @@ describe('bytes held for connections, and dead ones (W17, L19, L20, L22)', funct
     const bounds = { partialMessageBounds: { app: 150_000, agent: 150_000, total: 1_000_000 } };
 
     it("closes the app's connection holding the most with INCOMPLETE_MESSAGE once its connections together hold too much; the canary sends on", function () {
-      const { app, agent, send, event, counters, bridge } = setup(bounds);
+      const { app, agent, event, counters, bridge } = setup(bounds);
       agent('x', { reads: true });
       agent('y', { reads: true });
       const [a, b, c] = [app('a1', { reads: true }), app('a1', { reads: true }), app('a1', { reads: true })];
@@ -210,7 +260,9 @@ describe('bytes held for connections, and dead ones (W17, L19, L20, L22)', funct
       expect(slow.closedWith).to.equal(undefined);
       clock.advance(1);
       expect(slow.closedWith).to.deep.equal([CLOSE_CODES.INCOMPLETE_MESSAGE, 'INCOMPLETE_MESSAGE']);
-      expect(slow.frames.at(-1)!.error).to.equal('A message was started 30 s ago and has not arrived whole; every message must arrive within 30 s of its first byte.');
+      expect(slow.frames.at(-1)!.error).to.equal(
+        'A message was started 30 s ago and has not arrived whole; every message must arrive within 30 s of its first byte.',
+      );
       clock.advance(19_999);
       expect(steady.closedWith).to.equal(undefined);
       clock.advance(1);
@@ -219,12 +271,25 @@ describe('bytes held for connections, and dead ones (W17, L19, L20, L22)', funct
     });
 
     it("counts a refused handshake in the node's sum until it is gone, and destroys it when it holds the most", function () {
-      const { bridge, app, agent, counters } = setup({ partialMessageBounds: { app: 1_000_000, agent: 1_000_000, total: 150_000 } });
+      const { bridge, app, agent, counters } = setup({
+        partialMessageBounds: { app: 1_000_000, agent: 1_000_000, total: 150_000 },
+      });
       agent('x', { reads: true });
       const a = app('a1', { reads: true });
       let terminated = false;
-      const refused: Socket = { id: 99, send() {}, close() {}, bufferedBytes: () => 0, terminate: () => void (terminated = true) };
-      const handlers = bridge.connect(refused, { path: '/v1/ws/app', authorization: 'Bearer rlk_nope_0000', query: new URLSearchParams(), address: '10.0.0.9' });
+      const refused: Socket = {
+        id: 99,
+        send() {},
+        close() {},
+        bufferedBytes: () => 0,
+        terminate: () => void (terminated = true),
+      };
+      const handlers = bridge.connect(refused, {
+        path: '/v1/ws/app',
+        authorization: 'Bearer rlk_nope_0000',
+        query: new URLSearchParams(),
+        address: '10.0.0.9',
+      });
       handlers.partial!(100_000, true);
       a.handlers.partial!(60_000, true);
       expect(terminated).to.equal(true);
@@ -247,7 +312,9 @@ describe('bytes held for connections, and dead ones (W17, L19, L20, L22)', funct
       expect(x.closedWith).to.equal(undefined);
       clock.advance(1);
       expect(x.closedWith).to.deep.equal([CLOSE_CODES.HEARTBEAT_TIMEOUT, 'HEARTBEAT_TIMEOUT']);
-      expect(x.frames.at(-1)!.error).to.equal('The WebSocket ping sent 10 s ago was not answered; the connection is taken for dead.');
+      expect(x.frames.at(-1)!.error).to.equal(
+        'The WebSocket ping sent 10 s ago was not answered; the connection is taken for dead.',
+      );
       expect(LIMITS.wsPingAfterMs + LIMITS.wsPongTimeoutMs, 'noticed after').to.equal(30_000);
       expect(counters().heartbeatTimeouts).to.deep.equal({ silent: 0, no_pong: 1 });
     });
@@ -281,7 +348,7 @@ describe('bytes held for connections, and dead ones (W17, L19, L20, L22)', funct
       clock.advance(1);
       expect(x.pings).to.have.length(2);
       // L7 still closes a connection that answers pings but never sends a message.
-      for (let t = clock.now(); x.closedWith === undefined; ) {
+      for (let t = clock.now(); x.closedWith === undefined;) {
         clock.advance(1_000);
         if (x.pings.length) for (const left of x.pings.splice(0)) left();
         x.handlers.pong!();

@@ -4,8 +4,15 @@ import { compactJson, iterativeJson } from '../../src/core/compact-json.js';
 describe('compact JSON of payloads', function () {
   it('writes exactly what JSON.stringify writes for values that came from JSON', function () {
     const samples = [
-      '{}', '[]', '{"a":1,"b":[true,false,null],"c":{"d":"é😀\\u0000\\"\\\\"}}', '{"__proto__":{"x":1},"constructor":2}',
-      '[1.5,-0,1e21,123456789012345678901234567890,"\\ud800"]', '{"": "", " ": [[], {}]}', '"text"', '42', 'null',
+      '{}',
+      '[]',
+      '{"a":1,"b":[true,false,null],"c":{"d":"é😀\\u0000\\"\\\\"}}',
+      '{"__proto__":{"x":1},"constructor":2}',
+      '[1.5,-0,1e21,123456789012345678901234567890,"\\ud800"]',
+      '{"": "", " ": [[], {}]}',
+      '"text"',
+      '42',
+      'null',
     ];
     for (const text of samples) {
       const value = JSON.parse(text);

@@ -9,7 +9,16 @@ function directory(): Directory {
   const d = new Directory();
   d.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
   d.addApp({ app_id: 'classroom', org_id: 'org', name: 'Classroom', active: true, created_at: 0 });
-  d.addAgent({ agent_id: 'tutor', org_id: 'org', name: 'Tutor', description: '', ttl_days: 14, allowlist: null, active: true, created_at: 0 });
+  d.addAgent({
+    agent_id: 'tutor',
+    org_id: 'org',
+    name: 'Tutor',
+    description: '',
+    ttl_days: 14,
+    allowlist: null,
+    active: true,
+    created_at: 0,
+  });
   d.addToken({ hash: hashToken(APP_TOKEN), kind: 'app', owner_id: 'classroom', created_at: 0, expires_at: null });
   d.addToken({ hash: hashToken(AGENT_TOKEN), kind: 'agent', owner_id: 'tutor', created_at: 0, expires_at: null });
   return d;
@@ -19,7 +28,14 @@ describe('the directory', function () {
   it('parses both token forms and nothing else', function () {
     expect(parseToken(APP_TOKEN)).to.deep.equal({ kind: 'app', ownerId: 'classroom' });
     expect(parseToken(AGENT_TOKEN)).to.deep.equal({ kind: 'agent', ownerId: 'tutor' });
-    for (const bad of ['', 'rlk_', `rlk_Classroom_${SECRET}`, `rlk_classroom_${'A'.repeat(31)}`, `rlx_classroom_${SECRET}`, `rlk_class_room_${SECRET}`]) {
+    for (const bad of [
+      '',
+      'rlk_',
+      `rlk_Classroom_${SECRET}`,
+      `rlk_classroom_${'A'.repeat(31)}`,
+      `rlx_classroom_${SECRET}`,
+      `rlk_class_room_${SECRET}`,
+    ]) {
       expect(parseToken(bad), bad).to.equal(undefined);
     }
   });
@@ -53,7 +69,16 @@ describe('the directory', function () {
     const d = directory();
     const app = d.apps.get('classroom')!;
     d.addOrg({ org_id: 'other', name: 'Other', created_at: 0 });
-    d.addAgent({ agent_id: 'foreign', org_id: 'other', name: 'F', description: '', ttl_days: 14, allowlist: null, active: true, created_at: 0 });
+    d.addAgent({
+      agent_id: 'foreign',
+      org_id: 'other',
+      name: 'F',
+      description: '',
+      ttl_days: 14,
+      allowlist: null,
+      active: true,
+      created_at: 0,
+    });
     expect(d.agentFor(app, 'foreign')).to.equal(undefined);
     const tutor = d.agentFor(app, 'tutor')!;
     expect(d.mayUse(app, tutor)).to.equal(true);

@@ -8,7 +8,16 @@ import { Directory, type AgentRecord, type AppRecord } from '../../src/core/dire
 import { DEFAULT_FAIR_SHARES, type FairShareLimits } from '../../src/core/fair-share.js';
 import { peerConnector, principalToken, recordingBridge, type Frame, type Peer } from '../helpers/core-harness.js';
 
-const OFF: FairShareLimits = { fragmentsPerSecond: 0, fragmentsBurst: 0, discoversPerSecond: 0, discoversBurst: 0, resumesPerSecond: 0, resumesBurst: 0, replayBytesPerSecond: 0, replayBytesBurst: 0 };
+const OFF: FairShareLimits = {
+  fragmentsPerSecond: 0,
+  fragmentsBurst: 0,
+  discoversPerSecond: 0,
+  discoversBurst: 0,
+  resumesPerSecond: 0,
+  resumesBurst: 0,
+  replayBytesPerSecond: 0,
+  replayBytesBurst: 0,
+};
 
 /** Organizations `busy` and `quiet`, each with an app and a connected agent whose socket says when it is paused. */
 function setup(fairShares: Partial<FairShareLimits>, options: Partial<BridgeOptions> = {}) {
@@ -18,7 +27,18 @@ function setup(fairShares: Partial<FairShareLimits>, options: Partial<BridgeOpti
   for (const org of ['busy', 'quiet']) {
     directory.addOrg({ org_id: org, name: org, created_at: 0 });
     directory.addApp((apps[org] = { app_id: `${org}-app`, org_id: org, name: org, active: true, created_at: 0 }));
-    directory.addAgent((agents[org] = { agent_id: `${org}-agent`, org_id: org, name: org, description: '', ttl_days: 14, allowlist: null, active: true, created_at: 0 }));
+    directory.addAgent(
+      (agents[org] = {
+        agent_id: `${org}-agent`,
+        org_id: org,
+        name: org,
+        description: '',
+        ttl_days: 14,
+        allowlist: null,
+        active: true,
+        created_at: 0,
+      }),
+    );
   }
   const { bridge, clock, logged } = recordingBridge(directory, { fairShares: { ...OFF, ...fairShares }, ...options });
   const peer = peerConnector();
@@ -30,7 +50,14 @@ function setup(fairShares: Partial<FairShareLimits>, options: Partial<BridgeOpti
       return bridge.open(conn, { kind: 'agent', agent: agents[org]!, token: principalToken('agent', `${org}-agent`) });
     });
   const app = (org: string, resumable = false) =>
-    peer(validateServiceToAppMessage, (conn) => bridge.open(conn, { kind: 'app', app: apps[org]!, token: principalToken('app', `${org}-app`) }, undefined, resumable));
+    peer(validateServiceToAppMessage, (conn) =>
+      bridge.open(
+        conn,
+        { kind: 'app', app: apps[org]!, token: principalToken('app', `${org}-app`) },
+        undefined,
+        resumable,
+      ),
+    );
   const send = (conn: Peer, message: unknown) => conn.handlers.message(JSON.stringify(message), false);
   const agentConns = { busy: agent('busy'), quiet: agent('quiet') };
   const accepted = (conn: Peer, org: string): Frame => {
@@ -54,7 +81,10 @@ const tokenFrames = (conn: Peer) => conn.frames.filter((f) => f.type === 'token'
 
 describe('fair shares per organization (F3, R10)', function () {
   it('pauses an agent whose organization is over its share of fragments, drops none, and leaves another organization alone', async function () {
-    const { clock, paused, app, accepted, tokens, bridge, logged } = setup({ fragmentsPerSecond: 1000, fragmentsBurst: 100 });
+    const { clock, paused, app, accepted, tokens, bridge, logged } = setup({
+      fragmentsPerSecond: 1000,
+      fragmentsBurst: 100,
+    });
     /** The time passes, and the paused socket's frames are read (the pause ends in a promise). */
     const pass = async (ms: number) => {
       clock.advance(ms);
@@ -79,10 +109,13 @@ describe('fair shares per organization (F3, R10)', function () {
     expect(limited).to.deep.equal({ fragments: 20, discover: 0, resume: 0, replay: 0 }); // a pause per batch of ten
     expect(pausedMs).to.equal(200);
     const lines = logged.filter(([, m]) => m.startsWith('organizations over their fair share'));
-    expect(lines[0]).to.deep.equal([{ times: 1, limited: { 'fragments busy': 1 } }, 'organizations over their fair share: 1 time(s)']);
+    expect(lines[0]).to.deep.equal([
+      { times: 1, limited: { 'fragments busy': 1 } },
+      'organizations over their fair share: 1 time(s)',
+    ]);
   });
 
-  it('answers a discover over its organization\'s share with TOO_MANY_REQUESTS and retry_after_seconds, then the list again', function () {
+  it("answers a discover over its organization's share with TOO_MANY_REQUESTS and retry_after_seconds, then the list again", function () {
     const { clock, app, send, bridge } = setup({ discoversPerSecond: 2, discoversBurst: 2 });
     const [busyApp, quietApp] = [app('busy'), app('quiet')];
     for (let i = 0; i < 3; i++) send(busyApp, { type: 'discover' });
@@ -101,7 +134,7 @@ describe('fair shares per organization (F3, R10)', function () {
     expect(bridge.fairShareStats().limited.discover).to.equal(1);
   });
 
-  it('refuses a resume over its organization\'s share with TOO_MANY_REQUESTS, before looking the event up, and the event goes on', function () {
+  it("refuses a resume over its organization's share with TOO_MANY_REQUESTS, before looking the event up, and the event goes on", function () {
     const { clock, app, accepted, tokens, resume, bridge } = setup({ resumesPerSecond: 1, resumesBurst: 1 });
     const first = app('busy', true);
     const a = accepted(first, 'busy');
@@ -131,7 +164,10 @@ describe('fair shares per organization (F3, R10)', function () {
   });
 
   it('meters the bytes resumes send again: once the organization owes, a resume with something to send waits, one with nothing does not', function () {
-    const { clock, app, accepted, tokens, resume, send, agentConns, bridge } = setup({ replayBytesPerSecond: 10_000, replayBytesBurst: 10_000 });
+    const { clock, app, accepted, tokens, resume, send, agentConns, bridge } = setup({
+      replayBytesPerSecond: 10_000,
+      replayBytesBurst: 10_000,
+    });
     const conn = app('busy', true);
     const ended = accepted(conn, 'busy');
     tokens('busy', ended.event_id, 100, 'x'.repeat(100)); // about 17 KB of frames to send again
@@ -144,7 +180,9 @@ describe('fair shares per organization (F3, R10)', function () {
     const limited = resume(again, ended);
     expect(limited).to.have.length(1);
     expect(limited[0]).to.include({ code: 'TOO_MANY_REQUESTS', event_id: ended.event_id });
-    expect(limited[0]!.error).to.match(/^The apps of organization busy have taken back more than their share of kept streams \(10000 bytes\/s\); retry after [\d.]+ s\. Event \w+ goes on\.$/);
+    expect(limited[0]!.error).to.match(
+      /^The apps of organization busy have taken back more than their share of kept streams \(10000 bytes\/s\); retry after [\d.]+ s\. Event \w+ goes on\.$/,
+    );
     expect(limited[0]!.metadata.retry_after_seconds).to.be.closeTo(owed / 10_000, 0.002);
     expect(resume(again, live)).to.deep.equal([]); // nothing to send again: free, and taken over
     clock.advance(Math.ceil(limited[0]!.metadata.retry_after_seconds * 1000));

@@ -5,12 +5,27 @@ import { LIMITS, validateAgentsMessage, validateReplyMessage, validateTokenMessa
 import { agents, reply, tokenFrame, tokenPrefix } from '../../src/core/frames.js';
 
 describe('token frames', function () {
-  const fragments = ['Hello', '', ' "quoted" ', 'back\\slash', 'line\nbreak\ttab', '\u2028\u2029', 'émoji 😀', '\u0000\u001f', '}{"type":"reply"'];
+  const fragments = [
+    'Hello',
+    '',
+    ' "quoted" ',
+    'back\\slash',
+    'line\nbreak\ttab',
+    '\u2028\u2029',
+    'émoji 😀',
+    '\u0000\u001f',
+    '}{"type":"reply"',
+  ];
 
   for (const fragment of fragments) {
     it(`serialises ${JSON.stringify(fragment)} exactly as JSON.stringify of the whole message`, function () {
       const frame = tokenFrame(tokenPrefix('01J0000000000000000000000A', 'tutor-7k2m'), fragment);
-      const expected = { type: 'token', event_id: '01J0000000000000000000000A', agent_id: 'tutor-7k2m', token: fragment };
+      const expected = {
+        type: 'token',
+        event_id: '01J0000000000000000000000A',
+        agent_id: 'tutor-7k2m',
+        token: fragment,
+      };
       expect(frame).to.equal(JSON.stringify(expected));
       expect(validateTokenMessage(JSON.parse(frame))).to.equal(true);
     });
@@ -38,7 +53,11 @@ describe('reply frames', function () {
 describe('the agents frame (W13)', function () {
   /** `count` agents whose frame, whole, is exactly `bytes` long: the last description pads it. */
   function agentsOfFrame(count: number, bytes: number) {
-    const list = Array.from({ length: count }, (_, i) => ({ agent_id: `agent-${String(i).padStart(4, '0')}`, name: `Agent ${i}`, description: 'é'.repeat(500) }));
+    const list = Array.from({ length: count }, (_, i) => ({
+      agent_id: `agent-${String(i).padStart(4, '0')}`,
+      name: `Agent ${i}`,
+      description: 'é'.repeat(500),
+    }));
     const short = Buffer.byteLength(JSON.stringify({ type: 'agents', agents: list }));
     list[count - 1]!.description += 'x'.repeat(bytes - short);
     return list;

@@ -13,20 +13,39 @@ function directory(): Directory {
   d.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
   d.addApp({ app_id: 'classroom', org_id: 'org', name: 'Classroom', active: true, created_at: 0 });
   d.addApp({ app_id: 'retired', org_id: 'org', name: 'Retired', active: false, created_at: 0 });
-  d.addAgent({ agent_id: 'tutor', org_id: 'org', name: 'Tutor', description: '', ttl_days: 14, allowlist: null, active: true, created_at: 0 });
-  for (const [token, kind, owner_id] of [[APP_TOKEN, 'app', 'classroom'], [AGENT_TOKEN, 'agent', 'tutor'], [OTHER_APP_TOKEN, 'app', 'retired']] as const) {
+  d.addAgent({
+    agent_id: 'tutor',
+    org_id: 'org',
+    name: 'Tutor',
+    description: '',
+    ttl_days: 14,
+    allowlist: null,
+    active: true,
+    created_at: 0,
+  });
+  for (const [token, kind, owner_id] of [
+    [APP_TOKEN, 'app', 'classroom'],
+    [AGENT_TOKEN, 'agent', 'tutor'],
+    [OTHER_APP_TOKEN, 'app', 'retired'],
+  ] as const) {
     d.addToken({ hash: hashToken(token), kind, owner_id, created_at: 0, expires_at: null });
   }
   return d;
 }
 
-const facts = (authorization: string | undefined, query = ''): ConnectionFacts => ({ path: ENDPOINT_PATHS.app, authorization, query: new URLSearchParams(query), address: undefined });
+const facts = (authorization: string | undefined, query = ''): ConnectionFacts => ({
+  path: ENDPOINT_PATHS.app,
+  authorization,
+  query: new URLSearchParams(query),
+  address: undefined,
+});
 
 describe('the handshake rules of the core', function () {
-  it('knows the two endpoints by the spec\'s paths, and nothing else', function () {
+  it("knows the two endpoints by the spec's paths, and nothing else", function () {
     expect(endpointOf(ENDPOINT_PATHS.app)).to.equal('app');
     expect(endpointOf(ENDPOINT_PATHS.agent)).to.equal('agent');
-    for (const path of ['/ws/app', '/v1/ws/app/', '/v1/ws/APP', '/']) expect(endpointOf(path), path).to.equal(undefined);
+    for (const path of ['/ws/app', '/v1/ws/app/', '/v1/ws/APP', '/'])
+      expect(endpointOf(path), path).to.equal(undefined);
   });
 
   it('takes the Bearer header before ?token=, and ?token= when there is no header', function () {
@@ -40,10 +59,18 @@ describe('the handshake rules of the core', function () {
     expect(identify(d, 'app', facts(`Basic ${APP_TOKEN}`), 0)).to.include({ ok: false, code: 'UNAUTHORIZED' });
   });
 
-  it('says what was wrong: no token, a deactivated owner, the other kind\'s endpoint (naming the right one)', function () {
+  it("says what was wrong: no token, a deactivated owner, the other kind's endpoint (naming the right one)", function () {
     const d = directory();
-    expect(identify(d, 'agent', facts(undefined), 0)).to.deep.equal({ ok: false, code: 'UNAUTHORIZED', error: 'No token: send the agent token (rla_…) as Authorization: Bearer <token> or ?token=<token>.' });
-    expect(identify(d, 'app', facts(`Bearer ${OTHER_APP_TOKEN}`), 0)).to.deep.equal({ ok: false, code: 'TOKEN_REVOKED', error: "This token's app was deactivated." });
+    expect(identify(d, 'agent', facts(undefined), 0)).to.deep.equal({
+      ok: false,
+      code: 'UNAUTHORIZED',
+      error: 'No token: send the agent token (rla_…) as Authorization: Bearer <token> or ?token=<token>.',
+    });
+    expect(identify(d, 'app', facts(`Bearer ${OTHER_APP_TOKEN}`), 0)).to.deep.equal({
+      ok: false,
+      code: 'TOKEN_REVOKED',
+      error: "This token's app was deactivated.",
+    });
     expect(identify(d, 'app', facts(`Bearer ${AGENT_TOKEN}`), 0)).to.deep.equal({
       ok: false,
       code: 'FORBIDDEN',
@@ -58,6 +85,9 @@ describe('the handshake rules of the core', function () {
       code: 'FORBIDDEN',
       error: 'The directory takes app tokens (rlk_), not agent tokens.',
     });
-    expect(authenticate(d, undefined, { kind: 'app', place: 'The directory' }, 0)).to.deep.include({ code: 'UNAUTHORIZED', error: 'No token: send the app token (rlk_…) as Authorization: Bearer <token>.' });
+    expect(authenticate(d, undefined, { kind: 'app', place: 'The directory' }, 0)).to.deep.include({
+      code: 'UNAUTHORIZED',
+      error: 'No token: send the app token (rlk_…) as Authorization: Bearer <token>.',
+    });
   });
 });

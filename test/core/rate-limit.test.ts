@@ -59,21 +59,44 @@ describe('the bridge on a clock that steps (F1)', function () {
     const directory = new Directory();
     directory.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
     const app = { app_id: 'app', org_id: 'org', name: 'App', active: true, created_at: 0 };
-    const agent = { agent_id: 'x', org_id: 'org', name: 'x', description: '', ttl_days: 14, allowlist: null, active: true, created_at: 0 };
+    const agent = {
+      agent_id: 'x',
+      org_id: 'org',
+      name: 'x',
+      description: '',
+      ttl_days: 14,
+      allowlist: null,
+      active: true,
+      created_at: 0,
+    };
     directory.addApp(app);
     directory.addAgent(agent);
     const clock = new AdjustableClock({ frozen: true, start: 1_700_000_000_000 });
     const ended: { latency_ms: number; completed_at: number }[] = [];
-    const observer = { eventRejected() {}, eventAccepted() {}, eventEnded: (e: (typeof ended)[number]) => ended.push(e), sessionOpened() {}, sessionEvicted() {} };
+    const observer = {
+      eventRejected() {},
+      eventAccepted() {},
+      eventEnded: (e: (typeof ended)[number]) => ended.push(e),
+      sessionOpened() {},
+      sessionEvicted() {},
+    };
     const bridge = makeBridge({ directory, clock, rateLimiter: new RateLimiter(1, 2), observer });
     const peer = peerConnector();
-    const appConn = peer(validateServiceToAppMessage, (s) => bridge.open(s, { kind: 'app', app, token: principalToken('app', 'app') }));
-    const agentConn = peer(validateServiceToAgentMessage, (s) => bridge.open(s, { kind: 'agent', agent, token: principalToken('agent', 'x') }));
+    const appConn = peer(validateServiceToAppMessage, (s) =>
+      bridge.open(s, { kind: 'app', app, token: principalToken('app', 'app') }),
+    );
+    const agentConn = peer(validateServiceToAgentMessage, (s) =>
+      bridge.open(s, { kind: 'agent', agent, token: principalToken('agent', 'x') }),
+    );
     const event = () => {
       appConn.handlers.message(JSON.stringify({ type: 'event', agent_id: 'x', thread_id: 't', payload: {} }), false);
       return appConn.frames.at(-1)!;
     };
-    const reply = (eventId: string) => agentConn.handlers.message(JSON.stringify({ type: 'reply', event_id: eventId, content: 'ok', done: true }), false);
+    const reply = (eventId: string) =>
+      agentConn.handlers.message(
+        JSON.stringify({ type: 'reply', event_id: eventId, content: 'ok', done: true }),
+        false,
+      );
     return { clock, appConn, agentConn, event, reply, ended };
   }
 

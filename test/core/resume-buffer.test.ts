@@ -21,7 +21,9 @@ describe('the fragments kept for a resume', function () {
     const kept = keep(fragments);
     expect(kept.sent).to.equal(300);
     const batches = 300 / 32; // none of them reaches 1024 characters before 32 fragments
-    expect(kept.bytes).to.equal(fragments.reduce((n, f) => n + bytes(f), 0) + Math.ceil(batches) * LIMITS.resumeBufferOverheadBytes);
+    expect(kept.bytes).to.equal(
+      fragments.reduce((n, f) => n + bytes(f), 0) + Math.ceil(batches) * LIMITS.resumeBufferOverheadBytes,
+    );
     for (const from of [0, 1, 63, 64, 65, 200, 299, 300]) {
       expect(after(kept, from)).to.deep.equal(fragments.slice(from).map((f, i) => [from + i + 1, f]));
     }

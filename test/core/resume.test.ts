@@ -3,7 +3,12 @@
 // gap as the spec says, and what is kept stays within its window and bounds. A connection without ?resume=1 sees
 // exactly what it saw before the extension.
 import { expect } from 'chai';
-import { ENDPOINT_PATHS, LIMITS, validateServiceToAgentMessage, validateServiceToAppMessage } from '../../generated/index.js';
+import {
+  ENDPOINT_PATHS,
+  LIMITS,
+  validateServiceToAgentMessage,
+  validateServiceToAppMessage,
+} from '../../generated/index.js';
 import type { BridgeOptions } from '../../src/core/bridge.js';
 import { DEFAULT_FAIR_SHARES } from '../../src/core/fair-share.js';
 import { Directory, type AgentRecord, type AppRecord } from '../../src/core/directory.js';
@@ -13,7 +18,9 @@ import { peerConnector, principalToken, recordingBridge, type Frame, type Peer }
 const WINDOW_MS = LIMITS.resumeWindowMs;
 /** What a kept fragment counts (R7): its JSON as kept, its index, and a buffer when it opens a batch. */
 const cost = (fragment: string, opensBatch: boolean) =>
-  Buffer.byteLength(JSON.stringify(fragment), 'utf8') + LIMITS.resumeFragmentIndexBytes + (opensBatch ? LIMITS.resumeBufferOverheadBytes : 0);
+  Buffer.byteLength(JSON.stringify(fragment), 'utf8') +
+  LIMITS.resumeFragmentIndexBytes +
+  (opensBatch ? LIMITS.resumeBufferOverheadBytes : 0);
 /** Over 1024 characters a fragment fills a batch alone: each one counts the same. */
 const LONE = 1100;
 
@@ -22,15 +29,29 @@ function setup(options: Partial<BridgeOptions> = {}) {
   const directory = new Directory();
   directory.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
   const apps: Record<string, AppRecord> = {};
-  for (const id of ['a1', 'a2']) directory.addApp((apps[id] = { app_id: id, org_id: 'org', name: id, active: true, created_at: 0 }));
-  const agentRecord: AgentRecord = { agent_id: 'x', org_id: 'org', name: 'x', description: '', ttl_days: 14, allowlist: null, active: true, created_at: 0 };
+  for (const id of ['a1', 'a2'])
+    directory.addApp((apps[id] = { app_id: id, org_id: 'org', name: id, active: true, created_at: 0 }));
+  const agentRecord: AgentRecord = {
+    agent_id: 'x',
+    org_id: 'org',
+    name: 'x',
+    description: '',
+    ttl_days: 14,
+    allowlist: null,
+    active: true,
+    created_at: 0,
+  };
   directory.addAgent(agentRecord);
   const { bridge, clock, ended, logged } = recordingBridge(directory, options);
   const peer = peerConnector();
   /** An app connection, resumable (?resume=1) or not. */
   const app = (id: string, resumable: boolean) =>
-    peer(validateServiceToAppMessage, (conn) => bridge.open(conn, { kind: 'app', app: apps[id]!, token: principalToken('app', id) }, undefined, resumable));
-  const x = peer(validateServiceToAgentMessage, (conn) => bridge.open(conn, { kind: 'agent', agent: agentRecord, token: principalToken('agent', 'x') }));
+    peer(validateServiceToAppMessage, (conn) =>
+      bridge.open(conn, { kind: 'app', app: apps[id]!, token: principalToken('app', id) }, undefined, resumable),
+    );
+  const x = peer(validateServiceToAgentMessage, (conn) =>
+    bridge.open(conn, { kind: 'agent', agent: agentRecord, token: principalToken('agent', 'x') }),
+  );
   const send = (conn: Peer, message: unknown) => conn.handlers.message(JSON.stringify(message), false);
   /** Sends an event; its `accepted`. */
   const accepted = (from: Peer): Frame => {
@@ -39,7 +60,8 @@ function setup(options: Partial<BridgeOptions> = {}) {
     expect(answer.type, JSON.stringify(answer)).to.equal('accepted');
     return answer;
   };
-  const tokens = (eventId: string, ...fragments: string[]) => fragments.forEach((token) => send(x, { type: 'token', event_id: eventId, token }));
+  const tokens = (eventId: string, ...fragments: string[]) =>
+    fragments.forEach((token) => send(x, { type: 'token', event_id: eventId, token }));
   const reply = (eventId: string, content = '') => send(x, { type: 'reply', event_id: eventId, content, done: true });
   const drop = (conn: Peer) => conn.handlers.closed();
   const resume = (conn: Peer, a: Frame, afterSeq: number, resumeToken = a.resume_token) => {
@@ -50,7 +72,8 @@ function setup(options: Partial<BridgeOptions> = {}) {
   return { bridge, clock, x, app, send, accepted, tokens, reply, drop, resume, ended, logged };
 }
 
-const seqs = (frames: Frame[]) => frames.map((f) => (f.type === 'token' ? `${f.seq}:${f.token}` : f.type === 'error' ? f.code : f.type));
+const seqs = (frames: Frame[]) =>
+  frames.map((f) => (f.type === 'token' ? `${f.seq}:${f.token}` : f.type === 'error' ? f.code : f.type));
 
 describe('resumable streams in the core (R1-R7)', function () {
   describe('a connection without ?resume=1 (R1)', function () {
@@ -72,14 +95,22 @@ describe('resumable streams in the core (R1-R7)', function () {
         `{"type":"accepted","event_id":"${b.event_id}","agent_id":"x","session_key":"${key}","status":"accepted"}`,
         `{"type":"error","event_id":"${b.event_id}","agent_id":"x","error":"boom","code":"AGENT_ERROR"}`,
       ]);
-      expect(plain.texts[3]).to.match(new RegExp(`^\\{"type":"reply","event_id":"${e}","agent_id":"x","thread_id":"t","reply":"Hi \\\\"there\\\\"","payload":\\{"q":1\\},"metadata":\\{"tokens_used":2,`));
+      expect(plain.texts[3]).to.match(
+        new RegExp(
+          `^\\{"type":"reply","event_id":"${e}","agent_id":"x","thread_id":"t","reply":"Hi \\\\"there\\\\"","payload":\\{"q":1\\},"metadata":\\{"tokens_used":2,`,
+        ),
+      );
     });
 
     it('answers resume as an unknown message (INVALID_MESSAGE), well-formed or not, as before the extension', function () {
       const { app, accepted, resume, send } = setup();
       const plain = app('a1', false);
       const a = accepted(plain);
-      const unknown = { type: 'error', error: 'Invalid resume: type: "resume" is not a message type of this endpoint.', code: 'INVALID_MESSAGE' };
+      const unknown = {
+        type: 'error',
+        error: 'Invalid resume: type: "resume" is not a message type of this endpoint.',
+        code: 'INVALID_MESSAGE',
+      };
       expect(resume(plain, { event_id: a.event_id, resume_token: 'A'.repeat(43) }, 0)).to.deep.equal([unknown]);
       send(plain, { type: 'resume', event_id: a.event_id });
       expect(plain.frames.at(-1)).to.deep.equal(unknown);
@@ -88,8 +119,19 @@ describe('resumable streams in the core (R1-R7)', function () {
     it('takes ?resume=1 from the handshake facts on the app endpoint only', function () {
       const { bridge } = setup();
       const frames: Frame[] = [];
-      const socket = (id: number): Socket => ({ id, send: (t) => frames.push(JSON.parse(t)), close() {}, bufferedBytes: () => 0 });
-      const facts = (path: string) => ({ path, authorization: undefined, query: new URLSearchParams('token=rla_x_secret&resume=1'), address: undefined, resumable: true });
+      const socket = (id: number): Socket => ({
+        id,
+        send: (t) => frames.push(JSON.parse(t)),
+        close() {},
+        bufferedBytes: () => 0,
+      });
+      const facts = (path: string) => ({
+        path,
+        authorization: undefined,
+        query: new URLSearchParams('token=rla_x_secret&resume=1'),
+        address: undefined,
+        resumable: true,
+      });
       bridge.connect(socket(101), facts(ENDPOINT_PATHS.agent)); // refused (unknown token), and no resume field anywhere
       expect(frames).to.have.length(1);
       expect(frames[0]).to.include({ code: 'UNAUTHORIZED' });
@@ -97,7 +139,7 @@ describe('resumable streams in the core (R1-R7)', function () {
   });
 
   describe('a resumable connection (R2, R3)', function () {
-    it('gets a different 256-bit resume token in each accepted, and numbers each event\'s tokens from 1', function () {
+    it("gets a different 256-bit resume token in each accepted, and numbers each event's tokens from 1", function () {
       const { app, accepted, tokens } = setup();
       const conn = app('a1', true);
       const a = accepted(conn);
@@ -187,7 +229,10 @@ describe('resumable streams in the core (R1-R7)', function () {
     });
 
     it('keeps an event in flight whatever its connection does, and an ended one for resumeWindowMs, then forgets it', function () {
-      const { app, accepted, tokens, reply, drop, resume, clock, bridge } = setup({ agentTimeoutMs: 10 * WINDOW_MS, idleCloseMs: 10 * WINDOW_MS });
+      const { app, accepted, tokens, reply, drop, resume, clock, bridge } = setup({
+        agentTimeoutMs: 10 * WINDOW_MS,
+        idleCloseMs: 10 * WINDOW_MS,
+      });
       const first = app('a1', true);
       const a = accepted(first);
       tokens(a.event_id, 'x');
@@ -201,12 +246,21 @@ describe('resumable streams in the core (R1-R7)', function () {
       clock.advance(1);
       const late = resume(app('a1', true), a, 1);
       expect(late).to.deep.equal([
-        { type: 'error', event_id: a.event_id, code: 'RESUME_GAP', error: `Event ${a.event_id} cannot be resumed: the bridge no longer keeps it (its resume window ended, or the bridge or the event's node restarted).` },
+        {
+          type: 'error',
+          event_id: a.event_id,
+          code: 'RESUME_GAP',
+          error: `Event ${a.event_id} cannot be resumed: the bridge no longer keeps it (its resume window ended, or the bridge or the event's node restarted).`,
+        },
       ]);
-      expect(bridge.resumeStats()).to.deep.include({ bytes: 0, events: 0, resumes: { resumed: 2, gap: 1, refused: 0, limited: 0 } });
+      expect(bridge.resumeStats()).to.deep.include({
+        bytes: 0,
+        events: 0,
+        resumes: { resumed: 2, gap: 1, refused: 0, limited: 0 },
+      });
     });
 
-    it('keeps a resumable event\'s text when its connection drops (L15 does not discard it) and counts it in flight for its app (L13)', function () {
+    it("keeps a resumable event's text when its connection drops (L15 does not discard it) and counts it in flight for its app (L13)", function () {
       const { app, accepted, tokens, reply, drop, resume, bridge, send } = setup({ maxEventsInFlightPerApp: 1 });
       const first = app('a1', true);
       const a = accepted(first);
@@ -230,18 +284,37 @@ describe('resumable streams in the core (R1-R7)', function () {
       const plainEvent = accepted(app('a1', false));
       const id = a.event_id;
       const mine = app('a1', true);
-      expect(resume(mine, a, 0, 'B'.repeat(43))).to.deep.equal([{ type: 'error', event_id: id, code: 'RESUME_REFUSED', error: `This connection cannot resume event ${id}: the resume token does not match.` }]);
-      expect(resume(mine, plainEvent, 0, 'B'.repeat(43))).to.deep.equal([
-        { type: 'error', event_id: plainEvent.event_id, code: 'RESUME_REFUSED', error: `Event ${plainEvent.event_id} was not sent on a resumable connection (?resume=1); it cannot be resumed.` },
+      expect(resume(mine, a, 0, 'B'.repeat(43))).to.deep.equal([
+        {
+          type: 'error',
+          event_id: id,
+          code: 'RESUME_REFUSED',
+          error: `This connection cannot resume event ${id}: the resume token does not match.`,
+        },
       ]);
-      expect(resume(mine, a, 2)).to.deep.equal([{ type: 'error', event_id: id, code: 'RESUME_REFUSED', error: `Event ${id} has sent 1 fragments; after_seq 2 is beyond them.` }]);
+      expect(resume(mine, plainEvent, 0, 'B'.repeat(43))).to.deep.equal([
+        {
+          type: 'error',
+          event_id: plainEvent.event_id,
+          code: 'RESUME_REFUSED',
+          error: `Event ${plainEvent.event_id} was not sent on a resumable connection (?resume=1); it cannot be resumed.`,
+        },
+      ]);
+      expect(resume(mine, a, 2)).to.deep.equal([
+        {
+          type: 'error',
+          event_id: id,
+          code: 'RESUME_REFUSED',
+          error: `Event ${id} has sent 1 fragments; after_seq 2 is beyond them.`,
+        },
+      ]);
       tokens(id, 'y');
       reply(id);
       expect(seqs(holder.frames.slice(-2))).to.deep.equal(['2:y', 'reply']);
       expect(bridge.resumeStats().resumes).to.deep.equal({ resumed: 0, gap: 0, refused: 3, limited: 0 });
     });
 
-    it('answers a resume of another app\'s event exactly as one of an event that does not exist, and the event goes on', function () {
+    it("answers a resume of another app's event exactly as one of an event that does not exist, and the event goes on", function () {
       const { app, accepted, tokens, reply, resume, bridge } = setup();
       const holder = app('a1', true);
       const live = accepted(holder);
@@ -250,14 +323,27 @@ describe('resumable streams in the core (R1-R7)', function () {
       const ended = accepted(holder);
       reply(ended.event_id, 'kept for the window');
       const unknown = (id: string) => [
-        { type: 'error', event_id: id, code: 'RESUME_GAP', error: `Event ${id} cannot be resumed: the bridge no longer keeps it (its resume window ended, or the bridge or the event's node restarted).` },
+        {
+          type: 'error',
+          event_id: id,
+          code: 'RESUME_GAP',
+          error: `Event ${id} cannot be resumed: the bridge no longer keeps it (its resume window ended, or the bridge or the event's node restarted).`,
+        },
       ];
       const stranger = app('a2', true);
       const never = { event_id: '01JQ7ZK3M4N5P6Q7R8S9T0V1W2', resume_token: 'A'.repeat(43) };
       expect(resume(stranger, never, 0)).to.deep.equal(unknown(never.event_id));
       // With the right token, the wrong one, or a position ahead: the answer of an unknown event, nothing more.
-      for (const [event, token, after] of [[live, live.resume_token, 0], [live, 'B'.repeat(43), 0], [live, live.resume_token, 9], [plain, 'B'.repeat(43), 0], [ended, ended.resume_token, 0]] as const) {
-        expect(resume(stranger, event, after, token), `${event.event_id} ${after}`).to.deep.equal(unknown(event.event_id));
+      for (const [event, token, after] of [
+        [live, live.resume_token, 0],
+        [live, 'B'.repeat(43), 0],
+        [live, live.resume_token, 9],
+        [plain, 'B'.repeat(43), 0],
+        [ended, ended.resume_token, 0],
+      ] as const) {
+        expect(resume(stranger, event, after, token), `${event.event_id} ${after}`).to.deep.equal(
+          unknown(event.event_id),
+        );
       }
       tokens(live.event_id, 'y');
       expect(seqs(holder.frames.slice(-1))).to.deep.equal(['2:y']);
@@ -309,21 +395,30 @@ describe('resumable streams in the core (R1-R7)', function () {
   });
 
   describe('bounds (R7)', function () {
-    it('keeps an event\'s last streamedTextMaxBytes of fragments: a resume after the dropped ones still works', function () {
-      const { app, accepted, tokens, drop, resume, bridge } = setup({ streamedTextMaxBytes: cost('aaaa', true) + 2 * cost('bbbb', false) });
+    it("keeps an event's last streamedTextMaxBytes of fragments: a resume after the dropped ones still works", function () {
+      const { app, accepted, tokens, drop, resume, bridge } = setup({
+        streamedTextMaxBytes: cost('aaaa', true) + 2 * cost('bbbb', false),
+      });
       const first = app('a1', true);
       const a = accepted(first);
       tokens(a.event_id, 'aaaa', 'bbbb', 'cccc', 'dd');
       drop(first);
       expect(seqs(resume(app('a1', true), a, 1))).to.deep.equal(['2:bbbb', '3:cccc', '4:dd']);
-      expect(bridge.resumeStats().dropped).to.deep.equal({ event_limit: cost('aaaa', true), app_limit: 0, node_limit: 0 });
+      expect(bridge.resumeStats().dropped).to.deep.equal({
+        event_limit: cost('aaaa', true),
+        app_limit: 0,
+        node_limit: 0,
+      });
       expect(bridge.resumeStats().bytes).to.equal(2 * cost('bbbb', false) + cost('dd', false));
     });
 
     it('counts what a fragment holds: 4,096 × U+0001 as its 24,578 escaped bytes, and a flood of empty fragments meets the bound', function () {
       const control = '\u0001'.repeat(4096);
       expect(cost(control, true)).to.equal(24_578 + LIMITS.resumeFragmentIndexBytes + LIMITS.resumeBufferOverheadBytes);
-      const { app, accepted, tokens, drop, resume, bridge } = setup({ resumeBufferPerAppMaxBytes: LIMITS.frameMaxBytes, fairShares: { ...DEFAULT_FAIR_SHARES, fragmentsPerSecond: 0 } });
+      const { app, accepted, tokens, drop, resume, bridge } = setup({
+        resumeBufferPerAppMaxBytes: LIMITS.frameMaxBytes,
+        fairShares: { ...DEFAULT_FAIR_SHARES, fragmentsPerSecond: 0 },
+      });
       const first = app('a1', true);
       const a = accepted(first);
       tokens(a.event_id, control);
@@ -340,7 +435,7 @@ describe('resumable streams in the core (R1-R7)', function () {
       expect(resume(app('a1', true), b, 0)[0]).to.include({ code: 'RESUME_GAP' });
     });
 
-    it('drops an app\'s oldest kept bytes over its bound, those of ended events before those in flight, and leaves other apps alone', function () {
+    it("drops an app's oldest kept bytes over its bound, those of ended events before those in flight, and leaves other apps alone", function () {
       const fragment = 'f'.repeat(LONE);
       const F = cost(fragment, true);
       // What an ended event's reply counts (its frame, its buffer, its record), measured on a bridge of its own.
@@ -349,7 +444,9 @@ describe('resumable streams in the core (R1-R7)', function () {
       const before = probe.bridge.resumeStats().bytes;
       probe.reply(probed.event_id, 'r');
       const R = probe.bridge.resumeStats().bytes - before;
-      expect(R).to.be.above(LIMITS.resumeBufferOverheadBytes + LIMITS.resumeEndedEventBytes).and.below(F);
+      expect(R)
+        .to.be.above(LIMITS.resumeBufferOverheadBytes + LIMITS.resumeEndedEventBytes)
+        .and.below(F);
       const max = 7 * F + R + F / 2;
       const { app, accepted, tokens, reply, resume, bridge } = setup({ resumeBufferPerAppMaxBytes: max });
       const conn = app('a1', true);
@@ -371,7 +468,7 @@ describe('resumable streams in the core (R1-R7)', function () {
       expect(bridge.resumeStats().bytes).to.be.at.most(max + 2 * F); // a1 within its bound, and a2's two fragments
     });
 
-    it('drops under the node\'s bound across apps, counts what each bound dropped, and logs a burst at a time', function () {
+    it("drops under the node's bound across apps, counts what each bound dropped, and logs a burst at a time", function () {
       const fragment = 'n'.repeat(LONE);
       const F = cost(fragment, true);
       const { app, accepted, tokens, resume, bridge, logged } = setup({ resumeBufferMaxBytes: 5 * F });
@@ -379,10 +476,15 @@ describe('resumable streams in the core (R1-R7)', function () {
       tokens(first.event_id, fragment, fragment, fragment);
       const second = accepted(app('a2', true));
       tokens(second.event_id, fragment, fragment, fragment, fragment);
-      expect(bridge.resumeStats()).to.deep.include({ bytes: 5 * F, dropped: { event_limit: 0, app_limit: 0, node_limit: 2 * F } });
+      expect(bridge.resumeStats()).to.deep.include({
+        bytes: 5 * F,
+        dropped: { event_limit: 0, app_limit: 0, node_limit: 2 * F },
+      });
       expect(seqs(resume(app('a1', true), first, 2))).to.deep.equal([`3:${fragment}`]);
       expect(resume(app('a1', true), first, 1)[0]).to.include({ code: 'RESUME_GAP' });
-      expect(resume(app('a1', true), first, 1)[0]!.error).to.include(`this node's kept streams were over ${5 * F} bytes`);
+      expect(resume(app('a1', true), first, 1)[0]!.error).to.include(
+        `this node's kept streams were over ${5 * F} bytes`,
+      );
       const lines = logged.filter(([, m]) => m.startsWith('resume buffer'));
       expect(lines).to.have.length(1); // the first of the burst; the rest at the end of the window
       expect(lines[0]![0]).to.deep.equal({ bytes: F, reasons: { node_limit: F } });

@@ -6,9 +6,10 @@ import { SessionTable } from '../../src/core/sessions.js';
 const TTL = 1_000_000;
 
 describe('the session table', function () {
-  it('evicts the app\'s least recently used session when one more would pass maxPerApp, and only that app\'s', function () {
+  it("evicts the app's least recently used session when one more would pass maxPerApp, and only that app's", function () {
     const table = new SessionTable(2);
-    const open = (app: string, thread: string, now = 0) => table.open(`svc:ag:${app}:${thread}`, 'ag', app, thread, TTL, now);
+    const open = (app: string, thread: string, now = 0) =>
+      table.open(`svc:ag:${app}:${thread}`, 'ag', app, thread, TTL, now);
     expect(open('a', '1').evicted).to.equal(undefined);
     expect(open('a', '2').evicted).to.equal(undefined);
     expect(open('b', '1').evicted).to.equal(undefined);
@@ -28,13 +29,20 @@ describe('the session table', function () {
 
   it('keeps the newest sessions of each app when loading more than maxPerApp, and returns the others', function () {
     const table = new SessionTable(2);
-    const record = (thread: string, created_at: number) => ({ session_key: `svc:ag:a:${thread}`, agent_id: 'ag', app_id: 'a', thread_id: thread, created_at, expires_at: created_at + TTL });
+    const record = (thread: string, created_at: number) => ({
+      session_key: `svc:ag:a:${thread}`,
+      agent_id: 'ag',
+      app_id: 'a',
+      thread_id: thread,
+      created_at,
+      expires_at: created_at + TTL,
+    });
     const evicted = table.load([record('new', 3), record('old', 1), record('mid', 2)]);
     expect(evicted.map((s) => s.thread_id)).to.deep.equal(['old']);
     expect(table.list(0).map((s) => s.thread_id)).to.deep.equal(['mid', 'new']);
   });
 
-  it('evicts the node\'s least recently used session, whichever app\'s, when one more would pass the node\'s bound', function () {
+  it("evicts the node's least recently used session, whichever app's, when one more would pass the node's bound", function () {
     const table = new SessionTable(10, 3);
     const open = (app: string, thread: string) => table.open(`svc:ag:${app}:${thread}`, 'ag', app, thread, TTL, 0);
     open('a', '1');

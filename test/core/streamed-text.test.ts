@@ -50,7 +50,7 @@ describe('the kept streamed text', function () {
     expect(text.text()).to.equal('');
   });
 
-  it('refuses a fragment whose batch would cross the agent\'s budget, keeping nothing of it', function () {
+  it("refuses a fragment whose batch would cross the agent's budget, keeping nothing of it", function () {
     const budget = new ByteBudget(6000, 'agent_limit');
     const first = new StreamedText(budget, 100_000);
     const second = new StreamedText(budget, 100_000);

@@ -31,6 +31,10 @@ describe('the clock the hourly sweeps trust', function () {
     expect(sweeps.check()).to.deep.equal({ trusted: true });
     clock.stepWall(-DAY - 1);
     expect(sweeps.check()).to.deep.equal({ trusted: false, stepMs: -DAY - 1 });
-    expect([describeStep(400 * DAY), describeStep(-2 * DAY), describeStep(-25 * HOUR)]).to.deep.equal(['400.0 days ahead of', '2.0 days behind', '1.0 days behind']);
+    expect([describeStep(400 * DAY), describeStep(-2 * DAY), describeStep(-25 * HOUR)]).to.deep.equal([
+      '400.0 days ahead of',
+      '2.0 days behind',
+      '1.0 days behind',
+    ]);
   });
 });

@@ -30,9 +30,16 @@ describe('dashboard: audit trail', function () {
     // Another operator, in another browser, a few seconds later.
     bridge.clock.advance(5000);
     const other = await signInOverHttp(bridge);
-    const renamed = await send(bridge, 'PATCH', `/admin/v1/apps/${app.app_id}`, { cookie: other.cookie, csrf: other.csrf, origin: bridge.url, body: { name: 'Classroom (iOS)' }, schema: 'App' });
+    const renamed = await send(bridge, 'PATCH', `/admin/v1/apps/${app.app_id}`, {
+      cookie: other.cookie,
+      csrf: other.csrf,
+      origin: bridge.url,
+      body: { name: 'Classroom (iOS)' },
+      schema: 'App',
+    });
     expect(renamed.status).to.equal(200);
-    const theirs = (await bridge.http('GET', '/admin/v1/audit?limit=1', { schema: 'AuditLog' })).body.entries[0].actor.session;
+    const theirs = (await bridge.http('GET', '/admin/v1/audit?limit=1', { schema: 'AuditLog' })).body.entries[0].actor
+      .session;
     expect(theirs).to.not.equal(mine);
 
     await page.getByRole('navigation').getByRole('link', { name: 'Audit' }).click();
@@ -40,12 +47,48 @@ describe('dashboard: audit trail', function () {
     const rows = page.locator('tbody tr');
     await rows.first().waitFor();
     const cells = async (i: number) => (await rows.nth(i).locator('th, td').allTextContents()).map((t) => t.trim());
-    expect(await cells(0)).to.deep.equal(['2026-11-22 12:00:05 UTC', `dashboard session ${theirs}`, 'app.update', app.app_id, 'name: Classroom (iOS); previous: (name: Classroom)']);
-    expect(await cells(1)).to.deep.equal(['2026-11-22 12:00:05 UTC', `dashboard session ${theirs}`, 'dashboard.sign_in', '—', '—']);
-    expect(await cells(2)).to.deep.equal(['2026-11-22 12:00:00 UTC', `dashboard session ${mine} (this session)`, 'organization.update', org.org_id, 'name: Acme Learning; previous: (name: Acme School)']);
-    expect(await cells(3)).to.deep.equal(['2026-11-22 12:00:00 UTC', `dashboard session ${mine} (this session)`, 'dashboard.sign_in', '—', '—']);
-    expect(await cells(4)).to.deep.equal(['2026-11-22 12:00:00 UTC', 'admin token', 'app.create', app.app_id, `org_id: ${org.org_id}; name: Classroom`]);
-    expect(await cells(5)).to.deep.equal(['2026-11-22 12:00:00 UTC', 'admin token', 'organization.create', org.org_id, 'name: Acme School']);
+    expect(await cells(0)).to.deep.equal([
+      '2026-11-22 12:00:05 UTC',
+      `dashboard session ${theirs}`,
+      'app.update',
+      app.app_id,
+      'name: Classroom (iOS); previous: (name: Classroom)',
+    ]);
+    expect(await cells(1)).to.deep.equal([
+      '2026-11-22 12:00:05 UTC',
+      `dashboard session ${theirs}`,
+      'dashboard.sign_in',
+      '—',
+      '—',
+    ]);
+    expect(await cells(2)).to.deep.equal([
+      '2026-11-22 12:00:00 UTC',
+      `dashboard session ${mine} (this session)`,
+      'organization.update',
+      org.org_id,
+      'name: Acme Learning; previous: (name: Acme School)',
+    ]);
+    expect(await cells(3)).to.deep.equal([
+      '2026-11-22 12:00:00 UTC',
+      `dashboard session ${mine} (this session)`,
+      'dashboard.sign_in',
+      '—',
+      '—',
+    ]);
+    expect(await cells(4)).to.deep.equal([
+      '2026-11-22 12:00:00 UTC',
+      'admin token',
+      'app.create',
+      app.app_id,
+      `org_id: ${org.org_id}; name: Classroom`,
+    ]);
+    expect(await cells(5)).to.deep.equal([
+      '2026-11-22 12:00:00 UTC',
+      'admin token',
+      'organization.create',
+      org.org_id,
+      'name: Acme School',
+    ]);
     expect(await rows.count(), 'a page of 50').to.equal(50);
     await screenshot(page, 'audit');
     // After a reload the page no longer remembers its sign-in: it finds it by when its session began.

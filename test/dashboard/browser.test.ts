@@ -11,7 +11,12 @@ const PAYLOAD = { text: 'a secret question' };
 const PAYLOAD_SIZE = `${Buffer.byteLength(JSON.stringify(PAYLOAD))} B`;
 
 /** The app sends one event, the agent answers it with two fragments: a delivered, replied event and a session. */
-async function deliverOne(appClient: AppClient, agentClient: AgentClient, agentId: string, threadId: string): Promise<void> {
+async function deliverOne(
+  appClient: AppClient,
+  agentClient: AgentClient,
+  agentId: string,
+  threadId: string,
+): Promise<void> {
   appClient.send({ type: 'event', agent_id: agentId, thread_id: threadId, payload: PAYLOAD });
   const { event_id } = await appClient.expect('accepted');
   await agentClient.expect('event');
@@ -23,7 +28,8 @@ async function deliverOne(appClient: AppClient, agentClient: AgentClient, agentI
   await appClient.expect('reply');
 }
 
-const isFocused = (locator: ReturnType<Page['getByLabel']>) => locator.evaluate((el: any) => el.ownerDocument.activeElement === el);
+const isFocused = (locator: ReturnType<Page['getByLabel']>) =>
+  locator.evaluate((el: any) => el.ownerDocument.activeElement === el);
 
 describe('dashboard in a browser', function () {
   this.timeout(90_000);
@@ -49,7 +55,10 @@ describe('dashboard in a browser', function () {
 
     await page.keyboard.type('not-the-admin-token-000');
     await page.keyboard.press('Enter');
-    await page.locator('.field', { has: tokenField }).getByText('That is not the ADMIN_TOKEN this bridge was started with.').waitFor();
+    await page
+      .locator('.field', { has: tokenField })
+      .getByText('That is not the ADMIN_TOKEN this bridge was started with.')
+      .waitFor();
     expect(await tokenField.getAttribute('aria-invalid')).to.equal('true');
 
     await page.keyboard.press('Control+A');
@@ -61,16 +70,21 @@ describe('dashboard in a browser', function () {
 
     const cookies = await context.cookies();
     expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).to.deep.equal([['bridge_session', true, 'Strict']]);
-    const { body: session } = await send(bridge, 'GET', '/dashboard/session', { cookie: `bridge_session=${cookies[0]!.value}` });
+    const { body: session } = await send(bridge, 'GET', '/dashboard/session', {
+      cookie: `bridge_session=${cookies[0]!.value}`,
+    });
     expect(await page.evaluate('localStorage.length + sessionStorage.length')).to.equal(0);
     expect(await page.evaluate('document.cookie'), 'the cookie is invisible to scripts').to.equal('');
-    for (const secret of [ADMIN_TOKEN, cookies[0]!.value, session.csrf_token]) expect(await pageHolds(page, secret)).to.equal(false);
+    for (const secret of [ADMIN_TOKEN, cookies[0]!.value, session.csrf_token])
+      expect(await pageHolds(page, secret)).to.equal(false);
 
     await page.getByRole('button', { name: 'Sign out' }).focus();
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
     await page.getByRole('status').getByText('Signed out.').waitFor();
-    expect((await send(bridge, 'GET', '/dashboard/session', { cookie: `bridge_session=${cookies[0]!.value}` })).status).to.equal(401);
+    expect(
+      (await send(bridge, 'GET', '/dashboard/session', { cookie: `bridge_session=${cookies[0]!.value}` })).status,
+    ).to.equal(401);
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
     expect(errors).to.deep.equal([]);
@@ -78,7 +92,7 @@ describe('dashboard in a browser', function () {
 
   it('registers an organization, an app and an agent, shows each token once with a copy button, and shows them online when they connect', async function () {
     const bridge = await startTestBridge();
-    const { context, page, errors } = await open(bridge);
+    const { page, errors } = await open(bridge);
     const writes: string[] = [];
     page.on('request', (r) => r.method() !== 'GET' && writes.push(`${r.method()} ${new URL(r.url()).pathname}`));
     await signIn(page);
@@ -109,7 +123,10 @@ describe('dashboard in a browser', function () {
     await page.getByLabel('Session TTL (days)').fill('0');
     await page.getByRole('button', { name: 'Register agent' }).click();
     await page.getByText('Enter a whole number of days from 1 to 3650.').waitFor();
-    expect(writes.filter((w) => w.endsWith('/agents')), 'the invalid form was not sent').to.deep.equal([]);
+    expect(
+      writes.filter((w) => w.endsWith('/agents')),
+      'the invalid form was not sent',
+    ).to.deep.equal([]);
     await page.getByLabel('Session TTL (days)').fill('30');
     await page.getByRole('button', { name: 'Register agent' }).click();
     const agentPanel = page.getByRole('region', { name: 'Agent token of “Maths Tutor”: shown once' });
@@ -141,22 +158,29 @@ describe('dashboard in a browser', function () {
     expect(errors).to.deep.equal([]);
   });
 
-  it('edits an agent\'s allowlist, and finds the rejected event in the event log with its filters', async function () {
+  it("edits an agent's allowlist, and finds the rejected event in the event log with its filters", async function () {
     const bridge = await startTestBridge();
     const org = await bridge.org('Acme School');
     const classroom = await bridge.app(org.org_id, 'Classroom');
     const library = await bridge.app(org.org_id, 'Library');
     const agent = await bridge.agent(org.org_id, 'Maths Tutor');
     const agentClient = await bridge.connectAgent(agent.token);
-    const [classroomClient, libraryClient] = [await bridge.connectApp(classroom.token), await bridge.connectApp(library.token)];
+    const [classroomClient, libraryClient] = [
+      await bridge.connectApp(classroom.token),
+      await bridge.connectApp(library.token),
+    ];
     const { page, errors } = await open(bridge);
     const eventQueries: string[] = [];
-    page.on('request', (r) => new URL(r.url()).pathname === '/admin/v1/events' && eventQueries.push(new URL(r.url()).search));
+    page.on(
+      'request',
+      (r) => new URL(r.url()).pathname === '/admin/v1/events' && eventQueries.push(new URL(r.url()).search),
+    );
     await signIn(page);
     await goTo(page, 'Organizations');
     await page.getByRole('link', { name: 'Acme School' }).click();
 
-    const allowlist = async () => (await bridge.http('GET', `/admin/v1/organizations/${org.org_id}/agents`)).body.agents[0].allowlist;
+    const allowlist = async () =>
+      (await bridge.http('GET', `/admin/v1/organizations/${org.org_id}/agents`)).body.agents[0].allowlist;
     await row(page, 'Maths Tutor').getByRole('button', { name: 'Edit allowlist of Maths Tutor' }).click();
     const dialog = page.getByRole('dialog', { name: 'Allowlist of Maths Tutor' });
     expect(await dialog.getByLabel('Every app of the organization (no allowlist)').isChecked()).to.equal(true);
@@ -192,7 +216,16 @@ describe('dashboard in a browser', function () {
     expect(await page.getByRole('row').count(), 'a header and the rejected event').to.equal(2);
     const cells = await rejected.getByRole('cell').allTextContents();
     // Event ID, App, Agent, Status, Outcome, Code, Latency, Tokens, Payload (the time is the row header)
-    expect(cells.slice(1)).to.deep.equal([library.app_id, agent.agent_id, 'rejected', 'rejected', 'PERMISSION_DENIED', '0 ms', '—', PAYLOAD_SIZE]);
+    expect(cells.slice(1)).to.deep.equal([
+      library.app_id,
+      agent.agent_id,
+      'rejected',
+      'rejected',
+      'PERMISSION_DENIED',
+      '0 ms',
+      '—',
+      PAYLOAD_SIZE,
+    ]);
     await screenshot(page, 'event-log');
 
     await page.getByLabel('Status').selectOption('');
@@ -201,7 +234,14 @@ describe('dashboard in a browser', function () {
     await page.getByRole('button', { name: 'Apply filters' }).click();
     const delivered = page.getByRole('row').filter({ hasText: 'replied' });
     await delivered.waitFor();
-    expect((await delivered.getByRole('cell').allTextContents()).slice(3)).to.deep.equal(['delivered', 'replied', '—', '0 ms', '2', PAYLOAD_SIZE]);
+    expect((await delivered.getByRole('cell').allTextContents()).slice(3)).to.deep.equal([
+      'delivered',
+      'replied',
+      '—',
+      '0 ms',
+      '2',
+      PAYLOAD_SIZE,
+    ]);
     expect(eventQueries.some((q) => q.includes('Not'))).to.equal(false);
     expect(await pageHolds(page, PAYLOAD.text), 'payloads are never shown').to.equal(false);
 
@@ -245,7 +285,10 @@ describe('dashboard in a browser', function () {
     const spareDialog = page.getByRole('dialog', { name: 'Rotate the token of Spare?' });
     await bridge.http('POST', `/admin/v1/apps/${spare.app_id}/deactivate`, { schema: 'App' });
     await spareDialog.getByRole('button', { name: 'Rotate token' }).click();
-    await spareDialog.getByRole('alert').getByText(`App ${spare.app_id} is deactivated; its tokens cannot be rotated.`).waitFor();
+    await spareDialog
+      .getByRole('alert')
+      .getByText(`App ${spare.app_id} is deactivated; its tokens cannot be rotated.`)
+      .waitFor();
     await page.keyboard.press('Escape');
     await spareDialog.waitFor({ state: 'detached' });
     await untilStatus(page, 'Spare', 'deactivated');
@@ -267,7 +310,12 @@ describe('dashboard in a browser', function () {
     await deactivateButton.click();
     const confirm = page.getByRole('dialog', { name: 'Deactivate Maths Tutor?' });
     await confirm.getByText('This is final:').waitFor();
-    expect(await confirm.getByRole('button', { name: 'Cancel' }).evaluate((el: any) => el.ownerDocument.activeElement === el), 'Cancel has the focus').to.equal(true);
+    expect(
+      await confirm
+        .getByRole('button', { name: 'Cancel' })
+        .evaluate((el: any) => el.ownerDocument.activeElement === el),
+      'Cancel has the focus',
+    ).to.equal(true);
     await page.keyboard.press('Escape');
     await confirm.waitFor({ state: 'detached' });
     expect(await isFocused(deactivateButton), 'the focus goes back to the button').to.equal(true);
@@ -291,7 +339,10 @@ describe('dashboard in a browser', function () {
     await page.getByLabel('Organization name').fill('Too Late');
     await page.getByRole('button', { name: 'Create organization' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
-    await page.getByRole('status').getByText(/Your session has ended/).waitFor();
+    await page
+      .getByRole('status')
+      .getByText(/Your session has ended/)
+      .waitFor();
     expect((await bridge.http('GET', '/admin/v1/organizations')).body.organizations).to.deep.equal([]);
 
     const off = await startTestBridge({ adminToken: undefined });

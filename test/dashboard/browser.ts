@@ -5,7 +5,15 @@ import { chromium, type Browser, type BrowserContext, type Locator, type Page } 
 import { ADMIN_TOKEN, type TestBridge } from '../helpers/bridge.js';
 
 /** CHROMIUM_PATH, else where Debian, Ubuntu, Fedora and Homebrew put Chromium or Chrome. */
-const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable', '/snap/bin/chromium', '/Applications/Chromium.app/Contents/MacOS/Chromium', '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome'];
+const CANDIDATES = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+  '/snap/bin/chromium',
+  '/Applications/Chromium.app/Contents/MacOS/Chromium',
+  '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
+];
 export const SCREENSHOTS = new URL('../../test-output/screenshots/', import.meta.url);
 
 function findChromium(): string {
@@ -15,7 +23,10 @@ function findChromium(): string {
     return given;
   }
   const found = CANDIDATES.find((path) => existsSync(path));
-  if (!found) throw new Error(`No Chromium found (looked at ${CANDIDATES.join(', ')}): the dashboard's browser tests need one; set CHROMIUM_PATH, or apt-get install chromium (.ci/run installs it).`);
+  if (!found)
+    throw new Error(
+      `No Chromium found (looked at ${CANDIDATES.join(', ')}): the dashboard's browser tests need one; set CHROMIUM_PATH, or apt-get install chromium (.ci/run installs it).`,
+    );
   return found;
 }
 
@@ -24,7 +35,15 @@ export async function launchChromium(): Promise<Browser> {
     executablePath: findChromium(),
     headless: true,
     // This machine has no network: without these, Chromium keeps trying to reach Google's hosts.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -32,7 +51,10 @@ export async function launchChromium(): Promise<Browser> {
  * A fresh browser profile on the bridge's dashboard, allowed to use the clipboard. `errors` collects script errors,
  * CSP violations and files that failed to load (not the API's 4xx answers, which the page shows).
  */
-export async function openDashboard(browser: Browser, bridge: TestBridge): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+export async function openDashboard(
+  browser: Browser,
+  bridge: TestBridge,
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1366, height: 800 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: bridge.url });
   const page = await context.newPage();
@@ -42,7 +64,12 @@ export async function openDashboard(browser: Browser, bridge: TestBridge): Promi
     if (msg.type() === 'error' && !/status of 4\d\d/.test(msg.text())) errors.push(msg.text());
   });
   page.on('response', (res) => {
-    if (!new URL(res.url()).pathname.startsWith('/admin/') && res.status() >= 400 && !res.url().endsWith('/dashboard/session')) errors.push(`${res.status()} ${res.url()}`);
+    if (
+      !new URL(res.url()).pathname.startsWith('/admin/') &&
+      res.status() >= 400 &&
+      !res.url().endsWith('/dashboard/session')
+    )
+      errors.push(`${res.status()} ${res.url()}`);
   });
   await page.goto(`${bridge.url}/dashboard`);
   return { context, page, errors };
@@ -98,12 +125,20 @@ export function row(page: Page, name: string): Locator {
 }
 
 /** Waits until the row's status badge reads `status` (the page polls every 3 s). */
-export async function untilStatus(page: Page, name: string, status: 'online' | 'offline' | 'deactivated'): Promise<void> {
-  await row(page, name).locator('.badge', { hasText: new RegExp(`^${status}$`) }).waitFor({ timeout: 15_000 });
+export async function untilStatus(
+  page: Page,
+  name: string,
+  status: 'online' | 'offline' | 'deactivated',
+): Promise<void> {
+  await row(page, name)
+    .locator('.badge', { hasText: new RegExp(`^${status}$`) })
+    .waitFor({ timeout: 15_000 });
 }
 
 /** Everything the page holds: its DOM text, form values included, and the address. */
 export async function pageHolds(page: Page, text: string): Promise<boolean> {
-  const values = (await page.evaluate('[...document.querySelectorAll("input, textarea")].map((e) => e.value).join(" ")')) as string;
+  const values = (await page.evaluate(
+    '[...document.querySelectorAll("input, textarea")].map((e) => e.value).join(" ")',
+  )) as string;
   return (await page.content()).includes(text) || values.includes(text) || page.url().includes(text);
 }

@@ -19,7 +19,12 @@ export interface Answer {
   headers: Headers;
 }
 
-export async function send(bridge: TestBridge, method: string, path: string, options: BrowserRequest = {}): Promise<Answer> {
+export async function send(
+  bridge: TestBridge,
+  method: string,
+  path: string,
+  options: BrowserRequest = {},
+): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.cookie) headers.cookie = options.cookie;
@@ -35,8 +40,15 @@ export async function send(bridge: TestBridge, method: string, path: string, opt
   const text = await response.text();
   const isJson = response.headers.get('content-type')?.startsWith('application/json');
   const body = isJson && text ? JSON.parse(text) : text;
-  const check = response.ok ? (options.schema ? validators[options.schema] : undefined) : isJson ? validators.HttpError : undefined;
-  if (check && !check(body)) throw new Error(`${method} ${path} answered an invalid body ${text}: ${JSON.stringify(check.errors)}`);
+  const check = response.ok
+    ? options.schema
+      ? validators[options.schema]
+      : undefined
+    : isJson
+      ? validators.HttpError
+      : undefined;
+  if (check && !check(body))
+    throw new Error(`${method} ${path} answered an invalid body ${text}: ${JSON.stringify(check.errors)}`);
   return { status: response.status, body, headers: response.headers };
 }
 
@@ -49,7 +61,12 @@ export interface SignedIn {
 
 /** Signs in as the page does and returns the cookie to send back and the CSRF token. */
 export async function signIn(bridge: TestBridge, extra: BrowserRequest = {}): Promise<SignedIn> {
-  const res = await send(bridge, 'POST', '/dashboard/session', { body: { admin_token: ADMIN_TOKEN }, origin: bridge.url, schema: 'DashboardSession', ...extra });
+  const res = await send(bridge, 'POST', '/dashboard/session', {
+    body: { admin_token: ADMIN_TOKEN },
+    origin: bridge.url,
+    schema: 'DashboardSession',
+    ...extra,
+  });
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
   const setCookie = res.headers.get('set-cookie') ?? '';
   const cookie = setCookie.split(';')[0]!;

@@ -21,11 +21,14 @@ describe('dashboard: edit and remove', function () {
   /** The bodies of the PATCH requests the page sent. */
   const patches = (page: Page) => {
     const sent: { path: string; body: unknown }[] = [];
-    page.on('request', (r) => r.method() === 'PATCH' && sent.push({ path: new URL(r.url()).pathname, body: r.postDataJSON() }));
+    page.on(
+      'request',
+      (r) => r.method() === 'PATCH' && sent.push({ path: new URL(r.url()).pathname, body: r.postDataJSON() }),
+    );
     return sent;
   };
 
-  it('renames an organization, an app and an agent, changes the agent\'s description and TTL, and the directory shows it', async function () {
+  it("renames an organization, an app and an agent, changes the agent's description and TTL, and the directory shows it", async function () {
     const bridge = await startTestBridge();
     const org = await bridge.org('Acme School');
     const app = await bridge.app(org.org_id, 'Classroom');
@@ -53,7 +56,11 @@ describe('dashboard: edit and remove', function () {
 
     await row(page, 'Maths Tutor').getByRole('button', { name: 'Edit Maths Tutor' }).click();
     const agentDialog = page.getByRole('dialog', { name: 'Edit Maths Tutor' });
-    await agentDialog.getByText('A new TTL applies to the sessions started from now on: a conversation under way keeps the expiry it was given when it started.').waitFor();
+    await agentDialog
+      .getByText(
+        'A new TTL applies to the sessions started from now on: a conversation under way keeps the expiry it was given when it started.',
+      )
+      .waitFor();
     expect(await agentDialog.getByLabel('Description (optional)').inputValue()).to.equal('Explains maths.');
     expect(await agentDialog.getByLabel('Session TTL (days)').inputValue()).to.equal('14');
     await agentDialog.getByLabel('Session TTL (days)').fill('0');
@@ -71,20 +78,33 @@ describe('dashboard: edit and remove', function () {
     // Only what changed is sent; a second edit of the TTL alone sends the TTL alone.
     await tutor.getByRole('button', { name: 'Edit Physics Tutor' }).click();
     await page.getByRole('dialog', { name: 'Edit Physics Tutor' }).getByLabel('Session TTL (days)').fill('7');
-    await page.getByRole('dialog', { name: 'Edit Physics Tutor' }).getByRole('button', { name: 'Save changes' }).click();
+    await page
+      .getByRole('dialog', { name: 'Edit Physics Tutor' })
+      .getByRole('button', { name: 'Save changes' })
+      .click();
     await tutor.getByText('7 days').waitFor();
     expect(sent).to.deep.equal([
       { path: `/admin/v1/organizations/${org.org_id}`, body: { name: 'Acme Learning' } },
       { path: `/admin/v1/apps/${app.app_id}`, body: { name: 'Classroom (iOS)' } },
-      { path: `/admin/v1/agents/${agent.agent_id}`, body: { name: 'Physics Tutor', description: 'Explains physics, step by step.', ttl_days: 30 } },
+      {
+        path: `/admin/v1/agents/${agent.agent_id}`,
+        body: { name: 'Physics Tutor', description: 'Explains physics, step by step.', ttl_days: 30 },
+      },
       { path: `/admin/v1/agents/${agent.agent_id}`, body: { ttl_days: 7 } },
     ]);
 
     // What apps see: the directory, with the app's own token.
-    const directory = await bridge.http('GET', `/v1/organizations/${org.org_id}/agents`, { token: app.token, schema: 'AgentDirectory' });
-    expect(directory.body.agents.map((a: { id: string; name: string; description: string }) => [a.id, a.name, a.description])).to.deep.equal([
-      [agent.agent_id, 'Physics Tutor', 'Explains physics, step by step.'],
-    ]);
+    const directory = await bridge.http('GET', `/v1/organizations/${org.org_id}/agents`, {
+      token: app.token,
+      schema: 'AgentDirectory',
+    });
+    expect(
+      directory.body.agents.map((a: { id: string; name: string; description: string }) => [
+        a.id,
+        a.name,
+        a.description,
+      ]),
+    ).to.deep.equal([[agent.agent_id, 'Physics Tutor', 'Explains physics, step by step.']]);
     // And the organizations list, after a reload.
     await page.goto(`${bridge.url}/dashboard#/orgs`);
     await page.getByRole('link', { name: 'Acme Learning' }).waitFor();

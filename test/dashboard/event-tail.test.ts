@@ -9,7 +9,12 @@ import { browserSuite, goTo, screenshot, signIn } from './browser.js';
 const TAIL_MS = 3000;
 
 /** One event from the app, answered by the agent with a token and a reply. */
-async function deliverOne(appClient: AppClient, agentClient: AgentClient, agentId: string, threadId: string): Promise<string> {
+async function deliverOne(
+  appClient: AppClient,
+  agentClient: AgentClient,
+  agentId: string,
+  threadId: string,
+): Promise<string> {
   appClient.send({ type: 'event', agent_id: agentId, thread_id: threadId, payload: { text: 'Hello' } });
   const { event_id } = await appClient.expect('accepted');
   await agentClient.expect('event');
@@ -42,17 +47,26 @@ describe('dashboard event tail', function () {
 
     const readsBeforeLive = reads.length;
     await page.getByRole('button', { name: 'Live' }).click();
-    await page.getByRole('status').getByText(/^Live: the log is read every 3 seconds/).waitFor();
+    await page
+      .getByRole('status')
+      .getByText(/^Live: the log is read every 3 seconds/)
+      .waitFor();
     const second = await deliverOne(appClient, agentClient, agent.agent_id, 'lesson-2');
     const elsewhere = await deliverOne(otherClient, agentClient, agent.agent_id, 'shelf-1');
     await page.clock.runFor(TAIL_MS);
     const fresh = page.getByRole('row').filter({ hasText: second });
     await fresh.getByText('new', { exact: true }).waitFor();
     await page.getByText('Live: 1 new event').waitFor();
-    expect(await page.getByRole('row').filter({ hasText: first }).getByText('new', { exact: true }).count(), 'the event shown before is not new').to.equal(0);
+    expect(
+      await page.getByRole('row').filter({ hasText: first }).getByText('new', { exact: true }).count(),
+      'the event shown before is not new',
+    ).to.equal(0);
     expect(await page.getByRole('row').filter({ hasText: elsewhere }).count(), 'the filter still applies').to.equal(0);
     expect(reads.length).to.be.greaterThan(readsBeforeLive);
-    expect(reads.slice(readsBeforeLive).every((q) => q.includes(`app_id=${app.app_id}`)), 'each read with the filters').to.equal(true);
+    expect(
+      reads.slice(readsBeforeLive).every((q) => q.includes(`app_id=${app.app_id}`)),
+      'each read with the filters',
+    ).to.equal(true);
     await screenshot(page, 'event-tail');
 
     await page.getByRole('button', { name: 'Pause the live tail' }).click();

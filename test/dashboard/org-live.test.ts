@@ -10,14 +10,17 @@ const POLL_MS = 3000;
 
 /** The row of the live table `caption` that names `name`. */
 function liveRow(page: Page, caption: RegExp, name: string) {
-  return page.getByRole('table', { name: caption }).getByRole('row').filter({ has: page.getByRole('rowheader', { name, exact: true }) });
+  return page
+    .getByRole('table', { name: caption })
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name, exact: true }) });
 }
 
 describe('dashboard organization live', function () {
   this.timeout(90_000);
   const { open } = browserSuite();
 
-  it('counts an app\'s instances 0 to 2, shows an agent\'s connection, last ping, events per second and error rate, and links to its events', async function () {
+  it("counts an app's instances 0 to 2, shows an agent's connection, last ping, events per second and error rate, and links to its events", async function () {
     const bridge = await startTestBridge();
     const org = await bridge.org('Acme School');
     const app = await bridge.app(org.org_id, 'Classroom');
@@ -28,7 +31,9 @@ describe('dashboard organization live', function () {
     await goTo(page, 'Organizations');
     await page.getByRole('link', { name: 'Acme School' }).click();
 
-    const instances = liveRow(page, /^Apps: live instances/, 'Classroom').getByRole('cell').first();
+    const instances = liveRow(page, /^Apps: live instances/, 'Classroom')
+      .getByRole('cell')
+      .first();
     await instances.getByText('0', { exact: true }).waitFor();
     const tutor = liveRow(page, /^Agents: live connection/, 'Maths Tutor');
     await tutor.getByText('not connected').waitFor();
@@ -52,7 +57,9 @@ describe('dashboard organization live', function () {
     await instances.getByText('2', { exact: true }).waitFor();
     const connections = liveRow(page, /^Apps: live instances/, 'Classroom').getByRole('listitem');
     expect(await connections.count()).to.equal(2);
-    expect(await connections.nth(1).textContent()).to.match(/^since 2026-11-22 12:00:00 UTC, last ping 2026-11-22 12:00:10 UTC, node \S+$/);
+    expect(await connections.nth(1).textContent()).to.match(
+      /^since 2026-11-22 12:00:00 UTC, last ping 2026-11-22 12:00:10 UTC, node \S+$/,
+    );
     const cells = await tutor.getByRole('cell').allTextContents();
     expect(cells[0]).to.match(/^connected since 2026-11-22 12:00:00 UTC, last ping 2026-11-22 12:00:10 UTC, node \S+$/);
     expect(cells.slice(1, 3)).to.deep.equal([(2 / 60).toFixed(2), '50% (1 of 2)']);

@@ -10,7 +10,8 @@ import { startTestBridge } from '../helpers/bridge.js';
 import { sample, scrape } from '../helpers/metrics.js';
 import { browserSuite, goTo, screenshot, signIn } from './browser.js';
 
-const tileValue = (page: Page, title: string) => page.getByRole('region', { name: title, exact: true }).locator('.value');
+const tileValue = (page: Page, title: string) =>
+  page.getByRole('region', { name: title, exact: true }).locator('.value');
 
 describe('dashboard overview', function () {
   this.timeout(90_000);
@@ -21,7 +22,10 @@ describe('dashboard overview', function () {
     const { page, errors } = await open(bridge);
     await page.clock.install();
     const polls: string[] = [];
-    page.on('request', (r) => new URL(r.url()).pathname === '/admin/v1/overview' && polls.push(new URL(r.url()).search));
+    page.on(
+      'request',
+      (r) => new URL(r.url()).pathname === '/admin/v1/overview' && polls.push(new URL(r.url()).search),
+    );
     await signIn(page);
     await tileValue(page, 'Apps').getByText('0 apps online').waitFor();
     await page.getByText('Newest sample not taken yet').waitFor();
@@ -47,17 +51,34 @@ describe('dashboard overview', function () {
     await page.clock.runFor(LIMITS.overviewSampleMs);
     await tileValue(page, 'Apps').getByText('2 apps online').waitFor();
     const metrics = await scrape(bridge.url);
-    const perSecond = (n: number | undefined) => `${Number(((n ?? NaN) / (LIMITS.overviewSampleMs / 1000)).toFixed(1))}/s`;
-    expect(await page.getByRole('region', { name: 'Apps', exact: true }).locator('.detail').textContent()).to.equal(`${sample(metrics, 'bridge_connections', { kind: 'app' })} connections (instances)`);
+    const perSecond = (n: number | undefined) =>
+      `${Number(((n ?? NaN) / (LIMITS.overviewSampleMs / 1000)).toFixed(1))}/s`;
+    expect(await page.getByRole('region', { name: 'Apps', exact: true }).locator('.detail').textContent()).to.equal(
+      `${sample(metrics, 'bridge_connections', { kind: 'app' })} connections (instances)`,
+    );
     expect(await tileValue(page, 'Agents').textContent()).to.equal('1 agent online');
-    expect(await page.getByRole('region', { name: 'Agents', exact: true }).locator('.detail').textContent()).to.equal(`${sample(metrics, 'bridge_connections', { kind: 'agent' })} connection`);
-    expect(await tileValue(page, 'Events in flight').textContent()).to.equal(String(sample(metrics, 'bridge_events_in_flight')));
-    expect(await tileValue(page, 'Accepted events').textContent()).to.equal(perSecond(sample(metrics, 'bridge_events_total', { status: 'delivered', outcome: 'replied' })));
-    expect(await tileValue(page, 'Rejected events').textContent()).to.equal(perSecond(sample(metrics, 'bridge_events_total', { status: 'rejected', outcome: 'rejected' })));
-    expect(await tileValue(page, 'Fragments').textContent()).to.equal(perSecond(sample(metrics, 'bridge_tokens_forwarded_total')));
+    expect(await page.getByRole('region', { name: 'Agents', exact: true }).locator('.detail').textContent()).to.equal(
+      `${sample(metrics, 'bridge_connections', { kind: 'agent' })} connection`,
+    );
+    expect(await tileValue(page, 'Events in flight').textContent()).to.equal(
+      String(sample(metrics, 'bridge_events_in_flight')),
+    );
+    expect(await tileValue(page, 'Accepted events').textContent()).to.equal(
+      perSecond(sample(metrics, 'bridge_events_total', { status: 'delivered', outcome: 'replied' })),
+    );
+    expect(await tileValue(page, 'Rejected events').textContent()).to.equal(
+      perSecond(sample(metrics, 'bridge_events_total', { status: 'rejected', outcome: 'rejected' })),
+    );
+    expect(await tileValue(page, 'Fragments').textContent()).to.equal(
+      perSecond(sample(metrics, 'bridge_tokens_forwarded_total')),
+    );
     expect(await tileValue(page, 'Errors').textContent()).to.equal('1 error');
-    expect(await page.getByRole('region', { name: 'Errors', exact: true }).getByRole('row').allTextContents()).to.deep.equal(['CodeEvents', 'AGENT_NOT_FOUND1']);
-    expect(await tileValue(page, 'Latency').textContent(), 'the frozen clock: replies in no time').to.equal('p50 0 ms · p99 0 ms');
+    expect(
+      await page.getByRole('region', { name: 'Errors', exact: true }).getByRole('row').allTextContents(),
+    ).to.deep.equal(['CodeEvents', 'AGENT_NOT_FOUND1']);
+    expect(await tileValue(page, 'Latency').textContent(), 'the frozen clock: replies in no time').to.equal(
+      'p50 0 ms · p99 0 ms',
+    );
     await page.getByRole('img', { name: /^Accepted events per second: accepted 0\.4\/s now/ }).waitFor();
     expect(await page.getByRole('heading', { name: 'Nodes' }).count(), 'one node: no table of nodes').to.equal(0);
 
@@ -78,7 +99,9 @@ describe('dashboard overview', function () {
     await page.clock.runFor(LIMITS.overviewSampleMs);
     await tileValue(page, 'Apps').getByText('0 apps online').waitFor();
     expect(await tileValue(page, 'Accepted events').textContent(), 'nothing in the newest interval').to.equal('0/s');
-    expect(polls.at(-1), 'once it holds a sample, the page asks only for newer ones').to.equal(`?after=${Date.parse('2026-11-22T12:05:05.000Z')}`);
+    expect(polls.at(-1), 'once it holds a sample, the page asks only for newer ones').to.equal(
+      `?after=${Date.parse('2026-11-22T12:05:05.000Z')}`,
+    );
 
     const before = polls.length;
     await goTo(page, 'Organizations');
@@ -102,11 +125,21 @@ describe('dashboard overview', function () {
         rejected: i % 30 === 0 ? 2 : 0,
         fragments: 300 + 20 * (i % 13),
         replied: 10 * node,
-        errors: (i % 30 === 0 ? { RATE_LIMIT_EXCEEDED: 2 } : i === 118 ? { AGENT_TIMEOUT: node } : {}) as OverviewSample['errors'],
+        errors: (i % 30 === 0
+          ? { RATE_LIMIT_EXCEEDED: 2 }
+          : i === 118
+            ? { AGENT_TIMEOUT: node }
+            : {}) as OverviewSample['errors'],
         latency_p50_ms: 400 * node,
         latency_p99_ms: 1000 * node + 200,
       }));
-    const now = (node: number) => ({ app_connections: 4 + node, agent_connections: 2, apps_online: 2 + node, agents_online: 2, events_in_flight: node });
+    const now = (node: number) => ({
+      app_connections: 4 + node,
+      agent_connections: 2,
+      apps_online: 2 + node,
+      agents_online: 2,
+      events_in_flight: node,
+    });
     const stub: Overview = {
       at,
       sample_ms: step,
@@ -117,7 +150,9 @@ describe('dashboard overview', function () {
     const asked: string[] = [];
     await page.route('**/admin/v1/overview*', (route) => {
       asked.push(new URL(route.request().url()).search);
-      return route.fulfill({ json: asked.length === 1 ? stub : { ...stub, nodes: stub.nodes.map((n) => ({ ...n, samples: [] })) } });
+      return route.fulfill({
+        json: asked.length === 1 ? stub : { ...stub, nodes: stub.nodes.map((n) => ({ ...n, samples: [] })) },
+      });
     });
     await signIn(page);
 
@@ -130,12 +165,20 @@ describe('dashboard overview', function () {
     await page.getByText('across nodes p50 is their mean weighted by replies, p99 the largest of theirs').waitFor();
     await page.getByRole('alert').getByText('Not answering, so left out of these numbers: node-3.').waitFor();
     const errorsTile = page.getByRole('region', { name: 'Errors', exact: true });
-    expect(await errorsTile.getByRole('row').allTextContents()).to.deep.equal(['CodeEvents', 'RATE_LIMIT_EXCEEDED8', 'AGENT_TIMEOUT3']);
-    const chart = page.getByRole('img', { name: /^Accepted events per second: accepted 9\.6\/s now; at most 10\/s in the last 10 minutes\.$/ });
+    expect(await errorsTile.getByRole('row').allTextContents()).to.deep.equal([
+      'CodeEvents',
+      'RATE_LIMIT_EXCEEDED8',
+      'AGENT_TIMEOUT3',
+    ]);
+    const chart = page.getByRole('img', {
+      name: /^Accepted events per second: accepted 9\.6\/s now; at most 10\/s in the last 10 minutes\.$/,
+    });
     await chart.waitFor();
 
     const nodes = page.getByRole('table', { name: 'Each node now, and its newest sample' });
-    expect(await nodes.getByRole('row').nth(2).allInnerTexts()).to.deep.equal([['node-2', '4', '6', '2', '2', '2', '5.8', '0', '68', '800 ms', '2.2 s'].join('\t')]);
+    expect(await nodes.getByRole('row').nth(2).allInnerTexts()).to.deep.equal([
+      ['node-2', '4', '6', '2', '2', '2', '5.8', '0', '68', '800 ms', '2.2 s'].join('\t'),
+    ]);
     await screenshot(page, 'overview-nodes');
     expect(asked[0], 'the first poll asks for everything').to.equal('');
     expect(errors).to.deep.equal([]);

@@ -65,7 +65,7 @@ describe('dashboard: search and paging', function () {
     expect(errors).to.deep.equal([]);
   });
 
-  it('searches and pages an organization\'s apps and agents, each list on its own', async function () {
+  it("searches and pages an organization's apps and agents, each list on its own", async function () {
     const bridge = await startTestBridge();
     const org = await bridge.org('Acme School');
     for (let i = 1; i <= 27; i++) await bridge.app(org.org_id, `App ${String(i).padStart(2, '0')}`);
@@ -85,7 +85,9 @@ describe('dashboard: search and paging', function () {
     await agents.getByRole('button', { name: 'Search' }).click();
     await agents.getByText('2 agents matching “tutor”.').waitFor();
     expect(await names(page, agents.locator('table'))).to.deep.equal(['Maths Tutor', 'Physics Tutor']);
-    expect(new URL(page.url()).hash).to.match(new RegExp(`^#/orgs/${org.org_id}\\?apps_after=app-25-[a-z0-9]+&agents_q=tutor$`));
+    expect(new URL(page.url()).hash).to.match(
+      new RegExp(`^#/orgs/${org.org_id}\\?apps_after=app-25-[a-z0-9]+&agents_q=tutor$`),
+    );
     await page.reload();
     await agents.getByText('2 agents matching “tutor”.').waitFor();
     expect(await names(page, apps.locator('table'))).to.deep.equal(['App 26', 'App 27']);

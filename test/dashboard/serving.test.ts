@@ -7,7 +7,8 @@ import { disconnect, startTestBridge } from '../helpers/bridge.js';
 import { asyncapi, openapi } from '../helpers/raw-spec.js';
 import { send } from './cookie-http.js';
 
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 const ASSETS = new URL('../../src/dashboard/assets/', import.meta.url);
 
 function expectSecurityHeaders(headers: Headers, what: string): void {
@@ -27,7 +28,9 @@ describe('dashboard page and files', function () {
     expect(page.body).to.include('<script type="module" src="/dashboard/assets/dashboard.js"></script>');
 
     // Every file the page or a module names is served, with the type a browser requires under nosniff.
-    const pending = [...(page.body as string).matchAll(/(?:src|href)="\/dashboard\/assets\/([\w.-]+)"/g)].map((m) => m[1]!);
+    const pending = [...(page.body as string).matchAll(/(?:src|href)="\/dashboard\/assets\/([\w.-]+)"/g)].map(
+      (m) => m[1]!,
+    );
     const seen = new Set<string>();
     while (pending.length) {
       const file = pending.pop()!;
@@ -35,7 +38,11 @@ describe('dashboard page and files', function () {
       seen.add(file);
       const res = await send(bridge, 'GET', `/dashboard/assets/${file}`);
       expect(res.status, file).to.equal(200);
-      const type = file.endsWith('.css') ? 'text/css; charset=utf-8' : file.endsWith('.svg') ? 'image/svg+xml' : 'text/javascript; charset=utf-8';
+      const type = file.endsWith('.css')
+        ? 'text/css; charset=utf-8'
+        : file.endsWith('.svg')
+          ? 'image/svg+xml'
+          : 'text/javascript; charset=utf-8';
       expect(res.headers.get('content-type'), file).to.equal(type);
       expectSecurityHeaders(res.headers, file);
       for (const m of (res.body as string).matchAll(/from '\.\/([\w.-]+)'/g)) pending.push(m[1]!);
@@ -55,14 +62,20 @@ describe('dashboard page and files', function () {
   it('serves its icon at /favicon.ico too, the SVG the page links, with the same headers', async function () {
     const bridge = await startTestBridge();
     const page = await send(bridge, 'GET', '/dashboard');
-    expect(page.body).to.include('<link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml">');
+    expect(page.body).to.match(
+      /<link rel="icon" href="\/dashboard\/assets\/favicon\.svg" type="image\/svg\+xml"\s*\/?>/,
+    );
     const linked = await send(bridge, 'GET', '/dashboard/assets/favicon.svg');
     const icon = await send(bridge, 'GET', '/favicon.ico');
     expect(icon.status).to.equal(200);
     expect(icon.headers.get('content-type')).to.equal('image/svg+xml');
     expectSecurityHeaders(icon.headers, '/favicon.ico');
-    expect(icon.body).to.equal(linked.body).and.equal(readFileSync(new URL('favicon.svg', ASSETS), 'utf8'));
-    expect(icon.body).to.match(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/).and.not.match(/<script|\son\w+=/);
+    expect(icon.body)
+      .to.equal(linked.body)
+      .and.equal(readFileSync(new URL('favicon.svg', ASSETS), 'utf8'));
+    expect(icon.body)
+      .to.match(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/)
+      .and.not.match(/<script|\son\w+=/);
   });
 
   it('serves the page even when the admin API is off (the page then says so)', async function () {
@@ -78,24 +91,45 @@ describe('dashboard page and files', function () {
     expect(html).not.to.match(/<style|\sstyle=|\son\w+=/);
     for (const file of readdirSync(ASSETS).filter((f) => f.endsWith('.js'))) {
       const code = readFileSync(new URL(file, ASSETS), 'utf8');
-      expect(code, file).not.to.match(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|localStorage|sessionStorage/);
+      expect(code, file).not.to.match(
+        /innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|localStorage|sessionStorage/,
+      );
     }
   });
 
   it('validates forms by the rules of spec/openapi.yaml and asyncapi.yaml', async function () {
     const schemas = openapi.components.schemas;
-    for (const name of ['OrganizationCreate', 'AppCreate', 'AgentCreate', 'OrganizationUpdate', 'AppUpdate', 'AgentUpdate']) expect(schemas[name].properties.name.maxLength, name).to.equal(FIELD_RULES.nameMaxLength);
+    for (const name of [
+      'OrganizationCreate',
+      'AppCreate',
+      'AgentCreate',
+      'OrganizationUpdate',
+      'AppUpdate',
+      'AgentUpdate',
+    ])
+      expect(schemas[name].properties.name.maxLength, name).to.equal(FIELD_RULES.nameMaxLength);
     const agent = schemas.AgentCreate.properties;
     for (const { properties: fields } of [schemas.AgentCreate, schemas.AgentUpdate]) {
       expect(fields.description.maxLength).to.equal(FIELD_RULES.descriptionMaxLength);
-      expect([fields.ttl_days.minimum, fields.ttl_days.maximum]).to.deep.equal([FIELD_RULES.ttlDaysMin, FIELD_RULES.ttlDaysMax]);
+      expect([fields.ttl_days.minimum, fields.ttl_days.maximum]).to.deep.equal([
+        FIELD_RULES.ttlDaysMin,
+        FIELD_RULES.ttlDaysMax,
+      ]);
     }
-    const parameters = (path: string) => Object.fromEntries(openapi.paths[path].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, p.schema]));
-    for (const path of ['/admin/v1/organizations', '/admin/v1/organizations/{org_id}/apps', '/admin/v1/organizations/{org_id}/agents']) {
+    const parameters = (path: string) =>
+      Object.fromEntries(
+        openapi.paths[path].get.parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, p.schema]),
+      );
+    for (const path of [
+      '/admin/v1/organizations',
+      '/admin/v1/organizations/{org_id}/apps',
+      '/admin/v1/organizations/{org_id}/agents',
+    ]) {
       expect(parameters(path).q.maxLength, path).to.equal(FIELD_RULES.searchMaxLength);
       expect(parameters(path).limit.maximum, path).to.equal(FIELD_RULES.pageMax);
     }
-    for (const path of ['/admin/v1/sessions', '/admin/v1/audit']) expect(parameters(path).limit.maximum, path).to.equal(FIELD_RULES.pageMax);
+    for (const path of ['/admin/v1/sessions', '/admin/v1/audit'])
+      expect(parameters(path).limit.maximum, path).to.equal(FIELD_RULES.pageMax);
     expect(asyncapi.components.schemas.AppId.pattern).to.equal(FIELD_RULES.idPattern);
     expect(asyncapi.components.schemas.AppId.maxLength).to.equal(FIELD_RULES.idMaxLength);
     expect(asyncapi.components.schemas.ThreadId.pattern).to.equal(FIELD_RULES.threadIdPattern);
@@ -105,7 +139,10 @@ describe('dashboard page and files', function () {
     const spec = await send(bridge, 'GET', '/dashboard/assets/spec.js');
     expect(spec.body).to.include(`"ttlDaysDefault":${agent.ttl_days.default}`);
     expect(spec.body).to.include(`"overviewSampleMs":${asyncapi['x-limits'].overviewSampleMs.value}`);
-    expect(spec.body).to.include('"PERMISSION_DENIED"').and.include('"AGENT_OFFLINE"').and.not.include('"ADMIN_API_DISABLED"');
+    expect(spec.body)
+      .to.include('"PERMISSION_DENIED"')
+      .and.include('"AGENT_OFFLINE"')
+      .and.not.include('"ADMIN_API_DISABLED"');
   });
 
   it('lists an app online while one of its instances is connected', async function () {
@@ -127,7 +164,8 @@ describe('dashboard page and files', function () {
     expect(await online()).to.deep.equal({ [app.app_id]: true, [other.app_id]: false });
     first.close();
     await first.waitForClose();
-    for (let i = 0; i < 200 && bridge.bridge.stats().apps !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 0; i < 200 && bridge.bridge.stats().apps !== 1; i++)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     expect(bridge.bridge.stats().apps).to.equal(1);
     expect((await online())[app.app_id], 'one instance left').to.equal(true);
     await disconnect(bridge, second);

@@ -27,15 +27,27 @@ describe('dashboard sessions', function () {
   it('signs in with the admin token: an HttpOnly, SameSite=Strict cookie for 12 hours, and a CSRF token for the page', async function () {
     const bridge = await startTestBridge();
     const session = await signIn(bridge);
-    expect(session.setCookie).to.match(/^bridge_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict$/);
+    expect(session.setCookie).to.match(
+      /^bridge_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=43200; HttpOnly; SameSite=Strict$/,
+    );
     expect(session.expiresAt).to.equal('2026-11-23T00:00:00.000Z');
 
-    const read = await send(bridge, 'GET', '/dashboard/session', { cookie: session.cookie, schema: 'DashboardSession' });
+    const read = await send(bridge, 'GET', '/dashboard/session', {
+      cookie: session.cookie,
+      schema: 'DashboardSession',
+    });
     expect(read.status).to.equal(200);
     // The fingerprint is how the audit trail names this session: its sign-in is the newest entry.
     const audit = await send(bridge, 'GET', '/admin/v1/audit?limit=1', { cookie: session.cookie, schema: 'AuditLog' });
-    expect(audit.body.entries[0]).to.deep.include({ action: 'dashboard.sign_in', actor: { kind: 'dashboard_session', session: read.body.fingerprint } });
-    expect(read.body).to.deep.equal({ csrf_token: session.csrf, expires_at: session.expiresAt, fingerprint: read.body.fingerprint });
+    expect(audit.body.entries[0]).to.deep.include({
+      action: 'dashboard.sign_in',
+      actor: { kind: 'dashboard_session', session: read.body.fingerprint },
+    });
+    expect(read.body).to.deep.equal({
+      csrf_token: session.csrf,
+      expires_at: session.expiresAt,
+      fingerprint: read.body.fingerprint,
+    });
     expect(session.cookie).not.to.include(read.body.fingerprint);
     expect(session.cookie).not.to.include(session.csrf);
 
@@ -46,7 +58,7 @@ describe('dashboard sessions', function () {
     }
   });
 
-  it('refuses a wrong admin token (401), a malformed body (400) and another site\'s origin (403), and sets no cookie', async function () {
+  it("refuses a wrong admin token (401), a malformed body (400) and another site's origin (403), and sets no cookie", async function () {
     const bridge = await startTestBridge();
     const cases: [what: string, status: number, code: string, body: unknown, origin?: string][] = [
       ['a wrong token', 401, 'UNAUTHORIZED', { admin_token: `${ADMIN_TOKEN}x` }],
@@ -63,7 +75,9 @@ describe('dashboard sessions', function () {
       expect(res.headers.get('set-cookie'), what).to.equal(null);
     }
     const guess = 'a-guessed-token-0123456789';
-    expect(JSON.stringify((await send(bridge, 'POST', '/dashboard/session', { body: { admin_token: guess } })).body)).not.to.include(guess);
+    expect(
+      JSON.stringify((await send(bridge, 'POST', '/dashboard/session', { body: { admin_token: guess } })).body),
+    ).not.to.include(guess);
   });
 
   it('answers ADMIN_API_DISABLED to sign-in, session reads and sign-out when the admin API is off', async function () {
@@ -76,7 +90,7 @@ describe('dashboard sessions', function () {
     }
   });
 
-  it('admits admin reads by cookie, and writes only with the session\'s X-CSRF-Token from the bridge\'s own origin', async function () {
+  it("admits admin reads by cookie, and writes only with the session's X-CSRF-Token from the bridge's own origin", async function () {
     const bridge = await startTestBridge();
     const routes = await writes(bridge);
     const session = await signIn(bridge);
@@ -103,7 +117,9 @@ describe('dashboard sessions', function () {
         expect(res.body.error).to.match(/X-CSRF-Token|may not change/);
       }
     }
-    expect((await bridge.http('GET', '/admin/v1/organizations', { schema: 'OrganizationList' })).body.organizations).to.have.length(1);
+    expect(
+      (await bridge.http('GET', '/admin/v1/organizations', { schema: 'OrganizationList' })).body.organizations,
+    ).to.have.length(1);
 
     const expected = [201, 201, 201, 200, 200, 200, 200];
     for (const [i, [method, path, body]] of routes.entries()) {
@@ -111,7 +127,11 @@ describe('dashboard sessions', function () {
       const res = await send(bridge, method, path, { cookie, csrf, body, ...(origin ? { origin } : {}) });
       expect(res.status, `${method} ${path}`).to.equal(expected[i]);
     }
-    const bogus = await send(bridge, 'POST', '/admin/v1/organizations', { cookie: 'bridge_session=forged', csrf, body: { name: 'X' } });
+    const bogus = await send(bridge, 'POST', '/admin/v1/organizations', {
+      cookie: 'bridge_session=forged',
+      csrf,
+      body: { name: 'X' },
+    });
     expect(bogus.status).to.equal(401);
     expect(bogus.body.code).to.equal('UNAUTHORIZED');
   });
@@ -122,7 +142,12 @@ describe('dashboard sessions', function () {
     const wrong = await send(bridge, 'GET', '/admin/v1/organizations', { cookie, bearer: 'not-the-admin-token' });
     expect(wrong.status).to.equal(401);
     expect(wrong.body.code).to.equal('UNAUTHORIZED');
-    const bearer = await send(bridge, 'POST', '/admin/v1/organizations', { bearer: ADMIN_TOKEN, origin: 'http://evil.example', body: { name: 'CLI' }, schema: 'Organization' });
+    const bearer = await send(bridge, 'POST', '/admin/v1/organizations', {
+      bearer: ADMIN_TOKEN,
+      origin: 'http://evil.example',
+      body: { name: 'CLI' },
+      schema: 'Organization',
+    });
     expect(bearer.status).to.equal(201);
   });
 
@@ -138,22 +163,35 @@ describe('dashboard sessions', function () {
     const out = await send(bridge, 'DELETE', '/dashboard/session', { cookie, csrf, origin: bridge.url });
     expect(out.status).to.equal(204);
     expect(out.headers.get('set-cookie')).to.equal('bridge_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict');
-    for (const [method, path] of [['GET', '/dashboard/session'], ['GET', '/admin/v1/organizations'], ['DELETE', '/dashboard/session']] as const) {
+    for (const [method, path] of [
+      ['GET', '/dashboard/session'],
+      ['GET', '/admin/v1/organizations'],
+      ['DELETE', '/dashboard/session'],
+    ] as const) {
       const res = await send(bridge, method, path, { cookie, csrf });
       expect(res.status, `${method} ${path}`).to.equal(401);
       expect(res.body.code).to.equal('UNAUTHORIZED');
     }
-    expect((await send(bridge, 'GET', '/dashboard/session', { cookie: kept.cookie })).status, 'another session').to.equal(200);
+    expect(
+      (await send(bridge, 'GET', '/dashboard/session', { cookie: kept.cookie })).status,
+      'another session',
+    ).to.equal(200);
   });
 
-  it('ends a session 12 hours after sign-in on the bridge\'s clock', async function () {
+  it("ends a session 12 hours after sign-in on the bridge's clock", async function () {
     const bridge = await startTestBridge();
     const { cookie, csrf } = await signIn(bridge);
     bridge.clock.advance(12 * HOUR - 1);
     expect((await send(bridge, 'GET', '/admin/v1/organizations', { cookie })).status).to.equal(200);
-    expect((await send(bridge, 'POST', '/admin/v1/organizations', { cookie, csrf, body: { name: 'Late' } })).status).to.equal(201);
+    expect(
+      (await send(bridge, 'POST', '/admin/v1/organizations', { cookie, csrf, body: { name: 'Late' } })).status,
+    ).to.equal(201);
     bridge.clock.advance(1);
-    for (const [method, path, body] of [['GET', '/dashboard/session'], ['GET', '/admin/v1/organizations'], ['POST', '/admin/v1/organizations', { name: 'Too late' }]] as const) {
+    for (const [method, path, body] of [
+      ['GET', '/dashboard/session'],
+      ['GET', '/admin/v1/organizations'],
+      ['POST', '/admin/v1/organizations', { name: 'Too late' }],
+    ] as const) {
       const res = await send(bridge, method, path, { cookie, csrf, ...(body ? { body } : {}) });
       expect(res.status, `${method} ${path}`).to.equal(401);
       expect(res.body.code).to.equal('UNAUTHORIZED');
@@ -162,7 +200,7 @@ describe('dashboard sessions', function () {
     expect(fresh.expiresAt).to.equal(new Date(bridge.clock.now() + 12 * HOUR).toISOString());
   });
 
-  it('replaces the browser\'s previous session when it signs in again', async function () {
+  it("replaces the browser's previous session when it signs in again", async function () {
     const bridge = await startTestBridge();
     const first = await signIn(bridge);
     const second = await signIn(bridge, { cookie: first.cookie });

@@ -9,12 +9,17 @@ const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1366, height: 800 };
 
 /** Whether the page is wider than the window (the test's definition of scrolling sideways). */
-const overflow = (page: Page) => page.evaluate('({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })') as Promise<{ scroll: number; client: number }>;
+const overflow = (page: Page) =>
+  page.evaluate(
+    '({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth })',
+  ) as Promise<{ scroll: number; client: number }>;
 
 /** The elements that stick out of the window on the right, to say what is too wide when the check fails. */
 const tooWide = (page: Page) =>
   page.evaluate(`[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
-    .map((e) => e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + ' ' + Math.round(e.getBoundingClientRect().right) + ': ' + (e.textContent || '').slice(0, 40))`) as Promise<string[]>;
+    .map((e) => e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + ' ' + Math.round(e.getBoundingClientRect().right) + ': ' + (e.textContent || '').slice(0, 40))`) as Promise<
+    string[]
+  >;
 
 async function fitsAndShoot(page: Page, name: string): Promise<void> {
   await page.setViewportSize(LAPTOP);
@@ -38,7 +43,9 @@ async function populated(bridge: TestBridge) {
   const org = await bridge.org('Acme Learning Europe — the long name of a school network');
   const app = await bridge.app(org.org_id, 'Classroom App (iOS)');
   await bridge.app(org.org_id, 'Library');
-  const agent = await bridge.agent(org.org_id, 'Maths Tutor', { description: 'Explains maths and physics exercises step by step, with worked examples.' });
+  const agent = await bridge.agent(org.org_id, 'Maths Tutor', {
+    description: 'Explains maths and physics exercises step by step, with worked examples.',
+  });
   await bridge.agent(org.org_id, 'A tutor with a very long name that keeps going and going');
   const agentClient = await bridge.connectAgent(agent.token);
   const appClient = await bridge.connectApp(app.token);
@@ -73,7 +80,8 @@ describe('dashboard on a small screen', function () {
     await page.getByRole('link', { name: org.name }).waitFor();
     await fitsAndShoot(page, 'small-organizations');
     const nav = page.getByRole('navigation', { name: 'Main' });
-    for (const name of ['Organizations', 'Event log', 'Audit']) await inView(page, nav.getByRole('link', { name, exact: true }), `the nav link ${name}`);
+    for (const name of ['Organizations', 'Event log', 'Audit'])
+      await inView(page, nav.getByRole('link', { name, exact: true }), `the nav link ${name}`);
     await inView(page, nav.getByRole('button', { name: 'Sign out' }), 'Sign out');
 
     await page.setViewportSize(LAPTOP);
@@ -84,7 +92,11 @@ describe('dashboard on a small screen', function () {
     const tutor = page.locator('tbody tr', { hasText: 'Maths Tutor' });
     await inView(page, tutor.locator('.badge'), 'the status of an agent');
     await inView(page, tutor.getByRole('button', { name: 'Deactivate Maths Tutor' }), 'the actions of an agent');
-    expect(await tutor.locator('td', { has: page.locator('.badge') }).evaluate((td: any) => td.ownerDocument.defaultView.getComputedStyle(td, '::before').content)).to.equal('"Status"');
+    expect(
+      await tutor
+        .locator('td', { has: page.locator('.badge') })
+        .evaluate((td: any) => td.ownerDocument.defaultView.getComputedStyle(td, '::before').content),
+    ).to.equal('"Status"');
 
     // A token shown once, and the dialogs, on the phone.
     await page.getByLabel('App name').fill('Phone App');
@@ -95,12 +107,16 @@ describe('dashboard on a small screen', function () {
     await page.getByRole('button', { name: 'Delete organization…' }).click();
     const dialog = page.getByRole('dialog', { name: `Delete ${org.name}?` });
     await dialog.getByText('2 of them are online now').waitFor();
-    await inView(page, dialog.getByRole('button', { name: 'Delete organization' }), 'the dialog\'s button');
+    await inView(page, dialog.getByRole('button', { name: 'Delete organization' }), "the dialog's button");
     expect((await overflow(page)).scroll).to.be.at.most(PHONE.width);
     await screenshot(page, 'small-delete-organization-390', false);
     await page.keyboard.press('Escape');
     await tutor.getByRole('button', { name: 'Edit Maths Tutor' }).click();
-    await inView(page, page.getByRole('dialog', { name: 'Edit Maths Tutor' }).getByLabel('Session TTL (days)'), 'the TTL field');
+    await inView(
+      page,
+      page.getByRole('dialog', { name: 'Edit Maths Tutor' }).getByLabel('Session TTL (days)'),
+      'the TTL field',
+    );
     await screenshot(page, 'small-edit-agent-390', false);
     await page.keyboard.press('Escape');
 
@@ -114,8 +130,12 @@ describe('dashboard on a small screen', function () {
     await page.getByRole('row').filter({ hasText: 'AGENT_NOT_FOUND' }).waitFor();
     await fitsAndShoot(page, 'small-events');
     const received = page.locator('tbody th time').first();
-    const lines = await received.evaluate((el: any) => Math.round(el.getBoundingClientRect().height / parseFloat(el.ownerDocument.defaultView.getComputedStyle(el).lineHeight)));
-    expect(lines, 'an event\'s time on one line').to.equal(1);
+    const lines = await received.evaluate((el: any) =>
+      Math.round(
+        el.getBoundingClientRect().height / parseFloat(el.ownerDocument.defaultView.getComputedStyle(el).lineHeight),
+      ),
+    );
+    expect(lines, "an event's time on one line").to.equal(1);
 
     await page.setViewportSize(LAPTOP);
     await page.getByRole('navigation').getByRole('link', { name: 'Audit' }).click();

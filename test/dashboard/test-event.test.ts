@@ -25,7 +25,10 @@ describe('dashboard test event', function () {
 
     const form = page.getByRole('form', { name: 'Send a test event' });
     await page.getByRole('button', { name: 'Send a test event to Maths Tutor' }).click();
-    expect(await form.getByLabel('Payload (JSON)').evaluate((el: any) => el.ownerDocument.activeElement === el), 'the payload has the focus').to.equal(true);
+    expect(
+      await form.getByLabel('Payload (JSON)').evaluate((el: any) => el.ownerDocument.activeElement === el),
+      'the payload has the focus',
+    ).to.equal(true);
     expect(await form.getByLabel('Payload (JSON)').inputValue()).to.equal('{"text": "Hello"}');
     await form.getByLabel('As app').selectOption({ label: 'Library' });
     await form.getByLabel('Payload (JSON)').fill('{"text": ');
@@ -42,8 +45,17 @@ describe('dashboard test event', function () {
     await form.getByLabel('Thread (optional)').fill('lesson-1');
     await form.getByRole('button', { name: 'Send test event' }).click();
     const event = await agentClient.expect('event');
-    expect(event).to.deep.include({ app_id: library.app_id, thread_id: 'lesson-1', payload: { text: 'What is 2 + 2?' } });
-    expect(JSON.parse(sent[0]!)).to.deep.equal({ app_id: library.app_id, agent_id: agent.agent_id, thread_id: 'lesson-1', payload: { text: 'What is 2 + 2?' } });
+    expect(event).to.deep.include({
+      app_id: library.app_id,
+      thread_id: 'lesson-1',
+      payload: { text: 'What is 2 + 2?' },
+    });
+    expect(JSON.parse(sent[0]!)).to.deep.equal({
+      app_id: library.app_id,
+      agent_id: agent.agent_id,
+      thread_id: 'lesson-1',
+      payload: { text: 'What is 2 + 2?' },
+    });
     const stream = page.getByRole('region', { name: 'Test event' });
     await stream.getByText(`Accepted: event ${event.event_id}`).waitFor();
     const tokens = stream.getByRole('status', { name: 'Tokens as they arrive' });
@@ -59,7 +71,12 @@ describe('dashboard test event', function () {
     await form.getByRole('button', { name: 'Send test event' }).click();
     const failing = await agentClient.expect('event');
     expect(failing.thread_id).to.equal('lesson-1');
-    agentClient.send({ type: 'error', event_id: failing.event_id, code: 'AGENT_ERROR', error: 'The model backend is unavailable.' });
+    agentClient.send({
+      type: 'error',
+      event_id: failing.event_id,
+      code: 'AGENT_ERROR',
+      error: 'The model backend is unavailable.',
+    });
     await stream.getByText('Error AGENT_ERROR: The model backend is unavailable.').waitFor();
 
     await form.getByRole('button', { name: 'Send test event' }).click();

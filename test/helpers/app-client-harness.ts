@@ -12,7 +12,13 @@ import {
   type TokenMessage,
 } from '../../generated/index.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
-import { BridgeError, connectApp, type AppClient, type AppClientEvents, type AppClientOptions } from '../../src/sdk/app-client.js';
+import {
+  BridgeError,
+  connectApp,
+  type AppClient,
+  type AppClientEvents,
+  type AppClientOptions,
+} from '../../src/sdk/app-client.js';
 import { FakeSocket } from './fake-socket.js';
 
 export const TOKEN = `rlk_app-one_${'a1B2'.repeat(8)}`;
@@ -21,14 +27,22 @@ export const APP = 'app-one';
 
 // Frames typed by the generated types, checked by the generated validator so a fixture can never be off-spec.
 export function frame<T extends ServiceToAppMessage>(message: T): T {
-  if (!validateServiceToAppMessage(message)) throw new Error(`test fixture is not a valid frame: ${JSON.stringify(message)}`);
+  if (!validateServiceToAppMessage(message))
+    throw new Error(`test fixture is not a valid frame: ${JSON.stringify(message)}`);
   return message;
 }
 export const eventId = (n: number) => `01JTESTEVENT${String(n).padStart(14, '0')}`;
 export const accepted = (id: string, thread = 't'): AcceptedMessage =>
-  frame({ type: 'accepted', event_id: id, agent_id: AGENT, session_key: `svc:${AGENT}:${APP}:${thread}`, status: 'accepted' });
+  frame({
+    type: 'accepted',
+    event_id: id,
+    agent_id: AGENT,
+    session_key: `svc:${AGENT}:${APP}:${thread}`,
+    status: 'accepted',
+  });
 /** The `accepted` of a bridge with the resume extension (R2): its resume token, 43 base64url characters. */
-export const resumableAccepted = (id: string): AcceptedMessage => frame({ ...accepted(id), resume_token: resumeToken(id) });
+export const resumableAccepted = (id: string): AcceptedMessage =>
+  frame({ ...accepted(id), resume_token: resumeToken(id) });
 export const resumeToken = (id: string): string => Buffer.from(id).toString('base64url').padEnd(43, 'r').slice(0, 43);
 /** A fragment; with `seq` as a resumable event's (R3). */
 export const token = (id: string, text: string, seq?: number): TokenMessage =>

@@ -1,6 +1,13 @@
 // A real bridge on port 0 for a test: in-memory SQLite, a frozen clock the test moves, an admin token, and
 // helpers to provision organizations, apps and agents and to connect clients.
-import { LIMITS, validators, type AgentCreated, type ClientKind, type AppCreated, type Organization } from '../../generated/index.js';
+import {
+  LIMITS,
+  validators,
+  type AgentCreated,
+  type ClientKind,
+  type AppCreated,
+  type Organization,
+} from '../../generated/index.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startServer, type RunningBridge, type StartOptions } from '../../src/server.js';
@@ -12,12 +19,22 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export interface TestBridge extends RunningBridge {
   clock: AdjustableClock;
   /** A raw admin or HTTP call; the body is parsed, and checked against `schema` when given. */
-  http(method: string, path: string, options?: { body?: unknown; token?: string | null; schema?: keyof typeof validators }): Promise<{ status: number; body: any }>;
+  http(
+    method: string,
+    path: string,
+    options?: { body?: unknown; token?: string | null; schema?: keyof typeof validators },
+  ): Promise<{ status: number; body: any }>;
   org(name?: string): Promise<Organization>;
   app(orgId: string, name?: string): Promise<AppCreated>;
   agent(orgId: string, name?: string, extra?: object): Promise<AgentCreated>;
   /** An organization with one app and one agent, the agent connected. */
-  pair(): Promise<{ org: Organization; app: AppCreated; agent: AgentCreated; appClient: AppClient; agentClient: AgentClient }>;
+  pair(): Promise<{
+    org: Organization;
+    app: AppCreated;
+    agent: AgentCreated;
+    appClient: AppClient;
+    agentClient: AgentClient;
+  }>;
   /**
    * Moves the frozen clock forward by `ms` the way real time passes for live clients: in heartbeat periods, each
    * client pinging in between (so no idle close), proving that nothing else arrived meanwhile.
@@ -62,12 +79,16 @@ export async function disconnect(bridge: RunningBridge, ...clients: TestClient<a
   throw new Error(`the bridge still holds connections: ${JSON.stringify(bridge.bridge.stats())}`);
 }
 
-export async function startTestBridge(overrides: Partial<Config> = {}, options: Pick<StartOptions, 'agentReconnectGraceMs' | 'log' | 'eventLogRetryMs'> = {}): Promise<TestBridge> {
+export async function startTestBridge(
+  overrides: Partial<Config> = {},
+  options: Pick<StartOptions, 'agentReconnectGraceMs' | 'log' | 'eventLogRetryMs'> = {},
+): Promise<TestBridge> {
   const clock = new AdjustableClock({ frozen: true, start: Date.parse('2026-11-22T12:00:00.000Z') });
   const config = testConfig(overrides);
   const running = await startServer(config, { clock, ...options });
 
-  const http: TestBridge['http'] = (method, path, { token = ADMIN_TOKEN, ...rest } = {}) => httpJson(running.url, method, path, { token, ...rest });
+  const http: TestBridge['http'] = (method, path, { token = ADMIN_TOKEN, ...rest } = {}) =>
+    httpJson(running.url, method, path, { token, ...rest });
 
   const created = async (path: string, body: object, schema: keyof typeof validators) => {
     const res = await http('POST', path, { body, schema });
@@ -87,9 +108,10 @@ export async function startTestBridge(overrides: Partial<Config> = {}, options: 
     http,
     org: (name = 'Test Org') => created('/admin/v1/organizations', { name }, 'Organization'),
     app: (orgId, name = 'Test App') => created(`/admin/v1/organizations/${orgId}/apps`, { name }, 'AppCreated'),
-    agent: (orgId, name = 'Test Agent', extra = {}) => created(`/admin/v1/organizations/${orgId}/agents`, { name, ...extra }, 'AgentCreated'),
+    agent: (orgId, name = 'Test Agent', extra = {}) =>
+      created(`/admin/v1/organizations/${orgId}/agents`, { name, ...extra }, 'AgentCreated'),
     async advanceWithHeartbeats(ms, live) {
-      for (let left = ms; left > 0; ) {
+      for (let left = ms; left > 0;) {
         const step = Math.min(left, LIMITS.heartbeatIntervalMs);
         clock.advance(step);
         left -= step;
@@ -99,7 +121,12 @@ export async function startTestBridge(overrides: Partial<Config> = {}, options: 
     async untilAgentOnline(agentId, online) {
       const orgId = running.directory.agents.get(agentId)?.org_id ?? '';
       for (let i = 0; i < 200; i++) {
-        if (running.registry.agents(orgId, { q: agentId, limit: Number.MAX_SAFE_INTEGER }).agents.find((a) => a.agent_id === agentId)?.online === online) return;
+        if (
+          running.registry
+            .agents(orgId, { q: agentId, limit: Number.MAX_SAFE_INTEGER })
+            .agents.find((a) => a.agent_id === agentId)?.online === online
+        )
+          return;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       throw new Error(`agent ${agentId} never became ${online ? 'online' : 'offline'}`);

@@ -21,5 +21,6 @@ export function nodesOnRedis(db: TestDatabase): (nodeId: string, overrides?: Par
     redis?.kill();
     redis = undefined;
   });
-  return (nodeId, overrides = {}) => startTestBridge({ databaseUrl: db.url(), redisUrl: redis!.url, nodeId, testClock: true, ...overrides });
+  return (nodeId, overrides = {}) =>
+    startTestBridge({ databaseUrl: db.url(), redisUrl: redis!.url, nodeId, testClock: true, ...overrides });
 }

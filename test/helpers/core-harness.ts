@@ -21,7 +21,13 @@ export interface Peer extends Socket {
 }
 
 /** The token record a principal of `owner_id` holds. */
-export const principalToken = (kind: ClientKind, owner_id: string) => ({ hash: hashToken(owner_id), kind, owner_id, created_at: 0, expires_at: null });
+export const principalToken = (kind: ClientKind, owner_id: string) => ({
+  hash: hashToken(owner_id),
+  kind,
+  owner_id,
+  created_at: 0,
+  expires_at: null,
+});
 
 /**
  * Connects fake peers numbered from 1: `open` hands the socket to a core. With `reportClose`, a socket the core
@@ -36,7 +42,8 @@ export function peerConnector(options: { reportClose?: boolean } = {}) {
       texts: [] as string[],
       send(text: string) {
         const frame: Frame = JSON.parse(text);
-        if (!validate(frame as unknown)) throw new Error(`invalid frame ${text.slice(0, 200)}: ${describeErrors(validate.errors)}`);
+        if (!validate(frame as unknown))
+          throw new Error(`invalid frame ${text.slice(0, 200)}: ${describeErrors(validate.errors)}`);
         conn.frames.push(frame);
         conn.texts.push(text);
       },
@@ -57,7 +64,12 @@ export function recordingBridge(directory: Directory, options: Partial<BridgeOpt
   const rejected: [EventStart, ErrorCode][] = [];
   const ended: EventEnd[] = [];
   const logged: [object, string][] = [];
-  const log = { info: (o: object, m: string) => logged.push([o, m]), warn() {}, error() {}, debug() {} } as unknown as Logger;
+  const log = {
+    info: (o: object, m: string) => logged.push([o, m]),
+    warn() {},
+    error() {},
+    debug() {},
+  } as unknown as Logger;
   const observer = {
     eventRejected: (e: EventStart, code: ErrorCode) => rejected.push([e, code]),
     eventAccepted() {},

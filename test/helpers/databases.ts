@@ -43,7 +43,10 @@ const SQLITE: Kind = {
   unavailable: undefined,
   async make() {
     const dir = mkdtempSync(join(tmpdir(), 'bridge-db-'));
-    return { url: `sqlite:${join(dir, 'bridge.sqlite')}`, remove: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `sqlite:${join(dir, 'bridge.sqlite')}`,
+      remove: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   },
 };
 

@@ -4,7 +4,13 @@ import type { AcceptedMessage } from '../../generated/index.js';
 import type { AgentClient, AppClient } from './ws-client.js';
 
 /** Sends an event to `agentId`: the app gets `accepted` (returned) and the agent the event of that id, both next. */
-export async function startEvent(appClient: AppClient, agentClient: AgentClient, agentId: string, threadId = 't', payload: object = {}): Promise<AcceptedMessage> {
+export async function startEvent(
+  appClient: AppClient,
+  agentClient: AgentClient,
+  agentId: string,
+  threadId = 't',
+  payload: object = {},
+): Promise<AcceptedMessage> {
   appClient.send({ type: 'event', agent_id: agentId, thread_id: threadId, payload });
   const accepted = await appClient.expect('accepted');
   expect((await agentClient.expect('event')).event_id).to.equal(accepted.event_id);
@@ -12,7 +18,12 @@ export async function startEvent(appClient: AppClient, agentClient: AgentClient,
 }
 
 /** One whole event: started, then replied to at once (`ok`, done), the reply reaching the app. Returns the `accepted`. */
-export async function exchange(appClient: AppClient, agentClient: AgentClient, agentId: string, threadId = 't'): Promise<AcceptedMessage> {
+export async function exchange(
+  appClient: AppClient,
+  agentClient: AgentClient,
+  agentId: string,
+  threadId = 't',
+): Promise<AcceptedMessage> {
   const accepted = await startEvent(appClient, agentClient, agentId, threadId);
   agentClient.send({ type: 'reply', event_id: accepted.event_id, content: 'ok', done: true });
   expect((await appClient.expect('reply')).event_id).to.equal(accepted.event_id);

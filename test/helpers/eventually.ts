@@ -1,7 +1,12 @@
 // Waiting for something that happens on its own (a retry, a reconnection), polled on real time.
 
 /** Resolves with `read()` once `done` holds for it; fails naming `what` and the last value after `timeoutMs`. */
-export async function eventually<T>(what: string, read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  read: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await read();

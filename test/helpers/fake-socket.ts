@@ -49,4 +49,3 @@ export class FakeSocket extends EventEmitter {
     return this.sent.filter((m) => m.type === type);
   }
 }
-

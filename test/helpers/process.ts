@@ -32,7 +32,11 @@ export interface BridgeProcess {
   stdout(): string;
   stderr(): string;
   /** A raw HTTP call, Bearer `token` (the admin token unless null); the body is parsed and checked like bridge.http. */
-  http(method: string, path: string, options?: { body?: unknown; token?: string | null; schema?: keyof typeof validators }): Promise<{ status: number; body: any }>;
+  http(
+    method: string,
+    path: string,
+    options?: { body?: unknown; token?: string | null; schema?: keyof typeof validators },
+  ): Promise<{ status: number; body: any }>;
 }
 
 const children = new Set<BridgeProcess>();
@@ -101,7 +105,8 @@ export async function startBridgeProcess(
     },
     stdout: () => out,
     stderr: () => err,
-    http: (method, path, { token = adminToken ?? null, ...rest } = {}) => httpJson(url, method, path, { token, ...rest }),
+    http: (method, path, { token = adminToken ?? null, ...rest } = {}) =>
+      httpJson(url, method, path, { token, ...rest }),
   };
   children.add(proc);
 
@@ -109,7 +114,9 @@ export async function startBridgeProcess(
   for (;;) {
     if (!proc.running) {
       const { code, signal } = await exited;
-      throw new Error(`bridge serve exited (code ${code}, signal ${signal}) before /healthz answered; stderr: ${err}\nstdout: ${out.slice(0, 2000)}`);
+      throw new Error(
+        `bridge serve exited (code ${code}, signal ${signal}) before /healthz answered; stderr: ${err}\nstdout: ${out.slice(0, 2000)}`,
+      );
     }
     try {
       const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
@@ -121,7 +128,8 @@ export async function startBridgeProcess(
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`bridge serve did not answer /healthz on ${url} in time; stderr: ${err}`);
+    if (Date.now() > deadline)
+      throw new Error(`bridge serve did not answer /healthz on ${url} in time; stderr: ${err}`);
     await sleep(50);
   }
 }
@@ -146,7 +154,7 @@ export function descendants(pid: number): number[] {
     .split('\n')
     .map((line) => line.trim().split(/\s+/).map(Number) as [number, number]);
   const found: number[] = [];
-  for (let parents = [pid]; parents.length; ) {
+  for (let parents = [pid]; parents.length;) {
     parents = table.filter(([, ppid]) => parents.includes(ppid)).map(([child]) => child);
     found.push(...parents);
   }
@@ -164,15 +172,25 @@ export function alive(pid: number): boolean {
 }
 
 /** An organization with one app and one agent, provisioned through the admin API of a running process. */
-export async function provisionPair(proc: BridgeProcess): Promise<{ org: Organization; app: AppCreated; agent: AgentCreated }> {
+export async function provisionPair(
+  proc: BridgeProcess,
+): Promise<{ org: Organization; app: AppCreated; agent: AgentCreated }> {
   const created = async (path: string, body: object, schema: keyof typeof validators) => {
     const res = await proc.http('POST', path, { body, schema });
     if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
   const org: Organization = await created('/admin/v1/organizations', { name: 'Process Org' }, 'Organization');
-  const app: AppCreated = await created(`/admin/v1/organizations/${org.org_id}/apps`, { name: 'Process App' }, 'AppCreated');
-  const agent: AgentCreated = await created(`/admin/v1/organizations/${org.org_id}/agents`, { name: 'Process Agent' }, 'AgentCreated');
+  const app: AppCreated = await created(
+    `/admin/v1/organizations/${org.org_id}/apps`,
+    { name: 'Process App' },
+    'AppCreated',
+  );
+  const agent: AgentCreated = await created(
+    `/admin/v1/organizations/${org.org_id}/agents`,
+    { name: 'Process Agent' },
+    'AgentCreated',
+  );
   return { org, app, agent };
 }
 

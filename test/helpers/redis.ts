@@ -7,7 +7,11 @@ import { freePort } from './process.js';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `probe` until it gives a value. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  ms = 15_000,
+): Promise<T> {
   for (const end = Date.now() + ms; Date.now() < end; await sleep(50)) {
     const value = await probe();
     if (value !== undefined) return value;
@@ -23,7 +27,11 @@ export class TestRedis {
     return `redis://127.0.0.1:${this.port}`;
   }
   async start(): Promise<void> {
-    this.child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    this.child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
     await until('redis to answer', async () => {
       const probe = new Redis(this.url, { lazyConnect: true, retryStrategy: () => null, enableOfflineQueue: false });
       probe.on('error', () => {}); // refused until it listens: the rejection below says so
@@ -41,7 +49,6 @@ export class TestRedis {
     this.child?.kill('SIGKILL');
   }
 }
-
 
 /** A started TestRedis on a free port. */
 export async function startTestRedis(): Promise<TestRedis> {

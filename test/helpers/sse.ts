@@ -19,7 +19,12 @@ export interface EventStream {
   abort(): void;
 }
 
-export async function postEventStream(baseUrl: string, path: string, body: unknown, token = ADMIN_TOKEN): Promise<EventStream> {
+export async function postEventStream(
+  baseUrl: string,
+  path: string,
+  body: unknown,
+  token = ADMIN_TOKEN,
+): Promise<EventStream> {
   const controller = new AbortController();
   const response = await fetch(new URL(path, baseUrl), {
     method: 'POST',
@@ -41,7 +46,8 @@ export async function postEventStream(baseUrl: string, path: string, body: unkno
     }
     if (fields.data === undefined) return undefined;
     const data = JSON.parse(fields.data);
-    if (!validateServiceToAppMessage(data)) throw new Error(`not an app frame: ${fields.data}: ${describeErrors(validateServiceToAppMessage.errors)}`);
+    if (!validateServiceToAppMessage(data))
+      throw new Error(`not an app frame: ${fields.data}: ${describeErrors(validateServiceToAppMessage.errors)}`);
     if (fields.event !== data.type) throw new Error(`event ${fields.event} carries a ${data.type} frame`);
     return { event: fields.event!, data };
   };
@@ -61,7 +67,13 @@ export async function postEventStream(baseUrl: string, path: string, body: unkno
       let timer: NodeJS.Timeout | undefined;
       const chunk = await Promise.race([
         reader.read(),
-        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no server-sent event within ${timeoutMs} ms`)), Math.max(0, deadline - Date.now())))),
+        new Promise<never>(
+          (_, reject) =>
+            (timer = setTimeout(
+              () => reject(new Error(`no server-sent event within ${timeoutMs} ms`)),
+              Math.max(0, deadline - Date.now()),
+            )),
+        ),
       ]).finally(() => clearTimeout(timer));
       if (chunk.done) done = true;
       else buffered += decoder.decode(chunk.value, { stream: true });

@@ -17,11 +17,23 @@ export async function selfSignedCertificate(dir: string, name = 'bridge'): Promi
   const certFile = join(dir, `${name}.cert.pem`);
   const keyFile = join(dir, `${name}.key.pem`);
   const args = ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2'];
-  args.push('-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', keyFile, '-out', certFile);
+  args.push(
+    '-subj',
+    '/CN=127.0.0.1',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    '-keyout',
+    keyFile,
+    '-out',
+    certFile,
+  );
   try {
     await promisify(execFile)('openssl', args);
   } catch (err) {
-    throw new Error(`these tests make their certificate with openssl (Debian: apt-get install openssl): ${(err as Error).message}`);
+    throw new Error(
+      `these tests make their certificate with openssl (Debian: apt-get install openssl): ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   return { certFile, keyFile, cert: await readFile(certFile, 'utf8') };
 }

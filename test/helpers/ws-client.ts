@@ -34,7 +34,8 @@ export class TestClient<Incoming extends { type: string }> {
     ws.on('close', (code, reason) => {
       this.closeInfo = { code, reason: reason.toString() };
       for (const w of this.closeWaiters.splice(0)) w.resolve(this.closeInfo);
-      for (const w of this.waiters.splice(0)) w.reject(new Error(`connection closed (${code} ${reason}) while waiting for a message`));
+      for (const w of this.waiters.splice(0))
+        w.reject(new Error(`connection closed (${code} ${reason}) while waiting for a message`));
     });
   }
 
@@ -74,7 +75,9 @@ export class TestClient<Incoming extends { type: string }> {
       this.invalid = new Error(`the bridge sent a frame that is not JSON text: ${text.slice(0, 200)}`);
     }
     if (!this.invalid && !this.validate(message)) {
-      this.invalid = new Error(`the bridge sent an invalid frame ${text.slice(0, 300)}: ${describeErrors(this.validate.errors)}`);
+      this.invalid = new Error(
+        `the bridge sent an invalid frame ${text.slice(0, 300)}: ${describeErrors(this.validate.errors)}`,
+      );
     }
     if (this.invalid) {
       for (const w of this.waiters.splice(0)) w.reject(this.invalid);
@@ -98,7 +101,8 @@ export class TestClient<Incoming extends { type: string }> {
     if (this.invalid) return Promise.reject(this.invalid);
     const queued = this.queue.shift();
     if (queued) return Promise.resolve(queued);
-    if (this.closeInfo) return Promise.reject(new Error(`connection is closed (${this.closeInfo.code} ${this.closeInfo.reason})`));
+    if (this.closeInfo)
+      return Promise.reject(new Error(`connection is closed (${this.closeInfo.code} ${this.closeInfo.reason})`));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         const i = this.waiters.indexOf(waiter);

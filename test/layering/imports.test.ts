@@ -21,19 +21,32 @@ function importsOf(file: string): string[] {
     .preProcessFile(readFileSync(file, 'utf8'), true, true)
     .importedFiles.map((i) => i.fileName)
     .filter((specifier) => specifier.startsWith('.')) // node: built-ins and packages are not layers
-    .map((specifier) => relative(ROOT, resolve(dirname(file), specifier)).split(sep).join('/').replace(/\.js$/, '.ts'));
+    .map((specifier) =>
+      relative(ROOT, resolve(dirname(file), specifier))
+        .split(sep)
+        .join('/')
+        .replace(/\.js$/, '.ts'),
+    );
 }
 
 const under = (path: string, places: string[]) => places.some((p) => path === p || path.startsWith(`${p}/`));
 
 /** `file -> target` for every import of a file under `dir` that leaves the places it may use. */
 function outside(dir: string, allowed: string[]): string[] {
-  return sourceFiles(dir).flatMap((file) => importsOf(file).filter((t) => !under(t, allowed)).map((t) => `${relative(ROOT, file)} -> ${t}`));
+  return sourceFiles(dir).flatMap((file) =>
+    importsOf(file)
+      .filter((t) => !under(t, allowed))
+      .map((t) => `${relative(ROOT, file)} -> ${t}`),
+  );
 }
 
 /** `file -> target` for every import of a file under `dir` that lands in a forbidden place. */
 function into(dir: string, forbidden: string[]): string[] {
-  return sourceFiles(dir).flatMap((file) => importsOf(file).filter((t) => under(t, forbidden)).map((t) => `${relative(ROOT, file)} -> ${t}`));
+  return sourceFiles(dir).flatMap((file) =>
+    importsOf(file)
+      .filter((t) => under(t, forbidden))
+      .map((t) => `${relative(ROOT, file)} -> ${t}`),
+  );
 }
 
 /**

@@ -21,7 +21,9 @@ const testFiles = readdirSync(join(ROOT, 'test'), { withFileTypes: true, recursi
 function matcher(pattern: string): RegExp {
   const body = pattern
     .split(/(\*\*\/|\*)/)
-    .map((part) => (part === '**/' ? '(?:[^/]+/)*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+    .map((part) =>
+      part === '**/' ? '(?:[^/]+/)*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'),
+    )
     .join('');
   return new RegExp(`^${body}$`);
 }
@@ -31,16 +33,24 @@ const filesOf = (patterns: string[]) => testFiles.filter((f) => patterns.some((p
 describe('test lanes', function () {
   it('reads the test files it judges (the reader is not blind)', function () {
     expect(testFiles).to.include.members(['test/layering/lanes.test.ts', 'test/cluster/nodes.test.ts']);
-    expect(filesOf(['test/cluster/*.test.ts'])).to.include('test/cluster/nodes.test.ts').and.not.include('test/conformance/other-bridge/smoke.test.ts');
+    expect(filesOf(['test/cluster/*.test.ts']))
+      .to.include('test/cluster/nodes.test.ts')
+      .and.not.include('test/conformance/other-bridge/smoke.test.ts');
     expect(filesOf(FAST.files)).to.deep.equal(testFiles);
   });
 
   it('puts every test file in exactly one lane: the fast lane has every file no slow lane names', function () {
     const slow = Object.values(SLOW_LANES).flatMap((lane) => filesOf(lane.files));
-    expect(slow.filter((f, i) => slow.indexOf(f) !== i), 'in two slow lanes').to.deep.equal([]);
+    expect(
+      slow.filter((f, i) => slow.indexOf(f) !== i),
+      'in two slow lanes',
+    ).to.deep.equal([]);
     const fast = filesOf(FAST.files).filter((f) => !slow.includes(f));
     expect([...fast, ...slow].sort()).to.deep.equal(testFiles);
-    expect(fast, 'the fast lane keeps the unit tests').to.include.members(['test/core/bridge.test.ts', 'test/layering/lanes.test.ts']);
+    expect(fast, 'the fast lane keeps the unit tests').to.include.members([
+      'test/core/bridge.test.ts',
+      'test/layering/lanes.test.ts',
+    ]);
   });
 
   it('names in a slow lane only files that are there', function () {

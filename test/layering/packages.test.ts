@@ -14,7 +14,9 @@ const ROOT = resolve(import.meta.dirname, '../..');
 /** The source folders of each package: its compiled entries, read back from dist/… to the sources. */
 function sourceFolders(key: PackageKey): { dir: string; except: string[] }[] {
   const p = PACKAGES.find((c) => c.key === key)!;
-  return p.entries.filter((e) => e.compiled).map((e) => ({ dir: e.from.replace(/^dist\//, ''), except: e.except ?? [] }));
+  return p.entries
+    .filter((e) => e.compiled)
+    .map((e) => ({ dir: e.from.replace(/^dist\//, ''), except: e.except ?? [] }));
 }
 
 function externalImports(key: PackageKey): Map<string, string[]> {
@@ -35,7 +37,10 @@ function externalImports(key: PackageKey): Map<string, string[]> {
 }
 
 const declared = (key: PackageKey): string[] => {
-  const manifest = JSON.parse(readFileSync(join(ROOT, `packages/${key}/manifest.json`), 'utf8')) as { dependencies: string[]; peerDependencies?: string[] };
+  const manifest = JSON.parse(readFileSync(join(ROOT, `packages/${key}/manifest.json`), 'utf8')) as {
+    dependencies: string[];
+    peerDependencies?: string[];
+  };
   return [...manifest.dependencies, ...(manifest.peerDependencies ?? [])];
 };
 
@@ -46,15 +51,26 @@ describe('what each package imports from npm', function () {
 
   for (const key of ['protocol', 'client', 'conformance', 'server'] as const) {
     it(`${key}: only its declared dependencies`, function () {
-      const undeclared = [...externalImports(key)].filter(([name]) => !declared(key).includes(name)).map(([name, files]) => `${name} (${files.join(', ')})`);
+      const undeclared = [...externalImports(key)]
+        .filter(([name]) => !declared(key).includes(name))
+        .map(([name, files]) => `${name} (${files.join(', ')})`);
       expect(undeclared).to.deep.equal([]);
     });
   }
 
   it('the protocol depends on nothing, the client and the conformance runner on no server dependency', function () {
     expect(declared('protocol')).to.deep.equal([]);
-    const serverOnly = declared('server').filter((d) => !d.startsWith('@agent-messaging-bridge/') && !declared('client').includes(d) && !declared('conformance').includes(d));
+    const serverOnly = declared('server').filter(
+      (d) =>
+        !d.startsWith('@agent-messaging-bridge/') &&
+        !declared('client').includes(d) &&
+        !declared('conformance').includes(d),
+    );
     expect(serverOnly).to.include.members(['knex', 'koa', 'sqlite3', 'pg', 'ioredis', 'pino']);
-    for (const key of ['client', 'conformance'] as const) expect(declared(key).filter((d) => serverOnly.includes(d)), key).to.deep.equal([]);
+    for (const key of ['client', 'conformance'] as const)
+      expect(
+        declared(key).filter((d) => serverOnly.includes(d)),
+        key,
+      ).to.deep.equal([]);
   });
 });

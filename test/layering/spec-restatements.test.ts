@@ -5,7 +5,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { expect } from 'chai';
 import ts from 'typescript';
-import { CLOSE_CODES, ENDPOINT_PATHS, ERROR_CODES, FIELD_BOUNDS, LIMITS, QUERY_PARAMETERS } from '../../generated/index.js';
+import {
+  CLOSE_CODES,
+  ENDPOINT_PATHS,
+  ERROR_CODES,
+  FIELD_BOUNDS,
+  LIMITS,
+  QUERY_PARAMETERS,
+} from '../../generated/index.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -13,8 +20,10 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const SCANNED = ['src', 'conformance', 'bench', 'examples', 'tools', 'bin', 'test/helpers', 'test/conformance'];
 /** Not scanned, with why. */
 const SKIPPED: Record<string, string> = {
-  'test/conformance/other-bridge': 'a second, independent bridge that tests the conformance suite fairly: it must not share our generated code',
-  'test/conformance/broken-clients': 'independent clients written from the spec with nothing but ws, to test the client role fairly',
+  'test/conformance/other-bridge':
+    'a second, independent bridge that tests the conformance suite fairly: it must not share our generated code',
+  'test/conformance/broken-clients':
+    'independent clients written from the spec with nothing but ws, to test the client role fairly',
 };
 /** Test files under a scanned folder state expectations on purpose (only their helpers are scanned). */
 const isTestFile = (path: string) => /\.test\.ts$/.test(path);
@@ -28,37 +37,73 @@ const isTestFile = (path: string) => /\.test\.ts$/.test(path);
 const isRound = (n: number) => /^[125]0*$/.test(String(n)) || n === 60_000 || n === 3_600_000 || n === 4096;
 const LIMIT_VALUES = new Map<number, string>();
 for (const [name, value] of Object.entries(LIMITS)) {
-  if (value >= 100 && !isRound(value)) LIMIT_VALUES.set(value, [LIMIT_VALUES.get(value), `LIMITS.${name}`].filter(Boolean).join(' or '));
+  if (value >= 100 && !isRound(value))
+    LIMIT_VALUES.set(value, [LIMIT_VALUES.get(value), `LIMITS.${name}`].filter(Boolean).join(' or '));
 }
-for (const [name, value] of Object.entries(CLOSE_CODES)) if (value >= 4000 && value <= 4999) LIMIT_VALUES.set(value, `CLOSE_CODES.${name}`);
+for (const [name, value] of Object.entries(CLOSE_CODES))
+  if (value >= 4000 && value <= 4999) LIMIT_VALUES.set(value, `CLOSE_CODES.${name}`);
 const CODES = new Set<string>(ERROR_CODES);
 /** Every value the spec states as a limit or a default: a text saying `default N` of one restates it. */
-const DEFAULTS = new Set<number>([
-  ...Object.values(LIMITS),
-  ...[QUERY_PARAMETERS, FIELD_BOUNDS].flatMap((byName) => Object.values(byName).flatMap((fields) => Object.values<{ default?: unknown }>(fields).map((f) => f.default))),
-].filter((v): v is number => typeof v === 'number'));
+const DEFAULTS = new Set<number>(
+  [
+    ...Object.values(LIMITS),
+    ...[QUERY_PARAMETERS, FIELD_BOUNDS].flatMap((byName) =>
+      Object.values(byName).flatMap((fields) => Object.values<{ default?: unknown }>(fields).map((f) => f.default)),
+    ),
+  ].filter((v): v is number => typeof v === 'number'),
+);
 const KINDS = Object.keys(ENDPOINT_PATHS).sort().join('|');
 /** The folder of the WebSocket paths (`/v1/ws/`): a string holding it spells a path by hand. */
 const WS_DIR = Object.values(ENDPOINT_PATHS)[0]!.replace(/[^/]*$/, '');
 
 /** Findings that are not restatements: a file (or folder) and what is found there, with why. Keep it short. */
 const ALLOWED: { file: string; finding: string; reason: string }[] = [
-  { file: 'src/store/migrations.ts', finding: '255', reason: 'a migration records the table as it was created; it must not change when the spec does' },
-  { file: 'conformance/client/run.ts', finding: '30000', reason: 'how long a client under test may take to start, not the heartbeat' },
-  { file: 'bench/relay.ts', finding: '4409', reason: "the bare baseline relay's own close code (its protocol, not the bridge's)" },
+  {
+    file: 'src/store/migrations.ts',
+    finding: '255',
+    reason: 'a migration records the table as it was created; it must not change when the spec does',
+  },
+  {
+    file: 'conformance/client/run.ts',
+    finding: '30000',
+    reason: 'how long a client under test may take to start, not the heartbeat',
+  },
+  {
+    file: 'bench/relay.ts',
+    finding: '4409',
+    reason: "the bare baseline relay's own close code (its protocol, not the bridge's)",
+  },
   { file: 'bench/', finding: '30000', reason: 'how long a benchmark waits for the bridge to drain, not the heartbeat' },
-  { file: 'src/server.ts', finding: '30000', reason: "how long the event log's commits may fail before /readyz says so (O15), not the heartbeat" },
-  { file: 'src/dashboard/assets/chart.js', finding: '240', reason: "a chart's width in pixels, not what a resume buffer costs" },
+  {
+    file: 'src/server.ts',
+    finding: '30000',
+    reason: "how long the event log's commits may fail before /readyz says so (O15), not the heartbeat",
+  },
+  {
+    file: 'src/dashboard/assets/chart.js',
+    finding: '240',
+    reason: "a chart's width in pixels, not what a resume buffer costs",
+  },
 ];
-const allowed = (file: string, finding: string) => ALLOWED.some((a) => file.startsWith(a.file) && finding.includes(a.finding));
+const allowed = (file: string, finding: string) =>
+  ALLOWED.some((a) => file.startsWith(a.file) && finding.includes(a.finding));
 
 /** Each restatement in `code` (as `line: what — use instead`). */
 export function restatements(code: string, fileName = 'probe.ts'): string[] {
-  const source = ts.createSourceFile(fileName, code, ts.ScriptTarget.Latest, true, fileName.endsWith('ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS);
+  const source = ts.createSourceFile(
+    fileName,
+    code,
+    ts.ScriptTarget.Latest,
+    true,
+    fileName.endsWith('ts') ? ts.ScriptKind.TS : ts.ScriptKind.JS,
+  );
   const found: string[] = [];
-  const at = (node: ts.Node, what: string) => found.push(`${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}: ${what}`);
+  const at = (node: ts.Node, what: string) =>
+    found.push(`${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}: ${what}`);
   const stringsOf = (nodes: readonly ts.Node[]): string[] | undefined => {
-    const texts = nodes.map((n) => (ts.isLiteralTypeNode(n) ? n.literal : n)).map((n) => (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n) ? n.text : undefined));
+    const texts = nodes
+      .map((n) => (ts.isLiteralTypeNode(n) ? n.literal : n))
+      .map((n) => (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n) ? n.text : undefined));
     return texts.every((t): t is string => t !== undefined) ? texts : undefined;
   };
   const checkList = (node: ts.Node, members: readonly ts.Node[]) => {
@@ -66,9 +111,14 @@ export function restatements(code: string, fileName = 'probe.ts'): string[] {
     if (!texts || texts.length < 2) return;
     // A selection typed against the catalogue (`Extract<ErrorCode, 'A' | 'B'>`) names codes for a purpose; a
     // list of codes anywhere else, or of every code, restates the catalogue.
-    const selection = ts.isUnionTypeNode(node) && ts.isTypeReferenceNode(node.parent) && node.parent.typeName.getText(source) === 'Extract';
-    if (texts.every((t) => CODES.has(t)) && (!selection || texts.length >= CODES.size)) at(node, `error codes ${texts.join(', ')} listed by hand — use ERROR_CODES/ERRORS or the ErrorCode type`);
-    else if ([...new Set(texts)].sort().join('|') === KINDS) at(node, `the client kinds listed by hand — use ClientKind or Object.keys(ENDPOINT_PATHS)`);
+    const selection =
+      ts.isUnionTypeNode(node) &&
+      ts.isTypeReferenceNode(node.parent) &&
+      node.parent.typeName.getText(source) === 'Extract';
+    if (texts.every((t) => CODES.has(t)) && (!selection || texts.length >= CODES.size))
+      at(node, `error codes ${texts.join(', ')} listed by hand — use ERROR_CODES/ERRORS or the ErrorCode type`);
+    else if ([...new Set(texts)].sort().join('|') === KINDS)
+      at(node, `the client kinds listed by hand — use ClientKind or Object.keys(ENDPOINT_PATHS)`);
   };
   /** A number, or a product/sum of numbers (`5 * 60 * 1000`), as written. */
   const numeric = (node: ts.Node): number | undefined => {
@@ -78,10 +128,14 @@ export function restatements(code: string, fileName = 'probe.ts'): string[] {
       const [l, r] = [numeric(node.left), numeric(node.right)];
       if (l === undefined || r === undefined) return undefined;
       switch (node.operatorToken.kind) {
-        case ts.SyntaxKind.AsteriskToken: return l * r;
-        case ts.SyntaxKind.PlusToken: return l + r;
-        case ts.SyntaxKind.MinusToken: return l - r;
-        default: return undefined;
+        case ts.SyntaxKind.AsteriskToken:
+          return l * r;
+        case ts.SyntaxKind.PlusToken:
+          return l + r;
+        case ts.SyntaxKind.MinusToken:
+          return l - r;
+        default:
+          return undefined;
       }
     }
     return undefined;
@@ -90,14 +144,24 @@ export function restatements(code: string, fileName = 'probe.ts'): string[] {
     const value = numeric(node);
     if (value !== undefined) {
       const parent = node.parent;
-      const inLarger = parent && (ts.isBinaryExpression(parent) || ts.isParenthesizedExpression(parent)) && numeric(parent) !== undefined;
+      const inLarger =
+        parent &&
+        (ts.isBinaryExpression(parent) || ts.isParenthesizedExpression(parent)) &&
+        numeric(parent) !== undefined;
       if (!inLarger && LIMIT_VALUES.has(value)) at(node, `${value} — use ${LIMIT_VALUES.get(value)}`);
       if (!inLarger) return; // its parts are judged as the whole
     }
-    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
+    if (
+      ts.isStringLiteral(node) ||
+      ts.isNoSubstitutionTemplateLiteral(node) ||
+      ts.isTemplateHead(node) ||
+      ts.isTemplateMiddle(node) ||
+      ts.isTemplateTail(node)
+    ) {
       if (node.text.includes(WS_DIR)) at(node, `a WebSocket path written by hand — use ENDPOINT_PATHS`);
       for (const [, n] of node.text.matchAll(/\bdefault:? (\d[\d_]*)\b/g)) {
-        if (DEFAULTS.has(Number(n!.replace(/_/g, '')))) at(node, `a default (${n}) written in a text — interpolate it from generated/`);
+        if (DEFAULTS.has(Number(n!.replace(/_/g, ''))))
+          at(node, `a default (${n}) written in a text — interpolate it from generated/`);
       }
     }
     if (ts.isArrayLiteralExpression(node)) checkList(node, node.elements);
@@ -136,13 +200,20 @@ describe('nothing restates the spec', function () {
 
   it('src, conformance, bench, examples, tools and the test helpers import limits, codes and paths from generated/', function () {
     const unexplained = SCANNED.flatMap(sourceFiles).flatMap((file) =>
-      restatements(readFileSync(join(ROOT, file), 'utf8'), file).filter((f) => !allowed(file, f)).map((f) => `${file}:${f}`),
+      restatements(readFileSync(join(ROOT, file), 'utf8'), file)
+        .filter((f) => !allowed(file, f))
+        .map((f) => `${file}:${f}`),
     );
-    expect(unexplained, 'write these from generated/ (LIMITS, CLOSE_CODES, ERROR_CODES, ENDPOINT_PATHS, ClientKind)').to.deep.equal([]);
+    expect(
+      unexplained,
+      'write these from generated/ (LIMITS, CLOSE_CODES, ERROR_CODES, ENDPOINT_PATHS, ClientKind)',
+    ).to.deep.equal([]);
   });
 
   it('every allowlist entry still matches something (a stale one would hide a new restatement)', function () {
-    const found = SCANNED.flatMap(sourceFiles).flatMap((file) => restatements(readFileSync(join(ROOT, file), 'utf8'), file).map((f) => ({ file, f })));
+    const found = SCANNED.flatMap(sourceFiles).flatMap((file) =>
+      restatements(readFileSync(join(ROOT, file), 'utf8'), file).map((f) => ({ file, f })),
+    );
     const stale = ALLOWED.filter((a) => !found.some(({ file, f }) => file.startsWith(a.file) && f.includes(a.finding)));
     expect(stale).to.deep.equal([]);
   });

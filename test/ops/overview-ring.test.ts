@@ -11,12 +11,37 @@ const START = Date.parse('2026-11-22T12:00:00.000Z');
 
 function ringAt(start: number, random?: () => number) {
   const clock = new AdjustableClock({ frozen: true, start });
-  const gauges: OverviewNow = { app_connections: 0, agent_connections: 0, apps_online: 0, agents_online: 0, events_in_flight: 0 };
+  const gauges: OverviewNow = {
+    app_connections: 0,
+    agent_connections: 0,
+    apps_online: 0,
+    agents_online: 0,
+    events_in_flight: 0,
+  };
   let fragments = 0;
-  const ring = new OverviewRing({ clock, gauges: { now: () => ({ ...gauges }), fragmentsForwarded: () => fragments }, ...(random ? { random } : {}) });
+  const ring = new OverviewRing({
+    clock,
+    gauges: { now: () => ({ ...gauges }), fragmentsForwarded: () => fragments },
+    ...(random ? { random } : {}),
+  });
   const timer = ring.start();
-  const start_: EventStart = { event_id: 'e', app_id: 'a', agent_id: 'g', thread_id: 't', session_key: null, payload_bytes: 2, received_at: start };
-  const replied = (latency: number): EventEnd => ({ event_id: 'e', outcome: 'replied', code: null, tokens_used: 1, completed_at: start, latency_ms: latency });
+  const start_: EventStart = {
+    event_id: 'e',
+    app_id: 'a',
+    agent_id: 'g',
+    thread_id: 't',
+    session_key: null,
+    payload_bytes: 2,
+    received_at: start,
+  };
+  const replied = (latency: number): EventEnd => ({
+    event_id: 'e',
+    outcome: 'replied',
+    code: null,
+    tokens_used: 1,
+    completed_at: start,
+    latency_ms: latency,
+  });
   return { clock, ring, gauges, timer, start: start_, replied, forward: (n: number) => (fragments += n) };
 }
 
@@ -53,7 +78,19 @@ describe('the overview ring', function () {
     t.clock.advance(SAMPLE);
     const second = t.ring.samplesAfter(first!.at);
     expect(second).to.deep.equal([
-      { at: START + 2 * SAMPLE, app_connections: 3, agent_connections: 2, events_in_flight: 1, accepted: 0, rejected: 0, fragments: 3, replied: 0, errors: {}, latency_p50_ms: null, latency_p99_ms: null },
+      {
+        at: START + 2 * SAMPLE,
+        app_connections: 3,
+        agent_connections: 2,
+        events_in_flight: 1,
+        accepted: 0,
+        rejected: 0,
+        fragments: 3,
+        replied: 0,
+        errors: {},
+        latency_p50_ms: null,
+        latency_p99_ms: null,
+      },
     ]);
     expect(t.ring.samplesAfter(second[0]!.at)).to.deep.equal([]);
     t.timer.cancel();

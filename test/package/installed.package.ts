@@ -21,7 +21,9 @@ const CLIENT_README = readFileSync(join(REPO, 'packages/client/README.md'), 'utf
 /** The install's weight within its bounds (printed, for the README's figures), with no script and none of `absent`. */
 function expectLight(p: Project, label: string, maxPackages: number, maxMb: number, absent: string[]): void {
   const w = weigh(p);
-  console.log(`      ${label}: ${w.packages.length} packages (${w.packages.join(', ')}), ${mb(w.bytes)} of files, ${mb(w.diskBytes)} on disk`);
+  console.log(
+    `      ${label}: ${w.packages.length} packages (${w.packages.join(', ')}), ${mb(w.bytes)} of files, ${mb(w.diskBytes)} on disk`,
+  );
   expect(w.withInstallScripts).to.deep.equal([]);
   expect(w.packages.length).to.be.at.most(maxPackages);
   expect(w.bytes).to.be.at.most(maxMb * 1024 * 1024);
@@ -35,10 +37,18 @@ describe('the packages, installed outside this repository', function () {
   let ws: string;
   let server: Project;
   const children: ChildProcess[] = [];
-  const tarball = (key: string) => join(TARBALLS, readdirSync(TARBALLS).find((f) => f.startsWith(`agent-messaging-bridge-${key}-`))!);
+  const tarball = (key: string) =>
+    join(
+      TARBALLS,
+      readdirSync(TARBALLS).find((f) => f.startsWith(`agent-messaging-bridge-${key}-`))!,
+    );
 
   async function admin(path: string, body: object): Promise<any> {
-    const res = await fetch(`${base}/admin/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${base}/admin/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(res.status, path).to.equal(201);
     return res.json();
   }
@@ -46,7 +56,10 @@ describe('the packages, installed outside this repository', function () {
   /** A new organization with an app and an agent (tokens included). */
   async function registrations(name: string) {
     const org = await admin('/organizations', { name });
-    return { app: await admin(`/organizations/${org.org_id}/apps`, { name: `${name} App` }), agent: await admin(`/organizations/${org.org_id}/agents`, { name: `${name} Agent` }) };
+    return {
+      app: await admin(`/organizations/${org.org_id}/apps`, { name: `${name} App` }),
+      agent: await admin(`/organizations/${org.org_id}/agents`, { name: `${name} Agent` }),
+    };
   }
 
   before(async function () {
@@ -54,7 +67,13 @@ describe('the packages, installed outside this repository', function () {
     dir = mkdtempSync(join(tmpdir(), 'bridge-packages-'));
     server = project(join(dir, 'server'), ['protocol', 'client', 'conformance', 'server'].map(tarball));
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const env = { PORT: String(port), ADMIN_TOKEN, DATABASE_URL: `sqlite:${join(dir, 'bridge.sqlite')}`, BRIDGE_TEST_CLOCK: '1', LOG_LEVEL: 'warn' };
+    const env = {
+      PORT: String(port),
+      ADMIN_TOKEN,
+      DATABASE_URL: `sqlite:${join(dir, 'bridge.sqlite')}`,
+      BRIDGE_TEST_CLOCK: '1',
+      LOG_LEVEL: 'warn',
+    };
     await start(children, server.dir, server.bin('bridge'), ['serve'], env, /bridge listening/);
     base = `http://127.0.0.1:${port}`;
     ws = `ws://127.0.0.1:${port}/v1`;
@@ -89,27 +108,60 @@ describe('the packages, installed outside this repository', function () {
 
     it('runs bridge-connector with a YAML configuration and a .mjs handler, and a .mjs app gets the reply', async function () {
       const { app, agent } = await registrations('Client Package');
-      client.write('agents.yaml', `connection:\n  url: ${ws}/ws/agent\nagents:\n  - agent_id: ${agent.agent_id}\n    token: \${AGENT_TOKEN}\n`);
-      client.write('handler.mjs', `export default function (event, ctx) { ctx.stream('outside: ' + event.payload.text); ctx.reply(''); }\n`);
+      client.write(
+        'agents.yaml',
+        `connection:\n  url: ${ws}/ws/agent\nagents:\n  - agent_id: ${agent.agent_id}\n    token: \${AGENT_TOKEN}\n`,
+      );
+      client.write(
+        'handler.mjs',
+        `export default function (event, ctx) { ctx.stream('outside: ' + event.payload.text); ctx.reply(''); }\n`,
+      );
       expect(client.run(client.bin('bridge-connector'), ['--version']).trim()).to.equal(VERSION);
-      await start(children, client.dir, client.bin('bridge-connector'), ['--config', 'agents.yaml', '--handler', 'handler.mjs'], { AGENT_TOKEN: agent.token }, /"connected"/);
-      client.write('app.mjs', `
+      await start(
+        children,
+        client.dir,
+        client.bin('bridge-connector'),
+        ['--config', 'agents.yaml', '--handler', 'handler.mjs'],
+        { AGENT_TOKEN: agent.token },
+        /"connected"/,
+      );
+      client.write(
+        'app.mjs',
+        `
         import { connectApp } from '@agent-messaging-bridge/client';
         const client = await connectApp({ url: process.env.URL, token: process.env.APP_TOKEN });
         console.log(await client.send({ agentId: process.env.AGENT_ID, threadId: 't1', payload: { text: 'hello' } }).text());
         await client.close();
-      `);
-      expect(client.run('node', ['app.mjs'], { URL: ws, APP_TOKEN: app.token, AGENT_ID: agent.agent_id }).trim()).to.equal('outside: hello');
+      `,
+      );
+      expect(
+        client.run('node', ['app.mjs'], { URL: ws, APP_TOKEN: app.token, AGENT_ID: agent.agent_id }).trim(),
+      ).to.equal('outside: hello');
     });
 
     it('runs a TypeScript handler without tsx where Node.js strips types, and says what to install where it does not', async function () {
       const { app, agent } = await registrations('TypeScript Handler');
-      client.write('ts-agents.yaml', `connection:\n  url: ${ws}/ws/agent\nagents:\n  - agent_id: ${agent.agent_id}\n    token: \${AGENT_TOKEN}\n`);
-      client.write('handler.mts', `export default function (event: { payload: unknown }, ctx: { reply(text: string): void }): void { ctx.reply('typed'); }\n`);
+      client.write(
+        'ts-agents.yaml',
+        `connection:\n  url: ${ws}/ws/agent\nagents:\n  - agent_id: ${agent.agent_id}\n    token: \${AGENT_TOKEN}\n`,
+      );
+      client.write(
+        'handler.mts',
+        `export default function (event: { payload: unknown }, ctx: { reply(text: string): void }): void { ctx.reply('typed'); }\n`,
+      );
       const args = ['--config', 'ts-agents.yaml', '--handler', 'handler.mts'];
       if ((process.features as { typescript?: unknown }).typescript) {
-        await start(children, client.dir, client.bin('bridge-connector'), args, { AGENT_TOKEN: agent.token }, /"connected"/);
-        expect(client.run('node', ['app.mjs'], { URL: ws, APP_TOKEN: app.token, AGENT_ID: agent.agent_id }).trim()).to.equal('typed');
+        await start(
+          children,
+          client.dir,
+          client.bin('bridge-connector'),
+          args,
+          { AGENT_TOKEN: agent.token },
+          /"connected"/,
+        );
+        expect(
+          client.run('node', ['app.mjs'], { URL: ws, APP_TOKEN: app.token, AGENT_ID: agent.agent_id }).trim(),
+        ).to.equal('typed');
         return;
       }
       let stderr = '';
@@ -122,7 +174,9 @@ describe('the packages, installed outside this repository', function () {
     });
 
     it('imports every export of the client and the protocol from a plain .mjs file', function () {
-      client.write('imports.mjs', `
+      client.write(
+        'imports.mjs',
+        `
         import { connectApp, Connector, BridgeError, StreamGapError } from '@agent-messaging-bridge/client';
         import { connectApp as direct, StreamGapError as gap } from '@agent-messaging-bridge/client/app-client';
         import { loadHandler } from '@agent-messaging-bridge/client/connector';
@@ -131,18 +185,31 @@ describe('the packages, installed outside this repository', function () {
         const schemas = createRequire(import.meta.url)('@agent-messaging-bridge/protocol/schemas.json');
         console.log([connectApp === direct, typeof Connector, typeof BridgeError, StreamGapError === gap && StreamGapError.prototype instanceof BridgeError, typeof loadHandler, LIMITS.payloadMaxBytes,
           validateEventMessage({ type: 'event', agent_id: 'a', thread_id: 't', payload: {} }), VERSION, typeof schemas.definitions.EventMessage].join(' '));
-      `);
-      expect(client.run('node', ['imports.mjs']).trim()).to.equal(`true function function true function 64000 true ${VERSION} object`);
+      `,
+      );
+      expect(client.run('node', ['imports.mjs']).trim()).to.equal(
+        `true function function true function 64000 true ${VERSION} object`,
+      );
     });
 
     it("type-checks the README's TypeScript in this CommonJS project (as a .mts file), and a wrong call fails", function () {
-      client.run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', 'typescript@5.9.3', '@types/node@20.19.9']);
+      client.run('npm', [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        'typescript@5.9.3',
+        '@types/node@20.19.9',
+      ]);
       const options = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--types', 'node'];
       client.write('app.mts', snippet(CLIENT_README, 'ts', 'connectApp('));
       client.write('errors.mts', snippet(CLIENT_README, 'ts', 'StreamGapError'));
       client.write('handler.mts', snippet(CLIENT_README, 'ts', 'AgentHandler'));
       client.run(client.bin('tsc'), [...options, 'app.mts', 'errors.mts', 'handler.mts']);
-      client.write('bad.mts', `import { connectApp } from '@agent-messaging-bridge/client';\nawait connectApp({ url: 1 });\n`);
+      client.write(
+        'bad.mts',
+        `import { connectApp } from '@agent-messaging-bridge/client';\nawait connectApp({ url: 1 });\n`,
+      );
       let errors = '';
       try {
         client.run(client.bin('tsc'), [...options, 'bad.mts']);
@@ -156,7 +223,9 @@ describe('the packages, installed outside this repository', function () {
   describe('the conformance package alone', function () {
     let runner: Project;
     before(function () {
-      runner = project(join(dir, 'conformance'), [tarball('protocol'), tarball('conformance')], { ignoreScripts: true });
+      runner = project(join(dir, 'conformance'), [tarball('protocol'), tarball('conformance')], {
+        ignoreScripts: true,
+      });
     });
 
     it('installs within 25 packages and 10 MB, none with an install script', function () {
@@ -166,25 +235,46 @@ describe('the packages, installed outside this repository', function () {
     it('judges the bridge of the server package (server role), its report naming the suite and requirement set', function () {
       expect(runner.run(runner.bin('bridge-conformance'), ['--version']).trim()).to.equal(VERSION);
       const report = join(dir, 'server-role.json');
-      runner.run(runner.bin('bridge-conformance'), ['server', '--url', ws, '--admin-token', ADMIN_TOKEN, '--grep', '^(flow-stream-and-reply|auth-bad-token)$', '--report-json', report]);
+      runner.run(runner.bin('bridge-conformance'), [
+        'server',
+        '--url',
+        ws,
+        '--admin-token',
+        ADMIN_TOKEN,
+        '--grep',
+        '^(flow-stream-and-reply|auth-bad-token)$',
+        '--report-json',
+        report,
+      ]);
       const json = JSON.parse(readFileSync(report, 'utf8'));
       expect(json.overall.conforms).to.equal(true);
       expect(JSON.stringify(json)).to.include(VERSION);
     });
 
-    it("judges an agent written on the client package (client role)", function () {
+    it('judges an agent written on the client package (client role)', function () {
       const clientDir = join(dir, 'client');
-      runner.write('agent.mjs', `
+      runner.write(
+        'agent.mjs',
+        `
         import { Connector, resolveConnectorConfig } from '@agent-messaging-bridge/client';
         const token = process.env.BRIDGE_TOKEN;
         const config = resolveConnectorConfig({ connection: { url: process.env.BRIDGE_URL + '/ws/agent' }, agents: [{ agent_id: token.split('_')[1], token }] }, { source: 'agent.mjs' });
         const connector = new Connector(config, { handler: (event, ctx) => { ctx.stream('You said: ' + event.payload.text); ctx.reply(''); } });
         process.once('SIGTERM', () => connector.close().then(() => process.exit(0)));
         await connector.start();
-      `);
+      `,
+      );
       // The agent runs in the client's project (where the client package is), the suite in its own.
       execFileSync('cp', [join(runner.dir, 'agent.mjs'), clientDir]);
-      const out = runner.run(runner.bin('bridge-conformance'), ['client', '--role', 'agent', '--command', `node ${join(clientDir, 'agent.mjs')}`, '--grep', '^agent-(streams-and-replies|answers-every-event)$']);
+      const out = runner.run(runner.bin('bridge-conformance'), [
+        'client',
+        '--role',
+        'agent',
+        '--command',
+        `node ${join(clientDir, 'agent.mjs')}`,
+        '--grep',
+        '^agent-(streams-and-replies|answers-every-event)$',
+      ]);
       expect(out).to.match(/verdict: conforms/);
     });
   });

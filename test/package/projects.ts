@@ -18,10 +18,23 @@ export interface Project {
 /** `npm init -y` in a new folder (CommonJS, as npm makes it), then `npm install` of `specs`. */
 export function project(dir: string, specs: string[], options: { ignoreScripts?: boolean } = {}): Project {
   mkdirSync(dir, { recursive: true });
-  const run = (file: string, args: string[], env: NodeJS.ProcessEnv = {}) => execFileSync(file, args, { ...quiet, cwd: dir, env: { ...process.env, ...env } });
+  const run = (file: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+    execFileSync(file, args, { ...quiet, cwd: dir, env: { ...process.env, ...env } });
   run('npm', ['init', '-y']);
-  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...(options.ignoreScripts ? ['--ignore-scripts'] : []), ...specs]);
-  return { dir, run, bin: (name) => join(dir, 'node_modules/.bin', name), write: (file, text) => writeFileSync(join(dir, file), text) };
+  run('npm', [
+    'install',
+    '--prefer-offline',
+    '--no-audit',
+    '--no-fund',
+    ...(options.ignoreScripts ? ['--ignore-scripts'] : []),
+    ...specs,
+  ]);
+  return {
+    dir,
+    run,
+    bin: (name) => join(dir, 'node_modules/.bin', name),
+    write: (file, text) => writeFileSync(join(dir, file), text),
+  };
 }
 
 export interface Weight {
@@ -55,7 +68,8 @@ export function weigh(p: Project): Weight {
         const manifest = JSON.parse(readFileSync(path, 'utf8')) as { name?: string; scripts?: Record<string, string> };
         if (!manifest.name) return;
         packages.push(manifest.name);
-        if (['preinstall', 'install', 'postinstall'].some((s) => manifest.scripts?.[s])) withInstallScripts.push(manifest.name);
+        if (['preinstall', 'install', 'postinstall'].some((s) => manifest.scripts?.[s]))
+          withInstallScripts.push(manifest.name);
       }
     }
   });
@@ -66,7 +80,14 @@ export function weigh(p: Project): Weight {
 export const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(2)} MB`;
 
 /** Starts a long-running command of a project; resolves with it once its output matches `ready`. */
-export function start(children: ChildProcess[], cwd: string, file: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<ChildProcess> {
+export function start(
+  children: ChildProcess[],
+  cwd: string,
+  file: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: RegExp,
+): Promise<ChildProcess> {
   const child = spawn(file, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   return new Promise((resolve, reject) => {

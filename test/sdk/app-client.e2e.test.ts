@@ -3,7 +3,13 @@
 import { expect } from 'chai';
 import { LIMITS } from '../../generated/index.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
-import { BridgeError, ConnectionLostError, connectApp, type AppClient, type AppClientOptions } from '../../src/sdk/app-client.js';
+import {
+  BridgeError,
+  ConnectionLostError,
+  connectApp,
+  type AppClient,
+  type AppClientOptions,
+} from '../../src/sdk/app-client.js';
 import { rejection } from '../helpers/rejection.js';
 
 const clients: AppClient[] = [];
@@ -12,8 +18,18 @@ function baseUrl(bridge: TestBridge): string {
   return `${bridge.url.replace(/^http/, 'ws')}/v1`;
 }
 
-async function appClient(bridge: TestBridge, token: string, options: Partial<AppClientOptions> = {}): Promise<AppClient> {
-  const client = await connectApp({ url: baseUrl(bridge), token, clock: bridge.clock, reconnect: { enabled: false }, ...options });
+async function appClient(
+  bridge: TestBridge,
+  token: string,
+  options: Partial<AppClientOptions> = {},
+): Promise<AppClient> {
+  const client = await connectApp({
+    url: baseUrl(bridge),
+    token,
+    clock: bridge.clock,
+    reconnect: { enabled: false },
+    ...options,
+  });
   clients.push(client);
   return client;
 }
@@ -36,7 +52,7 @@ describe('app client against a real bridge', function () {
   it('sends an event, streams the tokens in order and ends with the reply', async function () {
     const bridge = await startTestBridge();
     const { app, agent, agentClient, client } = await provision(bridge);
-    const payload = { kind: 'question', text: 'What is a prime?', nested: { 'ü': ['✓', 1, null] } };
+    const payload = { kind: 'question', text: 'What is a prime?', nested: { ü: ['✓', 1, null] } };
     const handle = client.send({ agentId: agent.agent_id, threadId: 'lesson-42', payload });
 
     const accepted = await handle.accepted;
@@ -65,7 +81,9 @@ describe('app client against a real bridge', function () {
   it('discovers the agents the app may use', async function () {
     const bridge = await startTestBridge();
     const { agent, client } = await provision(bridge);
-    expect(await client.discover()).to.deep.equal([{ agent_id: agent.agent_id, name: 'Tutor', description: 'Explains things' }]);
+    expect(await client.discover()).to.deep.equal([
+      { agent_id: agent.agent_id, name: 'Tutor', description: 'Explains things' },
+    ]);
   });
 
   it('pairs the answers of a mixed burst by order', async function () {
@@ -78,7 +96,14 @@ describe('app client against a real bridge', function () {
       client.send({ agentId: agent.agent_id, threadId: '', payload: {} }),
       client.send({ agentId: agent.agent_id, threadId: 'e', payload: {} }),
     ];
-    const outcomes = await Promise.all(handles.map((h) => h.accepted.then((a) => a.session_key.split(':').at(-1), (e: BridgeError) => e.code)));
+    const outcomes = await Promise.all(
+      handles.map((h) =>
+        h.accepted.then(
+          (a) => a.session_key.split(':').at(-1),
+          (e: BridgeError) => e.code,
+        ),
+      ),
+    );
     expect(outcomes).to.deep.equal(['a', 'INVALID_AGENT_ID', 'AGENT_NOT_FOUND', 'INVALID_THREAD_ID', 'e']);
     for (const h of handles.slice(1, 4)) expect((await rejection(h.reply)).eventId).to.be.a('string').that.is.not.empty;
   });
@@ -87,7 +112,11 @@ describe('app client against a real bridge', function () {
     const bridge = await startTestBridge();
     const { agent, client, agentClient } = await provision(bridge);
     const wrapper = JSON.stringify({ text: '' }).length;
-    const handle = client.send({ agentId: agent.agent_id, threadId: 't', payload: { text: 'x'.repeat(LIMITS.payloadMaxBytes - wrapper + 1) } });
+    const handle = client.send({
+      agentId: agent.agent_id,
+      threadId: 't',
+      payload: { text: 'x'.repeat(LIMITS.payloadMaxBytes - wrapper + 1) },
+    });
     const err = await rejection(handle.reply);
     expect(err.code).to.equal('PAYLOAD_TOO_LARGE');
     expect(err.eventId).to.be.a('string').that.is.not.empty;
@@ -109,13 +138,20 @@ describe('app client against a real bridge', function () {
   });
 
   it('rejects with RATE_LIMIT_EXCEEDED and retryAfterSeconds over the rate limit', async function () {
-    const bridge = await startTestBridge({ rateLimitPerSecond: LIMITS.rateLimitEventsPerSecond, rateLimitBurst: LIMITS.rateLimitBurst });
+    const bridge = await startTestBridge({
+      rateLimitPerSecond: LIMITS.rateLimitEventsPerSecond,
+      rateLimitBurst: LIMITS.rateLimitBurst,
+    });
     const { agent, client } = await provision(bridge);
-    const handles = Array.from({ length: LIMITS.rateLimitBurst + 1 }, (_, i) => client.send({ agentId: agent.agent_id, threadId: `t${i}`, payload: {} }));
+    const handles = Array.from({ length: LIMITS.rateLimitBurst + 1 }, (_, i) =>
+      client.send({ agentId: agent.agent_id, threadId: `t${i}`, payload: {} }),
+    );
     await Promise.all(handles.slice(0, -1).map((h) => h.accepted));
     const err = await rejection(handles.at(-1)!.reply);
     expect(err.code).to.equal('RATE_LIMIT_EXCEEDED');
-    expect(err.retryAfterSeconds).to.be.greaterThan(0).and.at.most(1 / LIMITS.rateLimitEventsPerSecond + 0.001);
+    expect(err.retryAfterSeconds)
+      .to.be.greaterThan(0)
+      .and.at.most(1 / LIMITS.rateLimitEventsPerSecond + 0.001);
   });
 
   it('refuses a wrong token with UNAUTHORIZED and an agent token with FORBIDDEN', async function () {

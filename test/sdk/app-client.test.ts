@@ -95,7 +95,11 @@ describe('app client (unit)', function () {
       socket.receive(accepted(eventId(2)));
 
       const err = await rejection(first.accepted);
-      expect(err).to.include({ code: 'INVALID_AGENT_ID', eventId: eventId(1), message: 'bridge says INVALID_AGENT_ID' });
+      expect(err).to.include({
+        code: 'INVALID_AGENT_ID',
+        eventId: eventId(1),
+        message: 'bridge says INVALID_AGENT_ID',
+      });
       expect((await rejection(first.reply)).code).to.equal('INVALID_AGENT_ID');
       expect(await second.accepted).to.deep.equal({ event_id: eventId(2), session_key: `svc:${AGENT}:${APP}:t` });
       expect(await settled(second.reply)).to.equal('pending');
@@ -123,10 +127,13 @@ describe('app client (unit)', function () {
       socket.receive(frame({ type: 'agents', agents: two, incomplete: true }));
       expect(await a).to.deep.equal(one);
       expect(await b).to.deep.equal(two);
-      expect([(await a).incomplete, (await b).incomplete], 'a list the bridge cut says so (W13)').to.deep.equal([false, true]);
+      expect([(await a).incomplete, (await b).incomplete], 'a list the bridge cut says so (W13)').to.deep.equal([
+        false,
+        true,
+      ]);
     });
 
-    it('rejects a discover refused for its organization\'s share (TOO_MANY_REQUESTS) with the code and the time to wait, keeping the next paired', async function () {
+    it("rejects a discover refused for its organization's share (TOO_MANY_REQUESTS) with the code and the time to wait, keeping the next paired", async function () {
       const { client, socket } = await connected();
       const refused = client.discover();
       const next = client.discover();
@@ -148,7 +155,11 @@ describe('app client (unit)', function () {
 
     it('refuses a frame over frameMaxBytes locally with PAYLOAD_TOO_LARGE, since the bridge would close the connection', async function () {
       const { client, socket } = await connected();
-      const handle = client.send({ agentId: AGENT, threadId: 't', payload: { text: 'x'.repeat(LIMITS.frameMaxBytes) } });
+      const handle = client.send({
+        agentId: AGENT,
+        threadId: 't',
+        payload: { text: 'x'.repeat(LIMITS.frameMaxBytes) },
+      });
       const err = await rejection(handle.reply);
       expect(err.code).to.equal('PAYLOAD_TOO_LARGE');
       expect(err.eventId).to.equal(undefined);
@@ -188,10 +199,17 @@ describe('app client (unit)', function () {
     it('rejects with the code and retryAfterSeconds of RATE_LIMIT_EXCEEDED', async function () {
       const { client, socket } = await connected();
       const handle = client.send({ agentId: AGENT, threadId: 't', payload: {} });
-      socket.receive(error(eventId(7), 'RATE_LIMIT_EXCEEDED', { agent_id: AGENT, metadata: { retry_after_seconds: 0.05 } }));
+      socket.receive(
+        error(eventId(7), 'RATE_LIMIT_EXCEEDED', { agent_id: AGENT, metadata: { retry_after_seconds: 0.05 } }),
+      );
       for (const promise of [handle.accepted, handle.reply, handle.text()]) {
         const err = await rejection(promise);
-        expect(err).to.include({ code: 'RATE_LIMIT_EXCEEDED', eventId: eventId(7), agentId: AGENT, retryAfterSeconds: 0.05 });
+        expect(err).to.include({
+          code: 'RATE_LIMIT_EXCEEDED',
+          eventId: eventId(7),
+          agentId: AGENT,
+          retryAfterSeconds: 0.05,
+        });
       }
       const { got, error: streamError } = await collectUntilError(handle.tokens);
       expect(got).to.deep.equal([]);
@@ -249,7 +267,11 @@ describe('app client (unit)', function () {
       for (const promise of [streaming.reply, unanswered.accepted, unanswered.reply, discovering]) {
         const err = await rejection(promise);
         expect(err).to.be.instanceOf(ConnectionLostError);
-        expect(err).to.include({ code: 'CONNECTION_LOST', closeCode: CLOSE_CODES.HEARTBEAT_TIMEOUT, reason: 'HEARTBEAT_TIMEOUT' });
+        expect(err).to.include({
+          code: 'CONNECTION_LOST',
+          closeCode: CLOSE_CODES.HEARTBEAT_TIMEOUT,
+          reason: 'HEARTBEAT_TIMEOUT',
+        });
         expect(err.message).to.contain('HEARTBEAT_TIMEOUT');
       }
       const { got, error: streamError } = await collectUntilError(streaming.tokens);
@@ -322,18 +344,24 @@ describe('app client (unit)', function () {
       const h = await connected({ random: () => 0 });
       const { delays, closed } = failEveryAttempt(h, h.client);
       const expected: number[] = [];
-      for (let i = 0; i < LIMITS.appReconnectMaxAttempts; i++) expected.push(Math.min(LIMITS.reconnectMaxDelayMs, LIMITS.reconnectBaseDelayMs * 2 ** i));
+      for (let i = 0; i < LIMITS.appReconnectMaxAttempts; i++)
+        expected.push(Math.min(LIMITS.reconnectMaxDelayMs, LIMITS.reconnectBaseDelayMs * 2 ** i));
       expect(expected.slice(0, 7)).to.deep.equal([1000, 2000, 4000, 8000, 16000, 32000, 60000]);
       expect(delays).to.deep.equal(expected);
       expect(closed).to.deep.equal({ code: 1006, reason: '' });
       expect(h.client.state).to.equal('closed');
       h.clock.advance(LIMITS.reconnectMaxDelayMs * 10);
       expect(h.sockets).to.have.length(1 + LIMITS.appReconnectMaxAttempts);
-      expect((await rejection(h.client.send({ agentId: AGENT, threadId: 't', payload: {} }).reply)).code).to.equal('CONNECTION_LOST');
+      expect((await rejection(h.client.send({ agentId: AGENT, threadId: 't', payload: {} }).reply)).code).to.equal(
+        'CONNECTION_LOST',
+      );
     });
 
     it('takes up to the jitter fraction off each delay, and honours the reconnect options', async function () {
-      const h = await connected({ random: () => 0.5, reconnect: { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 1500, jitter: 0.5 } });
+      const h = await connected({
+        random: () => 0.5,
+        reconnect: { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 1500, jitter: 0.5 },
+      });
       const { delays, closed } = failEveryAttempt(h, h.client);
       expect(delays).to.deep.equal([375, 750, 1125]);
       expect(closed).to.not.equal(undefined);

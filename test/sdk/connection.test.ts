@@ -3,7 +3,13 @@
 // agent endpoint; the app client's tests cover the app endpoint through connectApp.
 import { expect } from 'chai';
 import type WebSocket from 'ws';
-import { CLOSE_CODES, LIMITS, validateOpenServiceToAgentMessage, type AgentToServiceMessage, type ServiceToAgentMessage } from '../../generated/index.js';
+import {
+  CLOSE_CODES,
+  LIMITS,
+  validateOpenServiceToAgentMessage,
+  type AgentToServiceMessage,
+  type ServiceToAgentMessage,
+} from '../../generated/index.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { BridgeConnection, BridgeConnectionError } from '../../src/sdk/connection.js';
 import { backoffDelay } from '../../src/sdk/connection-options.js';
@@ -32,11 +38,20 @@ function harness(maxRetries = 3) {
     attempts.push(attempt);
     delays.push(delayMs);
   });
-  for (const name of ['ready', 'message', 'invalid', 'down', 'closed'] as const) connection.on(name, (...args: unknown[]) => seen.push([name, ...args]));
+  for (const name of ['ready', 'message', 'invalid', 'down', 'closed'] as const)
+    connection.on(name, (...args: unknown[]) => seen.push([name, ...args]));
   return { clock, sockets, connection, seen, attempts, delays, last: () => sockets.at(-1)! };
 }
 
-const EVENT = { type: 'event', event_id: 'e1', app_id: 'app-one', agent_id: 'tutor', thread_id: 't', session_key: 'svc:tutor:app-one:t', payload: {} };
+const EVENT = {
+  type: 'event',
+  event_id: 'e1',
+  app_id: 'app-one',
+  agent_id: 'tutor',
+  thread_id: 't',
+  session_key: 'svc:tutor:app-one:t',
+  payload: {},
+};
 
 describe('client connection', function () {
   it('is ready, and start() resolves, only once the first ping is answered, not on the open socket', async function () {
@@ -66,7 +81,9 @@ describe('client connection', function () {
     expect(h.seen.map(([name]) => name)).to.deep.equal(['ready', 'message', 'invalid', 'invalid']);
     expect(h.seen[2]).to.deep.equal(['invalid', { type: 'event', eventId: 'e2', problem: 'app_id: is required' }]);
     expect(h.seen[3]![1]).to.deep.include({ type: 'accepted', eventId: 'e3' });
-    expect((h.seen[3]![1] as { problem: string }).problem).to.match(/^type: "accepted" is not a message type of this endpoint/);
+    expect((h.seen[3]![1] as { problem: string }).problem).to.match(
+      /^type: "accepted" is not a message type of this endpoint/,
+    );
     h.connection.close();
   });
 
@@ -76,7 +93,10 @@ describe('client connection', function () {
     h.last().open();
     h.last().receive({ type: 'error', code: 'UNAUTHORIZED', error: 'bad token' });
     h.last().drop(CLOSE_CODES.UNAUTHORIZED); // no reason in the close: the error frame's code stands in for it
-    const err = await start.then(() => undefined, (e: unknown) => e);
+    const err = await start.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(BridgeConnectionError);
     expect(err).to.include({ closeCode: CLOSE_CODES.UNAUTHORIZED, reason: 'UNAUTHORIZED' });
     expect(h.connection.connectionError).to.deep.equal({ code: 'UNAUTHORIZED', error: 'bad token' });
@@ -114,8 +134,14 @@ describe('client connection', function () {
   it('the backoff stays finite and capped at any attempt number', function () {
     const policy = { baseDelayMs: 1000, maxDelayMs: 60_000, jitter: 0.2 };
     for (const attempt of [1_025, 10_000, Number.MAX_SAFE_INTEGER]) {
-      expect(backoffDelay(attempt, policy, () => 0), `attempt ${attempt}`).to.equal(60_000);
-      expect(backoffDelay(attempt, policy, () => 0.5), `attempt ${attempt}, jittered`).to.equal(54_000);
+      expect(
+        backoffDelay(attempt, policy, () => 0),
+        `attempt ${attempt}`,
+      ).to.equal(60_000);
+      expect(
+        backoffDelay(attempt, policy, () => 0.5),
+        `attempt ${attempt}, jittered`,
+      ).to.equal(54_000);
     }
     expect(backoffDelay(3, { ...policy, maxDelayMs: 3_000 }, () => 0)).to.equal(3_000);
   });

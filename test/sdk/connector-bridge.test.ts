@@ -55,7 +55,12 @@ async function setup(handler: AgentHandler, options: SetupOptions = {}): Promise
       agents: [{ agent_id: agent.agent_id, token: '${TEST_AGENT_TOKEN}', context: { persona: 'echo' } }],
       ...(health ? { health: { port: 0, path: '/health' } } : {}),
     },
-    { env: { TEST_BRIDGE_AGENT_URL: `${bridge.url.replace(/^http/, 'ws')}/v1/ws/agent`, TEST_AGENT_TOKEN: token ? token(agent) : agent.token } },
+    {
+      env: {
+        TEST_BRIDGE_AGENT_URL: `${bridge.url.replace(/^http/, 'ws')}/v1/ws/agent`,
+        TEST_AGENT_TOKEN: token ? token(agent) : agent.token,
+      },
+    },
   );
   const clock = new AdjustableClock({ frozen: true, start: Date.parse('2026-11-22T12:00:00.000Z') });
   const logs: string[] = [];
@@ -162,14 +167,23 @@ describe('agent connector against a real bridge', function () {
     expect(validateConnectorHealth(health.body), JSON.stringify(health.body)).to.equal(true);
     // The bridge's answer to the connector's first ping (its proof of acceptance) is the last pong so far.
     const connectedAt = new Date(s.clock.now()).toISOString();
-    expect(health.body).to.deep.equal({ status: 'ok', agents: { [s.agent.agent_id]: { connected: true, lastPing: connectedAt } } });
+    expect(health.body).to.deep.equal({
+      status: 'ok',
+      agents: { [s.agent.agent_id]: { connected: true, lastPing: connectedAt } },
+    });
 
     expect(await s.connector.close()).to.deep.equal({ cutShort: [] });
     expect(s.notes.slice(-3).map((n) => n.type)).to.deep.equal(['disconnected', 'closed', 'stopped']);
     expect(s.notes.at(-3)).to.include({ agentId: s.agent.agent_id, code: 1000 });
     expect(s.connector.health()).to.deep.equal({
       status: 'down',
-      agents: { [s.agent.agent_id]: { connected: false, lastPing: connectedAt, lastError: 'connection closed (1000 client closing)' } },
+      agents: {
+        [s.agent.agent_id]: {
+          connected: false,
+          lastPing: connectedAt,
+          lastError: 'connection closed (1000 client closing)',
+        },
+      },
     });
   });
 
@@ -180,7 +194,10 @@ describe('agent connector against a real bridge', function () {
     s.clock.advance(LIMITS.heartbeatIntervalMs);
     const pingedAt = new Date(s.clock.now()).toISOString();
     await until(() => s.connector.health().agents[s.agent.agent_id]?.lastPing === pingedAt, 'the pong');
-    expect((await getHealth(s.connector.healthUrl!)).body.agents[s.agent.agent_id]).to.deep.equal({ connected: true, lastPing: pingedAt });
+    expect((await getHealth(s.connector.healthUrl!)).body.agents[s.agent.agent_id]).to.deep.equal({
+      connected: true,
+      lastPing: pingedAt,
+    });
     // The pong came in time: the pong deadline passing changes nothing.
     s.clock.advance(LIMITS.heartbeatTimeoutMs);
     await s.appClient.expectNothingBeforePong();
@@ -205,14 +222,24 @@ describe('agent connector against a real bridge', function () {
         { type: 'event-error', agentId: s.agent.agent_id, eventId: first, code: 'AGENT_ERROR', message: generic },
         { type: 'event-error', agentId: s.agent.agent_id, eventId: second, code: 'AGENT_ERROR', message: generic },
       ]);
-      expect(s.logs).to.include('handler failed: model crashed: secret stack detail').and.include('handler failed: async boom: key sk-0123');
+      expect(s.logs)
+        .to.include('handler failed: model crashed: secret stack detail')
+        .and.include('handler failed: async boom: key sk-0123');
     });
 
     it('ctx.fail passes the code to the bridge (AGENT_TIMEOUT stays AGENT_TIMEOUT, W9); an invalid code is sent as AGENT_ERROR', async function () {
       const s = await setup((event, ctx) => ctx.fail(event.payload.code as string, 'backend unavailable'));
-      for (const [code, appCode] of [['MODEL_DOWN', 'AGENT_ERROR'], ['AGENT_TIMEOUT', 'AGENT_TIMEOUT'], ['not a code', 'AGENT_ERROR']]) {
+      for (const [code, appCode] of [
+        ['MODEL_DOWN', 'AGENT_ERROR'],
+        ['AGENT_TIMEOUT', 'AGENT_TIMEOUT'],
+        ['not a code', 'AGENT_ERROR'],
+      ]) {
         const eventId = await s.send({ code });
-        expect(await s.appClient.expect('error')).to.deep.include({ event_id: eventId, code: appCode, error: 'backend unavailable' });
+        expect(await s.appClient.expect('error')).to.deep.include({
+          event_id: eventId,
+          code: appCode,
+          error: 'backend unavailable',
+        });
       }
       expect(s.logs.some((l) => l.startsWith('invalid error code, sent as AGENT_ERROR'))).to.equal(true);
     });
@@ -225,10 +252,19 @@ describe('agent connector against a real bridge', function () {
       expect((await s.appClient.expect('token')).token).to.equal('streamed but ');
       expect((await s.appClient.expect('token')).token).to.equal('never replied');
       expect(await s.appClient.expect('reply')).to.include({ event_id: streamed, reply: 'streamed but never replied' });
-      expect(s.notes.at(-1)).to.deep.equal({ type: 'event-replied', agentId: s.agent.agent_id, eventId: streamed, tokenCount: 2 });
+      expect(s.notes.at(-1)).to.deep.equal({
+        type: 'event-replied',
+        agentId: s.agent.agent_id,
+        eventId: streamed,
+        tokenCount: 2,
+      });
 
       const silent = await s.send({ stream: false });
-      expect(await s.appClient.expect('error')).to.deep.include({ event_id: silent, code: 'AGENT_ERROR', error: 'The agent handler returned without a reply.' });
+      expect(await s.appClient.expect('error')).to.deep.include({
+        event_id: silent,
+        code: 'AGENT_ERROR',
+        error: 'The agent handler returned without a reply.',
+      });
     });
 
     it('a handler that never answers gets AGENT_TIMEOUT at the handler timeout (on the clock); its later calls are ignored', async function () {
@@ -246,7 +282,11 @@ describe('agent connector against a real bridge', function () {
       await s.appClient.expectNothingBeforePong();
       expect(held!.finished).to.equal(false);
       s.clock.advance(1);
-      expect(await s.appClient.expect('error')).to.deep.include({ event_id: eventId, code: 'AGENT_TIMEOUT', error: 'The agent did not answer within 10000 ms.' });
+      expect(await s.appClient.expect('error')).to.deep.include({
+        event_id: eventId,
+        code: 'AGENT_TIMEOUT',
+        error: 'The agent did not answer within 10000 ms.',
+      });
       expect(held!.finished).to.equal(true);
       expect(held!.signal.aborted).to.equal(true);
 
@@ -254,17 +294,24 @@ describe('agent connector against a real bridge', function () {
       held!.reply('too late');
       held!.fail('AGENT_ERROR', 'too late');
       await s.appClient.expectNothingBeforePong();
-      expect(s.logs).to.include.members(['ctx.token() after the event ended: ignored', 'ctx.reply() after the event ended: ignored', 'ctx.fail() after the event ended: ignored']);
+      expect(s.logs).to.include.members([
+        'ctx.token() after the event ended: ignored',
+        'ctx.reply() after the event ended: ignored',
+        'ctx.fail() after the event ended: ignored',
+      ]);
       expect(s.notes.map((n) => n.type)).to.deep.equal(['connected', 'event-received', 'event-error']);
       expect(s.connector.inFlight(s.agent.agent_id)).to.equal(0);
     });
 
     it('the default handler timeout is the bridge timeout minus 5 s', async function () {
       let held: AgentContext | undefined;
-      const s = await setup((_e, ctx) => {
-        held = ctx;
-        return new Promise(() => {});
-      }, { connection: { heartbeatIntervalMs: DAY } });
+      const s = await setup(
+        (_e, ctx) => {
+          held = ctx;
+          return new Promise(() => {});
+        },
+        { connection: { heartbeatIntervalMs: DAY } },
+      );
       await s.send();
       await until(() => held !== undefined, 'the handler');
       s.clock.advance(LIMITS.agentTimeoutMs - 5_001);
@@ -306,7 +353,9 @@ describe('agent connector against a real bridge', function () {
       const over = await s.send({ bytes: LIMITS.replyContentMaxBytes + 1 });
       const error = await s.appClient.expect('error');
       expect(error).to.include({ event_id: over, code: 'AGENT_ERROR' });
-      expect(error.error).to.include(`${LIMITS.replyContentMaxBytes + 1} bytes`).and.include(String(LIMITS.replyContentMaxBytes));
+      expect(error.error)
+        .to.include(`${LIMITS.replyContentMaxBytes + 1} bytes`)
+        .and.include(String(LIMITS.replyContentMaxBytes));
       await s.appClient.expectNothingBeforePong(); // no tokens were streamed for it, and the connection stays up
       expect(s.connector.isConnected(s.agent.agent_id)).to.equal(true);
     });
@@ -333,7 +382,11 @@ describe('agent connector against a real bridge', function () {
 
     gate.resolve();
     await done.promise;
-    expect(s.notes.find((n) => n.type === 'event-error')).to.deep.include({ agentId: s.agent.agent_id, eventId, code: 'INVALID_EVENT_ID' });
+    expect(s.notes.find((n) => n.type === 'event-error')).to.deep.include({
+      agentId: s.agent.agent_id,
+      eventId,
+      code: 'INVALID_EVENT_ID',
+    });
     expect(s.notes.some((n) => n.type === 'event-replied')).to.equal(false);
     expect(s.logs).to.include('ctx.reply() after the event ended: ignored');
 
@@ -366,9 +419,21 @@ describe('agent connector against a real bridge', function () {
     expect((await s.appClient.expect('token')).token).to.equal('after');
     expect(await s.appClient.expect('reply')).to.include({ event_id: eventId, reply: 'before after' });
 
-    expect(s.notes.map((n) => n.type)).to.deep.equal(['connected', 'event-received', 'disconnected', 'reconnecting', 'event-replied', 'connected']);
+    expect(s.notes.map((n) => n.type)).to.deep.equal([
+      'connected',
+      'event-received',
+      'disconnected',
+      'reconnecting',
+      'event-replied',
+      'connected',
+    ]);
     expect(s.notes[2]).to.deep.equal({ type: 'disconnected', agentId: s.agent.agent_id, code: 1006, reason: '' });
-    expect(s.notes[3]).to.deep.equal({ type: 'reconnecting', agentId: s.agent.agent_id, attempt: 1, delayMs: LIMITS.reconnectBaseDelayMs });
+    expect(s.notes[3]).to.deep.equal({
+      type: 'reconnecting',
+      agentId: s.agent.agent_id,
+      attempt: 1,
+      delayMs: LIMITS.reconnectBaseDelayMs,
+    });
   });
 
   it('gives up after the default 5 reconnect attempts (1, 2, 4, 8, 16 s), ending the events in flight', async function () {
@@ -377,7 +442,8 @@ describe('agent connector against a real bridge', function () {
       connection: {
         random: () => 0,
         // The first connection reaches the bridge; every reconnect finds nothing listening.
-        createSocket: (url, headers) => new WebSocket(opened++ === 0 ? url : 'ws://127.0.0.1:1/v1/ws/agent', { headers, perMessageDeflate: false }),
+        createSocket: (url, headers) =>
+          new WebSocket(opened++ === 0 ? url : 'ws://127.0.0.1:1/v1/ws/agent', { headers, perMessageDeflate: false }),
       },
     });
     expect(s.connector.config.connection.reconnect.maxRetries).to.equal(LIMITS.connectorReconnectMaxAttempts);
@@ -397,7 +463,9 @@ describe('agent connector against a real bridge', function () {
       'event-error',
       'closed',
     ]);
-    expect(s.notes.filter((n) => n.type === 'reconnecting').map((n) => n.delayMs)).to.deep.equal([1000, 2000, 4000, 8000, 16000]);
+    expect(s.notes.filter((n) => n.type === 'reconnecting').map((n) => n.delayMs)).to.deep.equal([
+      1000, 2000, 4000, 8000, 16000,
+    ]);
     expect(s.notes.at(-2)).to.include({ eventId, code: 'AGENT_OFFLINE' });
     expect(s.connector.inFlight(s.agent.agent_id)).to.equal(0);
     expect(s.connector.health()).to.deep.include({ status: 'down' });
@@ -433,11 +501,19 @@ describe('agent connector against a real bridge', function () {
     const eventId = await s.send();
     await until(() => s.connector.inFlight(s.agent.agent_id) === 1, 'the handler');
     expect(await s.connector.close()).to.deep.equal({ cutShort: [{ agentId: s.agent.agent_id, eventId }] });
-    expect(await s.appClient.expect('error')).to.deep.include({ event_id: eventId, code: 'AGENT_ERROR', error: 'The agent connector is shutting down.' });
+    expect(await s.appClient.expect('error')).to.deep.include({
+      event_id: eventId,
+      code: 'AGENT_ERROR',
+      error: 'The agent connector is shutting down.',
+    });
   });
 
   it('a refused agent fails start() with the bridge error, and health shows it down with lastError', async function () {
-    const s = await setup(echo, { health: true, start: false, token: (agent) => `rla_${agent.agent_id}_${'x'.repeat(40)}` });
+    const s = await setup(echo, {
+      health: true,
+      start: false,
+      token: (agent) => `rla_${agent.agent_id}_${'x'.repeat(40)}`,
+    });
     let error: Error | undefined;
     await s.connector.start().catch((err: Error) => (error = err));
     expect(error).to.be.instanceOf(ConnectorStartError);

@@ -15,18 +15,45 @@ function usageError(args: string[]): string {
 
 describe('bridge-connector command line', function () {
   it('reads every flag, short or long, with its value separate or after =', function () {
-    expect(parseCliArgs(['-c', 'agents.yaml', '-H', 'handler.ts'])).to.deep.equal({ kind: 'run', options: { config: 'agents.yaml', handler: 'handler.ts' } });
-    const all = ['--config=a.json', '--handler', 'h.js', '--handler-timeout', '9000', '--words-per-token', '2', '--health-host', '0.0.0.0', '--drain-timeout', '0'];
+    expect(parseCliArgs(['-c', 'agents.yaml', '-H', 'handler.ts'])).to.deep.equal({
+      kind: 'run',
+      options: { config: 'agents.yaml', handler: 'handler.ts' },
+    });
+    const all = [
+      '--config=a.json',
+      '--handler',
+      'h.js',
+      '--handler-timeout',
+      '9000',
+      '--words-per-token',
+      '2',
+      '--health-host',
+      '0.0.0.0',
+      '--drain-timeout',
+      '0',
+    ];
     expect(parseCliArgs(all)).to.deep.equal({
       kind: 'run',
-      options: { config: 'a.json', handler: 'h.js', handlerTimeout: 9000, wordsPerToken: 2, healthHost: '0.0.0.0', drainTimeout: 0 },
+      options: {
+        config: 'a.json',
+        handler: 'h.js',
+        handlerTimeout: 9000,
+        wordsPerToken: 2,
+        healthHost: '0.0.0.0',
+        drainTimeout: 0,
+      },
     });
-    expect(parseCliArgs(['-cA', '-H', 'b', '--drain-timeout=30000'])).to.deep.equal({ kind: 'run', options: { config: 'A', handler: 'b', drainTimeout: 30000 } });
+    expect(parseCliArgs(['-cA', '-H', 'b', '--drain-timeout=30000'])).to.deep.equal({
+      kind: 'run',
+      options: { config: 'A', handler: 'b', drainTimeout: 30000 },
+    });
   });
 
   it('answers --help and --version (-h, -v) before anything else is required', function () {
-    for (const args of [['--help'], ['-h'], ['-c', 'x', '--help']]) expect(parseCliArgs(args), args.join(' ')).to.deep.equal({ kind: 'help' });
-    for (const args of [['--version'], ['-v']]) expect(parseCliArgs(args), args.join(' ')).to.deep.equal({ kind: 'version' });
+    for (const args of [['--help'], ['-h'], ['-c', 'x', '--help']])
+      expect(parseCliArgs(args), args.join(' ')).to.deep.equal({ kind: 'help' });
+    for (const args of [['--version'], ['-v']])
+      expect(parseCliArgs(args), args.join(' ')).to.deep.equal({ kind: 'version' });
   });
 
   it('refuses unknown flags, missing or bad values, missing required flags and stray arguments, naming the flag as --help shows it', function () {
@@ -36,17 +63,34 @@ describe('bridge-connector command line', function () {
     expect(usageError(['-c', '--handler', 'h'])).to.equal("option '-c, --config <file>' argument missing");
     expect(usageError(['-c', 'a'])).to.equal("required option '-H, --handler <module>' not specified");
     expect(usageError(['-H', 'h'])).to.equal("required option '-c, --config <file>' not specified");
-    expect(usageError(['-c', 'a', '-H', 'b', '--handler-timeout', 'abc'])).to.equal("option '--handler-timeout <ms>' argument 'abc' is invalid. must be a whole number, 1 or more");
-    expect(usageError(['-c', 'a', '-H', 'b', '--words-per-token', '0'])).to.include('must be a whole number, 1 or more');
-    expect(usageError(['-c', 'a', '-H', 'b', '--drain-timeout=-1'])).to.equal("option '--drain-timeout <ms>' argument '-1' is invalid. must be a whole number, 0 or more");
-    expect(usageError(['-c', 'a', '-H', 'b', '--drain-timeout', '1.5'])).to.include('must be a whole number, 0 or more');
+    expect(usageError(['-c', 'a', '-H', 'b', '--handler-timeout', 'abc'])).to.equal(
+      "option '--handler-timeout <ms>' argument 'abc' is invalid. must be a whole number, 1 or more",
+    );
+    expect(usageError(['-c', 'a', '-H', 'b', '--words-per-token', '0'])).to.include(
+      'must be a whole number, 1 or more',
+    );
+    expect(usageError(['-c', 'a', '-H', 'b', '--drain-timeout=-1'])).to.equal(
+      "option '--drain-timeout <ms>' argument '-1' is invalid. must be a whole number, 0 or more",
+    );
+    expect(usageError(['-c', 'a', '-H', 'b', '--drain-timeout', '1.5'])).to.include(
+      'must be a whole number, 0 or more',
+    );
     expect(usageError(['-c', 'a', '-H', 'b', '--drain-timeout='])).to.include("argument '' is invalid");
     expect(usageError(['-c', 'a', '-H', 'b', 'extra'])).to.equal('too many arguments. Expected 0 arguments but got 1.');
     expect(usageError(['--help=yes'])).to.equal("option '-h, --help' does not take a value");
   });
 
   it('--help lists every flag within 80 columns, with the drain default', function () {
-    for (const flag of ['-c, --config <file>', '-H, --handler <module>', '--handler-timeout <ms>', '--words-per-token <n>', '--health-host <host>', '--drain-timeout <ms>', '-v, --version', '-h, --help']) {
+    for (const flag of [
+      '-c, --config <file>',
+      '-H, --handler <module>',
+      '--handler-timeout <ms>',
+      '--words-per-token <n>',
+      '--health-host <host>',
+      '--drain-timeout <ms>',
+      '-v, --version',
+      '-h, --help',
+    ]) {
       expect(HELP).to.include(`\n  ${flag} `);
     }
     expect(HELP).to.match(/^Usage: bridge-connector \[options\]\n/);

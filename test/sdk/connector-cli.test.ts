@@ -26,18 +26,30 @@ interface Run {
 const running: Run[] = [];
 
 /** A test bridge with an app and an agent, and a configuration file whose token is read from `T`. */
-async function bridgeAndConfig(dir: string): Promise<{ bridge: TestBridge; app: { app_id: string; token: string }; agent: { agent_id: string; token: string }; config: string }> {
+async function bridgeAndConfig(dir: string): Promise<{
+  bridge: TestBridge;
+  app: { app_id: string; token: string };
+  agent: { agent_id: string; token: string };
+  config: string;
+}> {
   const bridge = await startTestBridge();
   const org = await bridge.org();
   const app = await bridge.app(org.org_id);
   const agent = await bridge.agent(org.org_id);
   const config = join(dir, 'connector.yaml');
-  await writeFile(config, `connection: {url: "${bridge.url.replace(/^http/, 'ws')}/v1/ws/agent"}\nagents: [{agent_id: ${agent.agent_id}, token: "\${T}"}]\n`);
+  await writeFile(
+    config,
+    `connection: {url: "${bridge.url.replace(/^http/, 'ws')}/v1/ws/agent"}\nagents: [{agent_id: ${agent.agent_id}, token: "\${T}"}]\n`,
+  );
   return { bridge, app, agent, config };
 }
 
 function connectorCommand(args: string[], env: NodeJS.ProcessEnv): Run {
-  const child = spawn(process.execPath, ['bin/bridge-connector.js', ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/bridge-connector.js', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
@@ -48,7 +60,11 @@ function connectorCommand(args: string[], env: NodeJS.ProcessEnv): Run {
     stdout: () => out,
     stderr: () => err,
     exited,
-    lines: () => out.split('\n').filter(Boolean).map((line) => JSON.parse(line)),
+    lines: () =>
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line)),
   };
   running.push(run);
   return run;
@@ -95,7 +111,9 @@ describe('the bridge-connector command', function () {
         '',
       ].join('\n'),
     );
-    const run = connectorCommand(['--config', config, '--handler', 'examples/echo-agent.ts'], { ECHO_AGENT_TOKEN: agent.token });
+    const run = connectorCommand(['--config', config, '--handler', 'examples/echo-agent.ts'], {
+      ECHO_AGENT_TOKEN: agent.token,
+    });
     await until(() => run.lines().some((l) => l.type === 'connected'), 'connected', run);
     await bridge.untilAgentOnline(agent.agent_id, true);
 
@@ -111,7 +129,14 @@ describe('the bridge-connector command', function () {
     run.child.kill('SIGTERM');
     expect(await run.exited, run.stderr()).to.equal(0);
     const lines = run.lines();
-    expect(lines.map((l) => l.type)).to.deep.equal(['connected', 'event-received', 'event-replied', 'disconnected', 'closed', 'stopped']);
+    expect(lines.map((l) => l.type)).to.deep.equal([
+      'connected',
+      'event-received',
+      'event-replied',
+      'disconnected',
+      'closed',
+      'stopped',
+    ]);
     expect(lines.at(-1)).to.include({ type: 'stopped' }).and.deep.include({ cutShort: [] });
     expect(lines[1]).to.include({ agentId: agent.agent_id, eventId: event_id, sessionKey: `svc:${app.app_id}:cli` });
     expect(lines[2]).to.include({ agentId: agent.agent_id, eventId: event_id, tokenCount: 4 });
@@ -134,7 +159,11 @@ describe('the bridge-connector command', function () {
         '',
       ].join('\n'),
     );
-    const run = connectorCommand(['--config', config, '--handler', handler], { T: agent.token, RELEASE_FILE: release, LOG_LEVEL: 'info' });
+    const run = connectorCommand(['--config', config, '--handler', handler], {
+      T: agent.token,
+      RELEASE_FILE: release,
+      LOG_LEVEL: 'info',
+    });
     await until(() => run.lines().some((l) => l.type === 'connected'), 'connected', run);
     await bridge.untilAgentOnline(agent.agent_id, true);
     const appClient = await bridge.connectApp(app.token);
@@ -143,13 +172,18 @@ describe('the bridge-connector command', function () {
     expect((await appClient.expect('token')).token).to.equal('working ');
 
     run.child.kill('SIGTERM');
-    await until(() => run.stderr().includes('stopping: letting 1 event(s) in flight finish, for 20000 ms at most'), 'the drain', run);
+    await until(
+      () => run.stderr().includes('stopping: letting 1 event(s) in flight finish, for 20000 ms at most'),
+      'the drain',
+      run,
+    );
     appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 'drain', payload: {} });
     const second = (await appClient.expect('accepted')).event_id;
     expect(await appClient.expect('error')).to.deep.include({
       event_id: second,
       code: 'AGENT_ERROR',
-      error: 'The agent connector is stopping and did not start this event; it may be sent again once the agent is back.',
+      error:
+        'The agent connector is stopping and did not start this event; it may be sent again once the agent is back.',
     });
 
     await writeFile(release, '');
@@ -162,7 +196,9 @@ describe('the bridge-connector command', function () {
     const { bridge, app, agent, config } = await bridgeAndConfig(dir);
     const handler = join(dir, 'stuck.mjs');
     await writeFile(handler, 'export default () => new Promise(() => {});\n');
-    const run = connectorCommand(['--config', config, '--handler', handler, '--drain-timeout', '50'], { T: agent.token });
+    const run = connectorCommand(['--config', config, '--handler', handler, '--drain-timeout', '50'], {
+      T: agent.token,
+    });
     await until(() => run.lines().some((l) => l.type === 'connected'), 'connected', run);
     await bridge.untilAgentOnline(agent.agent_id, true);
     const appClient = await bridge.connectApp(app.token);
@@ -171,11 +207,22 @@ describe('the bridge-connector command', function () {
     await until(() => run.lines().some((l) => l.type === 'event-received'), 'event-received', run);
 
     run.child.kill('SIGTERM');
-    expect(await appClient.expect('error')).to.deep.include({ event_id: eventId, code: 'AGENT_ERROR', error: 'The agent connector is shutting down.' });
+    expect(await appClient.expect('error')).to.deep.include({
+      event_id: eventId,
+      code: 'AGENT_ERROR',
+      error: 'The agent connector is shutting down.',
+    });
     expect(await run.exited, run.stderr()).to.equal(0);
     expect(run.lines().at(-1)).to.deep.include({ type: 'stopped', cutShort: [{ agentId: agent.agent_id, eventId }] });
-    const warning = run.stderr().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg.startsWith('stop ended'));
-    expect(warning).to.deep.include({ msg: `stop ended 1 event(s) still in flight with AGENT_ERROR: ${eventId} (${agent.agent_id})` });
+    const warning = run
+      .stderr()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((l) => l.msg.startsWith('stop ended'));
+    expect(warning).to.deep.include({
+      msg: `stop ended 1 event(s) still in flight with AGENT_ERROR: ${eventId} (${agent.agent_id})`,
+    });
   });
 
   it('prints its version (--version, -v) and its help (--help); an unknown flag is an error, exit 1, with the help', async function () {
@@ -198,26 +245,55 @@ describe('the bridge-connector command', function () {
     const org = await bridge.org();
     const agent = await bridge.agent(org.org_id);
     const config = join(dir, 'connector.yaml');
-    await writeFile(config, `connection: {url: "${bridge.url.replace(/^http/, 'ws')}/v1/ws/agent"}\nagents: [{agent_id: ${agent.agent_id}, token: "\${T}"}]\nhealth: {port: 0}\n`);
-    const run = connectorCommand(['--config', config, '--handler', 'examples/echo-agent.ts'], { T: agent.token, LOG_LEVEL: 'info' });
-    const running = () => run.stderr().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'connector running');
+    await writeFile(
+      config,
+      `connection: {url: "${bridge.url.replace(/^http/, 'ws')}/v1/ws/agent"}\nagents: [{agent_id: ${agent.agent_id}, token: "\${T}"}]\nhealth: {port: 0}\n`,
+    );
+    const run = connectorCommand(['--config', config, '--handler', 'examples/echo-agent.ts'], {
+      T: agent.token,
+      LOG_LEVEL: 'info',
+    });
+    const running = () =>
+      run
+        .stderr()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .find((l) => l.msg === 'connector running');
     await until(() => running() !== undefined, 'connector running', run);
     const url = new URL(running().health);
     expect(url.hostname).to.equal('127.0.0.1');
     expect((await fetch(url)).status).to.equal(200);
     // Every other address of this machine is refused (a machine with loopback only has none to try).
-    const others = Object.values(networkInterfaces()).flat().filter((a) => a && !a.internal && a.family === 'IPv4').map((a) => a!.address);
-    const reachable = async (address: string, port: string) => fetch(`http://${address}:${port}/health`).then((r) => r.status === 200, () => false);
+    const others = Object.values(networkInterfaces())
+      .flat()
+      .filter((a) => a && !a.internal && a.family === 'IPv4')
+      .map((a) => a!.address);
+    const reachable = async (address: string, port: string) =>
+      fetch(`http://${address}:${port}/health`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
     for (const address of others) expect(await reachable(address, url.port), `reachable on ${address}`).to.equal(false);
     run.child.kill('SIGTERM');
     expect(await run.exited, run.stderr()).to.equal(0);
 
-    const everywhere = connectorCommand(['--config', config, '--handler', 'examples/echo-agent.ts', '--health-host', '0.0.0.0'], { T: agent.token, LOG_LEVEL: 'info' });
-    const runningEverywhere = () => everywhere.stderr().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'connector running');
+    const everywhere = connectorCommand(
+      ['--config', config, '--handler', 'examples/echo-agent.ts', '--health-host', '0.0.0.0'],
+      { T: agent.token, LOG_LEVEL: 'info' },
+    );
+    const runningEverywhere = () =>
+      everywhere
+        .stderr()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .find((l) => l.msg === 'connector running');
     await until(() => runningEverywhere() !== undefined, 'connector running on 0.0.0.0', everywhere);
     const everywhereUrl = new URL(runningEverywhere().health);
     expect(everywhereUrl.hostname).to.equal('0.0.0.0');
-    for (const address of others) expect(await reachable(address, everywhereUrl.port), `reachable on ${address}`).to.equal(true);
+    for (const address of others)
+      expect(await reachable(address, everywhereUrl.port), `reachable on ${address}`).to.equal(true);
   });
 
   it('fails at start-up, exit 1, with one line naming the health endpoint when its port is taken', async function () {
@@ -226,7 +302,10 @@ describe('the bridge-connector command', function () {
     try {
       const { port } = taken.address() as AddressInfo;
       const config = join(dir, 'connector.yaml');
-      await writeFile(config, `connection: {url: "ws://127.0.0.1:1/v1/ws/agent"}\nagents: [{agent_id: tutor-7k2m, token: rla_tutor-7k2m_Zx8kQ2mV7pL4nR9sT1wY6bC3dF5gH0jK2aE4iO8uQ1z}]\nhealth: {port: ${port}}\n`);
+      await writeFile(
+        config,
+        `connection: {url: "ws://127.0.0.1:1/v1/ws/agent"}\nagents: [{agent_id: tutor-7k2m, token: rla_tutor-7k2m_Zx8kQ2mV7pL4nR9sT1wY6bC3dF5gH0jK2aE4iO8uQ1z}]\nhealth: {port: ${port}}\n`,
+      );
       const run = connectorCommand(['--config', config, '--handler', 'examples/echo-agent.ts'], {});
       expect(await run.exited).to.equal(1);
       expect(run.stderr().trimEnd().split('\n')).to.deep.equal([
@@ -238,14 +317,24 @@ describe('the bridge-connector command', function () {
   });
 
   it('fails at start-up, exit 1, with one line on a LOG_LEVEL it does not know', async function () {
-    const run = connectorCommand(['--config', 'nowhere.yaml', '--handler', 'examples/echo-agent.ts'], { LOG_LEVEL: 'verbose' });
+    const run = connectorCommand(['--config', 'nowhere.yaml', '--handler', 'examples/echo-agent.ts'], {
+      LOG_LEVEL: 'verbose',
+    });
     expect(await run.exited).to.equal(1);
-    expect(run.stderr()).to.equal('bridge-connector: LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent; got verbose\n');
+    expect(run.stderr()).to.equal(
+      'bridge-connector: LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent; got verbose\n',
+    );
   });
 
   it('fails at start-up, exit 1, naming a missing variable and the config path', async function () {
     const config = join(dir, 'connector.json');
-    await writeFile(config, JSON.stringify({ connection: { url: 'ws://127.0.0.1:1/v1/ws/agent' }, agents: [{ agent_id: 'tutor-7k2m', token: '${NO_SUCH_TOKEN_VAR}' }] }));
+    await writeFile(
+      config,
+      JSON.stringify({
+        connection: { url: 'ws://127.0.0.1:1/v1/ws/agent' },
+        agents: [{ agent_id: 'tutor-7k2m', token: '${NO_SUCH_TOKEN_VAR}' }],
+      }),
+    );
     const env = { NO_SUCH_TOKEN_VAR: undefined } as unknown as NodeJS.ProcessEnv;
     const run = connectorCommand(['--config', config, '--handler', 'examples/echo-agent.ts'], env);
     expect(await run.exited).to.equal(1);
@@ -258,8 +347,13 @@ describe('the bridge-connector command', function () {
     const org = await bridge.org();
     const agent = await bridge.agent(org.org_id);
     const config = join(dir, 'connector.yaml');
-    await writeFile(config, `connection: {url: "${bridge.url.replace(/^http/, 'ws')}/v1/ws/agent"}\nagents: [{agent_id: ${agent.agent_id}, token: "\${T}"}]\n`);
-    const run = connectorCommand(['--config', config, '--handler', 'examples/echo-agent.ts'], { T: `rla_${agent.agent_id}_${'x'.repeat(40)}` });
+    await writeFile(
+      config,
+      `connection: {url: "${bridge.url.replace(/^http/, 'ws')}/v1/ws/agent"}\nagents: [{agent_id: ${agent.agent_id}, token: "\${T}"}]\n`,
+    );
+    const run = connectorCommand(['--config', config, '--handler', 'examples/echo-agent.ts'], {
+      T: `rla_${agent.agent_id}_${'x'.repeat(40)}`,
+    });
     expect(await run.exited).to.equal(1);
     expect(run.stderr()).to.include(`bridge-connector: could not connect ${agent.agent_id}: UNAUTHORIZED: `);
     expect(run.lines().map((l) => l.type)).to.deep.equal(['event-error', 'closed']);
@@ -267,12 +361,19 @@ describe('the bridge-connector command', function () {
 
   it('loads a TypeScript handler from outside the project, and fails at start-up, exit 1, on one that exports no handler', async function () {
     const config = join(dir, 'connector.yaml');
-    await writeFile(config, 'connection: {url: "ws://127.0.0.1:1/v1/ws/agent"}\nagents: [{agent_id: tutor-7k2m, token: rla_tutor-7k2m_Zx8kQ2mV7pL4nR9sT1wY6bC3dF5gH0jK2aE4iO8uQ1z}]\n');
+    await writeFile(
+      config,
+      'connection: {url: "ws://127.0.0.1:1/v1/ws/agent"}\nagents: [{agent_id: tutor-7k2m, token: rla_tutor-7k2m_Zx8kQ2mV7pL4nR9sT1wY6bC3dF5gH0jK2aE4iO8uQ1z}]\n',
+    );
     const good = join(dir, 'good.ts');
     await writeFile(good, 'export default function (): void {}\n');
     // Nothing listens on port 1: the connector keeps trying (and stays up meanwhile) until told to stop.
     const waiting = connectorCommand(['--config', config, '--handler', good], {});
-    await until(() => waiting.lines().filter((l) => l.type === 'reconnecting').length >= 2, 'two reconnect attempts', waiting);
+    await until(
+      () => waiting.lines().filter((l) => l.type === 'reconnecting').length >= 2,
+      'two reconnect attempts',
+      waiting,
+    );
     waiting.child.kill('SIGTERM');
     expect(await waiting.exited, waiting.stderr()).to.equal(0);
 

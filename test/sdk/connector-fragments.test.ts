@@ -34,14 +34,15 @@ describe('connector token fragments', function () {
         const pieces = check(text);
         expect(pieces.length).to.be.greaterThan(1);
         // Each piece is as full as a whole character allows.
-        for (const piece of pieces.slice(0, -1)) expect(bytes(piece)).to.be.greaterThan(LIMITS.tokenFragmentMaxBytes - bytes(char));
+        for (const piece of pieces.slice(0, -1))
+          expect(bytes(piece)).to.be.greaterThan(LIMITS.tokenFragmentMaxBytes - bytes(char));
       }
     }
   });
 
   it('holds for random mixed text at small limits', function () {
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const alphabet = ['a', ' ', 'ß', '€', '😀', '\n', '字', '𝄞', 'z'];
     for (let round = 0; round < 300; round++) {
       let text = '';
@@ -60,7 +61,13 @@ describe('connector token fragments', function () {
   });
 
   it('groups words for streaming, whitespace kept, so the fragments join back exactly', function () {
-    expect(splitWords('You said: hello  brave world', 1)).to.deep.equal(['You ', 'said: ', 'hello  ', 'brave ', 'world']);
+    expect(splitWords('You said: hello  brave world', 1)).to.deep.equal([
+      'You ',
+      'said: ',
+      'hello  ',
+      'brave ',
+      'world',
+    ]);
     expect(splitWords('  one two three four five ', 2)).to.deep.equal(['  one two ', 'three four ', 'five ']);
     expect(splitWords('   ', 3)).to.deep.equal(['   ']);
     expect(splitWords('', 3)).to.deep.equal([]);

@@ -12,9 +12,17 @@ describe('agent connector, frames off the schema', function () {
     const sockets: FakeSocket[] = [];
     const warnings: string[] = [];
     const nothing = () => {};
-    const logger: Logger = { debug: nothing, info: nothing, error: nothing, warn: (_fields, message) => warnings.push(message) };
+    const logger: Logger = {
+      debug: nothing,
+      info: nothing,
+      error: nothing,
+      warn: (_fields, message) => warnings.push(message),
+    };
     const config = resolveConnectorConfig(
-      { connection: { url: 'wss://bridge.test/v1/ws/agent' }, agents: [{ agent_id: 'tutor', token: `rla_tutor_${'x'.repeat(40)}` }] },
+      {
+        connection: { url: 'wss://bridge.test/v1/ws/agent' },
+        agents: [{ agent_id: 'tutor', token: `rla_tutor_${'x'.repeat(40)}` }],
+      },
       { source: 'test' },
     );
     const connector = new Connector(config, {
@@ -38,7 +46,9 @@ describe('agent connector, frames off the schema', function () {
     sockets[0]!.receive({ type: 'event', event_id: 'e1' });
     sockets[0]!.receive({ type: 'accepted', event_id: 'e2' });
     const problem = 'The agent connector could not read the event: app_id: is required';
-    expect(sockets[0]!.sentOfType('error')).to.deep.equal([{ type: 'error', event_id: 'e1', code: 'AGENT_ERROR', error: problem }]);
+    expect(sockets[0]!.sentOfType('error')).to.deep.equal([
+      { type: 'error', event_id: 'e1', code: 'AGENT_ERROR', error: problem },
+    ]);
     expect(notes).to.deep.equal([{ agentId: 'tutor', eventId: 'e1', code: 'AGENT_ERROR', message: problem }]);
     expect(warnings).to.have.length(1);
     expect(warnings[0]).to.match(/^invalid frame from the bridge ignored: type: "accepted" is not a message type/);

@@ -8,7 +8,12 @@ const TOKEN = `rla_tutor-7k2m_${'Zx8kQ2mV'.repeat(5)}`;
 
 function capture(level?: string) {
   const lines: string[] = [];
-  const logger = jsonLogger({ name: 'bridge-connector', now: () => AT, write: (line) => lines.push(line), ...(level !== undefined ? { level } : {}) });
+  const logger = jsonLogger({
+    name: 'bridge-connector',
+    now: () => AT,
+    write: (line) => lines.push(line),
+    ...(level !== undefined ? { level } : {}),
+  });
   return { logger, lines, parsed: () => lines.map((l) => JSON.parse(l)) };
 }
 
@@ -39,19 +44,37 @@ describe('connector JSON-lines logger', function () {
     const silent = capture('silent');
     silent.logger.error({}, 'hidden');
     expect(silent.lines).to.deep.equal([]);
-    expect(() => capture('verbose')).to.throw(RangeError, 'LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent; got verbose');
+    expect(() => capture('verbose')).to.throw(
+      RangeError,
+      'LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent; got verbose',
+    );
   });
 
   it('writes an error as its type, message, code and stack, not its other properties, and never a token', function () {
     const { logger, parsed, lines } = capture();
-    const err = Object.assign(new Error(`handshake refused for ${TOKEN}`), { code: 'E_REFUSED', request: { headers: { authorization: `Bearer ${TOKEN}` } } });
+    const err = Object.assign(new Error(`handshake refused for ${TOKEN}`), {
+      code: 'E_REFUSED',
+      request: { headers: { authorization: `Bearer ${TOKEN}` } },
+    });
     logger.error({ agent_id: 'tutor-7k2m', err }, 'handler failed: boom');
     const [line] = parsed();
     expect(line.err).to.have.keys(['type', 'message', 'code', 'stack']);
-    expect(line.err).to.include({ type: 'Error', code: 'E_REFUSED', message: 'handshake refused for rla_tutor-7k2m_***' });
+    expect(line.err).to.include({
+      type: 'Error',
+      code: 'E_REFUSED',
+      message: 'handshake refused for rla_tutor-7k2m_***',
+    });
     expect(line.err.stack).to.match(/^Error: handshake refused for rla_tutor-7k2m_\*\*\*\n\s+at /);
-    logger.warn({ token: TOKEN, url: `wss://bridge.test/v1/ws/agent?token=${TOKEN}`, err: 'a thrown string' }, `retrying with ${TOKEN}`);
-    expect(parsed()[1]).to.deep.include({ token: '***', url: 'wss://bridge.test/v1/ws/agent?token=rla_tutor-7k2m_***', err: { message: 'a thrown string' }, msg: 'retrying with rla_tutor-7k2m_***' });
+    logger.warn(
+      { token: TOKEN, url: `wss://bridge.test/v1/ws/agent?token=${TOKEN}`, err: 'a thrown string' },
+      `retrying with ${TOKEN}`,
+    );
+    expect(parsed()[1]).to.deep.include({
+      token: '***',
+      url: 'wss://bridge.test/v1/ws/agent?token=rla_tutor-7k2m_***',
+      err: { message: 'a thrown string' },
+      msg: 'retrying with rla_tutor-7k2m_***',
+    });
     expect(lines.join('')).to.not.include(TOKEN.slice(-32));
   });
 

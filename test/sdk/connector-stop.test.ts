@@ -6,16 +6,31 @@ import type WebSocket from 'ws';
 import { LIMITS } from '../../generated/index.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import type { Logger } from '../../src/shared/logger.js';
-import { Connector, resolveConnectorConfig, type AgentHandler, type ConnectorOptions, type StopResult } from '../../src/sdk/index.js';
+import {
+  Connector,
+  resolveConnectorConfig,
+  type AgentHandler,
+  type ConnectorOptions,
+  type StopResult,
+} from '../../src/sdk/index.js';
 import { CONNECTOR_NOTIFICATIONS } from '../../src/sdk/connector/notifications.js';
 import { SAME_STOP_MS, stopOnSignals } from '../../src/sdk/connector/stop-signals.js';
 import { FakeSocket } from '../helpers/fake-socket.js';
 
 const AGENT = 'tutor';
 const CUT_SHORT = 'The agent connector is shutting down.';
-const NOT_STARTED = 'The agent connector is stopping and did not start this event; it may be sent again once the agent is back.';
+const NOT_STARTED =
+  'The agent connector is stopping and did not start this event; it may be sent again once the agent is back.';
 
-const event = (id: string) => ({ type: 'event', event_id: id, app_id: 'app-one', agent_id: AGENT, thread_id: 't', session_key: `svc:app-one:t`, payload: {} });
+const event = (id: string) => ({
+  type: 'event',
+  event_id: id,
+  app_id: 'app-one',
+  agent_id: AGENT,
+  thread_id: 't',
+  session_key: `svc:app-one:t`,
+  payload: {},
+});
 
 async function running(handler: AgentHandler, options: Partial<ConnectorOptions> = {}, reconnect: object = {}) {
   const clock = new AdjustableClock({ frozen: true, start: Date.parse('2026-11-22T12:00:00.000Z') });
@@ -24,7 +39,10 @@ async function running(handler: AgentHandler, options: Partial<ConnectorOptions>
   const log = (level: string) => (fields: object, message: string) => void logs.push({ level, fields, message });
   const logger: Logger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
   const config = resolveConnectorConfig(
-    { connection: { url: 'wss://bridge.test/v1/ws/agent', reconnect }, agents: [{ agent_id: AGENT, token: `rla_${AGENT}_${'x'.repeat(40)}` }] },
+    {
+      connection: { url: 'wss://bridge.test/v1/ws/agent', reconnect },
+      agents: [{ agent_id: AGENT, token: `rla_${AGENT}_${'x'.repeat(40)}` }],
+    },
     { source: 'test' },
   );
   const connector = new Connector(config, {
@@ -47,7 +65,15 @@ async function running(handler: AgentHandler, options: Partial<ConnectorOptions>
   sockets[0]!.receive({ type: 'pong' });
   await started;
   const socket = () => sockets.at(-1)!;
-  return { connector, clock, sockets, socket, logs, notes, endings: () => socket().sent.filter((m) => m.type === 'reply' || m.type === 'error') };
+  return {
+    connector,
+    clock,
+    sockets,
+    socket,
+    logs,
+    notes,
+    endings: () => socket().sent.filter((m) => m.type === 'reply' || m.type === 'error'),
+  };
 }
 
 /** Lets promise callbacks run (handlers are async); never waits for time. */
@@ -72,7 +98,9 @@ describe('agent connector, stopping', function () {
     let result: StopResult | undefined;
     const stopping = s.connector.stop().then((r) => (result = r));
     await settle();
-    expect(s.logs.find((l) => l.level === 'info')?.message).to.equal(`stopping: letting 1 event(s) in flight finish, for ${LIMITS.connectorDrainTimeoutMs} ms at most`);
+    expect(s.logs.find((l) => l.level === 'info')?.message).to.equal(
+      `stopping: letting 1 event(s) in flight finish, for ${LIMITS.connectorDrainTimeoutMs} ms at most`,
+    );
 
     s.socket().receive(event('e2'));
     expect(s.endings()).to.deep.equal([{ type: 'error', event_id: 'e2', code: 'AGENT_ERROR', error: NOT_STARTED }]);
@@ -92,7 +120,10 @@ describe('agent connector, stopping', function () {
 
   it('at the end of the drain ends what is left with AGENT_ERROR, as close() does, and says which events it cut short', async function () {
     const aborted: string[] = [];
-    const s = await running((e, ctx) => new Promise<void>(() => ctx.signal.addEventListener('abort', () => aborted.push(e.eventId))), { drainTimeoutMs: 5_000 });
+    const s = await running(
+      (e, ctx) => new Promise<void>(() => ctx.signal.addEventListener('abort', () => aborted.push(e.eventId))),
+      { drainTimeoutMs: 5_000 },
+    );
     s.socket().receive(event('e1'));
     s.socket().receive(event('e2'));
     let result: StopResult | undefined;
@@ -108,12 +139,20 @@ describe('agent connector, stopping', function () {
       { type: 'error', event_id: 'e2', code: 'AGENT_ERROR', error: CUT_SHORT },
     ]);
     expect(aborted, 'handlers see ctx.signal abort').to.deep.equal(['e1', 'e2']);
-    const cutShort = [{ agentId: AGENT, eventId: 'e1' }, { agentId: AGENT, eventId: 'e2' }];
+    const cutShort = [
+      { agentId: AGENT, eventId: 'e1' },
+      { agentId: AGENT, eventId: 'e2' },
+    ];
     expect(result).to.deep.equal({ cutShort });
     expect(s.notes.at(-1)).to.deep.equal({ type: 'stopped', cutShort });
     const warning = s.logs.find((l) => l.level === 'warn')!;
     expect(warning.message).to.equal('stop ended 2 event(s) still in flight with AGENT_ERROR: e1 (tutor), e2 (tutor)');
-    expect(warning.fields).to.deep.equal({ events: [{ agent_id: AGENT, event_id: 'e1' }, { agent_id: AGENT, event_id: 'e2' }] });
+    expect(warning.fields).to.deep.equal({
+      events: [
+        { agent_id: AGENT, event_id: 'e1' },
+        { agent_id: AGENT, event_id: 'e2' },
+      ],
+    });
   });
 
   it('close() during the drain cuts it short at once; both resolve with the same result', async function () {
@@ -135,14 +174,23 @@ describe('agent connector, stopping', function () {
     const none = await running(() => new Promise(() => {}), { drainTimeoutMs: 0 });
     none.socket().receive(event('e1'));
     expect(await none.connector.stop()).to.deep.equal({ cutShort: [{ agentId: AGENT, eventId: 'e1' }] });
-    expect(() => new Connector(none.connector.config, { handler: () => {}, drainTimeoutMs: -1 })).to.throw(RangeError, 'drainTimeoutMs must be 0 or more, got -1');
+    expect(() => new Connector(none.connector.config, { handler: () => {}, drainTimeoutMs: -1 })).to.throw(
+      RangeError,
+      'drainTimeoutMs must be 0 or more, got -1',
+    );
   });
 
   it('SIGTERM or SIGINT: the first stops with the drain; one more, a second or later, ends the drain at once; a repeat within the second is the same stop', async function () {
     const s = await running(() => new Promise(() => {}));
     s.socket().receive(event('e1'));
     let stopped: Promise<StopResult> | undefined;
-    const onSignal = stopOnSignals(s.connector, { clock: s.clock, logger: { debug() {}, info() {}, warn() {}, error() {} }, stopping: (result) => (stopped = result) });
+    const onSignal = stopOnSignals(s.connector, {
+      clock: s.clock,
+      logger: { debug() {}, info() {}, warn() {}, error() {} },
+      stopping: (result) => {
+        stopped = result;
+      },
+    });
     onSignal('SIGINT');
     s.clock.advance(SAME_STOP_MS - 1);
     onSignal('SIGINT'); // the same Ctrl-C, forwarded by a parent such as npm

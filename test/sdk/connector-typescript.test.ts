@@ -40,7 +40,9 @@ describe('connector TypeScript handlers, tsx optional', function () {
     await writeFile(join(lib, 'package.json'), '{"type": "module"}\n');
     for (const name of ['typescript-hooks', 'handler']) {
       const source = await readFile(join(ROOT, `src/sdk/connector/${name}.ts`), 'utf8');
-      const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+      const { outputText } = ts.transpileModule(source, {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      });
       await writeFile(join(lib, `${name}.js`), outputText);
     }
     await writeFile(
@@ -66,7 +68,11 @@ describe('connector TypeScript handlers, tsx optional', function () {
   async function load(cwd: string, places?: string[]): Promise<Outcome> {
     const env: NodeJS.ProcessEnv = { ...process.env, ...(places ? { PLACES: JSON.stringify(places) } : {}) };
     delete env.NODE_OPTIONS;
-    const { stdout } = await run(process.execPath, [join(lib, 'main.js'), ...Object.keys(HANDLERS).map((name) => join(handlers, name))], { cwd, env });
+    const { stdout } = await run(
+      process.execPath,
+      [join(lib, 'main.js'), ...Object.keys(HANDLERS).map((name) => join(handlers, name))],
+      { cwd, env },
+    );
     return JSON.parse(stdout) as Outcome;
   }
 

@@ -5,7 +5,13 @@
 import { once } from 'node:events';
 import { expect } from 'chai';
 import { LIMITS } from '../../generated/index.js';
-import { ConnectionLostError, StreamGapError, connectApp, type AppClient, type AppClientOptions } from '../../src/sdk/app-client.js';
+import {
+  ConnectionLostError,
+  StreamGapError,
+  connectApp,
+  type AppClient,
+  type AppClientOptions,
+} from '../../src/sdk/app-client.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import { nodesOnRedis } from '../helpers/cluster-nodes.js';
@@ -22,13 +28,24 @@ async function provision(bridge: TestBridge, proxy: TcpProxy, options: Partial<A
   const app = await bridge.app(org.org_id);
   const agent = await bridge.agent(org.org_id);
   const agentClient = await bridge.connectAgent(agent.token);
-  const client = await connectApp({ url: `${proxy.url.replace(/^http/, 'ws').replace(/\/$/, '')}/v1`, token: app.token, clock: bridge.clock, random: () => 0, ...options });
+  const client = await connectApp({
+    url: `${proxy.url.replace(/^http/, 'ws').replace(/\/$/, '')}/v1`,
+    token: app.token,
+    clock: bridge.clock,
+    random: () => 0,
+    ...options,
+  });
   clients.push(client);
   return { agent, agentClient, client };
 }
 
 /** Resets the app's connection through the proxy and lets the client's backoff pass; resolves once it is back. */
-async function blip(clock: AdjustableClock, proxy: TcpProxy, client: AppClient, options: { halfOpen?: boolean; whileAway?: () => unknown } = {}): Promise<void> {
+async function blip(
+  clock: AdjustableClock,
+  proxy: TcpProxy,
+  client: AppClient,
+  options: { halfOpen?: boolean; whileAway?: () => unknown } = {},
+): Promise<void> {
   const reconnecting = once(client, 'reconnecting') as Promise<[{ delayMs: number }]>;
   proxy.reset(options);
   const [{ delayMs }] = await reconnecting;
@@ -51,7 +68,8 @@ function reading(tokens: AsyncIterable<string>): { got: string[]; done: Promise<
 }
 
 /** Resumes taken by these bridge nodes together (each is counted by the event's home node). */
-const resumesTaken = (nodes: TestBridge[]) => nodes.reduce((sum, node) => sum + node.bridge.resumeStats().resumes.resumed, 0);
+const resumesTaken = (nodes: TestBridge[]) =>
+  nodes.reduce((sum, node) => sum + node.bridge.resumeStats().resumes.resumed, 0);
 
 /**
  * The proof of R9: an event whose 730 fragments come from a real agent connection while the app's connection is cut
@@ -59,7 +77,12 @@ const resumesTaken = (nodes: TestBridge[]) => nodes.reduce((sum, node) => sum + 
  * agent streaming on while the app is away, the last time with the reply too). What the caller reads must be the
  * agent's fragments exactly and equal the reply. `beforeCut` may send the reconnect elsewhere (another node).
  */
-async function cutSixTimes(o: { nodes: TestBridge[]; proxy: TcpProxy; clock: AdjustableClock; beforeCut?: (cut: number) => void }) {
+async function cutSixTimes(o: {
+  nodes: TestBridge[];
+  proxy: TcpProxy;
+  clock: AdjustableClock;
+  beforeCut?: (cut: number) => void;
+}) {
   const [home] = o.nodes;
   const { agent, agentClient, client } = await provision(home!, o.proxy, { clock: o.clock });
   const handle = client.send({ agentId: agent.agent_id, threadId: 'long', payload: { text: 'tell me everything' } });
@@ -80,7 +103,11 @@ async function cutSixTimes(o: { nodes: TestBridge[]; proxy: TcpProxy; clock: Adj
   const streamInto = async () => {
     const before = reader.got.length;
     stream(50);
-    await eventually('fragments read', () => reader.got.length, (n) => n > before);
+    await eventually(
+      'fragments read',
+      () => reader.got.length,
+      (n) => n > before,
+    );
     stream(50);
     readAtCut.push([reader.got.length, sent.length]);
   };
@@ -91,7 +118,11 @@ async function cutSixTimes(o: { nodes: TestBridge[]; proxy: TcpProxy; clock: Adj
     o.beforeCut?.(cut);
     await blip(o.clock, o.proxy, client, { halfOpen: cut % 2 === 0, whileAway: () => stream(20) });
     // So that the next cut interrupts a resumed stream.
-    await eventually('resumes taken', () => resumesTaken(o.nodes), (n) => n >= cut);
+    await eventually(
+      'resumes taken',
+      () => resumesTaken(o.nodes),
+      (n) => n >= cut,
+    );
   }
   // The last cut: the agent finishes while the app is away, so the reply goes into the dead connection.
   await streamInto();
@@ -106,7 +137,8 @@ async function cutSixTimes(o: { nodes: TestBridge[]; proxy: TcpProxy; clock: Adj
   const reply = await handle.reply;
   expect(await reader.done).to.equal(undefined);
   expect(disconnects).to.equal(6);
-  for (const [read, total] of readAtCut) expect(read, 'each cut in the middle of the stream').to.be.within(1, total - 1);
+  for (const [read, total] of readAtCut)
+    expect(read, 'each cut in the middle of the stream').to.be.within(1, total - 1);
   expect(sent).to.have.length(730);
   expect(reader.got.length, 'no fragment missing or repeated').to.equal(sent.length);
   expect(reader.got).to.deep.equal(sent);
@@ -130,7 +162,9 @@ describe('app client: resumable streams against a real bridge', function () {
     const bridge = await startTestBridge();
     const proxy = await startTcpProxy(bridge.url);
     const away = LIMITS.resumeWindowMs + 1000;
-    const { agent, agentClient, client } = await provision(bridge, proxy, { reconnect: { baseDelayMs: away, maxDelayMs: away } });
+    const { agent, agentClient, client } = await provision(bridge, proxy, {
+      reconnect: { baseDelayMs: away, maxDelayMs: away },
+    });
     const handle = client.send({ agentId: agent.agent_id, threadId: 'late', payload: {} });
     const { event_id } = await handle.accepted;
     await agentClient.expect('event');
@@ -188,6 +222,10 @@ describePostgres('app client: resumable streams on two nodes (R8)', function (db
       proxy.retarget((cut % 2 === 0 ? other : home).url);
     };
     await cutSixTimes({ nodes: [home, other], proxy, clock, beforeCut });
-    expect(other.bridge.resumeStats().resumes, 'judged by the home node').to.include({ resumed: 0, gap: 0, refused: 0 });
+    expect(other.bridge.resumeStats().resumes, 'judged by the home node').to.include({
+      resumed: 0,
+      gap: 0,
+      refused: 0,
+    });
   });
 });

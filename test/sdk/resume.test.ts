@@ -101,7 +101,9 @@ describe('app client: resumable streams (R9)', function () {
       fresh.open();
       expect(fresh.sentOfType('resume'), 'not before the bridge accepted the connection').to.deep.equal([]);
       fresh.receive({ type: 'pong' });
-      expect(fresh.sentOfType('resume')).to.deep.equal([{ type: 'resume', event_id: eventId(1), resume_token: resumeToken(eventId(1)), after_seq: 2 }]);
+      expect(fresh.sentOfType('resume')).to.deep.equal([
+        { type: 'resume', event_id: eventId(1), resume_token: resumeToken(eventId(1)), after_seq: 2 },
+      ]);
 
       // A fragment sent again is never delivered twice; the next ones are.
       fresh.receive(token(eventId(1), 'two ', 2));
@@ -229,10 +231,12 @@ describe('app client: resumable streams (R9)', function () {
       const err = await rejection(handle.reply);
       expect(err).to.be.instanceOf(StreamGapError);
       expect(err).to.include({ code: 'RESUME_REFUSED', eventId: eventId(1) });
-      expect(err.message).to.equal(`Event ${eventId(1)}'s stream cannot be completed after fragment 0: the bridge refused to resume it (${text})`);
+      expect(err.message).to.equal(
+        `Event ${eventId(1)}'s stream cannot be completed after fragment 0: the bridge refused to resume it (${text})`,
+      );
     });
 
-    it('sends a resume refused for its organization\'s share (TOO_MANY_REQUESTS) again after the time given, the event untouched', async function () {
+    it("sends a resume refused for its organization's share (TOO_MANY_REQUESTS) again after the time given, the event untouched", async function () {
       const h = await connected();
       const handle = send(h.client);
       h.socket.receive(resumableAccepted(eventId(1)));

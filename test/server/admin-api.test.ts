@@ -28,7 +28,7 @@ const ADMIN_ROUTES: [method: string, path: string, body?: unknown][] = [
 
 /** Moves the test clock through POST /admin/v1/test/clock in heartbeat periods, the clients pinging in between. */
 async function postClockWithHeartbeats(bridge: TestBridge, ms: number, clients: TestClient<any>[]): Promise<void> {
-  for (let left = ms; left > 0; ) {
+  for (let left = ms; left > 0;) {
     const step = Math.min(left, LIMITS.heartbeatIntervalMs);
     const before = await bridge.http('POST', '/admin/v1/test/clock', { body: { advance_ms: 0 }, schema: 'ClockNow' });
     const after = await bridge.http('POST', '/admin/v1/test/clock', { body: { advance_ms: step }, schema: 'ClockNow' });
@@ -69,13 +69,20 @@ describe('admin API', function () {
 
   it('creates and lists organizations, sorted by org_id, with ids derived from the names', async function () {
     const bridge = await startTestBridge();
-    const created = await bridge.http('POST', '/admin/v1/organizations', { body: { name: 'Zeta Learning' }, schema: 'Organization' });
+    const created = await bridge.http('POST', '/admin/v1/organizations', {
+      body: { name: 'Zeta Learning' },
+      schema: 'Organization',
+    });
     expect(created.status).to.equal(201);
     expect(created.body).to.include({ name: 'Zeta Learning' });
-    expect(created.body.org_id).to.match(ID).and.match(/^zeta-learning-/);
+    expect(created.body.org_id)
+      .to.match(ID)
+      .and.match(/^zeta-learning-/);
     expect(created.body.created_at).to.equal('2026-11-22T12:00:00.000Z');
     for (const name of ['Acme', 'a b', 'a1']) {
-      expect((await bridge.http('POST', '/admin/v1/organizations', { body: { name }, schema: 'Organization' })).status).to.equal(201);
+      expect(
+        (await bridge.http('POST', '/admin/v1/organizations', { body: { name }, schema: 'Organization' })).status,
+      ).to.equal(201);
     }
 
     const list = await bridge.http('GET', '/admin/v1/organizations', { schema: 'OrganizationList' });
@@ -89,17 +96,26 @@ describe('admin API', function () {
   it('registers an app with a token shown once that works on /v1/ws/app, and lists apps sorted without tokens', async function () {
     const bridge = await startTestBridge();
     const org = await bridge.org();
-    const res = await bridge.http('POST', `/admin/v1/organizations/${org.org_id}/apps`, { body: { name: 'Classroom App' }, schema: 'AppCreated' });
+    const res = await bridge.http('POST', `/admin/v1/organizations/${org.org_id}/apps`, {
+      body: { name: 'Classroom App' },
+      schema: 'AppCreated',
+    });
     expect(res.status).to.equal(201);
     const app = res.body;
     expect(app).to.include({ org_id: org.org_id, name: 'Classroom App', active: true });
-    expect(app.app_id).to.match(ID).and.match(/^classroom-app-/);
+    expect(app.app_id)
+      .to.match(ID)
+      .and.match(/^classroom-app-/);
     expect(app.token).to.match(new RegExp(`^rlk_${app.app_id}_[A-Za-z0-9]{32,}$`));
 
     const client = await bridge.connectApp(app.token);
     await client.expectNothingBeforePong();
 
-    const others = [await bridge.app(org.org_id, 'Zoo'), await bridge.app(org.org_id, 'A b'), await bridge.app(org.org_id, 'A1')];
+    const others = [
+      await bridge.app(org.org_id, 'Zoo'),
+      await bridge.app(org.org_id, 'A b'),
+      await bridge.app(org.org_id, 'A1'),
+    ];
     const list = await bridge.http('GET', `/admin/v1/organizations/${org.org_id}/apps`, { schema: 'AppList' });
     expect(list.status).to.equal(200);
     const ids = list.body.apps.map((a: { app_id: string }) => a.app_id);
@@ -117,7 +133,10 @@ describe('admin API', function () {
   it('registers agents with defaults or the given description and ttl_days, and lists them sorted without tokens', async function () {
     const bridge = await startTestBridge();
     const org = await bridge.org();
-    const plain = await bridge.http('POST', `/admin/v1/organizations/${org.org_id}/agents`, { body: { name: 'Math Tutor' }, schema: 'AgentCreated' });
+    const plain = await bridge.http('POST', `/admin/v1/organizations/${org.org_id}/agents`, {
+      body: { name: 'Math Tutor' },
+      schema: 'AgentCreated',
+    });
     expect(plain.status).to.equal(201);
     expect(plain.body).to.include({
       org_id: org.org_id,
@@ -128,7 +147,9 @@ describe('admin API', function () {
       active: true,
       online: false,
     });
-    expect(plain.body.agent_id).to.match(ID).and.match(/^math-tutor-/);
+    expect(plain.body.agent_id)
+      .to.match(ID)
+      .and.match(/^math-tutor-/);
     expect(plain.body.token).to.match(new RegExp(`^rla_${plain.body.agent_id}_[A-Za-z0-9]{32,}$`));
 
     const custom = await bridge.http('POST', `/admin/v1/organizations/${org.org_id}/agents`, {
@@ -136,8 +157,15 @@ describe('admin API', function () {
       schema: 'AgentCreated',
     });
     expect(custom.status).to.equal(201);
-    expect(custom.body).to.include({ name: 'Essay Coach!', description: 'Gives feedback on essay drafts.', ttl_days: 30, allowlist: null });
-    expect(custom.body.agent_id).to.match(ID).and.match(/^essay-coach-/);
+    expect(custom.body).to.include({
+      name: 'Essay Coach!',
+      description: 'Gives feedback on essay drafts.',
+      ttl_days: 30,
+      allowlist: null,
+    });
+    expect(custom.body.agent_id)
+      .to.match(ID)
+      .and.match(/^essay-coach-/);
 
     const list = await bridge.http('GET', `/admin/v1/organizations/${org.org_id}/agents`, { schema: 'AgentList' });
     expect(list.status).to.equal(200);
@@ -159,7 +187,9 @@ describe('admin API', function () {
     await client.expectNothingBeforePong();
 
     const { body } = await bridge.http('GET', `/admin/v1/organizations/${org.org_id}/agents`, { schema: 'AgentList' });
-    const online = Object.fromEntries(body.agents.map((a: { agent_id: string; online: boolean }) => [a.agent_id, a.online]));
+    const online = Object.fromEntries(
+      body.agents.map((a: { agent_id: string; online: boolean }) => [a.agent_id, a.online]),
+    );
     expect(online).to.deep.equal({ [agent.agent_id]: true, [other.agent_id]: false });
 
     client.close();
@@ -213,7 +243,10 @@ describe('admin API', function () {
     const agent = await bridge.agent(org.org_id);
     const path = `/admin/v1/agents/${agent.agent_id}/allowlist`;
 
-    const set = await bridge.http('PUT', path, { body: { app_ids: [zed.app_id, alpha.app_id, zed.app_id] }, schema: 'Agent' });
+    const set = await bridge.http('PUT', path, {
+      body: { app_ids: [zed.app_id, alpha.app_id, zed.app_id] },
+      schema: 'Agent',
+    });
     expect(set.status).to.equal(200);
     expect(set.body).to.include({ agent_id: agent.agent_id, org_id: org.org_id });
     expect(set.body.allowlist).to.deep.equal([alpha.app_id, zed.app_id]);
@@ -253,7 +286,9 @@ describe('admin API', function () {
     }
     const health = await bridge.http('GET', '/healthz', { token: null, schema: 'Health' });
     // It says which version answers: package.json's, as `bridge --version` prints it.
-    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     expect(health).to.deep.equal({ status: 200, body: { status: 'ok', version } });
   });
 

@@ -20,10 +20,16 @@ describeEachDatabase('editing organizations, apps and agents', function (db) {
     const first = await start();
     const { org, app, agent, appClient, agentClient } = await first.pair();
 
-    const renamed = await first.http('PATCH', `/admin/v1/organizations/${org.org_id}`, { body: { name: 'Acme Learning Europe' }, schema: 'Organization' });
+    const renamed = await first.http('PATCH', `/admin/v1/organizations/${org.org_id}`, {
+      body: { name: 'Acme Learning Europe' },
+      schema: 'Organization',
+    });
     expect(renamed.status).to.equal(200);
     expect(renamed.body).to.deep.equal({ ...org, name: 'Acme Learning Europe' });
-    const app2 = await first.http('PATCH', `/admin/v1/apps/${app.app_id}`, { body: { name: 'Classroom App (iOS)' }, schema: 'App' });
+    const app2 = await first.http('PATCH', `/admin/v1/apps/${app.app_id}`, {
+      body: { name: 'Classroom App (iOS)' },
+      schema: 'App',
+    });
     expect(app2.status).to.equal(200);
     expect(app2.body).to.include({ app_id: app.app_id, name: 'Classroom App (iOS)', online: true, active: true });
 
@@ -36,7 +42,9 @@ describeEachDatabase('editing organizations, apps and agents', function (db) {
     await first.close();
 
     const second = await start();
-    expect((await second.http('GET', '/admin/v1/organizations', { schema: 'OrganizationList' })).body.organizations).to.deep.equal([renamed.body]);
+    expect(
+      (await second.http('GET', '/admin/v1/organizations', { schema: 'OrganizationList' })).body.organizations,
+    ).to.deep.equal([renamed.body]);
     const appsAfter = await second.http('GET', `/admin/v1/organizations/${org.org_id}/apps`, { schema: 'AppList' });
     expect(appsAfter.body.apps.map((a: { name: string }) => a.name)).to.deep.equal(['Classroom App (iOS)']);
     const reconnected = await second.connectApp(app.token);
@@ -48,7 +56,10 @@ describeEachDatabase('editing organizations, apps and agents', function (db) {
     const org = await bridge.org();
     const app = await bridge.app(org.org_id);
     await bridge.http('POST', `/admin/v1/apps/${app.app_id}/deactivate`, { schema: 'App' });
-    const res = await bridge.http('PATCH', `/admin/v1/apps/${app.app_id}`, { body: { name: 'Retired App' }, schema: 'App' });
+    const res = await bridge.http('PATCH', `/admin/v1/apps/${app.app_id}`, {
+      body: { name: 'Retired App' },
+      schema: 'App',
+    });
     expect(res.status).to.equal(200);
     expect(res.body).to.include({ name: 'Retired App', active: false });
   });
@@ -56,20 +67,54 @@ describeEachDatabase('editing organizations, apps and agents', function (db) {
   it("changes only the agent fields given; the app's agent directory shows the new name and description at once, and after a restart", async function () {
     const first = await start();
     const { org, app, agent } = await first.pair();
-    const directory = async (bridge: TestBridge) => (await bridge.http('GET', `/v1/organizations/${org.org_id}/agents`, { token: app.token, schema: 'AgentDirectory' })).body.agents;
+    const directory = async (bridge: TestBridge) =>
+      (
+        await bridge.http('GET', `/v1/organizations/${org.org_id}/agents`, {
+          token: app.token,
+          schema: 'AgentDirectory',
+        })
+      ).body.agents;
 
-    const described = await first.http('PATCH', `/admin/v1/agents/${agent.agent_id}`, { body: { description: 'Explains maths step by step.' }, schema: 'Agent' });
+    const described = await first.http('PATCH', `/admin/v1/agents/${agent.agent_id}`, {
+      body: { description: 'Explains maths step by step.' },
+      schema: 'Agent',
+    });
     expect(described.status).to.equal(200);
-    expect(described.body).to.include({ agent_id: agent.agent_id, name: agent.name, description: 'Explains maths step by step.', ttl_days: agent.ttl_days, online: true });
-    const renamed = await first.http('PATCH', `/admin/v1/agents/${agent.agent_id}`, { body: { name: 'Maths Tutor' }, schema: 'Agent' });
+    expect(described.body).to.include({
+      agent_id: agent.agent_id,
+      name: agent.name,
+      description: 'Explains maths step by step.',
+      ttl_days: agent.ttl_days,
+      online: true,
+    });
+    const renamed = await first.http('PATCH', `/admin/v1/agents/${agent.agent_id}`, {
+      body: { name: 'Maths Tutor' },
+      schema: 'Agent',
+    });
     expect(renamed.body).to.include({ name: 'Maths Tutor', description: 'Explains maths step by step.' });
-    expect(await directory(first)).to.deep.equal([{ id: agent.agent_id, name: 'Maths Tutor', description: 'Explains maths step by step.', status: 'online', allowlisted: true }]);
+    expect(await directory(first)).to.deep.equal([
+      {
+        id: agent.agent_id,
+        name: 'Maths Tutor',
+        description: 'Explains maths step by step.',
+        status: 'online',
+        allowlisted: true,
+      },
+    ]);
     const listed = await first.http('GET', `/admin/v1/organizations/${org.org_id}/agents`, { schema: 'AgentList' });
     expect(listed.body.agents).to.deep.equal([renamed.body]);
     await first.close();
 
     const second = await start();
-    expect(await directory(second)).to.deep.equal([{ id: agent.agent_id, name: 'Maths Tutor', description: 'Explains maths step by step.', status: 'offline', allowlisted: true }]);
+    expect(await directory(second)).to.deep.equal([
+      {
+        id: agent.agent_id,
+        name: 'Maths Tutor',
+        description: 'Explains maths step by step.',
+        status: 'offline',
+        allowlisted: true,
+      },
+    ]);
   });
 
   it('gives a new ttl_days to the sessions created afterwards, while a live session keeps the expiry it was created with (T5)', async function () {
@@ -77,9 +122,14 @@ describeEachDatabase('editing organizations, apps and agents', function (db) {
     const { app, agent, appClient, agentClient } = await bridge.pair();
     const before = bridge.clock.now();
     const live = await exchange(appClient, agentClient, agent.agent_id, 'lesson-1');
-    expect((await sessionOf(bridge, live.session_key)).expires_at).to.equal(iso(before + LIMITS.sessionTtlDefaultDays * DAY_MS));
+    expect((await sessionOf(bridge, live.session_key)).expires_at).to.equal(
+      iso(before + LIMITS.sessionTtlDefaultDays * DAY_MS),
+    );
 
-    const res = await bridge.http('PATCH', `/admin/v1/agents/${agent.agent_id}`, { body: { ttl_days: 1 }, schema: 'Agent' });
+    const res = await bridge.http('PATCH', `/admin/v1/agents/${agent.agent_id}`, {
+      body: { ttl_days: 1 },
+      schema: 'Agent',
+    });
     expect(res.body.ttl_days).to.equal(1);
     bridge.clock.advance(60_000);
     const later = bridge.clock.now();
@@ -89,9 +139,17 @@ describeEachDatabase('editing organizations, apps and agents', function (db) {
     // The live session is reused by its thread's next event and keeps its first expiry, past the new TTL.
     await disconnect(bridge, appClient, agentClient);
     bridge.clock.advance(DAY_MS);
-    const reused = await exchange(await bridge.connectApp(app.token), await bridge.connectAgent(agent.token), agent.agent_id, 'lesson-1');
+    const reused = await exchange(
+      await bridge.connectApp(app.token),
+      await bridge.connectAgent(agent.token),
+      agent.agent_id,
+      'lesson-1',
+    );
     expect(reused.session_key).to.equal(live.session_key);
-    expect(await sessionOf(bridge, live.session_key)).to.include({ created_at: iso(before), expires_at: iso(before + LIMITS.sessionTtlDefaultDays * DAY_MS) });
+    expect(await sessionOf(bridge, live.session_key)).to.include({
+      created_at: iso(before),
+      expires_at: iso(before + LIMITS.sessionTtlDefaultDays * DAY_MS),
+    });
     expect(await sessionOf(bridge, fresh.session_key)).to.equal(undefined); // expired with the new, shorter TTL
   });
 
@@ -159,8 +217,10 @@ describeEachDatabase('editing organizations, apps and agents', function (db) {
       );
     }
     // A name is one line; a description may have tabs and line breaks, nothing else of the kind.
-    for (const text of ['line\nbreak', 'tab\there', '\u001b[31mred', '\u0085next', '\u007f']) refused.push(['PATCH', `/admin/v1/agents/${agent.agent_id}`, { name: text }]);
-    for (const text of ['\u001b[31mred', 'bell\u0007', '\u009b']) refused.push(['PATCH', `/admin/v1/agents/${agent.agent_id}`, { description: text }]);
+    for (const text of ['line\nbreak', 'tab\there', '\u001b[31mred', '\u0085next', '\u007f'])
+      refused.push(['PATCH', `/admin/v1/agents/${agent.agent_id}`, { name: text }]);
+    for (const text of ['\u001b[31mred', 'bell\u0007', '\u009b'])
+      refused.push(['PATCH', `/admin/v1/agents/${agent.agent_id}`, { description: text }]);
     for (const [method, path, body] of refused) {
       const res = await bridge.http(method, path, { body });
       const what = `${method} ${path} ${JSON.stringify(body)}`;
@@ -169,19 +229,41 @@ describeEachDatabase('editing organizations, apps and agents', function (db) {
       expect(res.body.error, what).to.match(notAllowed);
     }
 
-    const names = ['Ünïcödé 日本語 😀 𝄞', 'quotes "and" \\ backslash', '\u00a0no-break \u2028 separators \u2029', 'ﬁ ligature Å (NFC) vs A\u030a (NFD)'];
+    const names = [
+      'Ünïcödé 日本語 😀 𝄞',
+      'quotes "and" \\ backslash',
+      '\u00a0no-break \u2028 separators \u2029',
+      'ﬁ ligature Å (NFC) vs A\u030a (NFD)',
+    ];
     const description = 'Lines\nand\r\ncarriage returns,\ttabs, 😀 and \u2028.';
-    const renamedOrg = (await bridge.http('PATCH', `/admin/v1/organizations/${org.org_id}`, { body: { name: names[0] } })).body;
+    const renamedOrg = (
+      await bridge.http('PATCH', `/admin/v1/organizations/${org.org_id}`, { body: { name: names[0] } })
+    ).body;
     const renamedApp = (await bridge.http('PATCH', `/admin/v1/apps/${app.app_id}`, { body: { name: names[1] } })).body;
-    const changed = (await bridge.http('PATCH', `/admin/v1/agents/${agent.agent_id}`, { body: { name: names[2], description } })).body;
+    const changed = (
+      await bridge.http('PATCH', `/admin/v1/agents/${agent.agent_id}`, { body: { name: names[2], description } })
+    ).body;
     const created = await bridge.agent(org.org_id, names[3]!, { description });
-    expect([renamedOrg.name, renamedApp.name, changed.name, changed.description, created.name]).to.deep.equal([names[0], names[1], names[2], description, names[3]]);
+    expect([renamedOrg.name, renamedApp.name, changed.name, changed.description, created.name]).to.deep.equal([
+      names[0],
+      names[1],
+      names[2],
+      description,
+      names[3],
+    ]);
     await bridge.close();
 
     const again = await start();
-    expect((await again.http('GET', '/admin/v1/organizations')).body.organizations.map((o: { name: string }) => o.name)).to.deep.equal([names[0]]);
-    expect((await again.http('GET', `/admin/v1/organizations/${org.org_id}/apps`)).body.apps.map((a: { name: string }) => a.name)).to.deep.equal([names[1]]);
-    const agents = (await again.http('GET', `/admin/v1/organizations/${org.org_id}/agents`, { schema: 'AgentList' })).body.agents;
+    expect(
+      (await again.http('GET', '/admin/v1/organizations')).body.organizations.map((o: { name: string }) => o.name),
+    ).to.deep.equal([names[0]]);
+    expect(
+      (await again.http('GET', `/admin/v1/organizations/${org.org_id}/apps`)).body.apps.map(
+        (a: { name: string }) => a.name,
+      ),
+    ).to.deep.equal([names[1]]);
+    const agents = (await again.http('GET', `/admin/v1/organizations/${org.org_id}/agents`, { schema: 'AgentList' }))
+      .body.agents;
     expect(agents.map((a: { name: string; description: string }) => [a.name, a.description])).to.have.deep.members([
       [names[2], description],
       [names[3], description],

@@ -16,7 +16,10 @@ describe('agent connections', function () {
     expect(replaced).to.deep.equal({ type: 'error', code: 'CONNECTION_REPLACED', error: replaced.error });
     expect(replaced).not.to.have.property('event_id');
     expect(replaced.error).to.be.a('string').that.is.not.empty;
-    expect(await first.waitForClose()).to.deep.equal({ code: CLOSE_CODES.CONNECTION_REPLACED, reason: 'CONNECTION_REPLACED' });
+    expect(await first.waitForClose()).to.deep.equal({
+      code: CLOSE_CODES.CONNECTION_REPLACED,
+      reason: 'CONNECTION_REPLACED',
+    });
 
     appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: { n: 1 } });
     const { event_id } = await appClient.expect('accepted');
@@ -47,7 +50,7 @@ describe('agent connections', function () {
 
   it('ends the events of an agent that dropped mid-stream with AGENT_OFFLINE once the reconnect grace is over', async function () {
     const bridge = await startTestBridge();
-    const { org, agent, appClient, agentClient } = await bridge.pair();
+    const { agent, appClient, agentClient } = await bridge.pair();
     const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
     agentClient.send({ type: 'token', event_id, token: 'Half an ' });
     await appClient.expect('token');
@@ -59,13 +62,19 @@ describe('agent connections', function () {
 
     bridge.clock.advance(1);
     const error = await appClient.expect('error');
-    expect(error).to.deep.equal({ type: 'error', event_id, agent_id: agent.agent_id, code: 'AGENT_OFFLINE', error: error.error });
+    expect(error).to.deep.equal({
+      type: 'error',
+      event_id,
+      agent_id: agent.agent_id,
+      code: 'AGENT_OFFLINE',
+      error: error.error,
+    });
     expect(error.error).to.be.a('string').that.is.not.empty;
   });
 
   it('lets an agent that comes back within the grace finish its event, and sends nothing when the grace would have ended', async function () {
     const bridge = await startTestBridge();
-    const { org, agent, appClient, agentClient } = await bridge.pair();
+    const { agent, appClient, agentClient } = await bridge.pair();
     const { event_id } = await startEvent(appClient, agentClient, agent.agent_id, 't', { x: 1 });
     agentClient.send({ type: 'token', event_id, token: 'one ' });
     await appClient.expect('token');
@@ -94,7 +103,13 @@ describe('agent connections', function () {
     await bridge.advanceWithHeartbeats(LIMITS.agentTimeoutMs - 1, [appClient, agentClient]);
     bridge.clock.advance(1);
     const error = await appClient.expect('error');
-    expect(error).to.deep.equal({ type: 'error', event_id, agent_id: agent.agent_id, code: 'AGENT_TIMEOUT', error: error.error });
+    expect(error).to.deep.equal({
+      type: 'error',
+      event_id,
+      agent_id: agent.agent_id,
+      code: 'AGENT_TIMEOUT',
+      error: error.error,
+    });
     expect(error.error).to.be.a('string').that.is.not.empty;
 
     agentClient.send({ type: 'reply', event_id, content: 'Sorry, I was thinking.', done: true });
@@ -116,7 +131,7 @@ describe('agent connections', function () {
 
   it('answers AGENT_OFFLINE at once to a new event for an agent whose only connection has closed', async function () {
     const bridge = await startTestBridge();
-    const { org, agent, appClient, agentClient } = await bridge.pair();
+    const { agent, appClient, agentClient } = await bridge.pair();
     agentClient.close();
     await agentClient.waitForClose();
     await bridge.untilAgentOnline(agent.agent_id, false);

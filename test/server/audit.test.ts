@@ -32,7 +32,8 @@ describeEachDatabase('the audit trail', function (db) {
     const org = await bridge.org('Acme');
     const app = await bridge.app(org.org_id, 'Classroom');
     const agent = await bridge.agent(org.org_id, 'Tutor', { ttl_days: 7 });
-    const ok = async (method: string, path: string, body?: unknown) => expect((await bridge.http(method, path, { body })).status, `${method} ${path}`).to.equal(200);
+    const ok = async (method: string, path: string, body?: unknown) =>
+      expect((await bridge.http(method, path, { body })).status, `${method} ${path}`).to.equal(200);
     await ok('PATCH', `/admin/v1/organizations/${org.org_id}`, { name: 'Acme Europe' });
     await ok('PATCH', `/admin/v1/apps/${app.app_id}`, { name: 'Classroom iOS' });
     await ok('PATCH', `/admin/v1/agents/${agent.agent_id}`, { ttl_days: 30 });
@@ -48,24 +49,67 @@ describeEachDatabase('the audit trail', function (db) {
     expect(next_before).to.equal(null);
     const later = new Date(bridge.clock.now()).toISOString();
     expect(entries.map(({ audit_id: _, ...rest }) => rest)).to.deep.equal([
-      { at: later, actor: ADMIN, action: 'organization.delete', target: org.org_id, detail: { name: 'Acme Europe', apps: 1, agents: 1 } },
+      {
+        at: later,
+        actor: ADMIN,
+        action: 'organization.delete',
+        target: org.org_id,
+        detail: { name: 'Acme Europe', apps: 1, agents: 1 },
+      },
       { at: later, actor: ADMIN, action: 'agent.deactivate', target: agent.agent_id, detail: { name: 'Tutor' } },
       { at: later, actor: ADMIN, action: 'app.deactivate', target: app.app_id, detail: { name: 'Classroom iOS' } },
       { at: later, actor: ADMIN, action: 'test_clock.advance', target: null, detail: { advance_ms: 1000, now: later } },
-      { at, actor: ADMIN, action: 'agent.rotate_token', target: agent.agent_id, detail: { previous_token_expires_at: agentRotated.previous_token_expires_at } },
-      { at, actor: ADMIN, action: 'app.rotate_token', target: app.app_id, detail: { previous_token_expires_at: appRotated.previous_token_expires_at } },
+      {
+        at,
+        actor: ADMIN,
+        action: 'agent.rotate_token',
+        target: agent.agent_id,
+        detail: { previous_token_expires_at: agentRotated.previous_token_expires_at },
+      },
+      {
+        at,
+        actor: ADMIN,
+        action: 'app.rotate_token',
+        target: app.app_id,
+        detail: { previous_token_expires_at: appRotated.previous_token_expires_at },
+      },
       { at, actor: ADMIN, action: 'agent.set_allowlist', target: agent.agent_id, detail: { app_ids: [app.app_id] } },
-      { at, actor: ADMIN, action: 'agent.update', target: agent.agent_id, detail: { ttl_days: 30, previous: { ttl_days: 7 } } },
-      { at, actor: ADMIN, action: 'app.update', target: app.app_id, detail: { name: 'Classroom iOS', previous: { name: 'Classroom' } } },
-      { at, actor: ADMIN, action: 'organization.update', target: org.org_id, detail: { name: 'Acme Europe', previous: { name: 'Acme' } } },
-      { at, actor: ADMIN, action: 'agent.create', target: agent.agent_id, detail: { org_id: org.org_id, name: 'Tutor', ttl_days: 7 } },
+      {
+        at,
+        actor: ADMIN,
+        action: 'agent.update',
+        target: agent.agent_id,
+        detail: { ttl_days: 30, previous: { ttl_days: 7 } },
+      },
+      {
+        at,
+        actor: ADMIN,
+        action: 'app.update',
+        target: app.app_id,
+        detail: { name: 'Classroom iOS', previous: { name: 'Classroom' } },
+      },
+      {
+        at,
+        actor: ADMIN,
+        action: 'organization.update',
+        target: org.org_id,
+        detail: { name: 'Acme Europe', previous: { name: 'Acme' } },
+      },
+      {
+        at,
+        actor: ADMIN,
+        action: 'agent.create',
+        target: agent.agent_id,
+        detail: { org_id: org.org_id, name: 'Tutor', ttl_days: 7 },
+      },
       { at, actor: ADMIN, action: 'app.create', target: app.app_id, detail: { org_id: org.org_id, name: 'Classroom' } },
       { at, actor: ADMIN, action: 'organization.create', target: org.org_id, detail: { name: 'Acme' } },
     ]);
     const ids = entries.map((e) => e.audit_id);
     expect(ids).to.deep.equal([...ids].sort((a, b) => b - a));
     const text = JSON.stringify(entries);
-    for (const secret of [ADMIN_TOKEN, app.token, agent.token, appRotated.token, agentRotated.token]) expect(text).not.to.include(secret);
+    for (const secret of [ADMIN_TOKEN, app.token, agent.token, appRotated.token, agentRotated.token])
+      expect(text).not.to.include(secret);
 
     const metrics = await scrape(bridge.url);
     expect(sample(metrics, 'bridge_admin_actions_total', { action: 'organization.create' })).to.equal(1);
@@ -85,14 +129,32 @@ describeEachDatabase('the audit trail', function (db) {
 
   it('names a dashboard session by the first 12 hex digits of the SHA-256 of its id, for its sign-in, changes and sign-out; failed sign-ins are not recorded', async function () {
     const bridge = await start();
-    const refused = await send(bridge, 'POST', '/dashboard/session', { body: { admin_token: `${ADMIN_TOKEN}x` }, origin: bridge.url });
+    const refused = await send(bridge, 'POST', '/dashboard/session', {
+      body: { admin_token: `${ADMIN_TOKEN}x` },
+      origin: bridge.url,
+    });
     expect(refused.status).to.equal(401);
     const first = await signIn(bridge);
     const second = await signIn(bridge);
-    const fingerprint = (cookie: string) => createHash('sha256').update(cookie.split('=')[1]!).digest('hex').slice(0, 12);
-    const created = await send(bridge, 'POST', '/admin/v1/organizations', { body: { name: 'From The Page' }, cookie: first.cookie, csrf: first.csrf, origin: bridge.url, schema: 'Organization' });
+    const fingerprint = (cookie: string) =>
+      createHash('sha256').update(cookie.split('=')[1]!).digest('hex').slice(0, 12);
+    const created = await send(bridge, 'POST', '/admin/v1/organizations', {
+      body: { name: 'From The Page' },
+      cookie: first.cookie,
+      csrf: first.csrf,
+      origin: bridge.url,
+      schema: 'Organization',
+    });
     expect(created.status).to.equal(201);
-    expect((await send(bridge, 'DELETE', '/dashboard/session', { cookie: first.cookie, csrf: first.csrf, origin: bridge.url })).status).to.equal(204);
+    expect(
+      (
+        await send(bridge, 'DELETE', '/dashboard/session', {
+          cookie: first.cookie,
+          csrf: first.csrf,
+          origin: bridge.url,
+        })
+      ).status,
+    ).to.equal(204);
 
     const one = { kind: 'dashboard_session', session: fingerprint(first.cookie) };
     const two = { kind: 'dashboard_session', session: fingerprint(second.cookie) };
@@ -105,7 +167,8 @@ describeEachDatabase('the audit trail', function (db) {
       ['dashboard.sign_in', one, null],
     ]);
     const text = JSON.stringify(entries);
-    for (const secret of [first.cookie.split('=')[1]!, second.cookie.split('=')[1]!, first.csrf, ADMIN_TOKEN]) expect(text).not.to.include(secret);
+    for (const secret of [first.cookie.split('=')[1]!, second.cookie.split('=')[1]!, first.csrf, ADMIN_TOKEN])
+      expect(text).not.to.include(secret);
     // The page reads the trail with its cookie too.
     const read = await send(bridge, 'GET', '/admin/v1/audit?limit=1', { cookie: second.cookie, schema: 'AuditLog' });
     expect(read.body.entries.map((e: any) => e.action)).to.deep.equal(['dashboard.sign_out']);
@@ -120,7 +183,10 @@ describeEachDatabase('the audit trail', function (db) {
     let before: number | null = null;
     let pages = 0;
     do {
-      const page: { entries: any[]; next_before: number | null } = await trail(bridge, `?limit=2${before ? `&before=${before}` : ''}`);
+      const page: { entries: any[]; next_before: number | null } = await trail(
+        bridge,
+        `?limit=2${before ? `&before=${before}` : ''}`,
+      );
       seen.push(...page.entries.map((e) => e.audit_id));
       before = page.next_before;
       pages++;
@@ -146,7 +212,10 @@ describeEachDatabase('the audit trail', function (db) {
     const orgs = await bridge.http('GET', '/admin/v1/organizations', { schema: 'OrganizationList' });
     expect(orgs.body.organizations.map((o: { name: string }) => o.name)).to.deep.equal(['Unrecorded']);
     const line = captured.lines().find((l) => /audit trail/.test(l.msg));
-    expect(line, JSON.stringify(captured.lines())).to.include({ action: 'organization.create', target: orgs.body.organizations[0].org_id });
+    expect(line, JSON.stringify(captured.lines())).to.include({
+      action: 'organization.create',
+      target: orgs.body.organizations[0].org_id,
+    });
   });
 
   it('deletes entries older than AUDIT_LOG_RETENTION_DAYS in the hourly sweep, and keeps them all with 0', async function () {

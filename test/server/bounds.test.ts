@@ -20,14 +20,24 @@ async function answers(appClient: AppClient, count: number): Promise<string[]> {
 }
 
 /** An event from `appClient` to `agentId`, accepted and delivered; its event id. */
-async function delivered(appClient: AppClient, agentClient: AgentClient, agentId: string, payload: object = {}): Promise<string> {
+async function delivered(
+  appClient: AppClient,
+  agentClient: AgentClient,
+  agentId: string,
+  payload: object = {},
+): Promise<string> {
   appClient.send({ type: 'event', agent_id: agentId, thread_id: 't', payload });
   const { event_id } = await appClient.expect('accepted');
   expect((await agentClient.expect('event')).event_id).to.equal(event_id);
   return event_id;
 }
 
-async function stillServing(bridge: TestBridge, appClient: AppClient, agentClient: AgentClient, agentId: string): Promise<void> {
+async function stillServing(
+  bridge: TestBridge,
+  appClient: AppClient,
+  agentClient: AgentClient,
+  agentId: string,
+): Promise<void> {
   expect((await fetch(new URL('/healthz', bridge.url))).status).to.equal(200);
   const eventId = await delivered(appClient, agentClient, agentId);
   agentClient.send({ type: 'token', event_id: eventId, token: 'still ' });
@@ -43,7 +53,10 @@ describe('bounds against hostile clients (L13-L16)', function () {
     const other = await bridge.connectApp((await bridge.app(org.org_id, 'Other')).token);
     const payload = { text: 'x'.repeat(60_000) };
     for (let i = 0; i < 50; i++) hostile.send({ type: 'event', agent_id: agent.agent_id, thread_id: `t${i}`, payload });
-    expect(await answers(hostile, 50)).to.deep.equal([...Array(5).fill('accepted'), ...Array(45).fill('TOO_MANY_EVENTS')]);
+    expect(await answers(hostile, 50)).to.deep.equal([
+      ...Array(5).fill('accepted'),
+      ...Array(45).fill('TOO_MANY_EVENTS'),
+    ]);
     for (let i = 0; i < 5; i++) await agentClient.expect('event'); // and nothing more: the agent reads only the accepted ones
 
     await stillServing(bridge, other, agentClient, agent.agent_id);
@@ -58,12 +71,13 @@ describe('bounds against hostile clients (L13-L16)', function () {
 
   it('refuses events for an agent over MAX_EVENTS_IN_FLIGHT_PER_AGENT from every app, while another agent keeps serving', async function () {
     const bridge = await startTestBridge({ maxEventsInFlightPerAgent: 5 });
-    const { org, agent, appClient, agentClient } = await bridge.pair();
+    const { org, agent, appClient } = await bridge.pair();
     const second = await bridge.connectApp((await bridge.app(org.org_id, 'Second')).token);
     const otherAgent = await bridge.agent(org.org_id, 'Other Agent');
     const otherAgentClient = await bridge.connectAgent(otherAgent.token);
     await bridge.untilAgentOnline(otherAgent.agent_id, true);
-    for (let i = 0; i < 3; i++) appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
+    for (let i = 0; i < 3; i++)
+      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
     expect(await answers(appClient, 3)).to.deep.equal(['accepted', 'accepted', 'accepted']);
     for (let i = 0; i < 3; i++) second.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
     expect(await answers(second, 3)).to.deep.equal(['accepted', 'accepted', 'TOO_MANY_EVENTS']);
@@ -85,7 +99,11 @@ describe('bounds against hostile clients (L13-L16)', function () {
     await stream(empty);
     agentClient.send({ type: 'reply', event_id: empty, content: '', done: true });
     expect(await agentClient.expect('error')).to.include({ code: 'REPLY_TOO_LARGE', event_id: empty });
-    expect(await appClient.expect('error')).to.include({ code: 'REPLY_TOO_LARGE', event_id: empty, agent_id: agent.agent_id });
+    expect(await appClient.expect('error')).to.include({
+      code: 'REPLY_TOO_LARGE',
+      event_id: empty,
+      agent_id: agent.agent_id,
+    });
 
     const withContent = await delivered(appClient, agentClient, agent.agent_id);
     await stream(withContent);
@@ -106,7 +124,8 @@ describe('bounds against hostile clients (L13-L16)', function () {
     const other = await bridge.connectApp((await bridge.app(org.org_id, 'Other')).token);
     const answering = await delivered(slow, agentClient, agent.agent_id);
     const flooding = await delivered(slow, agentClient, agent.agent_id);
-    for (let i = 0; i < 5; i++) agentClient.send({ type: 'token', event_id: answering, token: `word${i} `.repeat(100) });
+    for (let i = 0; i < 5; i++)
+      agentClient.send({ type: 'token', event_id: answering, token: `word${i} `.repeat(100) });
     for (let i = 0; i < 5; i++) await slow.expect('token');
     expect(bridge.bridge.streamedTextBytes()).to.equal(4096);
 
@@ -138,7 +157,12 @@ describe('bounds against hostile clients (L13-L16)', function () {
 
     // Content over replyContentMaxBytes (the agent's own frame is still under frameMaxBytes).
     const big = await delivered(appClient, agentClient, agent.agent_id);
-    agentClient.send({ type: 'reply', event_id: big, content: 'c'.repeat(LIMITS.replyContentMaxBytes + 1), done: true });
+    agentClient.send({
+      type: 'reply',
+      event_id: big,
+      content: 'c'.repeat(LIMITS.replyContentMaxBytes + 1),
+      done: true,
+    });
     expect(await agentClient.expect('error')).to.include({ code: 'REPLY_TOO_LARGE', event_id: big });
     expect(await appClient.expect('error')).to.include({ code: 'REPLY_TOO_LARGE', event_id: big });
 
@@ -167,6 +191,8 @@ describe('bounds against hostile clients (L13-L16)', function () {
     const reply = await appClient.expect('reply', 10_000);
     expect(reply.reply).to.have.length(LIMITS.streamedTextMaxBytes);
     expect(reply.payload).to.deep.equal(payload);
-    expect(Buffer.byteLength(JSON.stringify(reply))).to.be.greaterThan(LIMITS.frameMaxBytes - 10_000).and.at.most(LIMITS.frameMaxBytes);
+    expect(Buffer.byteLength(JSON.stringify(reply)))
+      .to.be.greaterThan(LIMITS.frameMaxBytes - 10_000)
+      .and.at.most(LIMITS.frameMaxBytes);
   });
 });

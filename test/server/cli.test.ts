@@ -32,7 +32,8 @@ function bridgeCommand(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run
   });
 }
 
-const admin = (bridge: TestBridge, ...args: string[]) => bridgeCommand(['--url', bridge.url, '--admin-token', ADMIN_TOKEN, ...args]);
+const admin = (bridge: TestBridge, ...args: string[]) =>
+  bridgeCommand(['--url', bridge.url, '--admin-token', ADMIN_TOKEN, ...args]);
 
 function json(run: Run): any {
   expect(run.code, run.stderr).to.equal(0);
@@ -64,9 +65,25 @@ describe('the bridge CLI', function () {
     await (await bridge.connectApp(app.token)).expectNothingBeforePong();
 
     const agent = json(
-      await admin(bridge, 'agents', 'create', org.org_id, 'Math Tutor', '--description', 'Explains maths step by step.', '--ttl-days', '30'),
+      await admin(
+        bridge,
+        'agents',
+        'create',
+        org.org_id,
+        'Math Tutor',
+        '--description',
+        'Explains maths step by step.',
+        '--ttl-days',
+        '30',
+      ),
     );
-    expect(agent).to.include({ org_id: org.org_id, name: 'Math Tutor', description: 'Explains maths step by step.', ttl_days: 30, allowlist: null });
+    expect(agent).to.include({
+      org_id: org.org_id,
+      name: 'Math Tutor',
+      description: 'Explains maths step by step.',
+      ttl_days: 30,
+      allowlist: null,
+    });
     expect(agent.token).to.match(new RegExp(`^rla_${agent.agent_id}_[A-Za-z0-9]{32,}$`));
 
     const listRun = await admin(bridge, 'agents', 'list', org.org_id);
@@ -82,7 +99,9 @@ describe('the bridge CLI', function () {
 
     const cleared = json(await admin(bridge, 'allowlist', 'clear', agent.agent_id));
     expect(cleared.allowlist).to.equal(null);
-    const afterClear = await bridge.http('GET', `/admin/v1/organizations/${org.org_id}/agents`, { schema: 'AgentList' });
+    const afterClear = await bridge.http('GET', `/admin/v1/organizations/${org.org_id}/agents`, {
+      schema: 'AgentList',
+    });
     expect(afterClear.body.agents[0].allowlist).to.equal(null);
   });
 
@@ -91,7 +110,11 @@ describe('the bridge CLI', function () {
     const { org, app, agent, appClient, agentClient } = await bridge.pair();
     const kept = await bridge.org('Kept Org');
 
-    expect(json(await admin(bridge, 'orgs', 'delete', org.org_id))).to.deep.equal({ org_id: org.org_id, apps: 1, agents: 1 });
+    expect(json(await admin(bridge, 'orgs', 'delete', org.org_id))).to.deep.equal({
+      org_id: org.org_id,
+      apps: 1,
+      agents: 1,
+    });
     for (const client of [appClient, agentClient]) {
       expect(await client.waitForClose(1000)).to.deep.equal({ code: 4410, reason: 'TOKEN_REVOKED' });
     }
@@ -101,7 +124,9 @@ describe('the bridge CLI', function () {
     const again = await admin(bridge, 'orgs', 'delete', org.org_id);
     expect(again.code).to.equal(1);
     expect(again.stdout).to.equal('');
-    expect(again.stderr).to.match(/^bridge: NOT_FOUND: /).and.include(org.org_id);
+    expect(again.stderr)
+      .to.match(/^bridge: NOT_FOUND: /)
+      .and.include(org.org_id);
   });
 
   it('renames organizations and apps, updates an agent, and shows the changes in the audit trail', async function () {
@@ -110,11 +135,27 @@ describe('the bridge CLI', function () {
     const app = await bridge.app(org.org_id, 'Classroom');
     const agent = await bridge.agent(org.org_id, 'Tutor');
 
-    expect(json(await admin(bridge, 'orgs', 'rename', org.org_id, 'Acme Europe'))).to.deep.equal({ ...org, name: 'Acme Europe' });
-    expect(json(await admin(bridge, 'apps', 'rename', app.app_id, 'Classroom iOS'))).to.include({ app_id: app.app_id, name: 'Classroom iOS' });
-    const updated = json(await admin(bridge, 'agents', 'update', agent.agent_id, '--description', 'Explains maths.', '--ttl-days', '30'));
-    expect(updated).to.include({ agent_id: agent.agent_id, name: 'Tutor', description: 'Explains maths.', ttl_days: 30 });
-    expect(json(await admin(bridge, 'agents', 'update', agent.agent_id, '--name', 'Maths Tutor'))).to.include({ name: 'Maths Tutor', ttl_days: 30 });
+    expect(json(await admin(bridge, 'orgs', 'rename', org.org_id, 'Acme Europe'))).to.deep.equal({
+      ...org,
+      name: 'Acme Europe',
+    });
+    expect(json(await admin(bridge, 'apps', 'rename', app.app_id, 'Classroom iOS'))).to.include({
+      app_id: app.app_id,
+      name: 'Classroom iOS',
+    });
+    const updated = json(
+      await admin(bridge, 'agents', 'update', agent.agent_id, '--description', 'Explains maths.', '--ttl-days', '30'),
+    );
+    expect(updated).to.include({
+      agent_id: agent.agent_id,
+      name: 'Tutor',
+      description: 'Explains maths.',
+      ttl_days: 30,
+    });
+    expect(json(await admin(bridge, 'agents', 'update', agent.agent_id, '--name', 'Maths Tutor'))).to.include({
+      name: 'Maths Tutor',
+      ttl_days: 30,
+    });
 
     const nothing = await admin(bridge, 'agents', 'update', agent.agent_id);
     expect(nothing.code).to.equal(1);
@@ -126,7 +167,13 @@ describe('the bridge CLI', function () {
     const audit = json(await admin(bridge, 'audit', '--limit', '2'));
     expect(audit.entries.map((e: { action: string }) => e.action)).to.deep.equal(['agent.update', 'agent.update']);
     const older = json(await admin(bridge, 'audit', '--before', String(audit.next_before)));
-    expect(older.entries.map((e: { action: string }) => e.action)).to.deep.equal(['app.update', 'organization.update', 'agent.create', 'app.create', 'organization.create']);
+    expect(older.entries.map((e: { action: string }) => e.action)).to.deep.equal([
+      'app.update',
+      'organization.update',
+      'agent.create',
+      'app.create',
+      'organization.create',
+    ]);
     expect(older.next_before).to.equal(null);
   });
 
@@ -141,7 +188,10 @@ describe('the bridge CLI', function () {
     expect(json(first).next_after).to.equal(acme[1]);
     expect(first.stderr.trim()).to.equal(`more follow: bridge orgs list --search "ACME" --limit 2 --after ${acme[1]}`);
     const second = await admin(bridge, 'orgs', 'list', '--search', 'ACME', '--limit', '2', '--after', acme[1]!);
-    expect(json(second)).to.deep.equal({ organizations: [(await bridge.http('GET', `/admin/v1/organizations?q=${acme[2]}`)).body.organizations[0]], next_after: null });
+    expect(json(second)).to.deep.equal({
+      organizations: [(await bridge.http('GET', `/admin/v1/organizations?q=${acme[2]}`)).body.organizations[0]],
+      next_after: null,
+    });
     expect(second.stderr).to.equal('');
 
     const all = await admin(bridge, 'orgs', 'list');
@@ -149,12 +199,18 @@ describe('the bridge CLI', function () {
     expect(all.stderr).to.equal('');
 
     const org = await bridge.org('Apps Org');
-    const apps = [await bridge.app(org.org_id, 'iOS'), await bridge.app(org.org_id, 'Android')].map((a) => a.app_id).sort();
+    const apps = [await bridge.app(org.org_id, 'iOS'), await bridge.app(org.org_id, 'Android')]
+      .map((a) => a.app_id)
+      .sort();
     const appPage = await admin(bridge, 'apps', 'list', org.org_id, '--limit', '1');
     expect(json(appPage).apps.map((a: { app_id: string }) => a.app_id)).to.deep.equal([apps[0]]);
     expect(appPage.stderr.trim()).to.equal(`more follow: bridge apps list ${org.org_id} --limit 1 --after ${apps[0]}`);
     const agent = await bridge.agent(org.org_id, 'Grader');
-    expect(json(await admin(bridge, 'agents', 'list', org.org_id, '--search', 'grad')).agents.map((a: { agent_id: string }) => a.agent_id)).to.deep.equal([agent.agent_id]);
+    expect(
+      json(await admin(bridge, 'agents', 'list', org.org_id, '--search', 'grad')).agents.map(
+        (a: { agent_id: string }) => a.agent_id,
+      ),
+    ).to.deep.equal([agent.agent_id]);
 
     const bad = await admin(bridge, 'orgs', 'list', '--limit', '0');
     expect(bad.code).to.equal(1);
@@ -179,8 +235,16 @@ describe('the bridge CLI', function () {
 
     const ofOrg = json(await admin(bridge, 'events', '--org-id', org.org_id));
     expect(ofOrg.events.map((e: { event_id: string }) => e.event_id)).to.deep.equal([late, early]);
-    expect(json(await admin(bridge, 'events', '--org-id', org.org_id, '--since', boundary)).events.map((e: { event_id: string }) => e.event_id)).to.deep.equal([late]);
-    expect(json(await admin(bridge, 'events', '--org-id', org.org_id, '--until', boundary)).events.map((e: { event_id: string }) => e.event_id)).to.deep.equal([early]);
+    expect(
+      json(await admin(bridge, 'events', '--org-id', org.org_id, '--since', boundary)).events.map(
+        (e: { event_id: string }) => e.event_id,
+      ),
+    ).to.deep.equal([late]);
+    expect(
+      json(await admin(bridge, 'events', '--org-id', org.org_id, '--until', boundary)).events.map(
+        (e: { event_id: string }) => e.event_id,
+      ),
+    ).to.deep.equal([early]);
     const bad = await admin(bridge, 'events', '--since', 'yesterday');
     expect(bad.code).to.equal(1);
     expect(bad.stderr).to.match(/^bridge: INVALID_REQUEST: since/);
@@ -198,11 +262,15 @@ describe('the bridge CLI', function () {
     expect(wrong.stdout).to.equal('');
     expect(wrong.stderr).to.match(/^bridge: UNAUTHORIZED: \S/);
     expect(wrong.stderr).not.to.include(ADMIN_TOKEN);
-    expect(wrong.stderr, 'a wrong token stays wrong: no retry hint (catalogue retry: false)').not.to.include('tried again later');
+    expect(wrong.stderr, 'a wrong token stays wrong: no retry hint (catalogue retry: false)').not.to.include(
+      'tried again later',
+    );
 
     expect(unreachable.code).to.equal(1);
     expect(unreachable.stdout).to.equal('');
-    expect(unreachable.stderr).to.match(/^bridge: /).and.match(/cannot reach the bridge/);
+    expect(unreachable.stderr)
+      .to.match(/^bridge: /)
+      .and.match(/cannot reach the bridge/);
     expect(unreachable.stderr).to.include(`127.0.0.1:${port}`);
     expect(unreachable.stderr).to.include('this may succeed if tried again later');
   });
@@ -210,7 +278,11 @@ describe('the bridge CLI', function () {
   it('takes the admin token and URL from ADMIN_TOKEN and BRIDGE_URL, and never prints the token in --help', async function () {
     const bridge = await startTestBridge();
     const env = { ADMIN_TOKEN, BRIDGE_URL: bridge.url };
-    const [help, orgsHelp, listed] = await Promise.all([bridgeCommand(['--help'], env), bridgeCommand(['orgs', 'create', '--help'], env), bridgeCommand(['orgs', 'list'], env)]);
+    const [help, orgsHelp, listed] = await Promise.all([
+      bridgeCommand(['--help'], env),
+      bridgeCommand(['orgs', 'create', '--help'], env),
+      bridgeCommand(['orgs', 'list'], env),
+    ]);
     expect(help.code).to.equal(0);
     expect(help.stdout).to.include('--admin-token').and.include('ADMIN_TOKEN');
     for (const run of [help, orgsHelp]) expect(run.stdout + run.stderr).not.to.include(ADMIN_TOKEN);
@@ -227,10 +299,19 @@ describe('the bridge CLI', function () {
 
   it('refuses to serve with an invalid configuration, naming the variable', async function () {
     // Every other configuration variable blanked (empty means unset), so only PORT can be at fault.
-    const blank = Object.fromEntries(['HOST', 'ADMIN_TOKEN', 'AGENT_TIMEOUT_MS', 'BRIDGE_TEST_CLOCK'].map((k) => [k, '']));
-    const run = await bridgeCommand(['serve'], { ...blank, PORT: 'abc', DATABASE_URL: 'sqlite::memory:', LOG_LEVEL: 'silent' });
+    const blank = Object.fromEntries(
+      ['HOST', 'ADMIN_TOKEN', 'AGENT_TIMEOUT_MS', 'BRIDGE_TEST_CLOCK'].map((k) => [k, '']),
+    );
+    const run = await bridgeCommand(['serve'], {
+      ...blank,
+      PORT: 'abc',
+      DATABASE_URL: 'sqlite::memory:',
+      LOG_LEVEL: 'silent',
+    });
     expect(run.code).to.equal(1);
-    expect(run.stderr).to.match(/^bridge: /).and.include('PORT');
+    expect(run.stderr)
+      .to.match(/^bridge: /)
+      .and.include('PORT');
     expect(run.stderr).not.to.include('listening');
   });
 
@@ -242,17 +323,41 @@ describe('the bridge CLI', function () {
       const { port } = taken.address() as { port: number };
       await mkdir(join(dir, 'a-folder.sqlite'));
       await writeFile(join(dir, 'not-sqlite.sqlite'), 'these bytes are not an SQLite database, not even its header\n');
-      const blank = Object.fromEntries(['ADMIN_TOKEN', 'AGENT_TIMEOUT_MS', 'BRIDGE_TEST_CLOCK', 'LOG_LEVEL'].map((k) => [k, '']));
+      const blank = Object.fromEntries(
+        ['ADMIN_TOKEN', 'AGENT_TIMEOUT_MS', 'BRIDGE_TEST_CLOCK', 'LOG_LEVEL'].map((k) => [k, '']),
+      );
       // A documentation address (RFC 5737) that this machine does not have (a test network may use one of them).
-      const mine = Object.values(networkInterfaces()).flat().map((a) => a?.address);
+      const mine = Object.values(networkInterfaces())
+        .flat()
+        .map((a) => a?.address);
       const notHere = ['192.0.2.1', '198.51.100.1', '203.0.113.1'].find((a) => !mine.includes(a))!;
-      const serve = (env: Record<string, string>) => bridgeCommand(['serve'], { ...blank, HOST: '127.0.0.1', PORT: '0', DATABASE_URL: 'sqlite::memory:', ...env });
+      const serve = (env: Record<string, string>) =>
+        bridgeCommand(['serve'], { ...blank, HOST: '127.0.0.1', PORT: '0', DATABASE_URL: 'sqlite::memory:', ...env });
       const cases: [Record<string, string>, RegExp][] = [
-        [{ PORT: String(port) }, new RegExp(`^bridge: cannot listen on 127\\.0\\.0\\.1:${port} \\(PORT, HOST\\): the port is already in use .*EADDRINUSE`)],
-        [{ HOST: notHere }, new RegExp(`^bridge: cannot listen on ${notHere.replaceAll('.', '\\.')}:0 \\(PORT, HOST\\): that address is not one of this machine .*EADDRNOTAVAIL`)],
-        [{ DATABASE_URL: `sqlite:${join(dir, 'a-folder.sqlite')}` }, /^bridge: cannot open the database sqlite:.*a-folder\.sqlite: SQLITE_CANTOPEN/],
-        [{ DATABASE_URL: `sqlite:${join(dir, 'not-sqlite.sqlite')}` }, /^bridge: cannot open the database sqlite:.*not-sqlite\.sqlite: SQLITE_NOTADB/],
-        [{ DATABASE_URL: `sqlite:${join(dir, 'not-sqlite.sqlite', 'x', 'b.sqlite')}` }, /^bridge: cannot create the folder of the database .*ENOTDIR/],
+        [
+          { PORT: String(port) },
+          new RegExp(
+            `^bridge: cannot listen on 127\\.0\\.0\\.1:${port} \\(PORT, HOST\\): the port is already in use .*EADDRINUSE`,
+          ),
+        ],
+        [
+          { HOST: notHere },
+          new RegExp(
+            `^bridge: cannot listen on ${notHere.replaceAll('.', '\\.')}:0 \\(PORT, HOST\\): that address is not one of this machine .*EADDRNOTAVAIL`,
+          ),
+        ],
+        [
+          { DATABASE_URL: `sqlite:${join(dir, 'a-folder.sqlite')}` },
+          /^bridge: cannot open the database sqlite:.*a-folder\.sqlite: SQLITE_CANTOPEN/,
+        ],
+        [
+          { DATABASE_URL: `sqlite:${join(dir, 'not-sqlite.sqlite')}` },
+          /^bridge: cannot open the database sqlite:.*not-sqlite\.sqlite: SQLITE_NOTADB/,
+        ],
+        [
+          { DATABASE_URL: `sqlite:${join(dir, 'not-sqlite.sqlite', 'x', 'b.sqlite')}` },
+          /^bridge: cannot create the folder of the database .*ENOTDIR/,
+        ],
       ];
       const runs = await Promise.all(cases.map(([env]) => serve(env)));
       for (const [i, run] of runs.entries()) {
@@ -274,18 +379,54 @@ describe('the bridge CLI', function () {
     try {
       const { port } = taken.address() as { port: number };
       const [mine, other] = [await selfSignedCertificate(dir, 'mine'), await selfSignedCertificate(dir, 'other')];
-      const blank = Object.fromEntries(['ADMIN_TOKEN', 'AGENT_TIMEOUT_MS', 'BRIDGE_TEST_CLOCK', 'LOG_LEVEL', 'TRUST_PROXY', 'METRICS_HOST'].map((k) => [k, '']));
+      const blank = Object.fromEntries(
+        ['ADMIN_TOKEN', 'AGENT_TIMEOUT_MS', 'BRIDGE_TEST_CLOCK', 'LOG_LEVEL', 'TRUST_PROXY', 'METRICS_HOST'].map(
+          (k) => [k, ''],
+        ),
+      );
       const serve = (env: Record<string, string>) =>
-        bridgeCommand(['serve'], { ...blank, HOST: '127.0.0.1', PORT: '0', DATABASE_URL: 'sqlite::memory:', TLS_CERT_FILE: '', TLS_KEY_FILE: '', METRICS_PORT: '', ...env });
+        bridgeCommand(['serve'], {
+          ...blank,
+          HOST: '127.0.0.1',
+          PORT: '0',
+          DATABASE_URL: 'sqlite::memory:',
+          TLS_CERT_FILE: '',
+          TLS_KEY_FILE: '',
+          METRICS_PORT: '',
+          ...env,
+        });
       const missing = join(dir, 'missing.pem');
       const cases: [Record<string, string>, RegExp][] = [
-        [{ TLS_CERT_FILE: missing, TLS_KEY_FILE: mine.keyFile }, /^bridge: cannot read TLS_CERT_FILE .*missing\.pem: no such file \(ENOENT\)$/],
-        [{ TLS_CERT_FILE: mine.certFile, TLS_KEY_FILE: dir }, /^bridge: cannot read TLS_KEY_FILE .*: it is a folder, not a file \(EISDIR\)$/],
-        [{ TLS_CERT_FILE: mine.keyFile, TLS_KEY_FILE: mine.keyFile }, /^bridge: TLS_CERT_FILE .*mine\.key\.pem: it is not a PEM certificate/],
-        [{ TLS_CERT_FILE: mine.certFile, TLS_KEY_FILE: mine.certFile }, /^bridge: TLS_KEY_FILE .*mine\.cert\.pem: it is not a PEM private key/],
-        [{ TLS_CERT_FILE: mine.certFile, TLS_KEY_FILE: other.keyFile }, /^bridge: TLS_KEY_FILE .*other\.key\.pem is not the key of the certificate in TLS_CERT_FILE .*mine\.cert\.pem/],
-        [{ TLS_CERT_FILE: mine.certFile }, /^bridge: Invalid configuration: TLS_CERT_FILE is set but TLS_KEY_FILE is not/],
-        [{ METRICS_PORT: String(port) }, new RegExp(`^bridge: cannot listen on 127\\.0\\.0\\.1:${port} \\(METRICS_PORT, METRICS_HOST\\): the port is already in use .*EADDRINUSE`)],
+        [
+          { TLS_CERT_FILE: missing, TLS_KEY_FILE: mine.keyFile },
+          /^bridge: cannot read TLS_CERT_FILE .*missing\.pem: no such file \(ENOENT\)$/,
+        ],
+        [
+          { TLS_CERT_FILE: mine.certFile, TLS_KEY_FILE: dir },
+          /^bridge: cannot read TLS_KEY_FILE .*: it is a folder, not a file \(EISDIR\)$/,
+        ],
+        [
+          { TLS_CERT_FILE: mine.keyFile, TLS_KEY_FILE: mine.keyFile },
+          /^bridge: TLS_CERT_FILE .*mine\.key\.pem: it is not a PEM certificate/,
+        ],
+        [
+          { TLS_CERT_FILE: mine.certFile, TLS_KEY_FILE: mine.certFile },
+          /^bridge: TLS_KEY_FILE .*mine\.cert\.pem: it is not a PEM private key/,
+        ],
+        [
+          { TLS_CERT_FILE: mine.certFile, TLS_KEY_FILE: other.keyFile },
+          /^bridge: TLS_KEY_FILE .*other\.key\.pem is not the key of the certificate in TLS_CERT_FILE .*mine\.cert\.pem/,
+        ],
+        [
+          { TLS_CERT_FILE: mine.certFile },
+          /^bridge: Invalid configuration: TLS_CERT_FILE is set but TLS_KEY_FILE is not/,
+        ],
+        [
+          { METRICS_PORT: String(port) },
+          new RegExp(
+            `^bridge: cannot listen on 127\\.0\\.0\\.1:${port} \\(METRICS_PORT, METRICS_HOST\\): the port is already in use .*EADDRINUSE`,
+          ),
+        ],
       ];
       const runs = await Promise.all(cases.map(([env]) => serve(env)));
       for (const [i, run] of runs.entries()) {

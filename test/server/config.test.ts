@@ -190,7 +190,10 @@ describe('configuration from the environment', function () {
       ConfigError,
       "Invalid configuration: TLS_CERT_FILE is set but TLS_KEY_FILE is not; set both (https) or neither (http). See the README's Configuration table.",
     );
-    expect(() => loadConfig({ TLS_KEY_FILE: '/etc/bridge/privkey.pem', TLS_CERT_FILE: '' })).to.throw(ConfigError, 'TLS_KEY_FILE is set but TLS_CERT_FILE is not');
+    expect(() => loadConfig({ TLS_KEY_FILE: '/etc/bridge/privkey.pem', TLS_CERT_FILE: '' })).to.throw(
+      ConfigError,
+      'TLS_KEY_FILE is set but TLS_CERT_FILE is not',
+    );
   });
 
   it('says what TRUST_PROXY counts when it is not a number of proxies (true is refused: it would believe any client)', function () {
@@ -199,10 +202,13 @@ describe('configuration from the environment', function () {
       "Invalid configuration: TRUST_PROXY must be an integer from 0 to 10, got true (the number of reverse proxies in front of the bridge, 0 for none). See the README's Configuration table.",
     );
     expect(loadConfig({ TRUST_PROXY: '10' })).to.have.property('trustProxy', 10);
-    expect(() => loadConfig({ TRUST_PROXY: '11' })).to.throw(ConfigError, 'TRUST_PROXY must be an integer from 0 to 10, got 11');
+    expect(() => loadConfig({ TRUST_PROXY: '11' })).to.throw(
+      ConfigError,
+      'TRUST_PROXY must be an integer from 0 to 10, got 11',
+    );
   });
 
-  it('has every variable it reads in the server README\'s Configuration table, and no other', function () {
+  it("has every variable it reads in the server README's Configuration table, and no other", function () {
     const readme = readFileSync(new URL('../../packages/server/README.md', import.meta.url), 'utf8');
     const table = readme.split('\n## Configuration\n')[1]!.split('\n## ')[0]!;
     const documented = [...table.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]);
@@ -210,10 +216,19 @@ describe('configuration from the environment', function () {
   });
 
   it('takes REDIS_URL and NODE_ID for a node of several, and refuses a URL of another scheme without echoing it (it may hold a password)', function () {
-    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', NODE_ID: 'n1' })).to.include({ redisUrl: 'redis://127.0.0.1:6379', nodeId: 'n1' });
-    expect(() => loadConfig({ REDIS_URL: 'http://u:secret@redis:6379' })).to.throw(ConfigError, 'REDIS_URL must be a value matching ^rediss?:// (redis://host:port or rediss://host:port)');
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', NODE_ID: 'n1' })).to.include({
+      redisUrl: 'redis://127.0.0.1:6379',
+      nodeId: 'n1',
+    });
+    expect(() => loadConfig({ REDIS_URL: 'http://u:secret@redis:6379' })).to.throw(
+      ConfigError,
+      'REDIS_URL must be a value matching ^rediss?:// (redis://host:port or rediss://host:port)',
+    );
     expect(() => loadConfig({ REDIS_URL: 'http://u:secret@redis:6379' })).to.not.throw(/secret/);
-    expect(() => loadConfig({ NODE_ID: 'Node 1' })).to.throw(ConfigError, 'NODE_ID must be a value matching ^[a-z0-9]{1,16}$ (1 to 16 lowercase letters and digits)');
+    expect(() => loadConfig({ NODE_ID: 'Node 1' })).to.throw(
+      ConfigError,
+      'NODE_ID must be a value matching ^[a-z0-9]{1,16}$ (1 to 16 lowercase letters and digits)',
+    );
   });
 
   it('treats an empty variable as unset', function () {
@@ -243,7 +258,8 @@ describe('configuration from the environment', function () {
 
   describe('bounds: the lowest and highest value of each setting, and one step beyond each', function () {
     const SUFFIX = ". See the README's Configuration table.";
-    const refusal = (name: string, rule: string, got: string) => `Invalid configuration: ${name} must be ${rule}, got ${got}${SUFFIX}`;
+    const refusal = (name: string, rule: string, got: string) =>
+      `Invalid configuration: ${name} must be ${rule}, got ${got}${SUFFIX}`;
 
     it('knows the longest timer delay of Node.js: 2^31 - 1 ms (a longer one fires after 1 ms)', function () {
       expect(MAX_TIMER_MS).to.equal(2147483647);
@@ -259,7 +275,9 @@ describe('configuration from the environment', function () {
         expect(() => loadConfig({ [name]: '2147483648' }))
           .to.throw(ConfigError)
           .with.property('message')
-          .that.matches(new RegExp(`^Invalid configuration: ${name} must be an integer from \\d+ to (\\d+), got 2147483648\\.`))
+          .that.matches(
+            new RegExp(`^Invalid configuration: ${name} must be an integer from \\d+ to (\\d+), got 2147483648\\.`),
+          )
           .and.satisfies((message: string) => Number(/ to (\d+),/.exec(message)![1]) <= MAX_TIMER_MS);
       });
     }

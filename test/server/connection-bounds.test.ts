@@ -22,7 +22,10 @@ async function open(bridge: TestBridge, kind: 'app' | 'agent', token: string | u
 async function tooMany(client: TestClient<any>): Promise<string> {
   const error = await client.expect('error');
   expect(error.code).to.equal('TOO_MANY_CONNECTIONS');
-  expect(await client.waitForClose()).to.deep.equal({ code: CLOSE_CODES.TOO_MANY_CONNECTIONS, reason: 'TOO_MANY_CONNECTIONS' });
+  expect(await client.waitForClose()).to.deep.equal({
+    code: CLOSE_CODES.TOO_MANY_CONNECTIONS,
+    reason: 'TOO_MANY_CONNECTIONS',
+  });
   return error.error;
 }
 
@@ -36,7 +39,9 @@ describe('connection bounds (L18)', function () {
     const { org, app } = await bridge.pair(); // one connection of the app already
     const second = await open(bridge, 'app', app.token);
     await second.expectNothingBeforePong();
-    expect(await tooMany(await open(bridge, 'app', app.token))).to.include(app.app_id).and.include('2 connections');
+    expect(await tooMany(await open(bridge, 'app', app.token)))
+      .to.include(app.app_id)
+      .and.include('2 connections');
 
     const other = await bridge.app(org.org_id, 'Other');
     await (await open(bridge, 'app', other.token)).expectNothingBeforePong();
@@ -49,7 +54,7 @@ describe('connection bounds (L18)', function () {
     expect(sample(metrics, 'bridge_handshakes_refused_total', { code: 'TOO_MANY_CONNECTIONS' })).to.equal(1);
   });
 
-  it('refuses apps and agents alike over MAX_CONNECTIONS_PER_ADDRESS, on the endpoint\'s own error frame', async function () {
+  it("refuses apps and agents alike over MAX_CONNECTIONS_PER_ADDRESS, on the endpoint's own error frame", async function () {
     const bridge = await startTestBridge({ maxConnectionsPerAddress: 3 });
     const { org } = await bridge.pair(); // two connections from 127.0.0.1
     const app = await bridge.app(org.org_id, 'Third');

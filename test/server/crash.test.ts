@@ -67,7 +67,14 @@ describeEachDatabase('a crash under load (SIGKILL)', function (db) {
     let sent = 0;
     let loading = true;
     const send = () => {
-      appWs.send(JSON.stringify({ type: 'event', agent_id: agent.agent_id, thread_id: `load-${sent % 16}`, payload: { n: sent } }));
+      appWs.send(
+        JSON.stringify({
+          type: 'event',
+          agent_id: agent.agent_id,
+          thread_id: `load-${sent % 16}`,
+          payload: { n: sent },
+        }),
+      );
       sent++;
     };
     const replied = new Set<string>();
@@ -95,12 +102,17 @@ describeEachDatabase('a crash under load (SIGKILL)', function (db) {
     // Restart on the same file (with the test clock, to move past the lost-outcome age) and read the event log back.
     const restarted = await startBridgeProcess({ ...env, BRIDGE_TEST_CLOCK: '1' });
     const present = new Set((await allEvents(restarted)).map((e) => e.event_id as string));
-    const pendingAfterRestart = (await allEvents(restarted)).filter((e) => e.outcome === 'pending' && replied.has(e.event_id)).length;
+    const pendingAfterRestart = (await allEvents(restarted)).filter(
+      (e) => e.outcome === 'pending' && replied.has(e.event_id),
+    ).length;
     // Past agent timeout + reconnect grace + 60 s since the restart: every row the crash left pending is marked lost.
-    const advance = await restarted.http('POST', '/admin/v1/test/clock', { body: { advance_ms: LIMITS.agentTimeoutMs + LIMITS.agentReconnectGraceMs + 61_000 } });
+    const advance = await restarted.http('POST', '/admin/v1/test/clock', {
+      body: { advance_ms: LIMITS.agentTimeoutMs + LIMITS.agentReconnectGraceMs + 61_000 },
+    });
     expect(advance.status).to.equal(200);
     let after: any[] = [];
-    for (let i = 0; i < 50 && (i === 0 || after.some((e) => e.outcome === 'pending')); i++) after = await allEvents(restarted);
+    for (let i = 0; i < 50 && (i === 0 || after.some((e) => e.outcome === 'pending')); i++)
+      after = await allEvents(restarted);
     restarted.child.kill('SIGTERM');
     expect(await restarted.exited, restarted.stderr()).to.deep.equal({ code: 0, signal: null });
 
@@ -135,7 +147,10 @@ describeEachDatabase('a crash under load (SIGKILL)', function (db) {
     ).to.equal(0);
     // (c) No row is left pending forever: the events in flight at the kill, and those answered within the lost
     // commit, end `lost` (the other rows keep the outcome they were committed with).
-    expect(after.filter((e) => e.outcome === 'pending').map((e) => e.event_id), 'rows still pending').to.deep.equal([]);
+    expect(
+      after.filter((e) => e.outcome === 'pending').map((e) => e.event_id),
+      'rows still pending',
+    ).to.deep.equal([]);
     expect(lost, 'rows marked lost').to.be.at.least(pendingAfterRestart);
   });
 });

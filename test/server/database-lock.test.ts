@@ -16,7 +16,8 @@ import { describePostgres } from '../helpers/databases.js';
 import { capturedLog } from '../helpers/log.js';
 import { startBridgeProcess, stopBridgeProcesses } from '../helpers/process.js';
 
-const IN_USE = /^the database file (\S+) is in use by another bridge process \(pid (\d+)\); SQLite serves one process — for several nodes use PostgreSQL \+ Redis \(the README's "Several nodes"\)/;
+const IN_USE =
+  /^the database file (\S+) is in use by another bridge process \(pid (\d+)\); SQLite serves one process — for several nodes use PostgreSQL \+ Redis \(the README's "Several nodes"\)/;
 
 async function refusal(start: Promise<unknown>): Promise<Error> {
   try {
@@ -65,7 +66,9 @@ describe('one bridge process per SQLite file (O7)', function () {
     // The refused attempt did not loosen the lock, and the first bridge still reads and writes its database.
     expect((await refusal(start())).message).to.match(IN_USE);
     expect((await first.http('GET', '/readyz', { token: null })).status).to.equal(200);
-    expect((await first.http('POST', '/admin/v1/organizations', { body: { name: 'Still Here' } })).status).to.equal(201);
+    expect((await first.http('POST', '/admin/v1/organizations', { body: { name: 'Still Here' } })).status).to.equal(
+      201,
+    );
   });
 
   it('starts a new bridge on the file once the first has shut down, with no warning: a clean shutdown leaves no pid behind', async function () {
@@ -91,7 +94,11 @@ describe('one bridge process per SQLite file (O7)', function () {
     await start(undefined, log);
     expect(lockPid(file)).to.equal(process.pid);
     const warning = lines().find((l) => l.level === 40);
-    expect(warning).to.include({ pid: gone, lock: `${file}.lock`, msg: 'database lock taken over from a bridge process that ended without a clean shutdown' });
+    expect(warning).to.include({
+      pid: gone,
+      lock: `${file}.lock`,
+      msg: 'database lock taken over from a bridge process that ended without a clean shutdown',
+    });
   });
 
   it('sees one file through a relative path and through a symlinked folder', async function () {
@@ -122,7 +129,9 @@ describe('one bridge process per SQLite file (O7)', function () {
   it('refuses a second bridge on a hard link made while the first runs', async function () {
     await start();
     linkSync(file, join(dir, 'other.sqlite'));
-    expect((await refusal(start(`sqlite:${join(dir, 'other.sqlite')}`))).message).to.include('has 2 names (hard links)');
+    expect((await refusal(start(`sqlite:${join(dir, 'other.sqlite')}`))).message).to.include(
+      'has 2 names (hard links)',
+    );
   });
 
   it('needs no lock for sqlite::memory: (each process has its own database), and none for another file', async function () {
@@ -144,7 +153,9 @@ describe('one bridge process per SQLite file (O7)', function () {
     writeFileSync(`${file}.lock`, 'not a database, but something an operator put here '.repeat(100));
     const err = await refusal(start());
     expect(err).to.be.instanceOf(DatabaseInUseError);
-    expect(err.message).to.include(`cannot lock the database file ${file} through ${file}.lock`).and.include(`remove ${file}.lock`);
+    expect(err.message)
+      .to.include(`cannot lock the database file ${file} through ${file}.lock`)
+      .and.include(`remove ${file}.lock`);
   });
 
   describe('as real processes (`bridge serve`)', function () {
@@ -155,14 +166,26 @@ describe('one bridge process per SQLite file (O7)', function () {
       const first = await startBridgeProcess(env);
       const err = await refusal(startBridgeProcess(env));
       expect(err.message).to.include('bridge serve exited (code 1, signal null)');
-      expect(err.message).to.include(`bridge: the database file ${file} is in use by another bridge process (pid ${first.child.pid})`);
-      expect(err.message).to.include('SQLite serves one process — for several nodes use PostgreSQL + Redis (the README\'s "Several nodes")');
+      expect(err.message).to.include(
+        `bridge: the database file ${file} is in use by another bridge process (pid ${first.child.pid})`,
+      );
+      expect(err.message).to.include(
+        'SQLite serves one process — for several nodes use PostgreSQL + Redis (the README\'s "Several nodes")',
+      );
 
       first.child.kill('SIGKILL');
       await first.exited;
       const third = await startBridgeProcess(env);
-      const takeover = third.stdout().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.level === 40);
-      expect(takeover).to.include({ pid: first.child.pid, msg: 'database lock taken over from a bridge process that ended without a clean shutdown' });
+      const takeover = third
+        .stdout()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .find((l) => l.level === 40);
+      expect(takeover).to.include({
+        pid: first.child.pid,
+        msg: 'database lock taken over from a bridge process that ended without a clean shutdown',
+      });
 
       third.child.kill('SIGTERM');
       expect(await third.exited, third.stderr()).to.deep.equal({ code: 0, signal: null });
@@ -202,9 +225,13 @@ describePostgres('one bridge per PostgreSQL database (O13)', function (db) {
     expect(Date.now() - t0, 'no wait').to.be.below(1000);
     expect(err).to.be.instanceOf(DatabaseInUseError);
     expect(err.message).to.match(inUse(process.pid)).and.not.include(PASSWORD);
-    expect((await refusal(start())).message, 'the refused attempt did not loosen the lock').to.match(inUse(process.pid));
+    expect((await refusal(start())).message, 'the refused attempt did not loosen the lock').to.match(
+      inUse(process.pid),
+    );
     expect((await first.http('GET', '/readyz', { token: null })).status).to.equal(200);
-    expect((await first.http('POST', '/admin/v1/organizations', { body: { name: 'Still Here' } })).status).to.equal(201);
+    expect((await first.http('POST', '/admin/v1/organizations', { body: { name: 'Still Here' } })).status).to.equal(
+      201,
+    );
   });
 
   it('takes no lock for the nodes of a database shared by a cluster (shared: true), while a lone bridge holds it', async function () {
@@ -237,18 +264,26 @@ describePostgres('one bridge per PostgreSQL database (O13)', function (db) {
       const first = await startBridgeProcess(env);
       const err = await refusal(startBridgeProcess(env));
       expect(err.message).to.include('bridge serve exited (code 1, signal null)');
-      const stderr = err.message.slice(err.message.indexOf('stderr: ') + 'stderr: '.length, err.message.lastIndexOf('\nstdout:')).trim();
+      const stderr = err.message
+        .slice(err.message.indexOf('stderr: ') + 'stderr: '.length, err.message.lastIndexOf('\nstdout:'))
+        .trim();
       expect(stderr.split('\n'), 'one line').to.have.length(1);
       expect(stderr.slice('bridge: '.length)).to.match(inUse(first.child.pid!));
 
       first.child.kill('SIGKILL'); // its session ends with its socket: PostgreSQL drops the lock
       await first.exited;
       const third = await startBridgeProcess(env);
-      const listening = third.stdout().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.msg === 'bridge listening');
+      const listening = third
+        .stdout()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .find((l) => l.msg === 'bridge listening');
       expect(listening.database).to.equal(shown());
       third.child.kill('SIGTERM');
       expect(await third.exited, third.stderr()).to.deep.equal({ code: 0, signal: null });
-      for (const output of [first.stdout(), first.stderr(), err.message, third.stdout(), third.stderr()]) expect(output).not.to.include(PASSWORD);
+      for (const output of [first.stdout(), first.stderr(), err.message, third.stdout(), third.stderr()])
+        expect(output).not.to.include(PASSWORD);
     });
   });
 });

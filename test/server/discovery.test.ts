@@ -26,17 +26,29 @@ async function world(bridge: TestBridge) {
 }
 
 async function allowlist(bridge: TestBridge, agentId: string, appIds: string[] | null): Promise<void> {
-  const res = await bridge.http('PUT', `/admin/v1/agents/${agentId}/allowlist`, { body: { app_ids: appIds }, schema: 'Agent' });
+  const res = await bridge.http('PUT', `/admin/v1/agents/${agentId}/allowlist`, {
+    body: { app_ids: appIds },
+    schema: 'Agent',
+  });
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
 }
 
-const byId = <T>(key: keyof T) => (a: T, b: T) => (String(a[key]) < String(b[key]) ? -1 : String(a[key]) > String(b[key]) ? 1 : 0);
+const byId =
+  <T>(key: keyof T) =>
+  (a: T, b: T) =>
+    String(a[key]) < String(b[key]) ? -1 : String(a[key]) > String(b[key]) ? 1 : 0;
 
 type Summary = { agent_id: string; name: string; description: string };
 const summary = (a: Summary): Summary => ({ agent_id: a.agent_id, name: a.name, description: a.description });
 
 /** Polls the directory until `agentId` has `status`; the close of a socket travels asynchronously. */
-async function waitForStatus(bridge: TestBridge, orgId: string, token: string, agentId: string, status: 'online' | 'offline') {
+async function waitForStatus(
+  bridge: TestBridge,
+  orgId: string,
+  token: string,
+  agentId: string,
+  status: 'online' | 'offline',
+) {
   let last: unknown;
   for (let i = 0; i < 20; i++) {
     const res = await bridge.http('GET', `/v1/organizations/${orgId}/agents`, { token, schema: 'AgentDirectory' });
@@ -111,26 +123,41 @@ describe('discovery', function () {
       const batches = async <T>(items: T[], each: (item: T) => Promise<unknown>) => {
         for (let i = 0; i < items.length; i += 100) await Promise.all(items.slice(i, i + 100).map(each));
       };
-      await batches([...Array(7_000).keys()], async (i) => (created[i] = (await bridge.registry.createAgent(org.org_id, { name: `Agent ${i}`, description })).agent_id));
+      await batches(
+        [...Array(7_000).keys()],
+        async (i) =>
+          (created[i] = (await bridge.registry.createAgent(org.org_id, { name: `Agent ${i}`, description })).agent_id),
+      );
       // One in three is for the other app only: discover lists the rest, in the same order as the directory.
-      await batches(created.filter((_, i) => i % 3 === 0), (agentId) => bridge.registry.setAllowlist(agentId, { app_ids: [other.app_id] }));
+      await batches(
+        created.filter((_, i) => i % 3 === 0),
+        (agentId) => bridge.registry.setAllowlist(agentId, { app_ids: [other.app_id] }),
+      );
       const everyId = [...created].sort();
       const usable = everyId.filter((id) => created.indexOf(id) % 3 !== 0);
 
       // An app with the spec's frame limit: a frame over frameMaxBytes would close it (1009).
-      const appClient = await TestClient.connect(bridge.url, 'app', app.token, 'header', app.token, { maxPayload: LIMITS.frameMaxBytes });
+      const appClient = await TestClient.connect(bridge.url, 'app', app.token, 'header', app.token, {
+        maxPayload: LIMITS.frameMaxBytes,
+      });
       let answer: AgentsMessage | undefined;
       for (let i = 0; i < 12; i++) {
         appClient.send({ type: 'discover' }); // more than sendBufferMaxBytes of answers in all, read as they come
         answer = (await appClient.expect('agents')) as AgentsMessage;
       }
       const frameBytes = Buffer.byteLength(JSON.stringify(answer));
-      expect(frameBytes, 'the frame').to.be.at.most(LIMITS.frameMaxBytes).and.above(LIMITS.frameMaxBytes - 2_000);
+      expect(frameBytes, 'the frame')
+        .to.be.at.most(LIMITS.frameMaxBytes)
+        .and.above(LIMITS.frameMaxBytes - 2_000);
       expect(answer!.incomplete).to.equal(true);
       const listed = answer!.agents.map((a) => a.agent_id);
       expect(listed.length).to.be.above(500).and.below(usable.length);
       expect(listed, 'the first the app may use, by agent_id').to.deep.equal(usable.slice(0, listed.length));
-      expect(answer!.agents[0]).to.deep.equal({ agent_id: listed[0], name: bridge.directory.agents.get(listed[0]!)!.name, description });
+      expect(answer!.agents[0]).to.deep.equal({
+        agent_id: listed[0],
+        name: bridge.directory.agents.get(listed[0]!)!.name,
+        description,
+      });
       await appClient.expectNothingBeforePong();
 
       // The HTTP directory, page after page: every agent once, in order, each page within the frame limit.
@@ -139,7 +166,10 @@ describe('discovery', function () {
       let after: string | null = null;
       let pages = 0;
       do {
-        const res = await bridge.http('GET', after ? `${path}?after=${after}` : path, { token: app.token, schema: 'AgentDirectory' });
+        const res = await bridge.http('GET', after ? `${path}?after=${after}` : path, {
+          token: app.token,
+          schema: 'AgentDirectory',
+        });
         expect(res.status).to.equal(200);
         expect(Buffer.byteLength(JSON.stringify(res.body)), `page ${pages}`).to.be.at.most(LIMITS.frameMaxBytes);
         paged.push(...res.body.agents.map((a: { id: string }) => a.id));
@@ -150,7 +180,10 @@ describe('discovery', function () {
       expect(pages).to.be.within(8, 12);
 
       // Where discover stopped, the directory goes on (W13): its next usable agent is the first discover left out.
-      const rest = await bridge.http('GET', `${path}?after=${listed[listed.length - 1]}`, { token: app.token, schema: 'AgentDirectory' });
+      const rest = await bridge.http('GET', `${path}?after=${listed[listed.length - 1]}`, {
+        token: app.token,
+        schema: 'AgentDirectory',
+      });
       expect(rest.body.agents.find((a: { allowlisted: boolean }) => a.allowlisted).id).to.equal(usable[listed.length]);
       appClient.close();
     });
@@ -197,7 +230,12 @@ describe('discovery', function () {
 
       agentClient.close();
       const offline = await waitForStatus(bridge, w.org.org_id, w.app.token, w.theirs.agent_id, 'offline');
-      expect(offline.agents.map((a: { status: string }) => a.status)).to.deep.equal(['offline', 'offline', 'offline', 'offline']);
+      expect(offline.agents.map((a: { status: string }) => a.status)).to.deep.equal([
+        'offline',
+        'offline',
+        'offline',
+        'offline',
+      ]);
 
       // The other app of the organization sees the same agents with its own `allowlisted`.
       const other = await bridge.http('GET', path, { token: w.otherApp.token, schema: 'AgentDirectory' });
@@ -217,13 +255,19 @@ describe('discovery', function () {
       const w = await world(bridge);
       const path = `/v1/organizations/${w.org.org_id}/agents`;
       const ids = [w.open, w.mine, w.theirs, w.wide].map((a) => a.agent_id).sort();
-      const page = async (query: string) => (await bridge.http('GET', `${path}?${query}`, { token: w.app.token, schema: 'AgentDirectory' })).body;
+      const page = async (query: string) =>
+        (await bridge.http('GET', `${path}?${query}`, { token: w.app.token, schema: 'AgentDirectory' })).body;
 
       const first = await page('limit=3');
       expect(first.agents.map((a: { id: string }) => a.id)).to.deep.equal(ids.slice(0, 3));
       expect(first.next_after).to.equal(ids[2]);
-      expect(await page(`limit=3&after=${first.next_after}`)).to.deep.include({ next_after: null }).and.have.nested.property('agents[0].id', ids[3]);
-      expect((await page(`after=${ids[1]}`)).agents.map((a: { id: string }) => a.id), 'the default limit').to.deep.equal(ids.slice(2));
+      expect(await page(`limit=3&after=${first.next_after}`))
+        .to.deep.include({ next_after: null })
+        .and.have.nested.property('agents[0].id', ids[3]);
+      expect(
+        (await page(`after=${ids[1]}`)).agents.map((a: { id: string }) => a.id),
+        'the default limit',
+      ).to.deep.equal(ids.slice(2));
       expect(await page('limit=4')).to.have.property('next_after', null);
       expect(await page(`after=${ids[3]}`)).to.deep.equal({ agents: [], next_after: null });
 
@@ -232,7 +276,9 @@ describe('discovery', function () {
         expect(res.status, query).to.equal(400);
         expect(res.body.code, query).to.equal('INVALID_REQUEST');
       }
-      const foreign = await bridge.http('GET', `/v1/organizations/${w.elsewhere.org_id}/agents?limit=0`, { token: w.app.token });
+      const foreign = await bridge.http('GET', `/v1/organizations/${w.elsewhere.org_id}/agents?limit=0`, {
+        token: w.app.token,
+      });
       expect(foreign.status, 'another organization: 403 before any parameter is judged').to.equal(403);
     });
 

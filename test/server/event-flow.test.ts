@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { startTestBridge } from '../helpers/bridge.js';
 
-const PAYLOAD = { kind: 'question', text: 'What is a prime?', nested: { list: [1, 'two', null], 'ü': '✓' } };
+const PAYLOAD = { kind: 'question', text: 'What is a prime?', nested: { list: [1, 'two', null], ü: '✓' } };
 
 describe('event flow', function () {
   it('answers accepted with the stored session key, then delivers the event with the agent form', async function () {
@@ -33,12 +33,23 @@ describe('event flow', function () {
     await agentClient.expect('event');
 
     agentClient.send({ type: 'token', event_id, token: 'A prime ' });
-    expect(await appClient.expect('token')).to.deep.equal({ type: 'token', event_id, agent_id: agent.agent_id, token: 'A prime ' });
+    expect(await appClient.expect('token')).to.deep.equal({
+      type: 'token',
+      event_id,
+      agent_id: agent.agent_id,
+      token: 'A prime ',
+    });
     agentClient.send({ type: 'token', event_id, token: 'has two divisors.' });
     expect((await appClient.expect('token')).token).to.equal('has two divisors.');
 
     bridge.clock.advance(1234);
-    agentClient.send({ type: 'reply', event_id, content: 'A prime has exactly two divisors.', done: true, metadata: { tokens_used: 17, model: 'tutor-large' } });
+    agentClient.send({
+      type: 'reply',
+      event_id,
+      content: 'A prime has exactly two divisors.',
+      done: true,
+      metadata: { tokens_used: 17, model: 'tutor-large' },
+    });
     const reply = await appClient.expect('reply');
     expect(reply).to.deep.equal({
       type: 'reply',
@@ -68,7 +79,11 @@ describe('event flow', function () {
   it("passes the agent's error to the app as AGENT_ERROR, and the agent's AGENT_TIMEOUT as AGENT_TIMEOUT", async function () {
     const bridge = await startTestBridge();
     const { agent, appClient, agentClient } = await bridge.pair();
-    for (const [agentCode, appCode] of [['MODEL_DOWN', 'AGENT_ERROR'], ['AGENT_ERROR', 'AGENT_ERROR'], ['AGENT_TIMEOUT', 'AGENT_TIMEOUT']]) {
+    for (const [agentCode, appCode] of [
+      ['MODEL_DOWN', 'AGENT_ERROR'],
+      ['AGENT_ERROR', 'AGENT_ERROR'],
+      ['AGENT_TIMEOUT', 'AGENT_TIMEOUT'],
+    ]) {
       appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
       const { event_id } = await appClient.expect('accepted');
       await agentClient.expect('event');
@@ -107,7 +122,8 @@ describe('event flow', function () {
   it('generates unique event ids that sort in the order the events were accepted', async function () {
     const bridge = await startTestBridge();
     const { agent, appClient } = await bridge.pair();
-    for (let i = 0; i < 20; i++) appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: `t${i}`, payload: { i } });
+    for (let i = 0; i < 20; i++)
+      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: `t${i}`, payload: { i } });
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) ids.push((await appClient.expect('accepted')).event_id);
     expect(new Set(ids).size).to.equal(20);

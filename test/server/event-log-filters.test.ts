@@ -65,7 +65,9 @@ describeEachDatabase('the event log by organization and time', function (db) {
     expect(await ids(bridge, `since=${iso(t3)}&until=${iso(t0)}`)).to.deep.equal([]);
     // 13:00+01:00 is 12:00Z: the offset is honoured, not dropped.
     const shifted = new Date(t1 + 3_600_000).toISOString().replace('Z', '+01:00');
-    expect(await ids(bridge, `since=${encodeURIComponent(shifted)}&status=delivered`)).to.deep.equal(newestFirst(sent.slice(1)));
+    expect(await ids(bridge, `since=${encodeURIComponent(shifted)}&status=delivered`)).to.deep.equal(
+      newestFirst(sent.slice(1)),
+    );
   });
 
   it('answers 400 INVALID_REQUEST naming the parameter for a bad org_id, since or until', async function () {
@@ -84,6 +86,12 @@ describeEachDatabase('the event log by organization and time', function (db) {
       expect(res.body.code, query).to.equal('INVALID_REQUEST');
       expect(res.body.error, query).to.match(new RegExp(`^${name}:`));
     }
-    expect((await bridge.http('GET', '/admin/v1/events?since=2025-02-01T11:00:00Z&until=2025-02-01T12:00:00.500%2B02:00', { schema: 'EventLog' })).status).to.equal(200);
+    expect(
+      (
+        await bridge.http('GET', '/admin/v1/events?since=2025-02-01T11:00:00Z&until=2025-02-01T12:00:00.500%2B02:00', {
+          schema: 'EventLog',
+        })
+      ).status,
+    ).to.equal(200);
   });
 });

@@ -25,11 +25,30 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const FAST_RETRIES = { first: 10, max: 40 };
 
 const pending = (id: string, extra: Partial<EventRow> = {}): EventRow => ({
-  event_id: id, app_id: 'app-a', agent_id: 'agent-a', thread_id: 't', session_key: null, status: 'delivered', outcome: 'pending',
-  code: null, payload_bytes: 2, tokens_used: null, received_at: AT, completed_at: null, latency_ms: null, ...extra,
+  event_id: id,
+  app_id: 'app-a',
+  agent_id: 'agent-a',
+  thread_id: 't',
+  session_key: null,
+  status: 'delivered',
+  outcome: 'pending',
+  code: null,
+  payload_bytes: 2,
+  tokens_used: null,
+  received_at: AT,
+  completed_at: null,
+  latency_ms: null,
+  ...extra,
 });
 const replied = { outcome: 'replied', code: null, tokens_used: 3, completed_at: AT + 40, latency_ms: 40 } as const;
-const session = (key: string, createdAt = AT): SessionRow => ({ session_key: key, agent_id: 'agent-a', app_id: 'app-a', thread_id: key, created_at: createdAt, expires_at: createdAt + 86_400_000 });
+const session = (key: string, createdAt = AT): SessionRow => ({
+  session_key: key,
+  agent_id: 'agent-a',
+  app_id: 'app-a',
+  thread_id: key,
+  created_at: createdAt,
+  expires_at: createdAt + 86_400_000,
+});
 
 const messages = (lines: () => any[]) => lines().map((l) => l.msg as string);
 
@@ -65,19 +84,30 @@ describeEachDatabase('the event log while the database does not take writes (O15
     writer.deleteSessions(['s3']);
     await writer.flush();
     expect(writer.pending, 'e1, e2, e3, s1, s2, s3 wait').to.equal(6);
-    await eventually('failed retries', () => messages(lines).filter((m) => m.includes('failed again')).length, (n) => n >= 3);
+    await eventually(
+      'failed retries',
+      () => messages(lines).filter((m) => m.includes('failed again')).length,
+      (n) => n >= 3,
+    );
     writer.updateEvent('e3', replied); // while retries fail
     expect(writer.pending).to.equal(6);
 
     await outage.end();
-    await eventually('rows waiting once the database is back', () => writer.pending, (n) => n === 0);
+    await eventually(
+      'rows waiting once the database is back',
+      () => writer.pending,
+      (n) => n === 0,
+    );
     expect(await stored(await db.open())).to.deep.equal({
       events: { e1: 'replied', e2: 'agent_error', e3: 'replied' },
       sessions: { s2: AT + 1 },
     });
     expect(writer.dropped).to.deep.equal({ queue_full: 0, refused: 0, shutdown: 0 });
     const errors = lines().filter((l) => l.level >= 50);
-    expect(errors.map((l) => l.msg), 'one error line for the outage, not one per retry').to.deep.equal([
+    expect(
+      errors.map((l) => l.msg),
+      'one error line for the outage, not one per retry',
+    ).to.deep.equal([
       'event log: the database did not take a group commit; its rows wait in memory (at most EVENT_LOG_QUEUE_MAX_ROWS) and it is retried',
     ]);
     expect(errors[0]).to.include({ waiting: 6, failed_commits: 1, retry_in_ms: FAST_RETRIES.first, failing_for_ms: 0 });
@@ -90,16 +120,29 @@ describeEachDatabase('the event log while the database does not take writes (O15
     const outage = await writerWithOutage(db);
     const { log } = capturedLog();
     const commits: number[] = [];
-    const writer = new WriteBehind(outage.knex, log, { flushMs: 5, maxRows: 1_000, commitMaxRows: 100, retryMs: FAST_RETRIES, onCommit: (rows) => commits.push(rows) });
+    const writer = new WriteBehind(outage.knex, log, {
+      flushMs: 5,
+      maxRows: 1_000,
+      commitMaxRows: 100,
+      retryMs: FAST_RETRIES,
+      onCommit: (rows) => commits.push(rows),
+    });
     await outage.begin();
     for (let i = 0; i < 450; i++) writer.insertEvent({ ...pending(`01KEV${String(i).padStart(4, '0')}`), ...replied });
     writer.upsertSession(session('s1'));
     await writer.flush();
     expect(writer.pending).to.equal(451);
-    expect(writer.failing, 'failing, with the reason').to.include({ waiting: 451 }).and.have.property('reason').that.is.a('string').and.not.empty;
+    expect(writer.failing, 'failing, with the reason')
+      .to.include({ waiting: 451 })
+      .and.have.property('reason')
+      .that.is.a('string').and.not.empty;
 
     await outage.end();
-    await eventually('rows waiting once the database is back', () => writer.pending, (n) => n === 0);
+    await eventually(
+      'rows waiting once the database is back',
+      () => writer.pending,
+      (n) => n === 0,
+    );
     expect(commits, 'four full batches, then the rest with the session').to.deep.equal([100, 100, 100, 100, 51]);
     expect(writer.failing).to.equal(undefined);
     const logged = await stored(await db.open());
@@ -137,7 +180,8 @@ describeEachDatabase('the event log while the database does not take writes (O15
     const writer = new WriteBehind(knex, log, { flushMs: 1_000, maxRows: 10_000 });
     const count = 6_000; // three statements: the bad row in the second
     const id = (i: number) => `01KEV${String(i).padStart(6, '0')}`;
-    for (let i = 0; i < count; i++) writer.insertEvent(pending(id(i), i === 3_210 ? { app_id: null as never } : { payload_bytes: i }));
+    for (let i = 0; i < count; i++)
+      writer.insertEvent(pending(id(i), i === 3_210 ? { app_id: null as never } : { payload_bytes: i }));
     await writer.flush();
 
     expect(writer.pending).to.equal(0);
@@ -146,16 +190,25 @@ describeEachDatabase('the event log while the database does not take writes (O15
     expect(rows).to.have.length(count - 1);
     expect(rows.map((r) => r.event_id)).not.to.include(id(3_210));
     const dropped = lines().filter((l) => l.msg.startsWith('event log rows dropped'));
-    expect(dropped.map((l) => l.msg)).to.deep.equal(['event log rows dropped: 1 (1 because the database refused them)']);
-    expect(dropped[0].err.message, 'why, in a line of its own size').to.match(/app_id/).and.have.length.below(200);
-    expect(messages(lines).filter((m) => m.includes('did not take')), 'not taken for a retry').to.deep.equal([]);
+    expect(dropped.map((l) => l.msg)).to.deep.equal([
+      'event log rows dropped: 1 (1 because the database refused them)',
+    ]);
+    expect(dropped[0].err.message, 'why, in a line of its own size')
+      .to.match(/app_id/)
+      .and.have.length.below(200);
+    expect(
+      messages(lines).filter((m) => m.includes('did not take')),
+      'not taken for a retry',
+    ).to.deep.equal([]);
 
     const failed = failedStatements;
     await sleep(300); // past the first retries, were there any
     expect(failedStatements, 'no retry after the flush').to.equal(failed);
     writer.insertEvent(pending('01KEVAFTER'));
     await writer.close();
-    expect(await knex('events').where({ event_id: '01KEVAFTER' }).select('outcome')).to.deep.equal([{ outcome: 'pending' }]);
+    expect(await knex('events').where({ event_id: '01KEVAFTER' }).select('outcome')).to.deep.equal([
+      { outcome: 'pending' },
+    ]);
   });
 
   it('gives up on a batch every row of which the database refuses after a bounded number of commits, dropping and counting all of it', async function () {
@@ -180,10 +233,16 @@ describeSqlite('the event log on a full disk (O15)', function (db) {
     const knex = await db.open({ migrate: true });
     const disk = await fillDisk(knex);
     const { log } = capturedLog();
-    const rows = async () => (await knex('events').select('event_id').orderBy('event_id')).map((r) => r.event_id as string);
+    const rows = async () =>
+      (await knex('events').select('event_id').orderBy('event_id')).map((r) => r.event_id as string);
 
     // As before: every row waiting in one commit. Room for about half of them is room for none.
-    const allAtOnce = new WriteBehind(knex, log, { flushMs: 5, maxRows: 10_000, commitMaxRows: 10_000, retryMs: FAST_RETRIES });
+    const allAtOnce = new WriteBehind(knex, log, {
+      flushMs: 5,
+      maxRows: 10_000,
+      commitMaxRows: 10_000,
+      retryMs: FAST_RETRIES,
+    });
     for (let i = 0; i < 2_000; i++) allAtOnce.insertEvent({ ...pending(`01KOLD${i}`), ...replied });
     await allAtOnce.flush();
     await disk.room(40); // ~900 of the 2,000 rows
@@ -192,7 +251,13 @@ describeSqlite('the event log on a full disk (O15)', function (db) {
     await allAtOnce.close();
 
     const clock = new AdjustableClock({ frozen: true, start: AT });
-    const writer = new WriteBehind(knex, log, { flushMs: 5, maxRows: 10_000, commitMaxRows: 200, retryMs: FAST_RETRIES, clock });
+    const writer = new WriteBehind(knex, log, {
+      flushMs: 5,
+      maxRows: 10_000,
+      commitMaxRows: 200,
+      retryMs: FAST_RETRIES,
+      clock,
+    });
     await disk.room(0);
     for (let i = 0; i < 2_000; i++) writer.insertEvent({ ...pending(id(i)), ...replied });
     await writer.flush();
@@ -206,10 +271,17 @@ describeSqlite('the event log on a full disk (O15)', function (db) {
     expect(written.length).to.be.below(2_000);
     expect(written, 'the oldest rows').to.deep.equal(Array.from({ length: written.length }, (_, i) => id(i)));
     expect(writer.pending).to.equal(2_000 - written.length);
-    expect(writer.failing, 'still one outage: it began before the room was made').to.include({ forMs: 7_000, waiting: 2_000 - written.length });
+    expect(writer.failing, 'still one outage: it began before the room was made').to.include({
+      forMs: 7_000,
+      waiting: 2_000 - written.length,
+    });
 
     await disk.free();
-    await eventually('rows waiting once room is made', () => writer.pending, (n) => n === 0);
+    await eventually(
+      'rows waiting once room is made',
+      () => writer.pending,
+      (n) => n === 0,
+    );
     expect(await rows()).to.deep.equal(Array.from({ length: 2_000 }, (_, i) => id(i)));
     expect(writer.failing).to.equal(undefined);
     expect(writer.dropped).to.deep.equal({ queue_full: 0, refused: 0, shutdown: 0 });
@@ -218,7 +290,10 @@ describeSqlite('the event log on a full disk (O15)', function (db) {
 
   it(`/readyz answers 500 INTERNAL_ERROR with the reason once the event log's commits have failed for ${READY_EVENT_LOG_MS / 1000} s while the database answers, and 200 once they are written`, async function () {
     const captured = capturedLog();
-    const bridge = await startTestBridge({ databaseUrl: db.url() }, { log: captured.log, eventLogRetryMs: FAST_RETRIES });
+    const bridge = await startTestBridge(
+      { databaseUrl: db.url() },
+      { log: captured.log, eventLogRetryMs: FAST_RETRIES },
+    );
     const { agent, appClient, agentClient } = await bridge.pair();
     await bridge.writer.flush();
     // The bridge's own connection (a pool of one): max_page_count is a setting of the connection.
@@ -235,7 +310,7 @@ describeSqlite('the event log on a full disk (O15)', function (db) {
     }
     await eventually('a failed commit', () => bridge.writer.failing, Boolean);
     expect((await readyz()).status, 'the database answers: a commit that failed is not news yet').to.equal(200);
-    expect(await sample(await scrape(bridge.url), 'bridge_event_log_failing_seconds')).to.equal(0);
+    expect(sample(await scrape(bridge.url), 'bridge_event_log_failing_seconds')).to.equal(0);
 
     bridge.clock.advance(READY_EVENT_LOG_MS - 1);
     expect((await readyz()).status).to.equal(200);
@@ -246,12 +321,16 @@ describeSqlite('the event log on a full disk (O15)', function (db) {
       code: 'INTERNAL_ERROR',
       error: `The event log has not been written for ${READY_EVENT_LOG_MS / 1000} s: the database does not take its commits (SQLITE_FULL: database or disk is full); ${bridge.writer.pending} rows wait in memory.`,
     });
-    expect(await sample(await scrape(bridge.url), 'bridge_event_log_failing_seconds')).to.equal(READY_EVENT_LOG_MS / 1000);
+    expect(sample(await scrape(bridge.url), 'bridge_event_log_failing_seconds')).to.equal(READY_EVENT_LOG_MS / 1000);
 
     await disk.free();
-    await eventually('rows waiting once room is made', () => bridge.writer.pending, (n) => n === 0);
+    await eventually(
+      'rows waiting once room is made',
+      () => bridge.writer.pending,
+      (n) => n === 0,
+    );
     expect((await readyz()).status).to.equal(200);
-    expect(await sample(await scrape(bridge.url), 'bridge_event_log_failing_seconds')).to.equal(0);
+    expect(sample(await scrape(bridge.url), 'bridge_event_log_failing_seconds')).to.equal(0);
     const logged = await (await db.open())('events').whereIn('event_id', ids).select('outcome');
     expect(logged.map((r) => r.outcome)).to.deep.equal(ids.map(() => 'replied'));
   });
@@ -269,14 +348,20 @@ describePostgres('the bridge while PostgreSQL is unreachable (O15)', function (d
   async function start(overrides: Parameters<typeof startTestBridge>[0] = {}, retryMs = FAST_RETRIES) {
     proxy = await startTcpProxy(db.url());
     const captured = capturedLog();
-    const bridge = await startTestBridge({ databaseUrl: proxy.url, ...overrides }, { log: captured.log, eventLogRetryMs: retryMs });
+    const bridge = await startTestBridge(
+      { databaseUrl: proxy.url, ...overrides },
+      { log: captured.log, eventLogRetryMs: retryMs },
+    );
     return { bridge, lines: captured.lines };
   }
 
   const outcomes = async (): Promise<Record<string, string>> =>
-    Object.fromEntries((await (await db.open())('events').select('event_id', 'outcome')).map((e) => [e.event_id, e.outcome]));
+    Object.fromEntries(
+      (await (await db.open())('events').select('event_id', 'outcome')).map((e) => [e.event_id, e.outcome]),
+    );
 
-  const metric = async (bridge: TestBridge, name: string, labels: Record<string, string> = {}) => sample(await scrape(bridge.url), name, labels);
+  const metric = async (bridge: TestBridge, name: string, labels: Record<string, string> = {}) =>
+    sample(await scrape(bridge.url), name, labels);
 
   it('relays every event while the database is cut off, and once it is back writes every row with its outcome: none lost', async function () {
     const { bridge, lines } = await start();
@@ -291,7 +376,11 @@ describePostgres('the bridge while PostgreSQL is unreachable (O15)', function (d
     appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
     const across = (await appClient.expect('accepted')).event_id;
     await agentClient.expect('event');
-    await eventually('failed commits', () => messages(lines).filter((m) => m.includes('did not take')).length, (n) => n > 0);
+    await eventually(
+      'failed commits',
+      () => messages(lines).filter((m) => m.includes('did not take')).length,
+      (n) => n > 0,
+    );
     await sleep(200); // several retries fail
     expect(bridge.writer.pending, 'rows waiting').to.equal(31);
     expect(await metric(bridge, 'bridge_event_log_pending_rows')).to.equal(31);
@@ -300,10 +389,15 @@ describePostgres('the bridge while PostgreSQL is unreachable (O15)', function (d
     await proxy.restore();
     agentClient.send({ type: 'reply', event_id: across, content: 'ok', done: true });
     await appClient.expect('reply');
-    await eventually('rows waiting once the database is back', () => bridge.writer.pending, (n) => n === 0);
+    await eventually(
+      'rows waiting once the database is back',
+      () => bridge.writer.pending,
+      (n) => n === 0,
+    );
     const all = [...before, ...during, across];
     expect(await outcomes()).to.deep.equal(Object.fromEntries(all.map((id) => [id, 'replied'])));
-    for (const reason of ['queue_full', 'refused', 'shutdown']) expect(await metric(bridge, 'bridge_event_log_rows_dropped_total', { reason }), reason).to.equal(0);
+    for (const reason of ['queue_full', 'refused', 'shutdown'])
+      expect(await metric(bridge, 'bridge_event_log_rows_dropped_total', { reason }), reason).to.equal(0);
     expect(messages(lines)).to.include('event log: the database takes group commits again');
     expect((await bridge.http('GET', '/readyz', { token: null })).status).to.equal(200);
   });
@@ -331,11 +425,17 @@ describePostgres('the bridge while PostgreSQL is unreachable (O15)', function (d
     expect(await metric(bridge, 'bridge_event_log_pending_rows')).to.equal(MAX);
     expect(await metric(bridge, 'bridge_event_log_rows_dropped_total', { reason: 'queue_full' })).to.equal(31);
     const dropLines = () => lines().filter((l) => l.msg.startsWith('event log rows dropped'));
-    expect(dropLines().map((l) => l.msg), 'the first drop at once').to.deep.equal([
+    expect(
+      dropLines().map((l) => l.msg),
+      'the first drop at once',
+    ).to.deep.equal([
       `event log rows dropped: 1 (1 because more than EVENT_LOG_QUEUE_MAX_ROWS=${MAX} rows waited for the database)`,
     ]);
     bridge.clock.advance(LOG_WINDOW_MS);
-    expect(dropLines().map((l) => [l.rows, l.reasons]), 'the rest a window later').to.deep.equal([
+    expect(
+      dropLines().map((l) => [l.rows, l.reasons]),
+      'the rest a window later',
+    ).to.deep.equal([
       [1, { queue_full: 1 }],
       [30, { queue_full: 30 }],
     ]);
@@ -368,11 +468,20 @@ describePostgres('the bridge while PostgreSQL is unreachable (O15)', function (d
       expect(writer.dropped.queue_full, 'not lost yet: the hung commit may still write them').to.equal(0);
 
       await proxy.restore(); // the hung connection is reset: the commit fails
-      await eventually('rows waiting', () => writer.pending, (n) => n === 0);
+      await eventually(
+        'rows waiting',
+        () => writer.pending,
+        (n) => n === 0,
+      );
       expect(writer.dropped.queue_full).to.equal(5);
       const rows = await (await db.open())('events').select('event_id');
-      expect(rows.map((r) => r.event_id)).to.have.members(['01KEVFIRST', ...Array.from({ length: 10 }, (_, i) => id(i + 5))]);
-      expect(messages(lines)).to.include(`event log rows dropped: 5 (5 because more than EVENT_LOG_QUEUE_MAX_ROWS=10 rows waited for the database)`);
+      expect(rows.map((r) => r.event_id)).to.have.members([
+        '01KEVFIRST',
+        ...Array.from({ length: 10 }, (_, i) => id(i + 5)),
+      ]);
+      expect(messages(lines)).to.include(
+        `event log rows dropped: 5 (5 because more than EVENT_LOG_QUEUE_MAX_ROWS=10 rows waited for the database)`,
+      );
     } finally {
       await proxy.restore(); // a commit still hung would keep the pool from closing
       await writer.close();
@@ -397,7 +506,11 @@ describePostgres('the bridge while PostgreSQL is unreachable (O15)', function (d
         expect(ms, 'answered within').to.be.below(2_000);
       }
       await proxy.restore();
-      await eventually('/readyz once the database is back', async () => (await bridge.http('GET', '/readyz', { token: null })).status, (s) => s === 200);
+      await eventually(
+        '/readyz once the database is back',
+        async () => (await bridge.http('GET', '/readyz', { token: null })).status,
+        (s) => s === 200,
+      );
     });
   }
 });

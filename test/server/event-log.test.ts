@@ -48,7 +48,7 @@ describeEachDatabase('the event log', function (db) {
   const start = (overrides: Partial<Config> = {}) => startTestBridge({ databaseUrl: db.url(), ...overrides });
 
   describe('one row per app event', function () {
-    it('logs a replied event: delivered, replied, the reply\'s tokens_used, the payload size, times and latency from the bridge clock', async function () {
+    it("logs a replied event: delivered, replied, the reply's tokens_used, the payload size, times and latency from the bridge clock", async function () {
       const bridge = await start();
       const { app, agent, appClient, agentClient } = await bridge.pair();
       const payload = { text: 'Grüße, 世界 ✓', list: [1, 2.5, null], nested: { deep: true } };
@@ -57,9 +57,16 @@ describeEachDatabase('the event log', function (db) {
       appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 'lesson-42', payload });
       const accepted = await appClient.expect('accepted');
       await agentClient.expect('event');
-      for (const token of ['one ', 'two ', 'three']) agentClient.send({ type: 'token', event_id: accepted.event_id, token });
+      for (const token of ['one ', 'two ', 'three'])
+        agentClient.send({ type: 'token', event_id: accepted.event_id, token });
       bridge.clock.advance(4_250);
-      agentClient.send({ type: 'reply', event_id: accepted.event_id, content: '', done: true, metadata: { tokens_used: 187, model: 'm' } });
+      agentClient.send({
+        type: 'reply',
+        event_id: accepted.event_id,
+        content: '',
+        done: true,
+        metadata: { tokens_used: 187, model: 'm' },
+      });
       for (let i = 0; i < 3; i++) await appClient.expect('token');
       expect((await appClient.expect('reply')).metadata.tokens_used).to.equal(187);
 
@@ -100,7 +107,10 @@ describeEachDatabase('the event log', function (db) {
       const bridge = await start();
       const { org, app, agent, appClient } = await bridge.pair();
       const forbidden = await bridge.agent(org.org_id, 'Private');
-      await bridge.http('PUT', `/admin/v1/agents/${forbidden.agent_id}/allowlist`, { body: { app_ids: [] }, schema: 'Agent' });
+      await bridge.http('PUT', `/admin/v1/agents/${forbidden.agent_id}/allowlist`, {
+        body: { app_ids: [] },
+        schema: 'Agent',
+      });
       const offline = await bridge.agent(org.org_id, 'Sleeper');
       bridge.clock.advance(1_000);
       const at = bridge.clock.now();
@@ -109,13 +119,43 @@ describeEachDatabase('the event log', function (db) {
       const longThread = 'x'.repeat(LIMITS.threadIdMaxChars + 30);
       const big = { s: 'a'.repeat(LIMITS.payloadMaxBytes) };
       const cases = [
-        { frame: { agent_id: longBadId, thread_id: 't1', payload: { a: 1 } }, code: 'INVALID_AGENT_ID', agent_id: longBadId.slice(0, LIMITS.idMaxChars), thread_id: 't1' },
+        {
+          frame: { agent_id: longBadId, thread_id: 't1', payload: { a: 1 } },
+          code: 'INVALID_AGENT_ID',
+          agent_id: longBadId.slice(0, LIMITS.idMaxChars),
+          thread_id: 't1',
+        },
         { frame: { thread_id: 't2', payload: {} }, code: 'INVALID_AGENT_ID', agent_id: '', thread_id: 't2' },
-        { frame: { agent_id: agent.agent_id, thread_id: longThread, payload: {} }, code: 'INVALID_THREAD_ID', agent_id: agent.agent_id, thread_id: longThread.slice(0, LIMITS.threadIdMaxChars) },
-        { frame: { agent_id: agent.agent_id, thread_id: 'big', payload: big }, code: 'PAYLOAD_TOO_LARGE', agent_id: agent.agent_id, thread_id: 'big' },
-        { frame: { agent_id: 'no-such-agent', thread_id: 't3', payload: { b: 'é' } }, code: 'AGENT_NOT_FOUND', agent_id: 'no-such-agent', thread_id: 't3' },
-        { frame: { agent_id: forbidden.agent_id, thread_id: 't4', payload: {} }, code: 'PERMISSION_DENIED', agent_id: forbidden.agent_id, thread_id: 't4' },
-        { frame: { agent_id: offline.agent_id, thread_id: 't5', payload: {} }, code: 'AGENT_OFFLINE', agent_id: offline.agent_id, thread_id: 't5' },
+        {
+          frame: { agent_id: agent.agent_id, thread_id: longThread, payload: {} },
+          code: 'INVALID_THREAD_ID',
+          agent_id: agent.agent_id,
+          thread_id: longThread.slice(0, LIMITS.threadIdMaxChars),
+        },
+        {
+          frame: { agent_id: agent.agent_id, thread_id: 'big', payload: big },
+          code: 'PAYLOAD_TOO_LARGE',
+          agent_id: agent.agent_id,
+          thread_id: 'big',
+        },
+        {
+          frame: { agent_id: 'no-such-agent', thread_id: 't3', payload: { b: 'é' } },
+          code: 'AGENT_NOT_FOUND',
+          agent_id: 'no-such-agent',
+          thread_id: 't3',
+        },
+        {
+          frame: { agent_id: forbidden.agent_id, thread_id: 't4', payload: {} },
+          code: 'PERMISSION_DENIED',
+          agent_id: forbidden.agent_id,
+          thread_id: 't4',
+        },
+        {
+          frame: { agent_id: offline.agent_id, thread_id: 't5', payload: {} },
+          code: 'AGENT_OFFLINE',
+          agent_id: offline.agent_id,
+          thread_id: 't5',
+        },
       ];
       const ids: string[] = [];
       for (const c of cases) {
@@ -155,7 +195,7 @@ describeEachDatabase('the event log', function (db) {
       });
     });
 
-    it('logs an agent\'s error as agent_error / AGENT_ERROR and its AGENT_TIMEOUT as agent_timeout / AGENT_TIMEOUT', async function () {
+    it("logs an agent's error as agent_error / AGENT_ERROR and its AGENT_TIMEOUT as agent_timeout / AGENT_TIMEOUT", async function () {
       const bridge = await start();
       const { agent, appClient, agentClient } = await bridge.pair();
       const ends = [
@@ -283,7 +323,8 @@ describeEachDatabase('the event log', function (db) {
     const rows: Record<string, unknown>[] = await knex('events').select();
     expect(rows).to.have.length(3);
     for (const row of rows) {
-      for (const [column, value] of Object.entries(row)) expect(String(value), `events.${column}`).not.to.include(marker);
+      for (const [column, value] of Object.entries(row))
+        expect(String(value), `events.${column}`).not.to.include(marker);
     }
     await knex.destroy();
     if (!db.postgres) {
@@ -300,10 +341,18 @@ describeEachDatabase('the event log', function (db) {
       const { org, app, agent, appClient, agentClient } = await bridge.pair();
       const other = await bridge.app(org.org_id, 'Other App');
       const otherClient = await bridge.connectApp(other.token);
-      const ids = { replied: [] as string[], notFound: [] as string[], offline: [] as string[], denied: [] as string[] };
+      const ids = {
+        replied: [] as string[],
+        notFound: [] as string[],
+        offline: [] as string[],
+        denied: [] as string[],
+      };
       const offline = await bridge.agent(org.org_id, 'Sleeper');
       const denying = await bridge.agent(org.org_id, 'Private');
-      await bridge.http('PUT', `/admin/v1/agents/${denying.agent_id}/allowlist`, { body: { app_ids: [] }, schema: 'Agent' });
+      await bridge.http('PUT', `/admin/v1/agents/${denying.agent_id}/allowlist`, {
+        body: { app_ids: [] },
+        schema: 'Agent',
+      });
       const reject = async (client: AppClient, agentId: string, code: string) => {
         client.send({ type: 'event', agent_id: agentId, thread_id: 't', payload: {} });
         const error = await client.expect('error');
@@ -339,12 +388,17 @@ describeEachDatabase('the event log', function (db) {
       expect(await idsOf('?agent_id=ghost')).to.deep.equal(newestFirst(ids.notFound));
       expect(await idsOf(`?agent_id=${denying.agent_id}`)).to.deep.equal(newestFirst(ids.denied));
       expect(await idsOf('?status=delivered')).to.deep.equal(newestFirst(ids.replied));
-      expect(await idsOf('?status=rejected')).to.deep.equal(newestFirst([...ids.notFound, ...ids.offline, ...ids.denied]));
+      expect(await idsOf('?status=rejected')).to.deep.equal(
+        newestFirst([...ids.notFound, ...ids.offline, ...ids.denied]),
+      );
       expect(await idsOf('?code=AGENT_OFFLINE')).to.deep.equal(newestFirst(ids.offline));
 
-      const appNotFound = (await events(bridge, `?app_id=${app.app_id}&status=rejected&code=AGENT_NOT_FOUND&agent_id=ghost`)).events;
+      const appNotFound = (
+        await events(bridge, `?app_id=${app.app_id}&status=rejected&code=AGENT_NOT_FOUND&agent_id=ghost`)
+      ).events;
       expect(appNotFound).to.have.length(3);
-      for (const e of appNotFound) expect(e).to.include({ app_id: app.app_id, agent_id: 'ghost', status: 'rejected', code: 'AGENT_NOT_FOUND' });
+      for (const e of appNotFound)
+        expect(e).to.include({ app_id: app.app_id, agent_id: 'ghost', status: 'rejected', code: 'AGENT_NOT_FOUND' });
       expect(await idsOf(`?app_id=${other.app_id}&status=delivered&agent_id=${agent.agent_id}`)).to.have.length(3);
       expect(await idsOf(`?app_id=${other.app_id}&agent_id=${offline.agent_id}`)).to.deep.equal([]);
       expect(await idsOf('?status=delivered&code=AGENT_NOT_FOUND')).to.deep.equal([]);
@@ -360,9 +414,13 @@ describeEachDatabase('the event log', function (db) {
         let before: string | null = null;
         let pages = 0;
         do {
-          const page: { events: any[]; next_before: string | null } = await events(bridge, `?limit=${limit}${before ? `&before=${before}` : ''}`);
+          const page: { events: any[]; next_before: string | null } = await events(
+            bridge,
+            `?limit=${limit}${before ? `&before=${before}` : ''}`,
+          );
           expect(page.events.length, `limit ${limit}`).to.be.at.most(limit).and.at.least(1);
-          if (page.next_before !== null) expect(page.next_before).to.equal(page.events[page.events.length - 1].event_id);
+          if (page.next_before !== null)
+            expect(page.next_before).to.equal(page.events[page.events.length - 1].event_id);
           seen.push(...page.events.map((e) => e.event_id));
           before = page.next_before;
           pages++;
@@ -384,13 +442,25 @@ describeEachDatabase('the event log', function (db) {
 
     it('answers 400 INVALID_REQUEST to invalid query values', async function () {
       const bridge = await start();
-      for (const query of ['limit=0', 'limit=501', 'limit=x', 'limit=1.5', 'limit=-3', 'status=lost', 'code=NOPE', 'before=not%20an%20id', 'app_id=Bad_App']) {
+      for (const query of [
+        'limit=0',
+        'limit=501',
+        'limit=x',
+        'limit=1.5',
+        'limit=-3',
+        'status=lost',
+        'code=NOPE',
+        'before=not%20an%20id',
+        'app_id=Bad_App',
+      ]) {
         const res = await bridge.http('GET', `/admin/v1/events?${query}`);
         expect(res.status, query).to.equal(400);
         expect(res.body.code, query).to.equal('INVALID_REQUEST');
       }
       for (const query of ['limit=1', 'limit=500', 'status=rejected', 'code=PERMISSION_DENIED']) {
-        expect((await bridge.http('GET', `/admin/v1/events?${query}`, { schema: 'EventLog' })).status, query).to.equal(200);
+        expect((await bridge.http('GET', `/admin/v1/events?${query}`, { schema: 'EventLog' })).status, query).to.equal(
+          200,
+        );
       }
     });
   });
@@ -431,16 +501,42 @@ describeEachDatabase('the event log', function (db) {
     it('writes every row of a group commit of thousands of events (several statements, one transaction), and their outcomes over them', async function () {
       const knex = await db.open({ migrate: true });
       const errors: string[] = [];
-      const log: Logger = { debug() {}, info() {}, warn() {}, error: (fields: any, message) => errors.push(`${message}: ${fields.err?.message}`) };
+      const log: Logger = {
+        debug() {},
+        info() {},
+        warn() {},
+        error: (fields: any, message) => errors.push(`${message}: ${fields.err?.message}`),
+      };
       const writer = new WriteBehind(knex, log, { flushMs: 1_000, maxRows: 10_000 });
       const at = Date.parse('2026-11-22T12:00:00.000Z');
       const count = 6_000; // over two statements of 2,500 rows
       const id = (i: number) => `01KEV${String(i).padStart(6, '0')}`;
       for (let i = 0; i < count; i++) {
-        writer.insertEvent({ event_id: id(i), app_id: 'app-a', agent_id: 'agent-a', thread_id: `t${i % 7}`, session_key: null, status: 'delivered', outcome: 'pending', code: null, payload_bytes: i, tokens_used: null, received_at: at + i, completed_at: null, latency_ms: null });
+        writer.insertEvent({
+          event_id: id(i),
+          app_id: 'app-a',
+          agent_id: 'agent-a',
+          thread_id: `t${i % 7}`,
+          session_key: null,
+          status: 'delivered',
+          outcome: 'pending',
+          code: null,
+          payload_bytes: i,
+          tokens_used: null,
+          received_at: at + i,
+          completed_at: null,
+          latency_ms: null,
+        });
       }
       await writer.flush();
-      for (let i = 0; i < count; i += 2) writer.updateEvent(id(i), { outcome: 'replied', code: null, tokens_used: i, completed_at: at + i + 40, latency_ms: 40 });
+      for (let i = 0; i < count; i += 2)
+        writer.updateEvent(id(i), {
+          outcome: 'replied',
+          code: null,
+          tokens_used: i,
+          completed_at: at + i + 40,
+          latency_ms: 40,
+        });
       await writer.close();
 
       expect(errors).to.deep.equal([]);
@@ -449,9 +545,19 @@ describeEachDatabase('the event log', function (db) {
       rows.forEach((row, i) => {
         const replied = i % 2 === 0;
         expect(row, id(i)).to.deep.equal({
-          event_id: id(i), app_id: 'app-a', agent_id: 'agent-a', thread_id: `t${i % 7}`, session_key: null, status: 'delivered', code: null,
-          outcome: replied ? 'replied' : 'pending', payload_bytes: i, tokens_used: replied ? i : null,
-          received_at: at + i, completed_at: replied ? at + i + 40 : null, latency_ms: replied ? 40 : null,
+          event_id: id(i),
+          app_id: 'app-a',
+          agent_id: 'agent-a',
+          thread_id: `t${i % 7}`,
+          session_key: null,
+          status: 'delivered',
+          code: null,
+          outcome: replied ? 'replied' : 'pending',
+          payload_bytes: i,
+          tokens_used: replied ? i : null,
+          received_at: at + i,
+          completed_at: replied ? at + i + 40 : null,
+          latency_ms: replied ? 40 : null,
         });
       });
     });
@@ -474,7 +580,7 @@ describeEachDatabase('the event log', function (db) {
       ]);
     });
 
-    it('queues an event\'s row in memory and commits it in a group commit: one row per event, not one write per token', async function () {
+    it("queues an event's row in memory and commits it in a group commit: one row per event, not one write per token", async function () {
       const bridge = await start({ eventLogFlushMs: 20 });
       const { agent, appClient, agentClient } = await bridge.pair();
       await bridge.writer.flush();

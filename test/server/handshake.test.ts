@@ -162,7 +162,9 @@ describe('handshake', function () {
       await expectRefused(await connect(wrongSecret(own.token), 'query'), 'UNAUTHORIZED');
       await expectRefused(await connect(unknownOwner(own.token, own.id)), 'UNAUTHORIZED');
 
-      const basic = await rawRefusal(bridge, kind, { authorization: `Basic ${Buffer.from(`user:${own.token}`).toString('base64')}` });
+      const basic = await rawRefusal(bridge, kind, {
+        authorization: `Basic ${Buffer.from(`user:${own.token}`).toString('base64')}`,
+      });
       expect(basic.frames).to.have.length(1);
       expect(basic.frames[0]).to.include({ type: 'error', code: 'UNAUTHORIZED' });
       expect(basic.frames[0]).to.not.have.property('event_id');
@@ -191,7 +193,7 @@ describe('handshake', function () {
     const { agent, appClient, agentClient } = await bridge.pair();
     await expectRefused(await bridge.connectApp(agent.token), 'FORBIDDEN');
     await agentClient.expectNothingBeforePong();
-    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
+    await startEvent(appClient, agentClient, agent.agent_id);
   });
 
   it('gives a wrong secret for a real app the same answer as a token for an app that does not exist', async function () {
@@ -201,7 +203,10 @@ describe('handshake', function () {
     const ghostApp = await expectRefused(await bridge.connectApp(unknownOwner(app.token, app.app_id)), 'UNAUTHORIZED');
     expect(wrongApp).to.equal(ghostApp);
     const wrongAgent = await expectRefused(await bridge.connectAgent(wrongSecret(agent.token)), 'UNAUTHORIZED');
-    const ghostAgent = await expectRefused(await bridge.connectAgent(unknownOwner(agent.token, agent.agent_id)), 'UNAUTHORIZED');
+    const ghostAgent = await expectRefused(
+      await bridge.connectAgent(unknownOwner(agent.token, agent.agent_id)),
+      'UNAUTHORIZED',
+    );
     expect(wrongAgent).to.equal(ghostAgent);
     expect(bridge.bridge.stats()).to.deep.equal({ apps: 0, agents: 0, eventsInFlight: 0 });
   });

@@ -26,7 +26,10 @@ async function expectHeartbeatTimeout(client: TestClient<any>): Promise<void> {
   const error = await client.expect('error');
   expect(error.code).to.equal('HEARTBEAT_TIMEOUT');
   expect(error).to.not.have.property('event_id');
-  expect(await client.waitForClose()).to.deep.equal({ code: CLOSE_CODES.HEARTBEAT_TIMEOUT, reason: 'HEARTBEAT_TIMEOUT' });
+  expect(await client.waitForClose()).to.deep.equal({
+    code: CLOSE_CODES.HEARTBEAT_TIMEOUT,
+    reason: 'HEARTBEAT_TIMEOUT',
+  });
 }
 
 describe('heartbeat', function () {
@@ -87,7 +90,7 @@ describe('heartbeat', function () {
     });
   }
 
-  it("ends an event in flight with AGENT_OFFLINE when its agent is closed for silence and does not come back within the grace", async function () {
+  it('ends an event in flight with AGENT_OFFLINE when its agent is closed for silence and does not come back within the grace', async function () {
     const bridge = await startTestBridge();
     const { agent, appClient, agentClient } = await bridge.pair();
     const { event_id } = await startEvent(appClient, agentClient, agent.agent_id);
@@ -105,7 +108,11 @@ describe('heartbeat', function () {
     bridge.clock.advance(LIMITS.agentReconnectGraceMs - 1);
     await appClient.expectNothingBeforePong();
     bridge.clock.advance(1);
-    expect(await appClient.expect('error')).to.deep.include({ event_id, agent_id: agent.agent_id, code: 'AGENT_OFFLINE' });
+    expect(await appClient.expect('error')).to.deep.include({
+      event_id,
+      agent_id: agent.agent_id,
+      code: 'AGENT_OFFLINE',
+    });
     expect(bridge.bridge.stats()).to.deep.equal({ apps: 1, agents: 0, eventsInFlight: 0 });
     await appClient.expectNothingBeforePong();
   });
@@ -114,7 +121,9 @@ describe('heartbeat', function () {
     /** An agent whose client does not answer pings (a half-open connection, as the bridge sees it), with an event in flight. */
     async function halfOpenAgent(bridge: TestBridge) {
       const { agent, appClient } = await bridge.pair(); // its agent's connection is replaced by the one below
-      const dead = await TestClient.connect(bridge.url, 'agent', agent.token, 'header', agent.token, { autoPong: false });
+      const dead = await TestClient.connect(bridge.url, 'agent', agent.token, 'header', agent.token, {
+        autoPong: false,
+      });
       await dead.expectNothingBeforePong();
       appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
       const { event_id } = await appClient.expect('accepted');
@@ -133,14 +142,25 @@ describe('heartbeat', function () {
       expect(dead.isClosed).to.equal(false);
       bridge.clock.advance(1);
       const error = await dead.expect('error');
-      expect(error).to.deep.equal({ type: 'error', code: 'HEARTBEAT_TIMEOUT', error: 'The WebSocket ping sent 10 s ago was not answered; the connection is taken for dead.' });
-      expect(await dead.waitForClose()).to.deep.equal({ code: CLOSE_CODES.HEARTBEAT_TIMEOUT, reason: 'HEARTBEAT_TIMEOUT' });
+      expect(error).to.deep.equal({
+        type: 'error',
+        code: 'HEARTBEAT_TIMEOUT',
+        error: 'The WebSocket ping sent 10 s ago was not answered; the connection is taken for dead.',
+      });
+      expect(await dead.waitForClose()).to.deep.equal({
+        code: CLOSE_CODES.HEARTBEAT_TIMEOUT,
+        reason: 'HEARTBEAT_TIMEOUT',
+      });
       expect(bridge.clock.now() - lastFrame, 'noticed after').to.equal(30_000);
       expect(bridge.bridge.stats().agents).to.equal(0);
 
       // Its event waits out the reconnect grace, as after any drop (L6); the app was never closed.
       bridge.clock.advance(LIMITS.agentReconnectGraceMs);
-      expect(await appClient.expect('error')).to.deep.include({ event_id, agent_id: agent.agent_id, code: 'AGENT_OFFLINE' });
+      expect(await appClient.expect('error')).to.deep.include({
+        event_id,
+        agent_id: agent.agent_id,
+        code: 'AGENT_OFFLINE',
+      });
       const metrics = await scrape(bridge.url);
       expect(sample(metrics, 'bridge_heartbeat_timeouts_total', { reason: 'no_pong' })).to.equal(1);
       expect(sample(metrics, 'bridge_heartbeat_timeouts_total', { reason: 'silent' })).to.equal(0);

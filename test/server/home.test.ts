@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { startTestBridge, stopAll } from '../helpers/bridge.js';
 
-describe('the bridge\'s address', function () {
+describe("the bridge's address", function () {
   after(stopAll);
 
   it('redirects GET / to the dashboard, without authentication', async function () {

@@ -5,7 +5,14 @@ import { QUERY_PARAMETERS } from '../../generated/index.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
 
 /** Every page of a listing, following next_after; returns the ids in order and the number of pages. */
-async function allPages(bridge: TestBridge, path: string, key: string, id: string, schema: 'OrganizationList' | 'AppList' | 'AgentList', query: string) {
+async function allPages(
+  bridge: TestBridge,
+  path: string,
+  key: string,
+  id: string,
+  schema: 'OrganizationList' | 'AppList' | 'AgentList',
+  query: string,
+) {
   const ids: string[] = [];
   let after: string | null = null;
   let pages = 0;
@@ -30,23 +37,40 @@ describe('searching and paging the listings', function () {
   it('pages the organizations by org_id: every one once, in order, next_after null on the last page', async function () {
     const created = [];
     for (let i = 0; i < 7; i++) created.push((await bridge.org(`Org ${i}`)).org_id);
-    const { ids, pages } = await allPages(bridge, '/admin/v1/organizations', 'organizations', 'org_id', 'OrganizationList', 'limit=3');
+    const { ids, pages } = await allPages(
+      bridge,
+      '/admin/v1/organizations',
+      'organizations',
+      'org_id',
+      'OrganizationList',
+      'limit=3',
+    );
     expect(ids).to.deep.equal([...created].sort());
     expect(pages).to.equal(3);
 
-    const exact = await allPages(bridge, '/admin/v1/organizations', 'organizations', 'org_id', 'OrganizationList', 'limit=7');
+    const exact = await allPages(
+      bridge,
+      '/admin/v1/organizations',
+      'organizations',
+      'org_id',
+      'OrganizationList',
+      'limit=7',
+    );
     expect(exact.pages, 'a page that holds the rest exactly is the last').to.equal(1);
   });
 
   it('lists the first page of the default size without parameters, and says where the next one starts', async function () {
     const size = QUERY_PARAMETERS.listOrganizations.limit.default;
     const ids = [];
-    for (let i = 0; i <= size; i++) ids.push((await bridge.http('POST', '/admin/v1/organizations', { body: { name: `Bulk ${i}` } })).body.org_id);
+    for (let i = 0; i <= size; i++)
+      ids.push((await bridge.http('POST', '/admin/v1/organizations', { body: { name: `Bulk ${i}` } })).body.org_id);
     ids.sort();
     const first = await bridge.http('GET', '/admin/v1/organizations', { schema: 'OrganizationList' });
     expect(first.body.organizations.map((o: { org_id: string }) => o.org_id)).to.deep.equal(ids.slice(0, size));
     expect(first.body.next_after).to.equal(ids[size - 1]);
-    const second = await bridge.http('GET', `/admin/v1/organizations?after=${first.body.next_after}`, { schema: 'OrganizationList' });
+    const second = await bridge.http('GET', `/admin/v1/organizations?after=${first.body.next_after}`, {
+      schema: 'OrganizationList',
+    });
     expect(second.body.organizations.map((o: { org_id: string }) => o.org_id)).to.deep.equal([ids[size]]);
     expect(second.body.next_after).to.equal(null);
   });
@@ -55,10 +79,19 @@ describe('searching and paging the listings', function () {
     const acme = await bridge.org('Acme Learning');
     const beta = await bridge.org('Beta ACME Partners');
     await bridge.org('Gamma School');
-    const byName = await allPages(bridge, '/admin/v1/organizations', 'organizations', 'org_id', 'OrganizationList', 'q=aCmE&limit=1');
+    const byName = await allPages(
+      bridge,
+      '/admin/v1/organizations',
+      'organizations',
+      'org_id',
+      'OrganizationList',
+      'q=aCmE&limit=1',
+    );
     expect(byName.ids).to.deep.equal([acme.org_id, beta.org_id].sort());
     expect(byName.pages).to.equal(2);
-    const byId = await bridge.http('GET', `/admin/v1/organizations?q=${beta.org_id.slice(-6).toUpperCase()}`, { schema: 'OrganizationList' });
+    const byId = await bridge.http('GET', `/admin/v1/organizations?q=${beta.org_id.slice(-6).toUpperCase()}`, {
+      schema: 'OrganizationList',
+    });
     expect(byId.body.organizations.map((o: { org_id: string }) => o.org_id)).to.deep.equal([beta.org_id]);
     const none = await bridge.http('GET', '/admin/v1/organizations?q=zzz', { schema: 'OrganizationList' });
     expect(none.body).to.deep.equal({ organizations: [], next_after: null });
@@ -67,16 +100,45 @@ describe('searching and paging the listings', function () {
   it("searches and pages an organization's apps and agents, and never another organization's", async function () {
     const org = await bridge.org();
     const other = await bridge.org('Other');
-    const apps = [await bridge.app(org.org_id, 'Classroom iOS'), await bridge.app(org.org_id, 'Classroom Android'), await bridge.app(org.org_id, 'Grading')];
+    const apps = [
+      await bridge.app(org.org_id, 'Classroom iOS'),
+      await bridge.app(org.org_id, 'Classroom Android'),
+      await bridge.app(org.org_id, 'Grading'),
+    ];
     await bridge.app(other.org_id, 'Classroom Web');
-    const agents = [await bridge.agent(org.org_id, 'Maths Tutor'), await bridge.agent(org.org_id, 'Physics Tutor'), await bridge.agent(org.org_id, 'Grader')];
+    const agents = [
+      await bridge.agent(org.org_id, 'Maths Tutor'),
+      await bridge.agent(org.org_id, 'Physics Tutor'),
+      await bridge.agent(org.org_id, 'Grader'),
+    ];
     await bridge.agent(other.org_id, 'Tutor Elsewhere');
 
-    const classroom = await allPages(bridge, `/admin/v1/organizations/${org.org_id}/apps`, 'apps', 'app_id', 'AppList', 'q=classroom&limit=1');
+    const classroom = await allPages(
+      bridge,
+      `/admin/v1/organizations/${org.org_id}/apps`,
+      'apps',
+      'app_id',
+      'AppList',
+      'q=classroom&limit=1',
+    );
     expect(classroom.ids).to.deep.equal([apps[0]!.app_id, apps[1]!.app_id].sort());
-    const allApps = await allPages(bridge, `/admin/v1/organizations/${org.org_id}/apps`, 'apps', 'app_id', 'AppList', 'limit=2');
+    const allApps = await allPages(
+      bridge,
+      `/admin/v1/organizations/${org.org_id}/apps`,
+      'apps',
+      'app_id',
+      'AppList',
+      'limit=2',
+    );
     expect(allApps.ids).to.deep.equal(apps.map((a) => a.app_id).sort());
-    const tutors = await allPages(bridge, `/admin/v1/organizations/${org.org_id}/agents`, 'agents', 'agent_id', 'AgentList', 'q=TUTOR&limit=1');
+    const tutors = await allPages(
+      bridge,
+      `/admin/v1/organizations/${org.org_id}/agents`,
+      'agents',
+      'agent_id',
+      'AgentList',
+      'q=TUTOR&limit=1',
+    );
     expect(tutors.ids).to.deep.equal([agents[0]!.agent_id, agents[1]!.agent_id].sort());
     expect(tutors.pages).to.equal(2);
   });
@@ -101,7 +163,10 @@ describe('searching and paging the listings', function () {
       expect(res.body.code, path).to.equal('INVALID_REQUEST');
       expect(res.body.error, path).to.match(error);
     }
-    for (const path of ['/admin/v1/organizations/nope-abc123/apps?q=x', '/admin/v1/organizations/nope-abc123/agents?limit=5']) {
+    for (const path of [
+      '/admin/v1/organizations/nope-abc123/apps?q=x',
+      '/admin/v1/organizations/nope-abc123/agents?limit=5',
+    ]) {
       const res = await bridge.http('GET', path);
       expect(res.status, path).to.equal(404);
       expect(res.body.code).to.equal('NOT_FOUND');

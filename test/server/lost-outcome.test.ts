@@ -42,7 +42,12 @@ describeEachDatabase('event-log rows a crash left pending (O9)', function (db) {
   let bridge: RunningBridge | undefined;
   const clients: TestClient<any>[] = [];
   const warnings: { fields: any; message: string }[] = [];
-  const log: Logger = { debug() {}, info() {}, warn: (fields, message) => warnings.push({ fields, message }), error() {} };
+  const log: Logger = {
+    debug() {},
+    info() {},
+    warn: (fields, message) => warnings.push({ fields, message }),
+    error() {},
+  };
 
   /** Rows written straight into the database, as a bridge killed mid-load leaves them. */
   async function leftBehind(...rows: EventRow[]): Promise<void> {
@@ -53,7 +58,10 @@ describeEachDatabase('event-log rows a crash left pending (O9)', function (db) {
     return bridge;
   }
   async function outcomes(): Promise<Record<string, string>> {
-    const res = await httpJson(bridge!.url, 'GET', '/admin/v1/events?limit=500', { token: ADMIN_TOKEN, schema: 'EventLog' });
+    const res = await httpJson(bridge!.url, 'GET', '/admin/v1/events?limit=500', {
+      token: ADMIN_TOKEN,
+      schema: 'EventLog',
+    });
     expect(res.status).to.equal(200);
     return Object.fromEntries(res.body.events.map((e: any) => [e.event_id, e.outcome]));
   }
@@ -88,15 +96,28 @@ describeEachDatabase('event-log rows a crash left pending (O9)', function (db) {
     await start(clock);
 
     expect(await outcomes()).to.deep.equal({ '01OLD': 'lost', '01YOUNG': 'pending', '01REPLIED': 'replied' });
-    const res = await httpJson(bridge!.url, 'GET', '/admin/v1/events?limit=500', { token: ADMIN_TOKEN, schema: 'EventLog' });
+    const res = await httpJson(bridge!.url, 'GET', '/admin/v1/events?limit=500', {
+      token: ADMIN_TOKEN,
+      schema: 'EventLog',
+    });
     const lost = res.body.events.find((e: any) => e.event_id === '01OLD');
-    expect(lost, 'a lost row keeps what was known and claims no end').to.include({ status: 'delivered', code: null, completed_at: null, latency_ms: null, tokens_used: null });
+    expect(lost, 'a lost row keeps what was known and claims no end').to.include({
+      status: 'delivered',
+      code: null,
+      completed_at: null,
+      latency_ms: null,
+      tokens_used: null,
+    });
     expect(warnings.map((w) => w.fields)).to.deep.equal([{ rows: 1, older_than_ms: LOST_AFTER_MS }]);
 
     clock.advance(LOST_AFTER_MS - 1);
     expect((await outcomes())['01YOUNG'], 'not yet as old as that').to.equal('pending');
     clock.advance(1);
-    expect(await until('01YOUNG', 'lost')).to.deep.equal({ '01OLD': 'lost', '01YOUNG': 'lost', '01REPLIED': 'replied' });
+    expect(await until('01YOUNG', 'lost')).to.deep.equal({
+      '01OLD': 'lost',
+      '01YOUNG': 'lost',
+      '01REPLIED': 'replied',
+    });
     expect(warnings.map((w) => w.fields.rows)).to.deep.equal([1, 1]);
   });
 

@@ -15,7 +15,12 @@ import { TestClient } from '../helpers/ws-client.js';
 
 const opened: TestClient<any>[] = [];
 
-async function open(bridge: TestBridge, kind: 'app' | 'agent', token: string, options: ClientOptions = {}): Promise<TestClient<any>> {
+async function open(
+  bridge: TestBridge,
+  kind: 'app' | 'agent',
+  token: string,
+  options: ClientOptions = {},
+): Promise<TestClient<any>> {
   const client = await TestClient.connect(bridge.url, kind, token, 'header', token, options);
   opened.push(client);
   return client;
@@ -123,7 +128,11 @@ describe('production networking (O12)', function () {
       const { lines, log } = logLines('debug');
       const bridge = await startTestBridge({ trustProxy: 1, maxConnectionsPerAddress: 1 }, { log });
       const org = await bridge.org();
-      const [a, b, c] = [await bridge.app(org.org_id, 'A'), await bridge.app(org.org_id, 'B'), await bridge.app(org.org_id, 'C')];
+      const [a, b, c] = [
+        await bridge.app(org.org_id, 'A'),
+        await bridge.app(org.org_id, 'B'),
+        await bridge.app(org.org_id, 'C'),
+      ];
       const from = (xff: string) => ({ headers: { 'x-forwarded-for': xff } });
 
       await (await open(bridge, 'app', a.token, from('203.0.113.7'))).expectNothingBeforePong();
@@ -142,7 +151,9 @@ describe('production networking (O12)', function () {
       const bridge = await startTestBridge({ maxConnectionsPerAddress: 1 });
       const org = await bridge.org();
       const [a, b] = [await bridge.app(org.org_id, 'A'), await bridge.app(org.org_id, 'B')];
-      await (await open(bridge, 'app', a.token, { headers: { 'x-forwarded-for': '203.0.113.7' } })).expectNothingBeforePong();
+      await (
+        await open(bridge, 'app', a.token, { headers: { 'x-forwarded-for': '203.0.113.7' } })
+      ).expectNothingBeforePong();
       const second = await open(bridge, 'app', b.token, { headers: { 'x-forwarded-for': '203.0.113.8' } });
       const error = await second.expect('error');
       expect(error).to.include({ code: 'TOO_MANY_CONNECTIONS' });

@@ -41,14 +41,23 @@ describe('npm start as a service (SIGTERM, SIGINT)', function () {
   });
 
   const start = (processGroup = false) =>
-    startBridgeProcess({ DATABASE_URL: `sqlite:${join(dir, 'b.sqlite')}`, LOG_LEVEL: 'warn' }, { npmStart: true, processGroup });
+    startBridgeProcess(
+      { DATABASE_URL: `sqlite:${join(dir, 'b.sqlite')}`, LOG_LEVEL: 'warn' },
+      { npmStart: true, processGroup },
+    );
 
   async function expectGracefulAndNothingLeft(proc: BridgeProcess, signal: string): Promise<void> {
     // Bounded, so a signal that reaches nobody fails here rather than at mocha's timeout.
     let timer: NodeJS.Timeout | undefined;
     const exit = await Promise.race([
       proc.exited,
-      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`npm still running 20 s after ${signal}; stderr: ${proc.stderr()}`)), 20_000))),
+      new Promise<never>(
+        (_, reject) =>
+          (timer = setTimeout(
+            () => reject(new Error(`npm still running 20 s after ${signal}; stderr: ${proc.stderr()}`)),
+            20_000,
+          )),
+      ),
     ]).finally(() => clearTimeout(timer));
     expect(exit, proc.stderr()).to.deep.equal({ code: 0, signal: null });
     expect(proc.stderr()).to.include(`${signal}: shutting down`).and.include('bridge stopped');

@@ -5,7 +5,15 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { CLOSE_CODES, ERROR_CODES, validateAuditAction, validators, type AgentCreated, type AppCreated, type Organization } from '../../generated/index.js';
+import {
+  CLOSE_CODES,
+  ERROR_CODES,
+  validateAuditAction,
+  validators,
+  type AgentCreated,
+  type AppCreated,
+  type Organization,
+} from '../../generated/index.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { ACCEPT_FAILURE_REASONS, ACCEPT_FAILURE_WINDOW_MS, FD_RESERVE } from '../../src/ops/accept-failures.js';
 import { startServer, type RunningBridge } from '../../src/server.js';
@@ -31,7 +39,8 @@ describe('operations: /metrics, /readyz and logs', function () {
       const appClient1 = await bridge.connectApp(app1.token);
       const appClient2 = await bridge.connectApp(app1.token, 'query'); // a second instance of the same app
       const appClient3 = await bridge.connectApp(app2.token);
-      for (const c of [agentClient1, agentClient2, appClient1, appClient2, appClient3]) await c.expectNothingBeforePong();
+      for (const c of [agentClient1, agentClient2, appClient1, appClient2, appClient3])
+        await c.expectNothingBeforePong();
 
       // Replied events: 3 to agent1 with 2 tokens each, 1 to agent2 with 1 token.
       let tokens = 0;
@@ -75,39 +84,80 @@ describe('operations: /metrics, /readyz and logs', function () {
 
       expect(sample(samples, 'bridge_connections', { kind: 'app' }), 'app connections').to.equal(3);
       expect(sample(samples, 'bridge_connections', { kind: 'agent' }), 'agent connections').to.equal(2);
-      expect(sample(samples, 'bridge_events_total', { status: 'delivered', outcome: 'replied' }), 'replied').to.equal(replied);
-      expect(sample(samples, 'bridge_events_total', { status: 'delivered', outcome: 'agent_error' }), 'agent_error').to.equal(1);
-      expect(sample(samples, 'bridge_events_total', { status: 'rejected', outcome: 'rejected' }), 'rejected').to.equal(rejected);
+      expect(sample(samples, 'bridge_events_total', { status: 'delivered', outcome: 'replied' }), 'replied').to.equal(
+        replied,
+      );
+      expect(
+        sample(samples, 'bridge_events_total', { status: 'delivered', outcome: 'agent_error' }),
+        'agent_error',
+      ).to.equal(1);
+      expect(sample(samples, 'bridge_events_total', { status: 'rejected', outcome: 'rejected' }), 'rejected').to.equal(
+        rejected,
+      );
       expect(sample(samples, 'bridge_tokens_forwarded_total'), 'tokens').to.equal(tokens).and.equal(7);
       expect(sample(samples, 'bridge_event_latency_seconds_count'), 'latency count').to.equal(replied).and.equal(4);
       expect(sample(samples, 'bridge_events_in_flight'), 'in flight').to.equal(0);
       const pending = sample(samples, 'bridge_event_log_pending_rows');
       expect(pending, 'bridge_event_log_pending_rows').to.be.a('number').and.at.least(0);
-      expect(sample(samples, 'process_cpu_user_seconds_total'), 'process_cpu_user_seconds_total').to.be.a('number').and.at.least(0);
+      expect(sample(samples, 'process_cpu_user_seconds_total'), 'process_cpu_user_seconds_total')
+        .to.be.a('number')
+        .and.at.least(0);
       // The version it runs, package.json's, as the one series of bridge_build_info.
-      const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-      expect(samples.filter((s) => s.name === 'bridge_build_info')).to.deep.equal([{ name: 'bridge_build_info', labels: { version }, value: 1 }]);
+      const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+        version: string;
+      };
+      expect(samples.filter((s) => s.name === 'bridge_build_info')).to.deep.equal([
+        { name: 'bridge_build_info', labels: { version }, value: 1 },
+      ]);
 
       // A second scrape counts tokens once (the counter is read from the bridge, not re-added).
       const again = parseMetrics(await (await fetch(new URL('/metrics', bridge.url))).text());
       expect(sample(again, 'bridge_tokens_forwarded_total')).to.equal(7);
 
       // No identifier, token or secret anywhere: not in a label value, not in the text at all.
-      const secrets = [org.org_id, app1.app_id, app2.app_id, agent1.agent_id, agent2.agent_id, failed.event_id, app1.token, app2.token, agent1.token, agent2.token];
+      const secrets = [
+        org.org_id,
+        app1.app_id,
+        app2.app_id,
+        agent1.agent_id,
+        agent2.agent_id,
+        failed.event_id,
+        app1.token,
+        app2.token,
+        agent1.token,
+        agent2.token,
+      ];
       for (const s of samples) {
         for (const [key, value] of Object.entries(s.labels)) {
           for (const secret of secrets) expect(value, `${s.name}{${key}}`).not.to.include(secret);
         }
       }
       for (const secret of secrets) expect(text).not.to.include(secret);
-      const bridgeLabels = new Set(samples.filter((s) => s.name.startsWith('bridge_')).flatMap((s) => Object.keys(s.labels)));
-      expect([...bridgeLabels].sort()).to.deep.equal(['action', 'bound', 'code', 'kind', 'le', 'limit', 'outcome', 'reason', 'status', 'version']);
+      const bridgeLabels = new Set(
+        samples.filter((s) => s.name.startsWith('bridge_')).flatMap((s) => Object.keys(s.labels)),
+      );
+      expect([...bridgeLabels].sort()).to.deep.equal([
+        'action',
+        'bound',
+        'code',
+        'kind',
+        'le',
+        'limit',
+        'outcome',
+        'reason',
+        'status',
+        'version',
+      ]);
       // A `code` label is a catalogue code, an `action` one of the audit trail's (D10), never anything a client chose.
-      for (const s of samples.filter((x) => x.labels.code !== undefined)) expect(ERROR_CODES, s.name).to.include(s.labels.code);
-      for (const s of samples.filter((x) => x.labels.action !== undefined)) expect(validateAuditAction(s.labels.action), `${s.name}{action="${s.labels.action}"}`).to.equal(true);
+      for (const s of samples.filter((x) => x.labels.code !== undefined))
+        expect(ERROR_CODES, s.name).to.include(s.labels.code);
+      for (const s of samples.filter((x) => x.labels.action !== undefined))
+        expect(validateAuditAction(s.labels.action), `${s.name}{action="${s.labels.action}"}`).to.equal(true);
       // The bounds' counters (L13-L16) name a bound or a reason, from a fixed set, and start at 0.
       const bounds = /^bridge_(events_refused|streamed_text_discarded|replies_refused)_total$/;
-      const limitValues = samples.filter((s) => bounds.test(s.name)).map((s) => `${s.name}{${s.labels.limit ?? s.labels.reason}} ${s.value}`);
+      const limitValues = samples
+        .filter((s) => bounds.test(s.name))
+        .map((s) => `${s.name}{${s.labels.limit ?? s.labels.reason}} ${s.value}`);
       expect(limitValues.sort()).to.deep.equal([
         'bridge_events_refused_total{agent} 0',
         'bridge_events_refused_total{app} 0',
@@ -121,8 +171,11 @@ describe('operations: /metrics, /readyz and logs', function () {
         'bridge_streamed_text_discarded_total{node_limit} 0',
       ]);
       // The bounds on bytes held for connections (W17, L19, L20) and dead connections (L7, L22), likewise.
-      const held = /^bridge_(slow_consumers|incomplete_messages|closing_connections_destroyed|heartbeat_timeouts|unauthenticated_connections_refused)_total$/;
-      const heldValues = samples.filter((s) => held.test(s.name)).map((s) => `${s.name}{${s.labels.bound ?? s.labels.reason}} ${s.value}`);
+      const held =
+        /^bridge_(slow_consumers|incomplete_messages|closing_connections_destroyed|heartbeat_timeouts|unauthenticated_connections_refused)_total$/;
+      const heldValues = samples
+        .filter((s) => held.test(s.name))
+        .map((s) => `${s.name}{${s.labels.bound ?? s.labels.reason}} ${s.value}`);
       expect(heldValues.sort()).to.deep.equal([
         'bridge_closing_connections_destroyed_total{agent} 0',
         'bridge_closing_connections_destroyed_total{app} 0',
@@ -147,7 +200,8 @@ describe('operations: /metrics, /readyz and logs', function () {
       // This scrape's own connection is unauthenticated, and so may be keep-alive connections of earlier calls.
       expect(sample(samples, 'bridge_unauthenticated_connections')).to.be.at.least(1);
       // Connections it could not accept (O8): every reason present from the start, at 0.
-      for (const reason of ACCEPT_FAILURE_REASONS) expect(sample(samples, 'bridge_accept_failures_total', { reason }), reason).to.equal(0);
+      for (const reason of ACCEPT_FAILURE_REASONS)
+        expect(sample(samples, 'bridge_accept_failures_total', { reason }), reason).to.equal(0);
     });
   });
 
@@ -192,7 +246,10 @@ describe('operations: /metrics, /readyz and logs', function () {
       expect((await appClient.waitForClose()).code).to.equal(CLOSE_CODES.GOING_AWAY);
       // And the listener is gone: a new request is refused.
       let refused: unknown;
-      await fetch(new URL('/readyz', bridge.url)).then((r) => r.arrayBuffer(), (err) => (refused = err));
+      await fetch(new URL('/readyz', bridge.url)).then(
+        (r) => r.arrayBuffer(),
+        (err) => (refused = err),
+      );
       expect(refused, 'a request after the shutdown').to.be.instanceOf(Error);
     });
   });
@@ -225,7 +282,10 @@ describe('operations: /metrics, /readyz and logs', function () {
       const http = async (method: string, path: string, token: string | null = adminToken, body?: unknown) => {
         const res = await fetch(new URL(path, url), {
           method,
-          headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: {
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         });
         const text = await res.text();
@@ -247,8 +307,15 @@ describe('operations: /metrics, /readyz and logs', function () {
 
       // Provisioning through the admin API.
       const org: Organization = (await http('POST', '/admin/v1/organizations', adminToken, { name: 'Log Org' })).body;
-      const app: AppCreated = (await http('POST', `/admin/v1/organizations/${org.org_id}/apps`, adminToken, { name: 'Log App' })).body;
-      const agent: AgentCreated = (await http('POST', `/admin/v1/organizations/${org.org_id}/agents`, adminToken, { name: 'Log Agent', description: 'logs' })).body;
+      const app: AppCreated = (
+        await http('POST', `/admin/v1/organizations/${org.org_id}/apps`, adminToken, { name: 'Log App' })
+      ).body;
+      const agent: AgentCreated = (
+        await http('POST', `/admin/v1/organizations/${org.org_id}/agents`, adminToken, {
+          name: 'Log Agent',
+          description: 'logs',
+        })
+      ).body;
       expect(app.token).to.match(/^rlk_/);
       expect(agent.token).to.match(/^rla_/);
       const secretOf = (token: string) => token.slice(token.lastIndexOf('_') + 1);
@@ -274,12 +341,23 @@ describe('operations: /metrics, /readyz and logs', function () {
       const appClient = await connect('app', app.token, 'query');
       const appByBoth = await connect('app', app.token, 'both');
       await appByBoth.expectNothingBeforePong();
-      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 'log-thread', payload: { text: marker, nested: { again: marker } } });
+      appClient.send({
+        type: 'event',
+        agent_id: agent.agent_id,
+        thread_id: 'log-thread',
+        payload: { text: marker, nested: { again: marker } },
+      });
       const { event_id } = await appClient.expect('accepted');
       expect((await agentClient.expect('event')).payload).to.deep.equal({ text: marker, nested: { again: marker } });
       agentClient.send({ type: 'token', event_id, token: fragmentMarker });
       expect((await appClient.expect('token')).token).to.equal(fragmentMarker);
-      agentClient.send({ type: 'reply', event_id, content: `${fragmentMarker} ${marker}`, done: true, metadata: { model: marker } });
+      agentClient.send({
+        type: 'reply',
+        event_id,
+        content: `${fragmentMarker} ${marker}`,
+        done: true,
+        metadata: { model: marker },
+      });
       expect((await appClient.expect('reply')).payload).to.deep.equal({ text: marker, nested: { again: marker } });
       // The marker in rejected and invalid events too.
       appClient.send({ type: 'event', agent_id: 'no-such-agent', thread_id: 't', payload: { text: marker } });
@@ -367,20 +445,36 @@ describe('operations: /metrics, /readyz and logs', function () {
       await stopBridgeProcesses();
     });
 
-    const acceptError = (code: string) => Object.assign(new Error(`accept ${code}`), { code, errno: -24, syscall: 'accept' });
+    const acceptError = (code: string) =>
+      Object.assign(new Error(`accept ${code}`), { code, errno: -24, syscall: 'accept' });
     const failureLines = () => lines.filter((l) => /^accept fail/.test(l.msg));
     const readyz = async () => {
       const res = await fetch(new URL('/readyz', running!.url));
       return { status: res.status, body: (await res.json()) as { code?: string; error?: string; status?: string } };
     };
-    const metric = async (reason: string) => sample(parseMetrics(await (await fetch(new URL('/metrics', running!.url))).text()), 'bridge_accept_failures_total', { reason });
-    const jsonLines = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const metric = async (reason: string) =>
+      sample(
+        parseMetrics(await (await fetch(new URL('/metrics', running!.url))).text()),
+        'bridge_accept_failures_total',
+        { reason },
+      );
+    const jsonLines = (text: string) =>
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
 
     it('caps its connections below the open-files limit, keeping the files open at start and a reserve', function () {
       if (process.platform !== 'linux') this.skip();
       const limit = Number(/^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))![1]);
-      expect(running!.server.maxConnections).to.be.a('number').and.at.most(limit - FD_RESERVE).and.above(limit / 2);
-      expect(lines.find((l) => l.msg === 'bridge listening')).to.have.property('maxConnections', running!.server.maxConnections);
+      expect(running!.server.maxConnections)
+        .to.be.a('number')
+        .and.at.most(limit - FD_RESERVE)
+        .and.above(limit / 2);
+      expect(lines.find((l) => l.msg === 'bridge listening')).to.have.property(
+        'maxConnections',
+        running!.server.maxConnections,
+      );
     });
 
     it('counts accept errors without crashing, logs the first at once and the rest once per window with their count, and /readyz answers 503 OVERLOADED until a window passes without one', async function () {
@@ -392,7 +486,9 @@ describe('operations: /metrics, /readyz and logs', function () {
 
       expect(failureLines()).to.have.length(1);
       expect(failureLines()[0]).to.include({ level: 50, failures: 1 });
-      expect(failureLines()[0].msg).to.equal("accept failed 1 time(s): EMFILE x1 (the process's open-files limit is reached; raise it (ulimit -n, LimitNOFILE))");
+      expect(failureLines()[0].msg).to.equal(
+        "accept failed 1 time(s): EMFILE x1 (the process's open-files limit is reached; raise it (ulimit -n, LimitNOFILE))",
+      );
       expect(await metric('EMFILE')).to.equal(2);
       expect(await metric('ENFILE')).to.equal(1);
       expect(await metric('OTHER')).to.equal(1);
@@ -401,7 +497,10 @@ describe('operations: /metrics, /readyz and logs', function () {
       expect(notReady.status).to.equal(503);
       expect(validators.HttpError(notReady.body), JSON.stringify(notReady.body)).to.equal(true);
       expect(notReady.body.code).to.equal('OVERLOADED');
-      expect(notReady.body.error).to.include('could not accept 4 connection(s) since 2026-11-22T12:00:00.000Z').and.include('EMFILE x2').and.include('ENFILE x1');
+      expect(notReady.body.error)
+        .to.include('could not accept 4 connection(s) since 2026-11-22T12:00:00.000Z')
+        .and.include('EMFILE x2')
+        .and.include('ENFILE x1');
 
       // The window ends: one line for the three that were not logged yet.
       clock.advance(ACCEPT_FAILURE_WINDOW_MS - 1);
@@ -409,8 +508,14 @@ describe('operations: /metrics, /readyz and logs', function () {
       expect((await readyz()).status, 'a failure 9.999 s ago').to.equal(503);
       clock.advance(1);
       expect(failureLines()).to.have.length(2);
-      expect(failureLines()[1]).to.deep.include({ level: 50, failures: 3, reasons: { EMFILE: 1, ENFILE: 1, OTHER: 1 } });
-      expect(failureLines()[1].msg).to.match(/^accept failed 3 time\(s\): EMFILE x1 \(.*\), ENFILE x1 \(the system's open-files table is full/);
+      expect(failureLines()[1]).to.deep.include({
+        level: 50,
+        failures: 3,
+        reasons: { EMFILE: 1, ENFILE: 1, OTHER: 1 },
+      });
+      expect(failureLines()[1].msg).to.match(
+        /^accept failed 3 time\(s\): EMFILE x1 \(.*\), ENFILE x1 \(the system's open-files table is full/,
+      );
       expect((await readyz()).status, '10 s after the last failure').to.equal(200);
 
       // A quiet window ends the burst with one line; the next failure is logged at once again.
@@ -431,13 +536,18 @@ describe('operations: /metrics, /readyz and logs', function () {
       await sleep(50); // the server has counted it
       server.maxConnections = 1;
       let refused: unknown;
-      await fetch(new URL('/healthz', running!.url)).then((r) => r.arrayBuffer(), (err) => (refused = err));
+      await fetch(new URL('/healthz', running!.url)).then(
+        (r) => r.arrayBuffer(),
+        (err) => (refused = err),
+      );
       expect(refused, 'a request over the cap').to.be.instanceOf(Error);
       held.destroy();
       server.maxConnections = 1000;
 
       expect(await metric('MAX_CONNECTIONS')).to.equal(1);
-      expect(failureLines()[0].msg).to.match(/^accept failed 1 time\(s\): MAX_CONNECTIONS x1 \(over the connection cap \d+ \(the open-files limit \d+ minus/);
+      expect(failureLines()[0].msg).to.match(
+        /^accept failed 1 time\(s\): MAX_CONNECTIONS x1 \(over the connection cap \d+ \(the open-files limit \d+ minus/,
+      );
       const notReady = await readyz();
       expect(notReady.status).to.equal(503);
       expect(notReady.body.code).to.equal('OVERLOADED');
@@ -448,7 +558,9 @@ describe('operations: /metrics, /readyz and logs', function () {
       this.timeout(60_000);
       const proc = await startBridgeProcess({ LOG_LEVEL: 'info' }, { openFilesLimit: 128 });
       const cap: number = jsonLines(proc.stdout()).find((l) => l.msg === 'bridge listening').maxConnections;
-      expect(cap).to.be.a('number').and.below(128 - FD_RESERVE);
+      expect(cap)
+        .to.be.a('number')
+        .and.below(128 - FD_RESERVE);
 
       const sockets: Socket[] = [];
       let closed = 0;
@@ -473,7 +585,10 @@ describe('operations: /metrics, /readyz and logs', function () {
       expect(failures[0].msg).to.match(/^accept failed 1 time\(s\): MAX_CONNECTIONS x1 \(over the connection cap /);
       const metrics = parseMetrics(await (await fetch(new URL('/metrics', proc.url))).text());
       expect(sample(metrics, 'bridge_accept_failures_total', { reason: 'MAX_CONNECTIONS' })).to.be.at.least(20);
-      expect(sample(metrics, 'bridge_accept_failures_total', { reason: 'EMFILE' }), 'the cap keeps it below EMFILE').to.equal(0);
+      expect(
+        sample(metrics, 'bridge_accept_failures_total', { reason: 'EMFILE' }),
+        'the cap keeps it below EMFILE',
+      ).to.equal(0);
     });
   });
 });

@@ -16,7 +16,11 @@ async function deleteOrg(bridge: TestBridge, orgId: string): Promise<any> {
 }
 
 /** One `error` with the code (no event_id), then the code's close: how the bridge ends a connection. */
-async function expectClosedWith(client: TestClient<any>, code: 'TOKEN_REVOKED' | 'UNAUTHORIZED', when: string): Promise<void> {
+async function expectClosedWith(
+  client: TestClient<any>,
+  code: 'TOKEN_REVOKED' | 'UNAUTHORIZED',
+  when: string,
+): Promise<void> {
   const error = await client.expect('error', 1000);
   expect(error, when).to.deep.equal({ type: 'error', code, error: error.error });
   expect(await client.waitForClose(1000), when).to.deep.equal({ code: CLOSE_CODES[code], reason: code });
@@ -31,13 +35,15 @@ async function snapshot(bridge: TestBridge, orgId: string) {
 }
 
 describe('deleting an organization', function () {
-  it('closes its apps\' and agents\' live connections with TOKEN_REVOKED and ends an agent\'s event in flight with AGENT_OFFLINE; another organization goes on', async function () {
+  it("closes its apps' and agents' live connections with TOKEN_REVOKED and ends an agent's event in flight with AGENT_OFFLINE; another organization goes on", async function () {
     const bridge = await startTestBridge();
     const { org, app, agent, appClient, agentClient } = await bridge.pair();
     const secondInstance = await bridge.connectApp(app.token);
     await bridge.agent(org.org_id, 'Idle Agent'); // never connected
     const retired = await bridge.app(org.org_id, 'Retired App');
-    expect((await bridge.http('POST', `/admin/v1/apps/${retired.app_id}/deactivate`, { schema: 'App' })).status).to.equal(200);
+    expect(
+      (await bridge.http('POST', `/admin/v1/apps/${retired.app_id}/deactivate`, { schema: 'App' })).status,
+    ).to.equal(200);
 
     const other = await bridge.pair();
     const before = await snapshot(bridge, other.org.org_id);
@@ -52,10 +58,16 @@ describe('deleting an organization', function () {
 
     // The event in flight ends first, while the app's connection can still carry it; then the app is closed.
     const ended = await appClient.expect('error', 1000);
-    expect(ended).to.deep.equal({ type: 'error', event_id, agent_id: agent.agent_id, code: 'AGENT_OFFLINE', error: ended.error });
+    expect(ended).to.deep.equal({
+      type: 'error',
+      event_id,
+      agent_id: agent.agent_id,
+      code: 'AGENT_OFFLINE',
+      error: ended.error,
+    });
     expect(ended.error).to.be.a('string').that.is.not.empty;
     await expectClosedWith(appClient, 'TOKEN_REVOKED', 'the app');
-    await expectClosedWith(secondInstance, 'TOKEN_REVOKED', 'the app\'s second instance');
+    await expectClosedWith(secondInstance, 'TOKEN_REVOKED', "the app's second instance");
     await expectClosedWith(agentClient, 'TOKEN_REVOKED', 'the agent');
     expect(bridge.bridge.stats()).to.deep.equal({ apps: 1, agents: 1, eventsInFlight: 0 }); // the other organization's
 
@@ -72,8 +84,17 @@ describe('deleting an organization', function () {
     const bridge = await startTestBridge();
     const { org, app, agent, appClient, agentClient } = await bridge.pair();
     const { event_id: eventId } = await exchange(appClient, agentClient, agent.agent_id, 'lesson-1');
-    expect((await bridge.http('PUT', `/admin/v1/agents/${agent.agent_id}/allowlist`, { body: { app_ids: [app.app_id] }, schema: 'Agent' })).status).to.equal(200);
-    const rotated = await bridge.http('POST', `/admin/v1/apps/${app.app_id}/rotate-token`, { schema: 'AppTokenRotated' });
+    expect(
+      (
+        await bridge.http('PUT', `/admin/v1/agents/${agent.agent_id}/allowlist`, {
+          body: { app_ids: [app.app_id] },
+          schema: 'Agent',
+        })
+      ).status,
+    ).to.equal(200);
+    const rotated = await bridge.http('POST', `/admin/v1/apps/${app.app_id}/rotate-token`, {
+      schema: 'AppTokenRotated',
+    });
     const other = await bridge.pair();
     const { event_id: otherEvent } = await exchange(other.appClient, other.agentClient, other.agent.agent_id);
 
@@ -82,7 +103,11 @@ describe('deleting an organization', function () {
     await expectClosedWith(agentClient, 'TOKEN_REVOKED', 'the agent');
 
     // No record is left to say "revoked": every token of it is simply unknown now, the rotated-out one included.
-    for (const [kind, token] of [['app', app.token], ['app', rotated.body.token], ['agent', agent.token]] as const) {
+    for (const [kind, token] of [
+      ['app', app.token],
+      ['app', rotated.body.token],
+      ['agent', agent.token],
+    ] as const) {
       const client = kind === 'app' ? await bridge.connectApp(token) : await bridge.connectAgent(token);
       await expectClosedWith(client, 'UNAUTHORIZED', `a new ${kind} connection after the delete`);
       const directory = await bridge.http('GET', `/v1/organizations/${org.org_id}/agents`, { token });
@@ -150,11 +175,24 @@ describe('deleting an organization', function () {
         const app = await bridge.app(org.org_id, 'Existing App');
         const agent = await bridge.agent(org.org_id, 'Existing Agent');
         const changes: [string, () => ReturnType<TestBridge['http']>][] = [
-          ['create app', () => bridge.http('POST', `/admin/v1/organizations/${org.org_id}/apps`, { body: { name: 'New App' } })],
-          ['create agent', () => bridge.http('POST', `/admin/v1/organizations/${org.org_id}/agents`, { body: { name: 'New Agent' } })],
-          ['allowlist', () => bridge.http('PUT', `/admin/v1/agents/${agent.agent_id}/allowlist`, { body: { app_ids: [app.app_id] } })],
+          [
+            'create app',
+            () => bridge.http('POST', `/admin/v1/organizations/${org.org_id}/apps`, { body: { name: 'New App' } }),
+          ],
+          [
+            'create agent',
+            () => bridge.http('POST', `/admin/v1/organizations/${org.org_id}/agents`, { body: { name: 'New Agent' } }),
+          ],
+          [
+            'allowlist',
+            () =>
+              bridge.http('PUT', `/admin/v1/agents/${agent.agent_id}/allowlist`, { body: { app_ids: [app.app_id] } }),
+          ],
           ['rotate', () => bridge.http('POST', `/admin/v1/apps/${app.app_id}/rotate-token`)],
-          ['rename', () => bridge.http('PATCH', `/admin/v1/organizations/${org.org_id}`, { body: { name: 'Renamed' } })],
+          [
+            'rename',
+            () => bridge.http('PATCH', `/admin/v1/organizations/${org.org_id}`, { body: { name: 'Renamed' } }),
+          ],
           ['deactivate', () => bridge.http('POST', `/admin/v1/agents/${agent.agent_id}/deactivate`)],
         ];
         // All in flight at once, the deletion sent first, last or in between: each change is sent before it in some
@@ -169,9 +207,18 @@ describe('deleting an organization', function () {
       }
       const knex = await db.open();
       expect(await knex('organizations').select('name'), 'every organization deleted').to.deep.equal([]);
-      for (const table of ['apps', 'agents', 'agent_allowlist', 'tokens']) expect(await knex(table).select(), table).to.deep.equal([]);
-      expect([...bridge.directory.apps.values(), ...bridge.directory.agents.values()], 'nothing left in memory').to.deep.equal([]);
-      expect(Object.values(statuses).flat().filter((s) => s >= 500), JSON.stringify(statuses)).to.deep.equal([]);
+      for (const table of ['apps', 'agents', 'agent_allowlist', 'tokens'])
+        expect(await knex(table).select(), table).to.deep.equal([]);
+      expect(
+        [...bridge.directory.apps.values(), ...bridge.directory.agents.values()],
+        'nothing left in memory',
+      ).to.deep.equal([]);
+      expect(
+        Object.values(statuses)
+          .flat()
+          .filter((s) => s >= 500),
+        JSON.stringify(statuses),
+      ).to.deep.equal([]);
     });
   });
 
@@ -185,16 +232,24 @@ describe('deleting an organization', function () {
       return out;
     }
 
-    it('removes its rows from the database in one go, keeps the other organization\'s and the event log, and stays deleted after a restart', async function () {
+    it("removes its rows from the database in one go, keeps the other organization's and the event log, and stays deleted after a restart", async function () {
       const databaseUrl = db.url();
       // The widest group-commit window, so the session opened just before the delete is still queued then.
       const first = await startTestBridge({ databaseUrl, eventLogFlushMs: 100 });
       const gone = await first.pair();
-      await first.http('PUT', `/admin/v1/agents/${gone.agent.agent_id}/allowlist`, { body: { app_ids: [gone.app.app_id] }, schema: 'Agent' });
+      await first.http('PUT', `/admin/v1/agents/${gone.agent.agent_id}/allowlist`, {
+        body: { app_ids: [gone.app.app_id] },
+        schema: 'Agent',
+      });
       const { event_id: goneEvent } = await exchange(gone.appClient, gone.agentClient, gone.agent.agent_id);
-      const rotated = await first.http('POST', `/admin/v1/agents/${gone.agent.agent_id}/rotate-token`, { schema: 'AgentTokenRotated' });
+      const rotated = await first.http('POST', `/admin/v1/agents/${gone.agent.agent_id}/rotate-token`, {
+        schema: 'AgentTokenRotated',
+      });
       const kept = await first.pair();
-      await first.http('PUT', `/admin/v1/agents/${kept.agent.agent_id}/allowlist`, { body: { app_ids: [kept.app.app_id] }, schema: 'Agent' });
+      await first.http('PUT', `/admin/v1/agents/${kept.agent.agent_id}/allowlist`, {
+        body: { app_ids: [kept.app.app_id] },
+        schema: 'Agent',
+      });
       const { event_id: keptEvent } = await exchange(kept.appClient, kept.agentClient, kept.agent.agent_id);
       const keptView = await snapshot(first, kept.org.org_id);
       await first.writer.flush();
@@ -223,8 +278,17 @@ describe('deleting an organization', function () {
       const missing = await second.http('GET', `/admin/v1/organizations/${gone.org.org_id}/apps`);
       expect(missing.status).to.equal(404);
       expect(missing.body.code).to.equal('NOT_FOUND');
-      for (const token of [gone.agent.token, rotated.body.token]) await expectClosedWith(await second.connectAgent(token), 'UNAUTHORIZED', 'a deleted agent\'s token after the restart');
-      await expectClosedWith(await second.connectApp(gone.app.token), 'UNAUTHORIZED', 'a deleted app\'s token after the restart');
+      for (const token of [gone.agent.token, rotated.body.token])
+        await expectClosedWith(
+          await second.connectAgent(token),
+          'UNAUTHORIZED',
+          "a deleted agent's token after the restart",
+        );
+      await expectClosedWith(
+        await second.connectApp(gone.app.token),
+        'UNAUTHORIZED',
+        "a deleted app's token after the restart",
+      );
     });
   });
 });

@@ -14,8 +14,8 @@ async function live(bridge: TestBridge, orgId: string) {
   return res.body;
 }
 
-describe('an organization\'s live picture (GET /admin/v1/organizations/{org_id}/live)', function () {
-  it('lists each app\'s instances and each agent\'s connection with when it connected and last pinged, as /metrics counts them', async function () {
+describe("an organization's live picture (GET /admin/v1/organizations/{org_id}/live)", function () {
+  it("lists each app's instances and each agent's connection with when it connected and last pinged, as /metrics counts them", async function () {
     const bridge = await startTestBridge({ nodeId: 'solo' });
     const org = await bridge.org();
     const app = await bridge.app(org.org_id, 'Busy App');
@@ -50,7 +50,11 @@ describe('an organization\'s live picture (GET /admin/v1/organizations/{org_id}/
         { app_id: idle.app_id, instances: 0, connections: [] },
       ].sort((a, b) => a.app_id.localeCompare(b.app_id)),
       agents: [
-        { agent_id: agent.agent_id, connection: { node_id: 'solo', connected_at: iso(connectedAt), last_ping_at: iso(connectedAt + 3_000) }, last_minute: { events: 0, errors: 0 } },
+        {
+          agent_id: agent.agent_id,
+          connection: { node_id: 'solo', connected_at: iso(connectedAt), last_ping_at: iso(connectedAt + 3_000) },
+          last_minute: { events: 0, errors: 0 },
+        },
         { agent_id: offline.agent_id, connection: null, last_minute: { events: 0, errors: 0 } },
       ].sort((a, b) => a.agent_id.localeCompare(b.agent_id)),
       missing_nodes: [],
@@ -61,9 +65,14 @@ describe('an organization\'s live picture (GET /admin/v1/organizations/{org_id}/
 
     second.close();
     await second.waitForClose();
-    for (let i = 0; i < 200 && bridge.bridge.stats().apps > 2; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 0; i < 200 && bridge.bridge.stats().apps > 2; i++)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     const after = (await live(bridge, org.org_id)).apps.find((a: { app_id: string }) => a.app_id === app.app_id);
-    expect(after).to.deep.equal({ app_id: app.app_id, instances: 1, connections: [{ node_id: 'solo', connected_at: iso(connectedAt), last_ping_at: iso(connectedAt + 3_000) }] });
+    expect(after).to.deep.equal({
+      app_id: app.app_id,
+      instances: 1,
+      connections: [{ node_id: 'solo', connected_at: iso(connectedAt), last_ping_at: iso(connectedAt + 3_000) }],
+    });
   });
 
   it(`lists an app's ${FIELD_BOUNDS.AppLive.connections.maxItems} oldest connections and counts them all`, async function () {
@@ -78,7 +87,9 @@ describe('an organization\'s live picture (GET /admin/v1/organizations/{org_id}/
     }
     const [shown] = (await live(bridge, org.org_id)).apps;
     expect(shown.instances).to.equal(listed + 1);
-    expect(shown.connections.map((c: { connected_at: string }) => c.connected_at)).to.deep.equal(Array.from({ length: listed }, (_, i) => iso(start + i)));
+    expect(shown.connections.map((c: { connected_at: string }) => c.connected_at)).to.deep.equal(
+      Array.from({ length: listed }, (_, i) => iso(start + i)),
+    );
   });
 
   it('answers NOT_FOUND for an organization that does not exist', async function () {
@@ -89,8 +100,8 @@ describe('an organization\'s live picture (GET /admin/v1/organizations/{org_id}/
   });
 });
 
-describeEachDatabase('an agent\'s last minute in the live picture', function (db) {
-  it('counts each agent\'s events of the last minute and those that ended with an error, refused ones included', async function () {
+describeEachDatabase("an agent's last minute in the live picture", function (db) {
+  it("counts each agent's events of the last minute and those that ended with an error, refused ones included", async function () {
     const bridge = await startTestBridge({ databaseUrl: db.url() });
     const { org, agent, appClient, agentClient } = await bridge.pair();
     const offline = await bridge.agent(org.org_id, 'Offline Agent');
@@ -105,11 +116,18 @@ describeEachDatabase('an agent\'s last minute in the live picture', function (db
     appClient.send({ type: 'event', agent_id: offline.agent_id, thread_id: 't', payload: {} });
     expect(await appClient.expect('error')).to.include({ code: 'AGENT_OFFLINE' });
 
-    const minute = async () => Object.fromEntries((await live(bridge, org.org_id)).agents.map((a: any) => [a.agent_id, a.last_minute]));
-    expect(await minute()).to.deep.equal({ [agent.agent_id]: { events: 2, errors: 1 }, [offline.agent_id]: { events: 1, errors: 1 } });
+    const minute = async () =>
+      Object.fromEntries((await live(bridge, org.org_id)).agents.map((a: any) => [a.agent_id, a.last_minute]));
+    expect(await minute()).to.deep.equal({
+      [agent.agent_id]: { events: 2, errors: 1 },
+      [offline.agent_id]: { events: 1, errors: 1 },
+    });
     await bridge.advanceWithHeartbeats(LIMITS.heartbeatIntervalMs * 2, [appClient, agentClient]);
     appClient.send({ type: 'event', agent_id: offline.agent_id, thread_id: 't', payload: {} });
     await appClient.expect('error');
-    expect(await minute()).to.deep.equal({ [agent.agent_id]: { events: 0, errors: 0 }, [offline.agent_id]: { events: 1, errors: 1 } });
+    expect(await minute()).to.deep.equal({
+      [agent.agent_id]: { events: 0, errors: 0 },
+      [offline.agent_id]: { events: 1, errors: 1 },
+    });
   });
 });

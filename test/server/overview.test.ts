@@ -27,12 +27,21 @@ async function replied(appClient: AppClient, agentClient: AgentClient, agentId: 
 }
 
 describe('the overview (GET /admin/v1/overview)', function () {
-  it('shows the node\'s connections and events now, and a sample each interval counting what happened in it, as /metrics counts it', async function () {
+  it("shows the node's connections and events now, and a sample each interval counting what happened in it, as /metrics counts it", async function () {
     const bridge = await startTestBridge({ nodeId: 'solo' });
     const empty = await overview(bridge);
-    expect(empty).to.deep.include({ at: bridge.clock.now(), sample_ms: SAMPLE, window_ms: LIMITS.overviewWindowMs, missing_nodes: [] });
+    expect(empty).to.deep.include({
+      at: bridge.clock.now(),
+      sample_ms: SAMPLE,
+      window_ms: LIMITS.overviewWindowMs,
+      missing_nodes: [],
+    });
     expect(empty.nodes).to.deep.equal([
-      { node_id: 'solo', now: { app_connections: 0, agent_connections: 0, apps_online: 0, agents_online: 0, events_in_flight: 0 }, samples: [] },
+      {
+        node_id: 'solo',
+        now: { app_connections: 0, agent_connections: 0, apps_online: 0, agents_online: 0, events_in_flight: 0 },
+        samples: [],
+      },
     ]);
 
     const { agent, appClient, agentClient, app } = await bridge.pair();
@@ -44,7 +53,13 @@ describe('the overview (GET /admin/v1/overview)', function () {
     await second.expect('accepted'); // left in flight
 
     const now = (await overview(bridge)).nodes[0].now;
-    expect(now).to.deep.equal({ app_connections: 2, agent_connections: 1, apps_online: 1, agents_online: 1, events_in_flight: 1 });
+    expect(now).to.deep.equal({
+      app_connections: 2,
+      agent_connections: 1,
+      apps_online: 1,
+      agents_online: 1,
+      events_in_flight: 1,
+    });
     expect((await overview(bridge)).nodes[0].samples).to.deep.equal([]); // no interval has ended yet
 
     bridge.clock.advance(SAMPLE);
@@ -67,16 +82,31 @@ describe('the overview (GET /admin/v1/overview)', function () {
     expect(sample(metrics, 'bridge_connections', { kind: 'agent' })).to.equal(now.agent_connections);
     expect(sample(metrics, 'bridge_events_in_flight')).to.equal(now.events_in_flight);
     expect(sample(metrics, 'bridge_tokens_forwarded_total')).to.equal(taken.fragments);
-    expect(sample(metrics, 'bridge_events_total', { status: 'rejected', outcome: 'rejected' })).to.equal(taken.rejected);
+    expect(sample(metrics, 'bridge_events_total', { status: 'rejected', outcome: 'rejected' })).to.equal(
+      taken.rejected,
+    );
     expect(sample(metrics, 'bridge_events_total', { status: 'delivered', outcome: 'replied' })).to.equal(taken.replied);
 
     second.close();
     await second.waitForClose();
-    for (let i = 0; i < 200 && bridge.bridge.stats().apps > 1; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let i = 0; i < 200 && bridge.bridge.stats().apps > 1; i++)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     bridge.clock.advance(SAMPLE);
     const later = await overview(bridge, `?after=${taken.at}`);
     expect(later.nodes[0].samples).to.deep.equal([
-      { at: taken.at + SAMPLE, app_connections: 1, agent_connections: 1, events_in_flight: 1, accepted: 0, rejected: 0, fragments: 0, replied: 0, errors: {}, latency_p50_ms: null, latency_p99_ms: null },
+      {
+        at: taken.at + SAMPLE,
+        app_connections: 1,
+        agent_connections: 1,
+        events_in_flight: 1,
+        accepted: 0,
+        rejected: 0,
+        fragments: 0,
+        replied: 0,
+        errors: {},
+        latency_p50_ms: null,
+        latency_p99_ms: null,
+      },
     ]);
     expect(later.nodes[0].now).to.include({ app_connections: 1, apps_online: 1 });
   });
@@ -100,7 +130,12 @@ describe('the overview (GET /admin/v1/overview)', function () {
   it('keeps an hour of samples, under 200 KB as JSON, and sends only the newer ones with `after` (what one poll costs, D8)', async function () {
     const bridge = await startTestBridge();
     bridge.clock.advance(LIMITS.overviewWindowMs + 3 * SAMPLE);
-    const read = async (query: string) => (await fetch(new URL(`/admin/v1/overview${query}`, bridge.url), { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+    const read = async (query: string) =>
+      (
+        await fetch(new URL(`/admin/v1/overview${query}`, bridge.url), {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        })
+      ).text();
     const full = await read('');
     const { nodes } = JSON.parse(full);
     expect(nodes[0].samples).to.have.length(LIMITS.overviewWindowMs / SAMPLE);

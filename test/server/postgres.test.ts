@@ -35,7 +35,8 @@ describePostgres('the PostgreSQL store', function (db) {
     return { bridge, clock, ...log };
   }
 
-  const admin = async (path: string, body: object) => (await httpJson(bridge!.url, 'POST', path, { token: ADMIN_TOKEN, body })).body;
+  const admin = async (path: string, body: object) =>
+    (await httpJson(bridge!.url, 'POST', path, { token: ADMIN_TOKEN, body })).body;
 
   async function pair() {
     const org = await admin('/admin/v1/organizations', { name: 'Pg Org' });
@@ -51,7 +52,9 @@ describePostgres('the PostgreSQL store', function (db) {
     const { clock, lines } = await start();
     const { app, agent, agentClient, appClient } = await pair();
 
-    const { event_id, session_key } = await startEvent(appClient, agentClient, agent.agent_id, 'lesson-1', { q: 'What is a prime?' });
+    const { event_id, session_key } = await startEvent(appClient, agentClient, agent.agent_id, 'lesson-1', {
+      q: 'What is a prime?',
+    });
     clock.advance(1_250);
     agentClient.send({ type: 'token', event_id, token: 'Two ' });
     agentClient.send({ type: 'reply', event_id, content: 'Two divisors.', done: true, metadata: { tokens_used: 12 } });
@@ -95,7 +98,14 @@ describePostgres('the PostgreSQL store', function (db) {
       },
     ]);
     expect(await knex('sessions').select()).to.deep.equal([
-      { session_key, agent_id: agent.agent_id, app_id: app.app_id, thread_id: 'lesson-1', created_at: START, expires_at: START + 14 * 86_400_000 },
+      {
+        session_key,
+        agent_id: agent.agent_id,
+        app_id: app.app_id,
+        thread_id: 'lesson-1',
+        created_at: START,
+        expires_at: START + 14 * 86_400_000,
+      },
     ]);
 
     const listening = lines().find((l) => l.msg === 'bridge listening');
@@ -109,9 +119,17 @@ describePostgres('the PostgreSQL store', function (db) {
     const knex = connectDatabase(db.url());
     try {
       // More queries at once than the pool has connections: each connection parses int8 the same way.
-      const reads = await Promise.all(Array.from({ length: 8 }, () => knex('tokens').select('created_at', 'expires_at')));
-      for (const rows of reads) expect(rows).to.deep.equal([{ created_at: START, expires_at: null }, { created_at: START, expires_at: null }]);
-      const [{ n, biggest }] = (await knex.raw('SELECT count(*) AS n, 9007199254740991::bigint AS biggest FROM "organizations"')).rows;
+      const reads = await Promise.all(
+        Array.from({ length: 8 }, () => knex('tokens').select('created_at', 'expires_at')),
+      );
+      for (const rows of reads)
+        expect(rows).to.deep.equal([
+          { created_at: START, expires_at: null },
+          { created_at: START, expires_at: null },
+        ]);
+      const [{ n, biggest }] = (
+        await knex.raw('SELECT count(*) AS n, 9007199254740991::bigint AS biggest FROM "organizations"')
+      ).rows;
       expect({ n, biggest }).to.deep.equal({ n: 1, biggest: Number.MAX_SAFE_INTEGER });
       // pg's own parsers are left alone for anything else in the process.
       expect(pg.types.getTypeParser(20)('5')).to.equal('5');
@@ -124,9 +142,18 @@ describePostgres('the PostgreSQL store', function (db) {
     const starts = await Promise.allSettled(Array.from({ length: 3 }, () => openDatabase(db.url())));
     const nodes = starts.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     try {
-      expect(starts.flatMap((s) => (s.status === 'rejected' ? [String(s.reason)] : [])), 'failed starts').to.deep.equal([]);
+      expect(
+        starts.flatMap((s) => (s.status === 'rejected' ? [String(s.reason)] : [])),
+        'failed starts',
+      ).to.deep.equal([]);
       const done = await nodes[0]!('knex_migrations').select('name').orderBy('id');
-      expect(done.map((m) => m.name)).to.deep.equal(['001_registry', '002_sessions_and_event_log', '003_events_pending', '004_postgres_tokens_used', '005_admin_audit']);
+      expect(done.map((m) => m.name)).to.deep.equal([
+        '001_registry',
+        '002_sessions_and_event_log',
+        '003_events_pending',
+        '004_postgres_tokens_used',
+        '005_admin_audit',
+      ]);
     } finally {
       await Promise.all(nodes.map((k) => k.destroy()));
     }
@@ -141,12 +168,18 @@ describePostgres('the PostgreSQL store', function (db) {
     // What a restart of the server or an administrator's pg_terminate_backend does to the bridge's sessions.
     const killer = connectDatabase(db.url());
     try {
-      await killer.raw('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+      await killer.raw(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      );
     } finally {
       await killer.destroy();
     }
     for (let i = 0; i < 100 && !lines().some((l) => l.level === 50); i++) await sleep(20);
-    expect(lines().filter((l) => l.level === 50).map((l) => l.msg)).to.deep.equal([
+    expect(
+      lines()
+        .filter((l) => l.level === 50)
+        .map((l) => l.msg),
+    ).to.deep.equal([
       'the connection holding the database lock was lost; restart this bridge so that it holds the lock again',
     ]);
 

@@ -14,8 +14,14 @@ const ROUNDING_S = 0.001;
 const limited = () => startTestBridge({ rateLimitPerSecond: RATE, rateLimitBurst: BURST });
 
 /** Sends `count` events to `agentId` and returns the answers, in order. */
-async function burst(client: AppClient, agentId: string, count: number, frame: object = {}): Promise<ServiceToAppMessage[]> {
-  for (let i = 0; i < count; i++) client.send({ type: 'event', agent_id: agentId, thread_id: `t${i}`, payload: { i }, ...frame });
+async function burst(
+  client: AppClient,
+  agentId: string,
+  count: number,
+  frame: object = {},
+): Promise<ServiceToAppMessage[]> {
+  for (let i = 0; i < count; i++)
+    client.send({ type: 'event', agent_id: agentId, thread_id: `t${i}`, payload: { i }, ...frame });
   const answers: ServiceToAppMessage[] = [];
   for (let i = 0; i < count; i++) answers.push(await client.waitForMessage());
   return answers;
@@ -39,7 +45,7 @@ async function oneEvent(client: AppClient, agentId: string, frame: object = {}):
 describe('the rate limit', function () {
   it('accepts a burst of rateLimitBurst events, refuses the next with RATE_LIMIT_EXCEEDED and retry_after_seconds, and accepts one again after that wait', async function () {
     const bridge = await limited();
-    const { agent, appClient, agentClient } = await bridge.pair();
+    const { agent, appClient } = await bridge.pair();
 
     const answers = await burst(appClient, agent.agent_id, BURST + 1);
     expect(types(answers.slice(0, BURST))).to.deep.equal(Array(BURST).fill('accepted'));
@@ -56,7 +62,9 @@ describe('the rate limit', function () {
     expect(refused.error).to.be.a('string').that.is.not.empty;
     expect(refused.event_id).to.be.a('string').that.is.not.empty;
     const retryAfter = refused.metadata!.retry_after_seconds;
-    expect(retryAfter).to.be.greaterThan(0).and.at.most(1 / RATE + ROUNDING_S);
+    expect(retryAfter)
+      .to.be.greaterThan(0)
+      .and.at.most(1 / RATE + ROUNDING_S);
 
     // Not a moment before: the bucket refills on the bridge clock.
     bridge.clock.advance(Math.ceil(retryAfter * 1000) - 1);
@@ -67,9 +75,15 @@ describe('the rate limit', function () {
 
     // A full second refills the rate, never more than the burst.
     bridge.clock.advance(1000);
-    expect(types(await burst(appClient, agent.agent_id, RATE + 1))).to.deep.equal([...Array(RATE).fill('accepted'), 'RATE_LIMIT_EXCEEDED']);
+    expect(types(await burst(appClient, agent.agent_id, RATE + 1))).to.deep.equal([
+      ...Array(RATE).fill('accepted'),
+      'RATE_LIMIT_EXCEEDED',
+    ]);
     bridge.clock.advance(10 * (BURST / RATE) * 1000); // well past a full refill; clients stay well within idleCloseMs
-    expect(types(await burst(appClient, agent.agent_id, BURST + 1))).to.deep.equal([...Array(BURST).fill('accepted'), 'RATE_LIMIT_EXCEEDED']);
+    expect(types(await burst(appClient, agent.agent_id, BURST + 1))).to.deep.equal([
+      ...Array(BURST).fill('accepted'),
+      'RATE_LIMIT_EXCEEDED',
+    ]);
   });
 
   it('shares one bucket among all connections of an app; another app has its own', async function () {
@@ -82,10 +96,16 @@ describe('the rate limit', function () {
     const firstShare = BURST / 2 + 5;
     expect(types(await burst(first, agent.agent_id, firstShare))).to.deep.equal(Array(firstShare).fill('accepted'));
     const rest = BURST - firstShare;
-    expect(types(await burst(second, agent.agent_id, rest + 5))).to.deep.equal([...Array(rest).fill('accepted'), ...Array(5).fill('RATE_LIMIT_EXCEEDED')]);
+    expect(types(await burst(second, agent.agent_id, rest + 5))).to.deep.equal([
+      ...Array(rest).fill('accepted'),
+      ...Array(5).fill('RATE_LIMIT_EXCEEDED'),
+    ]);
     expect(await oneEvent(first, agent.agent_id)).to.include({ code: 'RATE_LIMIT_EXCEEDED' });
 
-    expect(types(await burst(other, agent.agent_id, BURST + 1))).to.deep.equal([...Array(BURST).fill('accepted'), 'RATE_LIMIT_EXCEEDED']);
+    expect(types(await burst(other, agent.agent_id, BURST + 1))).to.deep.equal([
+      ...Array(BURST).fill('accepted'),
+      'RATE_LIMIT_EXCEEDED',
+    ]);
   });
 
   it('counts rate-limited events without logging them (O1), and never delivers them to the agent', async function () {
@@ -99,7 +119,9 @@ describe('the rate limit', function () {
 
     const res = await bridge.http('GET', '/admin/v1/events?code=RATE_LIMIT_EXCEEDED', { schema: 'EventLog' });
     expect(res.body.events, 'an app over its rate writes no rows').to.deep.equal([]);
-    expect(await (await fetch(new URL('/metrics', bridge.url))).text()).to.include('bridge_events_not_logged_total{code="RATE_LIMIT_EXCEEDED"} 3');
+    expect(await (await fetch(new URL('/metrics', bridge.url))).text()).to.include(
+      'bridge_events_not_logged_total{code="RATE_LIMIT_EXCEEDED"} 3',
+    );
     const delivered = await bridge.http('GET', '/admin/v1/events?status=delivered&limit=500', { schema: 'EventLog' });
     expect(delivered.body.events).to.have.length(BURST);
   });
@@ -108,16 +130,27 @@ describe('the rate limit', function () {
     const bridge = await limited();
     const { org, agent, appClient, agentClient } = await bridge.pair();
     const forbidden = await bridge.agent(org.org_id, 'Private');
-    await bridge.http('PUT', `/admin/v1/agents/${forbidden.agent_id}/allowlist`, { body: { app_ids: [] }, schema: 'Agent' });
+    await bridge.http('PUT', `/admin/v1/agents/${forbidden.agent_id}/allowlist`, {
+      body: { app_ids: [] },
+      schema: 'Agent',
+    });
     const offline = await bridge.agent(org.org_id, 'Sleeper');
     const oversized = { payload: { s: 'a'.repeat(LIMITS.payloadMaxBytes) } };
 
     // Invalid and oversized events are answered with their own codes and leave the bucket full.
     const invalid = BURST + 5;
-    expect(types(await burst(appClient, 'Not_An_Agent', invalid))).to.deep.equal(Array(invalid).fill('INVALID_AGENT_ID'));
-    expect(types(await burst(appClient, agent.agent_id, 5, { thread_id: '' }))).to.deep.equal(Array(5).fill('INVALID_THREAD_ID'));
-    expect(types(await burst(appClient, agent.agent_id, 5, { payload: [] }))).to.deep.equal(Array(5).fill('INVALID_MESSAGE'));
-    expect(types(await burst(appClient, agent.agent_id, 5, oversized))).to.deep.equal(Array(5).fill('PAYLOAD_TOO_LARGE'));
+    expect(types(await burst(appClient, 'Not_An_Agent', invalid))).to.deep.equal(
+      Array(invalid).fill('INVALID_AGENT_ID'),
+    );
+    expect(types(await burst(appClient, agent.agent_id, 5, { thread_id: '' }))).to.deep.equal(
+      Array(5).fill('INVALID_THREAD_ID'),
+    );
+    expect(types(await burst(appClient, agent.agent_id, 5, { payload: [] }))).to.deep.equal(
+      Array(5).fill('INVALID_MESSAGE'),
+    );
+    expect(types(await burst(appClient, agent.agent_id, 5, oversized))).to.deep.equal(
+      Array(5).fill('PAYLOAD_TOO_LARGE'),
+    );
     expect(types(await burst(appClient, agent.agent_id, BURST))).to.deep.equal(Array(BURST).fill('accepted'));
     await agentReceived(agentClient, BURST);
 
@@ -142,7 +175,9 @@ describe('the rate limit', function () {
       const bridge: TestBridge = await startTestBridge(overrides);
       const { agent, appClient, agentClient } = await bridge.pair();
       const count = 200;
-      expect(types(await burst(appClient, agent.agent_id, count)), JSON.stringify(overrides)).to.deep.equal(Array(count).fill('accepted'));
+      expect(types(await burst(appClient, agent.agent_id, count)), JSON.stringify(overrides)).to.deep.equal(
+        Array(count).fill('accepted'),
+      );
       await agentReceived(agentClient, count);
       await bridge.close();
     }

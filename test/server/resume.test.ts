@@ -43,7 +43,9 @@ describe('resumable streams over WebSockets (R1-R7)', function () {
   it('sends a connection without ?resume=1 exactly the frames it got before the extension, and ignores ?resume=1 on the agent endpoint', async function () {
     const { bridge, app, agent } = await setup();
     // A second connection of the agent (it replaces the first), with ?resume=1: the agent endpoint ignores it.
-    const agentClient = await TestClient.connect(bridge.url, 'agent', agent.token, 'header', agent.token, { resume: true });
+    const agentClient = await TestClient.connect(bridge.url, 'agent', agent.token, 'header', agent.token, {
+      resume: true,
+    });
     await bridge.untilAgentOnline(agent.agent_id, true);
     const plain = await bridge.connectApp(app.token);
     const texts = rawFrames(plain);
@@ -59,8 +61,12 @@ describe('resumable streams over WebSockets (R1-R7)', function () {
       `{"type":"accepted","event_id":"${id}","agent_id":"${agent.agent_id}","session_key":"${accepted.session_key}","status":"accepted"}`,
       `{"type":"token","event_id":"${id}","agent_id":"${agent.agent_id}","token":"Hello"}`,
     ]);
-    expect(texts[2]).to.match(/^\{"type":"reply",/).and.not.match(/seq|resume_token/);
-    expect(texts[3]).to.equal('{"type":"error","error":"Invalid resume: type: \\"resume\\" is not a message type of this endpoint.","code":"INVALID_MESSAGE"}');
+    expect(texts[2])
+      .to.match(/^\{"type":"reply",/)
+      .and.not.match(/seq|resume_token/);
+    expect(texts[3]).to.equal(
+      '{"type":"error","error":"Invalid resume: type: \\"resume\\" is not a message type of this endpoint.","code":"INVALID_MESSAGE"}',
+    );
   });
 
   it('gives a stream cut mid-way back on a new connection: the missed fragments, the live ones, the reply', async function () {
@@ -88,7 +94,8 @@ describe('resumable streams over WebSockets (R1-R7)', function () {
     expect(sample(metrics, 'bridge_resumes_total', { outcome: 'refused' })).to.equal(0);
     expect(sample(metrics, 'bridge_resume_events')).to.equal(1); // ended, kept for the window
     expect(sample(metrics, 'bridge_resume_buffer_bytes')).to.be.greaterThan('one two three'.length);
-    for (const reason of ['event_limit', 'app_limit', 'node_limit']) expect(sample(metrics, 'bridge_resume_dropped_bytes_total', { reason })).to.equal(0);
+    for (const reason of ['event_limit', 'app_limit', 'node_limit'])
+      expect(sample(metrics, 'bridge_resume_dropped_bytes_total', { reason })).to.equal(0);
   });
 
   it('forgets an ended event resumeWindowMs after its end on the bridge clock: RESUME_GAP', async function () {
@@ -109,7 +116,10 @@ describe('resumable streams over WebSockets (R1-R7)', function () {
     // Over 1024 characters a fragment fills a batch of its own: each counts its JSON, its index and its buffer (R7).
     const fragment = 'x'.repeat(1100);
     const F = fragment.length + 2 + LIMITS.resumeFragmentIndexBytes + LIMITS.resumeBufferOverheadBytes;
-    const { bridge, org, app, agent, agentClient } = await setup({ resumeBufferPerAppMaxBytes: 20 * F, resumeBufferMaxBytes: 30 * F });
+    const { bridge, org, app, agent, agentClient } = await setup({
+      resumeBufferPerAppMaxBytes: 20 * F,
+      resumeBufferMaxBytes: 30 * F,
+    });
     const other = await bridge.app(org.org_id, 'Other');
     const streams: { client: AppClient; accepted: any }[] = [];
     for (const token of [app.token, other.token]) {
@@ -125,11 +135,16 @@ describe('resumable streams over WebSockets (R1-R7)', function () {
     expect(sample(metrics, 'bridge_resume_buffer_bytes')).to.equal(30 * F);
     const [a] = streams;
     const again = await bridge.connectResumableApp(app.token);
-    again.send({ type: 'resume', event_id: a!.accepted.event_id, resume_token: a!.accepted.resume_token, after_seq: 0 });
+    again.send({
+      type: 'resume',
+      event_id: a!.accepted.event_id,
+      resume_token: a!.accepted.resume_token,
+      after_seq: 0,
+    });
     expect(await again.expect('error')).to.include({ code: 'RESUME_GAP' });
   });
 
-  it('reassembles exactly the reply\'s text across a stream whose TCP connection is cut several times, resuming with raw frames', async function () {
+  it("reassembles exactly the reply's text across a stream whose TCP connection is cut several times, resuming with raw frames", async function () {
     const { bridge, app, agent, agentClient } = await setup();
     const proxy = await startTcpProxy(bridge.url);
     const connect = () => TestClient.connect(proxy.url, 'app', app.token, 'header', app.token, { resume: true });
@@ -158,7 +173,12 @@ describe('resumable streams over WebSockets (R1-R7)', function () {
       missed.push((round + 1) * 200 - lastSeq);
       await proxy.restore();
       client = await connect();
-      client.send({ type: 'resume', event_id: accepted.event_id, resume_token: accepted.resume_token, after_seq: lastSeq });
+      client.send({
+        type: 'resume',
+        event_id: accepted.event_id,
+        resume_token: accepted.resume_token,
+        after_seq: lastSeq,
+      });
     }
     agentClient.send({ type: 'reply', event_id: accepted.event_id, content: '', done: true });
     for (;;) {
@@ -170,7 +190,10 @@ describe('resumable streams over WebSockets (R1-R7)', function () {
       take(frame);
     }
     expect(received.join('')).to.equal(words.join(''));
-    expect(missed.filter((n) => n > 0), `fragments missed at each cut: ${missed}`).to.not.be.empty;
+    expect(
+      missed.filter((n) => n > 0),
+      `fragments missed at each cut: ${missed}`,
+    ).to.not.be.empty;
     expect(sample(await scrape(bridge.url), 'bridge_resumes_total', { outcome: 'resumed' })).to.equal(5);
   });
 });

@@ -11,7 +11,8 @@ import type { TestClient } from '../helpers/ws-client.js';
 type Kind = 'app' | 'agent';
 const KINDS: Kind[] = ['app', 'agent'];
 
-const adminPath = (kind: Kind, id: string, action: 'rotate-token' | 'deactivate') => `/admin/v1/${kind}s/${id}/${action}`;
+const adminPath = (kind: Kind, id: string, action: 'rotate-token' | 'deactivate') =>
+  `/admin/v1/${kind}s/${id}/${action}`;
 const recordSchema = (kind: Kind) => (kind === 'app' ? 'App' : 'Agent');
 
 function connect(bridge: TestBridge, kind: Kind, token: string): Promise<TestClient<any>> {
@@ -32,7 +33,10 @@ async function expectRevoked(client: TestClient<any>, when: string): Promise<voi
   const error = await client.expect('error', 1000);
   expect(error, when).to.deep.equal({ type: 'error', code: 'TOKEN_REVOKED', error: error.error });
   expect(error.error).to.be.a('string').that.is.not.empty;
-  expect(await client.waitForClose(1000), when).to.deep.equal({ code: CLOSE_CODES.TOKEN_REVOKED, reason: 'TOKEN_REVOKED' });
+  expect(await client.waitForClose(1000), when).to.deep.equal({
+    code: CLOSE_CODES.TOKEN_REVOKED,
+    reason: 'TOKEN_REVOKED',
+  });
 }
 
 /** A new connection with the token is refused with TOKEN_REVOKED (not UNAUTHORIZED). */
@@ -56,11 +60,18 @@ describe('deactivation', function () {
     await secondInstance.expectNothingBeforePong();
 
     const body = await deactivate(bridge, 'app', app.app_id);
-    expect(body).to.deep.equal({ app_id: app.app_id, org_id: org.org_id, name: app.name, active: false, online: false, created_at: app.created_at });
+    expect(body).to.deep.equal({
+      app_id: app.app_id,
+      org_id: org.org_id,
+      name: app.name,
+      active: false,
+      online: false,
+      created_at: app.created_at,
+    });
     await expectRevoked(appClient, 'first instance');
     await expectRevoked(secondInstance, 'second instance');
 
-    await expectRevokedOnConnect(bridge, 'app', app.token, 'a new connection with the deactivated app\'s token');
+    await expectRevokedOnConnect(bridge, 'app', app.token, "a new connection with the deactivated app's token");
     await expectDirectoryRevoked(bridge, org.org_id, app.token);
     const listed = await bridge.http('GET', `/admin/v1/organizations/${org.org_id}/apps`, { schema: 'AppList' });
     expect(listed.body.apps.map((a: any) => [a.app_id, a.active])).to.have.deep.members([
@@ -76,7 +87,10 @@ describe('deactivation', function () {
     expect(await agentClient.expect('event')).to.include({ event_id, app_id: other.app_id });
     agentClient.send({ type: 'reply', event_id, content: 'hello', done: true });
     expect(await otherClient.expect('reply')).to.include({ event_id, reply: 'hello' });
-    const directory = await bridge.http('GET', `/v1/organizations/${org.org_id}/agents`, { token: other.token, schema: 'AgentDirectory' });
+    const directory = await bridge.http('GET', `/v1/organizations/${org.org_id}/agents`, {
+      token: other.token,
+      schema: 'AgentDirectory',
+    });
     expect(directory.status).to.equal(200);
     const fresh = await bridge.connectApp(other.token);
     await fresh.expectNothingBeforePong();
@@ -96,11 +110,17 @@ describe('deactivation', function () {
     const body = await deactivate(bridge, 'agent', agent.agent_id);
     const { token: _token, ...created } = agent;
     expect(body).to.deep.equal({ ...created, active: false, online: false });
-    await expectRevoked(agentClient, 'the agent\'s live connection');
+    await expectRevoked(agentClient, "the agent's live connection");
 
     // The event in flight ends now, without the reconnect grace.
     const ended = await appClient.expect('error', 1000);
-    expect(ended).to.deep.equal({ type: 'error', event_id, agent_id: agent.agent_id, code: 'AGENT_OFFLINE', error: ended.error });
+    expect(ended).to.deep.equal({
+      type: 'error',
+      event_id,
+      agent_id: agent.agent_id,
+      code: 'AGENT_OFFLINE',
+      error: ended.error,
+    });
     expect(ended.error).to.be.a('string').that.is.not.empty;
     bridge.clock.advance(LIMITS.agentReconnectGraceMs);
     await appClient.expectNothingBeforePong();
@@ -113,18 +133,24 @@ describe('deactivation', function () {
     appClient.send({ type: 'discover' });
     const discovered = await appClient.expect('agents');
     expect(discovered.agents.map((a) => a.agent_id)).to.deep.equal([other.agent_id]);
-    const directory = await bridge.http('GET', `/v1/organizations/${org.org_id}/agents`, { token: app.token, schema: 'AgentDirectory' });
+    const directory = await bridge.http('GET', `/v1/organizations/${org.org_id}/agents`, {
+      token: app.token,
+      schema: 'AgentDirectory',
+    });
     expect(directory.body.agents.map((a: any) => a.id)).to.deep.equal([other.agent_id]);
     const listed = await bridge.http('GET', `/admin/v1/organizations/${org.org_id}/agents`, { schema: 'AgentList' });
     const entry = listed.body.agents.find((a: any) => a.agent_id === agent.agent_id);
     expect(entry).to.include({ active: false, online: false });
-    expect(listed.body.agents.find((a: any) => a.agent_id === other.agent_id)).to.include({ active: true, online: true });
+    expect(listed.body.agents.find((a: any) => a.agent_id === other.agent_id)).to.include({
+      active: true,
+      online: true,
+    });
 
-    await expectRevokedOnConnect(bridge, 'agent', agent.token, 'a new connection with the deactivated agent\'s token');
+    await expectRevokedOnConnect(bridge, 'agent', agent.token, "a new connection with the deactivated agent's token");
 
     // The other agent is unaffected.
     await otherClient.expectNothingBeforePong();
-    const accepted = await startEvent(appClient, otherClient, other.agent_id);
+    await startEvent(appClient, otherClient, other.agent_id);
   });
 
   for (const kind of KINDS) {
@@ -133,7 +159,9 @@ describe('deactivation', function () {
       const org = await bridge.org();
       const owner = kind === 'app' ? await bridge.app(org.org_id) : await bridge.agent(org.org_id);
       const id = 'app_id' in owner ? owner.app_id : owner.agent_id;
-      const rotated = await bridge.http('POST', adminPath(kind, id, 'rotate-token'), { schema: kind === 'app' ? 'AppTokenRotated' : 'AgentTokenRotated' });
+      const rotated = await bridge.http('POST', adminPath(kind, id, 'rotate-token'), {
+        schema: kind === 'app' ? 'AppTokenRotated' : 'AgentTokenRotated',
+      });
       expect(rotated.status).to.equal(200);
       const newToken: string = rotated.body.token;
       bridge.clock.advance(10 * 60_000);
@@ -170,7 +198,7 @@ describe('deactivation', function () {
   }
 
   describeEachDatabase('across a restart', function (db) {
-    it('still refuses a deactivated app\'s and agent\'s tokens with TOKEN_REVOKED after a restart', async function () {
+    it("still refuses a deactivated app's and agent's tokens with TOKEN_REVOKED after a restart", async function () {
       const databaseUrl = db.url();
       const first = await startTestBridge({ databaseUrl });
       const org = await first.org();
@@ -190,7 +218,10 @@ describe('deactivation', function () {
       expect(apps.body.apps.find((a: any) => a.app_id === app.app_id)).to.deep.equal(appBody);
       const agents = await second.http('GET', `/admin/v1/organizations/${org.org_id}/agents`, { schema: 'AgentList' });
       expect(agents.body.agents.find((a: any) => a.agent_id === agent.agent_id)).to.deep.equal(agentBody);
-      const directory = await second.http('GET', `/v1/organizations/${org.org_id}/agents`, { token: keptApp.token, schema: 'AgentDirectory' });
+      const directory = await second.http('GET', `/v1/organizations/${org.org_id}/agents`, {
+        token: keptApp.token,
+        schema: 'AgentDirectory',
+      });
       expect(directory.body.agents).to.deep.equal([]);
 
       // Still final: idempotent, and no rotation.

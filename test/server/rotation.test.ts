@@ -12,7 +12,8 @@ const KINDS: Kind[] = ['app', 'agent'];
 const MINUTE = 60_000;
 const GRACE = LIMITS.rotationGraceMs;
 
-const adminPath = (kind: Kind, id: string, action: 'rotate-token' | 'deactivate') => `/admin/v1/${kind}s/${id}/${action}`;
+const adminPath = (kind: Kind, id: string, action: 'rotate-token' | 'deactivate') =>
+  `/admin/v1/${kind}s/${id}/${action}`;
 const rotatedSchema = (kind: Kind) => (kind === 'app' ? 'AppTokenRotated' : 'AgentTokenRotated');
 const ownerOf = (token: string) => token.split('_')[1]!;
 
@@ -27,7 +28,11 @@ async function register(bridge: TestBridge, kind: Kind): Promise<{ orgId: string
   return { orgId: org.org_id, id: agent.agent_id, token: agent.token };
 }
 
-async function rotate(bridge: TestBridge, kind: Kind, id: string): Promise<{ token: string; previous_token_expires_at: string }> {
+async function rotate(
+  bridge: TestBridge,
+  kind: Kind,
+  id: string,
+): Promise<{ token: string; previous_token_expires_at: string }> {
   const res = await bridge.http('POST', adminPath(kind, id, 'rotate-token'), { schema: rotatedSchema(kind) });
   expect(res.status, `rotate ${kind} ${id}`).to.equal(200);
   return res.body;
@@ -43,7 +48,7 @@ async function expectAccepted(bridge: TestBridge, kind: Kind, token: string, whe
   try {
     await client.expectNothingBeforePong();
   } catch (err) {
-    throw new Error(`${when}: the ${kind} token should still connect: ${(err as Error).message}`);
+    throw new Error(`${when}: the ${kind} token should still connect: ${(err as Error).message}`, { cause: err });
   }
   client.close();
   await client.waitForClose();
@@ -51,7 +56,11 @@ async function expectAccepted(bridge: TestBridge, kind: Kind, token: string, whe
 }
 
 /** A connection error: one `error` without event_id, then the code's close code with the code as reason. */
-async function expectConnectionError(client: TestClient<any>, code: 'UNAUTHORIZED' | 'TOKEN_REVOKED', when: string): Promise<void> {
+async function expectConnectionError(
+  client: TestClient<any>,
+  code: 'UNAUTHORIZED' | 'TOKEN_REVOKED',
+  when: string,
+): Promise<void> {
   const error = await client.expect('error');
   expect(error, when).to.deep.equal({ type: 'error', code, error: error.error });
   expect(error.error).to.be.a('string').that.is.not.empty;
@@ -145,14 +154,20 @@ describe('token rotation', function () {
         expect(missing.body.code).to.equal('NOT_FOUND');
 
         const owner = await register(bridge, kind);
-        const deactivated = await bridge.http('POST', adminPath(kind, owner.id, 'deactivate'), { schema: kind === 'app' ? 'App' : 'Agent' });
+        const deactivated = await bridge.http('POST', adminPath(kind, owner.id, 'deactivate'), {
+          schema: kind === 'app' ? 'App' : 'Agent',
+        });
         expect(deactivated.status).to.equal(200);
         const refused = await bridge.http('POST', adminPath(kind, owner.id, 'rotate-token'));
         expect(refused.status).to.equal(400);
         expect(refused.body.code).to.equal('INVALID_REQUEST');
         expect(refused.body.error).to.be.a('string').that.is.not.empty;
         // No token was issued: the owner's token is still revoked, not replaced.
-        await expectConnectionError(await connect(bridge, kind, owner.token), 'TOKEN_REVOKED', 'after the refused rotation');
+        await expectConnectionError(
+          await connect(bridge, kind, owner.token),
+          'TOKEN_REVOKED',
+          'after the refused rotation',
+        );
       });
     });
   }
@@ -173,7 +188,7 @@ describe('token rotation', function () {
   });
 
   describe('live connections', function () {
-    it('closes app connections opened with the old token, before or after the rotation, exactly when the grace ends; the new token\'s stays open', async function () {
+    it("closes app connections opened with the old token, before or after the rotation, exactly when the grace ends; the new token's stays open", async function () {
       const bridge = await startTestBridge();
       const owner = await register(bridge, 'app');
       const before = await bridge.connectApp(owner.token);
@@ -189,7 +204,7 @@ describe('token rotation', function () {
       await bridge.advanceWithHeartbeats(2 * LIMITS.idleCloseMs, [renewed]);
     });
 
-    it('closes each app connection at the end of its own token\'s grace after two rotations', async function () {
+    it("closes each app connection at the end of its own token's grace after two rotations", async function () {
       const bridge = await startTestBridge();
       const owner = await register(bridge, 'app');
       const c1 = await bridge.connectApp(owner.token);
@@ -273,7 +288,7 @@ describe('token rotation', function () {
 
       await bridge.advanceWithHeartbeats(rotatedAt + GRACE - 1 - bridge.clock.now(), [appClient, agentClient]);
       bridge.clock.advance(1);
-      await expectConnectionError(agentClient, 'UNAUTHORIZED', 'the agent\'s old-token connection at the grace end');
+      await expectConnectionError(agentClient, 'UNAUTHORIZED', "the agent's old-token connection at the grace end");
       await bridge.untilAgentOnline(agent.agent_id, false);
       return { org, app, agent, appClient, fresh, event_id };
     }
@@ -301,12 +316,18 @@ describe('token rotation', function () {
       const { agent, appClient, event_id } = await rotatedPair(bridge);
 
       bridge.clock.advance(1000);
-      await expectUnauthorized(bridge, 'agent', agent.token, 'the agent\'s old token after the grace');
+      await expectUnauthorized(bridge, 'agent', agent.token, "the agent's old token after the grace");
       bridge.clock.advance(LIMITS.agentReconnectGraceMs - 1000 - 1);
       await appClient.expectNothingBeforePong();
       bridge.clock.advance(1);
       const error = await appClient.expect('error');
-      expect(error).to.deep.equal({ type: 'error', event_id, agent_id: agent.agent_id, code: 'AGENT_OFFLINE', error: error.error });
+      expect(error).to.deep.equal({
+        type: 'error',
+        event_id,
+        agent_id: agent.agent_id,
+        code: 'AGENT_OFFLINE',
+        error: error.error,
+      });
     });
   });
 

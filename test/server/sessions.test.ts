@@ -13,7 +13,6 @@ import { exchange } from '../helpers/events.js';
 import { sample, scrape } from '../helpers/metrics.js';
 
 const DEFAULT_TTL_MS = LIMITS.sessionTtlDefaultDays * DAY_MS;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function sessions(bridge: TestBridge, query = ''): Promise<any[]> {
   const res = await bridge.http('GET', `/admin/v1/sessions${query}`, { schema: 'SessionList' });
@@ -28,7 +27,7 @@ describeEachDatabase('sessions', function (db) {
     return (await db.open())(table).select();
   }
 
-  it('creates a session with the first event of a thread: its key, ids, creation time and expiry after the agent\'s ttl_days', async function () {
+  it("creates a session with the first event of a thread: its key, ids, creation time and expiry after the agent's ttl_days", async function () {
     const bridge = await start();
     const { org, app, agent, appClient, agentClient } = await bridge.pair();
     const longMemory = await bridge.agent(org.org_id, 'Long Memory', { ttl_days: 30 });
@@ -105,7 +104,9 @@ describeEachDatabase('sessions', function (db) {
     expect(new Set([first.session_key, ...keys]).size).to.equal(4);
 
     const all = await sessions(bridge);
-    expect(all.map((s) => s.session_key)).to.deep.equal([first.session_key, ...keys].sort((a, b) => a.localeCompare(b)));
+    expect(all.map((s) => s.session_key)).to.deep.equal(
+      [first.session_key, ...keys].sort((a, b) => a.localeCompare(b)),
+    );
     for (const s of all.filter((s) => s.session_key !== first.session_key)) {
       expect(s.created_at, s.session_key).to.equal(iso(now));
       expect(s.expires_at, s.session_key).to.equal(iso(now + DEFAULT_TTL_MS));
@@ -128,7 +129,7 @@ describeEachDatabase('sessions', function (db) {
     expect(await sessions(bridge, `?agent_id=${otherAgent.agent_id}&app_id=${otherApp.app_id}`)).to.deep.equal([]);
   });
 
-  it('lists sessions a page at a time: 100 by default, up to 500, the next page after the previous one\'s next_after', async function () {
+  it("lists sessions a page at a time: 100 by default, up to 500, the next page after the previous one's next_after", async function () {
     const bridge = await start();
     const { agent, appClient, agentClient } = await bridge.pair();
     for (let i = 0; i < 205; i++) await exchange(appClient, agentClient, agent.agent_id, `t-${i}`);
@@ -137,7 +138,7 @@ describeEachDatabase('sessions', function (db) {
     const first = await page('');
     expect(first.body.sessions).to.have.length(100);
     keys.push(...first.body.sessions.map((s: any) => s.session_key));
-    for (let after = first.body.next_after; after; ) {
+    for (let after = first.body.next_after; after;) {
       const next = await page(`?after=${encodeURIComponent(after)}`);
       keys.push(...next.body.sessions.map((s: any) => s.session_key));
       after = next.body.next_after;
@@ -171,7 +172,9 @@ describeEachDatabase('sessions', function (db) {
     agentClient = await bridge.connectAgent(agent.token);
     appClient = await bridge.connectApp(app.token);
     await exchange(appClient, agentClient, agent.agent_id, 'lesson');
-    expect((await sessions(bridge)).map((s) => [s.created_at, s.expires_at])).to.deep.equal([[iso(created), iso(created + DEFAULT_TTL_MS)]]);
+    expect((await sessions(bridge)).map((s) => [s.created_at, s.expires_at])).to.deep.equal([
+      [iso(created), iso(created + DEFAULT_TTL_MS)],
+    ]);
     await disconnect(bridge, appClient, agentClient);
 
     bridge.clock.advance(1);
@@ -204,7 +207,10 @@ describeEachDatabase('sessions', function (db) {
     const short = await exchange(appClient, agentClient, agent.agent_id, 't');
     const long = await exchange(appClient, longClient, longMemory.agent_id, 't');
     await bridge.writer.flush();
-    expect((await readTable('sessions')).map((r) => r.session_key)).to.have.members([short.session_key, long.session_key]);
+    expect((await readTable('sessions')).map((r) => r.session_key)).to.have.members([
+      short.session_key,
+      long.session_key,
+    ]);
     expect(bridge.sessions.size).to.equal(2);
 
     await disconnect(bridge, appClient, agentClient, longClient);
@@ -239,7 +245,7 @@ describeEachDatabase('sessions', function (db) {
     expect(await readTable('sessions')).to.deep.equal([]);
   });
 
-  it('keeps at most MAX_SESSIONS_PER_APP per app: a new thread evicts the app\'s least recently used session, from the database too; other apps keep theirs (L17)', async function () {
+  it("keeps at most MAX_SESSIONS_PER_APP per app: a new thread evicts the app's least recently used session, from the database too; other apps keep theirs (L17)", async function () {
     const bridge = await start({ maxSessionsPerApp: 3 });
     const { org, agent, appClient, agentClient } = await bridge.pair();
     const other = await bridge.app(org.org_id, 'Other');
@@ -250,7 +256,8 @@ describeEachDatabase('sessions', function (db) {
     const d = await exchange(appClient, agentClient, agent.agent_id, 'd');
     await exchange(appClient, agentClient, agent.agent_id, 'e');
 
-    const threads = (list: any[]) => list.map((s) => `${s.app_id === other.app_id ? 'other' : 'app'}:${s.thread_id}`).sort();
+    const threads = (list: any[]) =>
+      list.map((s) => `${s.app_id === other.app_id ? 'other' : 'app'}:${s.thread_id}`).sort();
     expect(threads(await sessions(bridge))).to.deep.equal(['app:a', 'app:d', 'app:e', 'other:kept']);
     await bridge.writer.flush();
     expect(threads(await readTable('sessions'))).to.deep.equal(['app:a', 'app:d', 'app:e', 'other:kept']);
@@ -277,7 +284,7 @@ describeEachDatabase('sessions', function (db) {
     expect((await readTable('sessions')).map((s) => s.thread_id).sort()).to.deep.equal(['three', 'two']);
   });
 
-  it('keeps sessions across a restart: same creation time, and the thread\'s next event reuses it', async function () {
+  it("keeps sessions across a restart: same creation time, and the thread's next event reuses it", async function () {
     const first = await start();
     const { app, agent, appClient, agentClient } = await first.pair();
     first.clock.advance(2_000);
@@ -285,7 +292,11 @@ describeEachDatabase('sessions', function (db) {
     const accepted = await exchange(appClient, agentClient, agent.agent_id, 'lesson-42');
     const before = await sessions(first);
     expect(before).to.have.length(1);
-    expect(before[0]).to.include({ session_key: accepted.session_key, created_at: iso(created), expires_at: iso(created + DEFAULT_TTL_MS) });
+    expect(before[0]).to.include({
+      session_key: accepted.session_key,
+      created_at: iso(created),
+      expires_at: iso(created + DEFAULT_TTL_MS),
+    });
     await first.close();
 
     const second = await start();

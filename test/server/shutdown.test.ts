@@ -6,7 +6,14 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { CLOSE_CODES } from '../../generated/index.js';
 import { startEvent } from '../helpers/events.js';
-import { allEvents, provisionPair, startBridgeProcess, stopBridgeProcesses, type BridgeProcess, type Exit } from '../helpers/process.js';
+import {
+  allEvents,
+  provisionPair,
+  startBridgeProcess,
+  stopBridgeProcesses,
+  type BridgeProcess,
+  type Exit,
+} from '../helpers/process.js';
 import { TestClient, type AgentClient, type AppClient } from '../helpers/ws-client.js';
 
 const ADMIN_TOKEN = 'shutdown-test-admin-token-0123456789';
@@ -60,7 +67,11 @@ describe('graceful shutdown of bridge serve (SIGTERM)', function () {
       ...env,
     });
 
-  async function connectPair(proc: BridgeProcess, appToken: string, agentToken: string): Promise<{ appClient: AppClient; agentClient: AgentClient }> {
+  async function connectPair(
+    proc: BridgeProcess,
+    appToken: string,
+    agentToken: string,
+  ): Promise<{ appClient: AppClient; agentClient: AgentClient }> {
     const agentClient = await TestClient.connect(proc.url, 'agent', agentToken);
     clients.push(agentClient);
     const appClient = await TestClient.connect(proc.url, 'app', appToken);
@@ -81,7 +92,10 @@ describe('graceful shutdown of bridge serve (SIGTERM)', function () {
 
     const signalledAt = Date.now();
     proc.child.kill('SIGTERM');
-    const exit: Promise<Exit & { afterMs: number }> = proc.exited.then((e) => ({ ...e, afterMs: Date.now() - signalledAt }));
+    const exit: Promise<Exit & { afterMs: number }> = proc.exited.then((e) => ({
+      ...e,
+      afterMs: Date.now() - signalledAt,
+    }));
 
     const error = await appClient.expect('error', SHUTDOWN_TIMEOUT_MS);
     expect(error).to.include({ type: 'error', event_id, agent_id: agent.agent_id, code: 'SHUTTING_DOWN' });
@@ -89,7 +103,10 @@ describe('graceful shutdown of bridge serve (SIGTERM)', function () {
 
     // The error is sent after the listener closed: a new connection now is refused (whether or not the process
     // has exited yet), on either endpoint.
-    for (const [kind, token] of [['app', app.token], ['agent', agent.token]] as const) {
+    for (const [kind, token] of [
+      ['app', app.token],
+      ['agent', agent.token],
+    ] as const) {
       let opened: TestClient<any> | undefined;
       let refusal: unknown;
       try {
@@ -134,7 +151,10 @@ describe('graceful shutdown of bridge serve (SIGTERM)', function () {
     await agentClient.expect('event');
 
     proc.child.kill('SIGTERM');
-    expect(await appClient.expect('error', SHUTDOWN_TIMEOUT_MS)).to.include({ event_id: inFlight, code: 'SHUTTING_DOWN' });
+    expect(await appClient.expect('error', SHUTDOWN_TIMEOUT_MS)).to.include({
+      event_id: inFlight,
+      code: 'SHUTTING_DOWN',
+    });
     const exit = await within(proc.exited, SHUTDOWN_TIMEOUT_MS + 5_000, 'exit after SIGTERM');
     expect(exit, proc.stderr()).to.deep.equal({ code: 0, signal: null });
 
@@ -152,9 +172,18 @@ describe('graceful shutdown of bridge serve (SIGTERM)', function () {
         tokens_used: 1,
       });
     }
-    expect(byId.get(rejected.event_id!), 'the rejected event').to.include({ status: 'rejected', outcome: 'rejected', code: 'AGENT_NOT_FOUND' });
+    expect(byId.get(rejected.event_id!), 'the rejected event').to.include({
+      status: 'rejected',
+      outcome: 'rejected',
+      code: 'AGENT_NOT_FOUND',
+    });
     const ended = byId.get(inFlight);
-    expect(ended, 'the event in flight').to.include({ status: 'delivered', outcome: 'shutdown', code: 'SHUTTING_DOWN', thread_id: 'in-flight' });
+    expect(ended, 'the event in flight').to.include({
+      status: 'delivered',
+      outcome: 'shutdown',
+      code: 'SHUTTING_DOWN',
+      thread_id: 'in-flight',
+    });
     expect(ended.completed_at).to.be.a('string');
     expect(events).to.have.length(replied.length + 2);
   });

@@ -40,15 +40,25 @@ function harness(databaseUrl: () => string) {
     servers.splice(servers.indexOf(server), 1);
   }
 
-  async function http(server: RunningBridge, method: string, path: string, body: unknown, schema: keyof typeof validators): Promise<any> {
+  async function http(
+    server: RunningBridge,
+    method: string,
+    path: string,
+    body: unknown,
+    schema: keyof typeof validators,
+  ): Promise<any> {
     const response = await fetch(new URL(path, server.url), {
       method,
-      headers: { authorization: `Bearer ${ADMIN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${ADMIN}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const parsed = await response.json();
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(parsed)}`);
-    if (!validators[schema](parsed)) throw new Error(`${method} ${path} answered an invalid ${schema}: ${JSON.stringify(parsed)}`);
+    if (!validators[schema](parsed))
+      throw new Error(`${method} ${path} answered an invalid ${schema}: ${JSON.stringify(parsed)}`);
     return parsed;
   }
 
@@ -61,8 +71,20 @@ function harness(databaseUrl: () => string) {
   /** An organization with two apps and one agent whose allowlist names only the first app. */
   async function provision(server: RunningBridge) {
     const org = await http(server, 'POST', '/admin/v1/organizations', { name: 'Acme Learning' }, 'Organization');
-    const app = await http(server, 'POST', `/admin/v1/organizations/${org.org_id}/apps`, { name: 'Classroom' }, 'AppCreated');
-    const other = await http(server, 'POST', `/admin/v1/organizations/${org.org_id}/apps`, { name: 'Other' }, 'AppCreated');
+    const app = await http(
+      server,
+      'POST',
+      `/admin/v1/organizations/${org.org_id}/apps`,
+      { name: 'Classroom' },
+      'AppCreated',
+    );
+    const other = await http(
+      server,
+      'POST',
+      `/admin/v1/organizations/${org.org_id}/apps`,
+      { name: 'Other' },
+      'AppCreated',
+    );
     const agent = await http(
       server,
       'POST',
@@ -94,8 +116,15 @@ describeEachDatabase('the store', function (db) {
     // Ids that a locale's collation sorts otherwise than byte by byte (en_US ignores hyphens: class-z-… after
     // classa-…): the allowlist keeps its order across the restart whatever the database's collation.
     const more = [];
-    for (const name of ['Class Z', 'Classa']) more.push(await http(first, 'POST', `/admin/v1/organizations/${org.org_id}/apps`, { name }, 'AppCreated'));
-    await http(first, 'PUT', `/admin/v1/agents/${agent.agent_id}/allowlist`, { app_ids: [app.app_id, ...more.map((a) => a.app_id)] }, 'Agent');
+    for (const name of ['Class Z', 'Classa'])
+      more.push(await http(first, 'POST', `/admin/v1/organizations/${org.org_id}/apps`, { name }, 'AppCreated'));
+    await http(
+      first,
+      'PUT',
+      `/admin/v1/agents/${agent.agent_id}/allowlist`,
+      { app_ids: [app.app_id, ...more.map((a) => a.app_id)] },
+      'Agent',
+    );
     const before = await lists(first, org.org_id);
     expect(before.agents.agents[0].allowlist).to.deep.equal([app.app_id, ...more.map((a) => a.app_id)].sort());
     await stop(first);
@@ -107,7 +136,7 @@ describeEachDatabase('the store', function (db) {
     const appClient = await connect(second, 'app', app.token);
     const otherClient = await connect(second, 'app', other.token);
 
-    const accepted = await startEvent(appClient, agentClient, agent.agent_id, 't', { q: 1 });
+    await startEvent(appClient, agentClient, agent.agent_id, 't', { q: 1 });
 
     otherClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
     expect(await otherClient.expect('error')).to.include({ code: 'PERMISSION_DENIED', agent_id: agent.agent_id });
@@ -134,7 +163,11 @@ describeEachDatabase('the store', function (db) {
     expect(cells).to.be.greaterThan(0);
 
     const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
-    for (const [token, owner] of [[app.token, app.app_id], [other.token, other.app_id], [agent.token, agent.agent_id]] as const) {
+    for (const [token, owner] of [
+      [app.token, app.app_id],
+      [other.token, other.app_id],
+      [agent.token, agent.agent_id],
+    ] as const) {
       const rows = await knex('tokens').where({ owner_id: owner }).select('hash');
       expect(rows.map((r: { hash: string }) => r.hash)).to.deep.equal([sha256(token)]);
     }
@@ -186,11 +219,15 @@ describe('DATABASE_URL', function () {
     expect(await failure('mysql://x')).to.include('sqlite:<path> or postgres://user:password@host:port/database');
     const leaky = await failure('mysql://bridge:hunter2@db.example.com/bridge');
     expect(leaky).to.include('mysql://bridge:***@db.example.com/bridge').and.not.to.include('hunter2');
-    expect(await failure('sqlite:')).to.match(/DATABASE_URL/).and.match(/path/);
+    expect(await failure('sqlite:'))
+      .to.match(/DATABASE_URL/)
+      .and.match(/path/);
     // Nothing listens on port 1: the error names the server, its password hidden, and PostgreSQL's reason.
     for (const scheme of ['postgres', 'postgresql']) {
       const refused = await failure(`${scheme}://bridge:hunter2@127.0.0.1:1/bridge?sslmode=disable&password=hunter2`);
-      expect(refused).to.equal(`cannot open the database ${scheme}://bridge:***@127.0.0.1:1/bridge?sslmode=disable&password=***: connect ECONNREFUSED 127.0.0.1:1`);
+      expect(refused).to.equal(
+        `cannot open the database ${scheme}://bridge:***@127.0.0.1:1/bridge?sslmode=disable&password=***: connect ECONNREFUSED 127.0.0.1:1`,
+      );
     }
   });
 });

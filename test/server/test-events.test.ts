@@ -28,14 +28,22 @@ describe('test events (POST /admin/v1/test-events)', function () {
     const agent = await bridge.agent(org.org_id);
     const agentClient = await bridge.connectAgent(agent.token);
 
-    const stream = await send(bridge, { app_id: app.app_id, agent_id: agent.agent_id, payload: { text: 'What is 2 + 2?' } });
+    const stream = await send(bridge, {
+      app_id: app.app_id,
+      agent_id: agent.agent_id,
+      payload: { text: 'What is 2 + 2?' },
+    });
     expect(stream.status).to.equal(200);
     expect(stream.headers.get('content-type')).to.match(/^text\/event-stream/);
     expect(stream.headers.get('cache-control')).to.equal('no-cache');
     const accepted = await stream.next();
     expect(accepted).to.deep.include({ event: 'accepted' });
     const delivered = await agentClient.expect('event');
-    expect(delivered).to.include({ app_id: app.app_id, thread_id: 'dashboard-test', event_id: (accepted!.data as { event_id: string }).event_id });
+    expect(delivered).to.include({
+      app_id: app.app_id,
+      thread_id: 'dashboard-test',
+      event_id: (accepted!.data as { event_id: string }).event_id,
+    });
     expect(delivered.payload).to.deep.equal({ text: 'What is 2 + 2?' });
     // Counted as one of the app's connections while the stream lasts.
     expect(bridge.bridge.stats()).to.include({ apps: 1, eventsInFlight: 1 });
@@ -50,9 +58,18 @@ describe('test events (POST /admin/v1/test-events)', function () {
     expect(rest[2]!.data).to.include({ type: 'reply', reply: 'Four.', event_id: delivered.event_id });
     await untilAppConnections(bridge, 0); // closed once the reply was streamed
     const [logged] = await loggedEvent(bridge, agent.agent_id);
-    expect(logged).to.include({ event_id: delivered.event_id, app_id: app.app_id, thread_id: 'dashboard-test', outcome: 'replied' });
+    expect(logged).to.include({
+      event_id: delivered.event_id,
+      app_id: app.app_id,
+      thread_id: 'dashboard-test',
+      outcome: 'replied',
+    });
     const audit = await bridge.http('GET', '/admin/v1/audit?limit=1', { schema: 'AuditLog' });
-    expect(audit.body.entries[0]).to.deep.include({ action: 'test_event.send', target: agent.agent_id, actor: { kind: 'admin_token', session: null } });
+    expect(audit.body.entries[0]).to.deep.include({
+      action: 'test_event.send',
+      target: agent.agent_id,
+      actor: { kind: 'admin_token', session: null },
+    });
     expect(audit.body.entries[0]!.detail).to.deep.equal({ app_id: app.app_id, thread_id: 'dashboard-test' });
   });
 
@@ -62,7 +79,12 @@ describe('test events (POST /admin/v1/test-events)', function () {
     const app = await bridge.app(org.org_id);
     const agent = await bridge.agent(org.org_id);
     const agentClient = await bridge.connectAgent(agent.token);
-    const stream = await send(bridge, { app_id: app.app_id, agent_id: agent.agent_id, thread_id: 'my-thread', payload: {} });
+    const stream = await send(bridge, {
+      app_id: app.app_id,
+      agent_id: agent.agent_id,
+      thread_id: 'my-thread',
+      payload: {},
+    });
     const accepted = await stream.next();
     expect((await agentClient.expect('event')).thread_id).to.equal('my-thread');
     // Far past idleCloseMs: only its own heartbeat keeps the instance from HEARTBEAT_TIMEOUT.
@@ -70,7 +92,11 @@ describe('test events (POST /admin/v1/test-events)', function () {
     await bridge.advanceWithHeartbeats(LIMITS.agentTimeoutMs, [agentClient]);
     const rest = await stream.rest();
     expect(rest).to.have.length(1);
-    expect(rest[0]!.data).to.include({ type: 'error', code: 'AGENT_TIMEOUT', event_id: (accepted!.data as { event_id: string }).event_id });
+    expect(rest[0]!.data).to.include({
+      type: 'error',
+      code: 'AGENT_TIMEOUT',
+      event_id: (accepted!.data as { event_id: string }).event_id,
+    });
     await untilAppConnections(bridge, 0);
   });
 
@@ -124,14 +150,26 @@ describe('test events (POST /admin/v1/test-events)', function () {
     const gone = await bridge.app(org.org_id, 'Gone');
     await bridge.http('POST', `/admin/v1/apps/${gone.app_id}/deactivate`);
     const post = (body: object) => bridge.http('POST', '/admin/v1/test-events', { body });
-    expect((await post({ app_id: 'no-app', agent_id: agent.agent_id, payload: {} })).body).to.deep.equal({ code: 'NOT_FOUND', error: 'App no-app does not exist.' });
-    expect((await post({ app_id: app.app_id, agent_id: 'no-agent', payload: {} })).body).to.deep.equal({ code: 'NOT_FOUND', error: 'Agent no-agent does not exist.' });
+    expect((await post({ app_id: 'no-app', agent_id: agent.agent_id, payload: {} })).body).to.deep.equal({
+      code: 'NOT_FOUND',
+      error: 'App no-app does not exist.',
+    });
+    expect((await post({ app_id: app.app_id, agent_id: 'no-agent', payload: {} })).body).to.deep.equal({
+      code: 'NOT_FOUND',
+      error: 'Agent no-agent does not exist.',
+    });
     const wrongOrg = await post({ app_id: foreign.app_id, agent_id: agent.agent_id, payload: {} });
     expect(wrongOrg.status).to.equal(400);
-    expect(wrongOrg.body).to.deep.equal({ code: 'INVALID_REQUEST', error: `Not apps of organization ${org.org_id}: ${foreign.app_id}.` });
+    expect(wrongOrg.body).to.deep.equal({
+      code: 'INVALID_REQUEST',
+      error: `Not apps of organization ${org.org_id}: ${foreign.app_id}.`,
+    });
     const deactivated = await post({ app_id: gone.app_id, agent_id: agent.agent_id, payload: {} });
     expect(deactivated.status).to.equal(400);
-    expect(deactivated.body).to.deep.equal({ code: 'INVALID_REQUEST', error: `App ${gone.app_id} is deactivated; it cannot send events.` });
+    expect(deactivated.body).to.deep.equal({
+      code: 'INVALID_REQUEST',
+      error: `App ${gone.app_id} is deactivated; it cannot send events.`,
+    });
     const bad = await post({ app_id: app.app_id, agent_id: agent.agent_id, payload: 'text' });
     expect(bad.status).to.equal(400);
     expect(bad.body).to.include({ code: 'INVALID_REQUEST' });

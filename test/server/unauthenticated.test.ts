@@ -53,9 +53,16 @@ describe('no slot without a token (L21)', function () {
     const { app, agent, appClient, agentClient } = await bridge.pair();
     const before = sample(await metricsOf(bridge.metricsUrl!), 'bridge_unauthenticated_connections')!;
     // Authenticated connections from the offender's address leave the count: two of them take no unauthenticated slot.
-    for (let i = 0; i < 2; i++) await (await TestClient.connect(bridge.url, 'app', app.token, 'header', app.token, { localAddress: '127.0.0.3' })).expectNothingBeforePong();
+    for (let i = 0; i < 2; i++)
+      await (
+        await TestClient.connect(bridge.url, 'app', app.token, 'header', app.token, { localAddress: '127.0.0.3' })
+      ).expectNothingBeforePong();
     for (let i = 0; i < 3; i++) await halfRequest(bridge, '127.0.0.3');
-    const metrics = await eventually('the bridge counted them', () => metricsOf(bridge.metricsUrl!), (m) => sample(m, 'bridge_unauthenticated_connections') === before + 3);
+    const metrics = await eventually(
+      'the bridge counted them',
+      () => metricsOf(bridge.metricsUrl!),
+      (m) => sample(m, 'bridge_unauthenticated_connections') === before + 3,
+    );
     expect(sample(metrics, 'bridge_connections', { kind: 'app' })).to.equal(3);
 
     const refused = parseAnswer(await answerToNothing(bridge, '127.0.0.3'));
@@ -63,7 +70,8 @@ describe('no slot without a token (L21)', function () {
     expect(validators.HttpError(refused.body), JSON.stringify(refused.body)).to.equal(true);
     expect(refused.body).to.deep.equal({
       code: 'TOO_MANY_CONNECTIONS',
-      error: 'Address 127.0.0.3 has 3 connections that have not completed an authenticated handshake, the limit per address; retry later.',
+      error:
+        'Address 127.0.0.3 has 3 connections that have not completed an authenticated handshake, the limit per address; retry later.',
     });
 
     // Another address connects, and the connections already open go on.
@@ -78,22 +86,39 @@ describe('no slot without a token (L21)', function () {
 
     // One held connection goes: the address has room again.
     held.shift()!.destroy();
-    await eventually('the bridge saw it go', () => metricsOf(bridge.metricsUrl!), (m) => sample(m, 'bridge_unauthenticated_connections')! <= before + 2);
-    await (await TestClient.connect(bridge.url, 'app', app.token, 'header', app.token, { localAddress: '127.0.0.3' })).expectNothingBeforePong();
+    await eventually(
+      'the bridge saw it go',
+      () => metricsOf(bridge.metricsUrl!),
+      (m) => sample(m, 'bridge_unauthenticated_connections')! <= before + 2,
+    );
+    await (
+      await TestClient.connect(bridge.url, 'app', app.token, 'header', app.token, { localAddress: '127.0.0.3' })
+    ).expectNothingBeforePong();
     const after = await metricsOf(bridge.metricsUrl!);
     expect(sample(after, 'bridge_unauthenticated_connections_refused_total', { bound: 'address' })).to.equal(1);
     expect(sample(after, 'bridge_unauthenticated_connections_refused_total', { bound: 'total' })).to.equal(0);
   });
 
   it('answers /healthz and /readyz on METRICS_PORT while MAX_UNAUTHENTICATED_CONNECTIONS are held on the main port', async function () {
-    const bridge = await startTestBridge({ maxUnauthenticatedConnections: 4, maxUnauthenticatedConnectionsPerAddress: 0, metricsPort: 0 });
+    const bridge = await startTestBridge({
+      maxUnauthenticatedConnections: 4,
+      maxUnauthenticatedConnectionsPerAddress: 0,
+      metricsPort: 0,
+    });
     for (let i = 0; i < 4; i++) await halfRequest(bridge, `127.0.0.${i + 2}`);
     const probes = new URL('/', bridge.metricsUrl!);
-    await eventually('the bridge counted them', () => metricsOf(bridge.metricsUrl!), (m) => sample(m, 'bridge_unauthenticated_connections') === 4);
+    await eventually(
+      'the bridge counted them',
+      () => metricsOf(bridge.metricsUrl!),
+      (m) => sample(m, 'bridge_unauthenticated_connections') === 4,
+    );
 
     const refused = parseAnswer(await answerToNothing(bridge, '127.0.0.9'));
     expect(refused.status).to.equal('HTTP/1.1 503 Service Unavailable');
-    expect(refused.body).to.deep.equal({ code: 'TOO_MANY_CONNECTIONS', error: 'The bridge has 4 connections that have not completed an authenticated handshake, its limit; retry later.' });
+    expect(refused.body).to.deep.equal({
+      code: 'TOO_MANY_CONNECTIONS',
+      error: 'The bridge has 4 connections that have not completed an authenticated handshake, its limit; retry later.',
+    });
 
     const health = await fetch(new URL('/healthz', probes));
     expect(health.status).to.equal(200);
@@ -101,7 +126,11 @@ describe('no slot without a token (L21)', function () {
     const ready = await fetch(new URL('/readyz', probes));
     expect(ready.status).to.equal(200);
     expect(await ready.json()).to.deep.equal({ status: 'ready' });
-    expect(sample(await metricsOf(bridge.metricsUrl!), 'bridge_unauthenticated_connections_refused_total', { bound: 'total' })).to.equal(1);
+    expect(
+      sample(await metricsOf(bridge.metricsUrl!), 'bridge_unauthenticated_connections_refused_total', {
+        bound: 'total',
+      }),
+    ).to.equal(1);
   });
 
   it("sets the server's deadlines, and answers a late request 408 REQUEST_TIMEOUT with the error body, counted", async function () {
@@ -118,7 +147,10 @@ describe('no slot without a token (L21)', function () {
     await closed;
     const answer = parseAnswer(text);
     expect(answer.status).to.equal('HTTP/1.1 408 Request Timeout');
-    expect(answer.body).to.deep.equal({ code: 'REQUEST_TIMEOUT', error: 'The request did not arrive whole in time: its headers within 10 s, all of it within 30 s.' });
+    expect(answer.body).to.deep.equal({
+      code: 'REQUEST_TIMEOUT',
+      error: 'The request did not arrive whole in time: its headers within 10 s, all of it within 30 s.',
+    });
     expect(sample(await metricsOf(`${bridge.url}/metrics`), 'bridge_http_requests_timed_out_total')).to.equal(1);
   });
 });

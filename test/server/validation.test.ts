@@ -56,7 +56,17 @@ describe('frame validation', function () {
     it('answers INVALID_JSON without event_id to text that is not JSON, to JSON that is not an object, and to binary frames', async function () {
       const bridge = await startTestBridge();
       const { appClient } = await bridge.pair();
-      for (const text of ['not json', '{"type":"event",', "{'type':'ping'}", '[{"type":"ping"}]', '[]', '42', '"ping"', 'null', 'true']) {
+      for (const text of [
+        'not json',
+        '{"type":"event",',
+        "{'type':'ping'}",
+        '[{"type":"ping"}]',
+        '[]',
+        '42',
+        '"ping"',
+        'null',
+        'true',
+      ]) {
         appClient.send(text);
         const error = await appError(appClient, 'INVALID_JSON');
         expect(error, text).to.not.have.any.keys('event_id', 'agent_id', 'metadata');
@@ -121,7 +131,9 @@ describe('frame validation', function () {
           expect(error, `${type} with ${field}`).to.not.have.any.keys('event_id', 'agent_id');
           expect(error.error).to.include(field);
         }
-        appClient.send(`{"type":"event","agent_id":"${agent.agent_id}","thread_id":"t","payload":{},"${field}":{"polluted":1}}`);
+        appClient.send(
+          `{"type":"event","agent_id":"${agent.agent_id}","thread_id":"t","payload":{},"${field}":{"polluted":1}}`,
+        );
         const error = await appError(appClient, 'INVALID_MESSAGE');
         fresh(error.event_id);
         expect(error.agent_id, `event with ${field}`).to.equal(agent.agent_id);
@@ -135,7 +147,18 @@ describe('frame validation', function () {
       const bridge = await startTestBridge();
       const { appClient } = await bridge.pair();
       const fresh = freshIds();
-      const bad: unknown[] = ['Tutor-7k2m', 'tutor_7k2m', 'tutor:7k2m', 'a'.repeat(LIMITS.idMaxChars + 1), '', ' tutor', 42, null, ['tutor'], { id: 'tutor' }];
+      const bad: unknown[] = [
+        'Tutor-7k2m',
+        'tutor_7k2m',
+        'tutor:7k2m',
+        'a'.repeat(LIMITS.idMaxChars + 1),
+        '',
+        ' tutor',
+        42,
+        null,
+        ['tutor'],
+        { id: 'tutor' },
+      ];
       for (const agent_id of bad) {
         appClient.send({ type: 'event', agent_id, thread_id: 't', payload: {} });
         const error = await appError(appClient, 'INVALID_AGENT_ID');
@@ -198,7 +221,9 @@ describe('frame validation', function () {
       const { app, agent, appClient, agentClient } = await bridge.pair();
       const threadId = '😀'.repeat(LIMITS.threadIdMaxChars - 2) + ':é';
       expect(codePoints(threadId)).to.equal(LIMITS.threadIdMaxChars);
-      expect(threadId.length, 'UTF-16 units exceed the limit; code points do not').to.be.greaterThan(LIMITS.threadIdMaxChars);
+      expect(threadId.length, 'UTF-16 units exceed the limit; code points do not').to.be.greaterThan(
+        LIMITS.threadIdMaxChars,
+      );
 
       appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: threadId, payload: {} });
       const accepted = await appClient.expect('accepted');
@@ -217,16 +242,20 @@ describe('frame validation', function () {
       const bridge = await startTestBridge();
       const { agent, appClient, agentClient } = await bridge.pair();
       const fresh = freshIds();
-      const send = (payload: object) => appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload });
+      const send = (payload: object) =>
+        appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload });
 
       for (const unit of ['x', 'é', '€', '😀']) {
         const atLimit = payloadOfBytes(LIMITS.payloadMaxBytes, unit);
         send(atLimit);
         fresh((await appClient.expect('accepted')).event_id);
-        expect((await agentClient.expect('event')).payload, `${unit} at the limit arrives untouched`).to.deep.equal(atLimit);
+        expect((await agentClient.expect('event')).payload, `${unit} at the limit arrives untouched`).to.deep.equal(
+          atLimit,
+        );
 
         const over = payloadOfBytes(LIMITS.payloadMaxBytes + 1, unit);
-        if (unit !== 'x') expect(JSON.stringify(over).length, 'fewer characters than bytes').to.be.below(LIMITS.payloadMaxBytes);
+        if (unit !== 'x')
+          expect(JSON.stringify(over).length, 'fewer characters than bytes').to.be.below(LIMITS.payloadMaxBytes);
         send(over);
         const error = await appError(appClient, 'PAYLOAD_TOO_LARGE');
         fresh(error.event_id);
@@ -300,10 +329,14 @@ describe('frame validation', function () {
       const otherClient = await bridge.connectApp(otherApp.token);
       const fresh = freshIds();
       const allow = async (app_ids: string[] | null) => {
-        const res = await bridge.http('PUT', `/admin/v1/agents/${agent.agent_id}/allowlist`, { body: { app_ids }, schema: 'Agent' });
+        const res = await bridge.http('PUT', `/admin/v1/agents/${agent.agent_id}/allowlist`, {
+          body: { app_ids },
+          schema: 'Agent',
+        });
         expect(res.status).to.equal(200);
       };
-      const send = (client: AppClient) => client.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
+      const send = (client: AppClient) =>
+        client.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
       const denied = async (client: AppClient) => {
         send(client);
         const error = await appError(client, 'PERMISSION_DENIED');
@@ -358,7 +391,10 @@ describe('frame validation', function () {
       const { org, agent, appClient } = await bridge.pair();
       const offline = await bridge.agent(org.org_id, 'Offline Agent');
       const otherApp = await bridge.app(org.org_id, 'Other App');
-      await bridge.http('PUT', `/admin/v1/agents/${offline.agent_id}/allowlist`, { body: { app_ids: [otherApp.app_id] }, schema: 'Agent' });
+      await bridge.http('PUT', `/admin/v1/agents/${offline.agent_id}/allowlist`, {
+        body: { app_ids: [otherApp.app_id] },
+        schema: 'Agent',
+      });
       const big = payloadOfBytes(LIMITS.payloadMaxBytes + 1);
       const cases: [object, ErrorCode][] = [
         [{ agent_id: 'BAD', thread_id: '', payload: big }, 'INVALID_AGENT_ID'],
@@ -377,7 +413,13 @@ describe('frame validation', function () {
     it('answers a burst of mixed frames one for one, in the order sent, with distinct event ids', async function () {
       const bridge = await startTestBridge();
       const { agent, appClient, agentClient } = await bridge.pair();
-      const event = (fields: object) => ({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {}, ...fields });
+      const event = (fields: object) => ({
+        type: 'event',
+        agent_id: agent.agent_id,
+        thread_id: 't',
+        payload: {},
+        ...fields,
+      });
       const burst: [unknown, string][] = [
         [event({ payload: { n: 1 } }), 'accepted'],
         [event({ agent_id: 'Not_An_Id' }), 'INVALID_AGENT_ID'],
@@ -392,7 +434,9 @@ describe('frame validation', function () {
 
       const answers = [];
       for (let i = 0; i < burst.length; i++) answers.push(await appClient.waitForMessage());
-      expect(answers.map((a) => (a.type === 'error' ? a.code : a.type))).to.deep.equal(burst.map(([, expected]) => expected));
+      expect(answers.map((a) => (a.type === 'error' ? a.code : a.type))).to.deep.equal(
+        burst.map(([, expected]) => expected),
+      );
       const ids = answers.flatMap((a) => ('event_id' in a && a.event_id ? [a.event_id] : []));
       expect(ids).to.have.length(burst.length - 1);
       expect(new Set(ids).size).to.equal(ids.length);
@@ -418,7 +462,9 @@ describe('frame validation', function () {
         agentClient.send(text);
         expect(await agentError(agentClient, 'INVALID_JSON'), text).to.not.have.property('event_id');
       }
-      agentClient.sendBinary(Buffer.from(JSON.stringify({ type: 'reply', event_id: eventId, content: 'binary', done: true })));
+      agentClient.sendBinary(
+        Buffer.from(JSON.stringify({ type: 'reply', event_id: eventId, content: 'binary', done: true })),
+      );
       expect(await agentError(agentClient, 'INVALID_JSON')).to.not.have.property('event_id');
       await agentClient.expectNothingBeforePong();
       await appClient.expectNothingBeforePong();
@@ -454,7 +500,9 @@ describe('frame validation', function () {
       }
       for (const frame of [{ type: 'progress' }, { token: 'x' }, { type: 'progress', event_id: 'not an id!' }]) {
         agentClient.send(frame);
-        expect(await agentError(agentClient, 'INVALID_MESSAGE'), JSON.stringify(frame)).to.not.have.property('event_id');
+        expect(await agentError(agentClient, 'INVALID_MESSAGE'), JSON.stringify(frame)).to.not.have.property(
+          'event_id',
+        );
       }
       await agentClient.expectNothingBeforePong();
       await appClient.expectNothingBeforePong();
@@ -555,7 +603,12 @@ describe('frame validation', function () {
       const tooLarge = await agentError(agentClient, 'MESSAGE_TOO_LARGE');
       expect(tooLarge.event_id).to.equal(eventId);
       expect(tooLarge.error).to.include(String(max));
-      expect(await appClient.expect('token')).to.deep.equal({ type: 'token', event_id: eventId, agent_id: agent.agent_id, token: 'next' });
+      expect(await appClient.expect('token')).to.deep.equal({
+        type: 'token',
+        event_id: eventId,
+        agent_id: agent.agent_id,
+        token: 'next',
+      });
 
       const euroOver = '€'.repeat(Math.ceil(max / 3) + 1);
       expect(utf8(euroOver)).to.be.above(max);
@@ -587,19 +640,36 @@ describe('frame validation', function () {
       app: ErrorCode;
       agent: ErrorCode;
     }
-    const nest = (levels: number, open: string, close: string, inner = '1') => open.repeat(levels) + inner + close.repeat(levels);
+    const nest = (levels: number, open: string, close: string, inner = '1') =>
+      open.repeat(levels) + inner + close.repeat(levels);
     const DEEP = 10_000;
     const LONG = LIMITS.frameMaxBytes - 4096;
-    const ghostEvent = (payload: string) => `{"type":"event","agent_id":"${GHOST_AGENT}","thread_id":"t","payload":${payload}}`;
+    const ghostEvent = (payload: string) =>
+      `{"type":"event","agent_id":"${GHOST_AGENT}","thread_id":"t","payload":${payload}}`;
     const HOSTILE: Hostile[] = [
       { name: 'empty text frame', frame: '', app: 'INVALID_JSON', agent: 'INVALID_JSON' },
       { name: 'whitespace only', frame: ' \n\t\r ', app: 'INVALID_JSON', agent: 'INVALID_JSON' },
       { name: 'a NUL character', frame: '\u0000', app: 'INVALID_JSON', agent: 'INVALID_JSON' },
       { name: 'null', frame: 'null', app: 'INVALID_JSON', agent: 'INVALID_JSON' },
-      { name: 'an array holding a valid message', frame: '[{"type":"ping"}]', app: 'INVALID_JSON', agent: 'INVALID_JSON' },
+      {
+        name: 'an array holding a valid message',
+        frame: '[{"type":"ping"}]',
+        app: 'INVALID_JSON',
+        agent: 'INVALID_JSON',
+      },
       { name: `${DEEP} nested arrays`, frame: nest(DEEP, '[', ']'), app: 'INVALID_JSON', agent: 'INVALID_JSON' },
-      { name: `${DEEP} nested objects`, frame: nest(DEEP, '{"a":', '}'), app: 'INVALID_MESSAGE', agent: 'INVALID_MESSAGE' },
-      { name: `an event whose payload nests ${DEEP} levels`, frame: ghostEvent(nest(DEEP, '{"a":', '}', '[]')), app: 'AGENT_NOT_FOUND', agent: 'INVALID_MESSAGE' },
+      {
+        name: `${DEEP} nested objects`,
+        frame: nest(DEEP, '{"a":', '}'),
+        app: 'INVALID_MESSAGE',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: `an event whose payload nests ${DEEP} levels`,
+        frame: ghostEvent(nest(DEEP, '{"a":', '}', '[]')),
+        app: 'AGENT_NOT_FOUND',
+        agent: 'INVALID_MESSAGE',
+      },
       {
         name: `a reply whose metadata nests ${DEEP} levels`,
         frame: `{"type":"reply","event_id":"${UNKNOWN_EVENT_ID}","content":"","done":true,"metadata":{"deep":${nest(DEEP, '[', ']')}}}`,
@@ -607,46 +677,169 @@ describe('frame validation', function () {
         agent: 'INVALID_EVENT_ID',
       },
       { name: 'a 100000-digit number', frame: '9'.repeat(100_000), app: 'INVALID_JSON', agent: 'INVALID_JSON' },
-      { name: 'huge and tiny numbers in a payload', frame: ghostEvent(`{"big":1e999,"neg":-1e999,"tiny":1e-999,"long":${'1'.repeat(400)}}`), app: 'AGENT_NOT_FOUND', agent: 'INVALID_MESSAGE' },
+      {
+        name: 'huge and tiny numbers in a payload',
+        frame: ghostEvent(`{"big":1e999,"neg":-1e999,"tiny":1e-999,"long":${'1'.repeat(400)}}`),
+        app: 'AGENT_NOT_FOUND',
+        agent: 'INVALID_MESSAGE',
+      },
       { name: 'a huge number as type', frame: '{"type":1e999}', app: 'INVALID_MESSAGE', agent: 'INVALID_MESSAGE' },
-      { name: 'a __proto__ key only', frame: '{"__proto__":{"polluted":1}}', app: 'INVALID_MESSAGE', agent: 'INVALID_MESSAGE' },
-      { name: 'an event with a __proto__ payload', frame: '{"type":"event","payload":{"__proto__":{"polluted":1}}}', app: 'INVALID_AGENT_ID', agent: 'INVALID_MESSAGE' },
-      { name: 'a ping with a __proto__ field', frame: '{"type":"ping","__proto__":{"polluted":1}}', app: 'INVALID_MESSAGE', agent: 'INVALID_MESSAGE' },
-      { name: 'constructor.prototype', frame: '{"type":"discover","constructor":{"prototype":{"polluted":1}}}', app: 'INVALID_MESSAGE', agent: 'INVALID_MESSAGE' },
-      { name: 'type __proto__', frame: '{"type":"__proto__","agent_id":"x"}', app: 'INVALID_MESSAGE', agent: 'INVALID_MESSAGE' },
-      { name: 'type constructor', frame: '{"type":"constructor","event_id":"x"}', app: 'INVALID_MESSAGE', agent: 'INVALID_MESSAGE' },
-      { name: 'type hasOwnProperty', frame: '{"type":"hasOwnProperty"}', app: 'INVALID_MESSAGE', agent: 'INVALID_MESSAGE' },
-      { name: 'ids named after Object members', frame: '{"type":"event","agent_id":"constructor","thread_id":"__proto__","payload":{"toString":null,"valueOf":1}}', app: 'AGENT_NOT_FOUND', agent: 'INVALID_MESSAGE' },
-      { name: 'a token for event __proto__', frame: '{"type":"token","event_id":"__proto__","token":"x"}', app: 'INVALID_MESSAGE', agent: 'INVALID_EVENT_ID' },
-      { name: 'nulls everywhere', frame: '{"type":"event","agent_id":null,"thread_id":null,"payload":null}', app: 'INVALID_AGENT_ID', agent: 'INVALID_MESSAGE' },
-      { name: 'a null type', frame: '{"type":null,"event_id":null,"token":null}', app: 'INVALID_MESSAGE', agent: 'INVALID_MESSAGE' },
-      { name: 'duplicate type keys', frame: '{"type":"ping","type":"bogus"}', app: 'INVALID_MESSAGE', agent: 'INVALID_MESSAGE' },
-      { name: 'unicode garbage as text', frame: '\u202e\ufeff\u{1F600}\u0301\uffff\u{10FFFF}', app: 'INVALID_JSON', agent: 'INVALID_JSON' },
-      { name: 'unicode look-alike ids', frame: '{"type":"event","agent_id":"ａｇｅｎｔ","thread_id":"\u202e\ufeff","payload":{}}', app: 'INVALID_AGENT_ID', agent: 'INVALID_MESSAGE' },
-      { name: 'an escaped unpaired surrogate thread_id', frame: ghostEvent('{}').replace('"t"', '"\\udc00"'), app: 'INVALID_THREAD_ID', agent: 'INVALID_MESSAGE' },
-      { name: 'an escaped NUL in type', frame: '{"type":"ping\\u0000"}', app: 'INVALID_MESSAGE', agent: 'INVALID_MESSAGE' },
-      { name: 'a JSON string near the frame limit', frame: `"${'x'.repeat(LONG)}"`, app: 'INVALID_JSON', agent: 'INVALID_JSON' },
+      {
+        name: 'a __proto__ key only',
+        frame: '{"__proto__":{"polluted":1}}',
+        app: 'INVALID_MESSAGE',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: 'an event with a __proto__ payload',
+        frame: '{"type":"event","payload":{"__proto__":{"polluted":1}}}',
+        app: 'INVALID_AGENT_ID',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: 'a ping with a __proto__ field',
+        frame: '{"type":"ping","__proto__":{"polluted":1}}',
+        app: 'INVALID_MESSAGE',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: 'constructor.prototype',
+        frame: '{"type":"discover","constructor":{"prototype":{"polluted":1}}}',
+        app: 'INVALID_MESSAGE',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: 'type __proto__',
+        frame: '{"type":"__proto__","agent_id":"x"}',
+        app: 'INVALID_MESSAGE',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: 'type constructor',
+        frame: '{"type":"constructor","event_id":"x"}',
+        app: 'INVALID_MESSAGE',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: 'type hasOwnProperty',
+        frame: '{"type":"hasOwnProperty"}',
+        app: 'INVALID_MESSAGE',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: 'ids named after Object members',
+        frame:
+          '{"type":"event","agent_id":"constructor","thread_id":"__proto__","payload":{"toString":null,"valueOf":1}}',
+        app: 'AGENT_NOT_FOUND',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: 'a token for event __proto__',
+        frame: '{"type":"token","event_id":"__proto__","token":"x"}',
+        app: 'INVALID_MESSAGE',
+        agent: 'INVALID_EVENT_ID',
+      },
+      {
+        name: 'nulls everywhere',
+        frame: '{"type":"event","agent_id":null,"thread_id":null,"payload":null}',
+        app: 'INVALID_AGENT_ID',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: 'a null type',
+        frame: '{"type":null,"event_id":null,"token":null}',
+        app: 'INVALID_MESSAGE',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: 'duplicate type keys',
+        frame: '{"type":"ping","type":"bogus"}',
+        app: 'INVALID_MESSAGE',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: 'unicode garbage as text',
+        frame: '\u202e\ufeff\u{1F600}\u0301\uffff\u{10FFFF}',
+        app: 'INVALID_JSON',
+        agent: 'INVALID_JSON',
+      },
+      {
+        name: 'unicode look-alike ids',
+        frame: '{"type":"event","agent_id":"ａｇｅｎｔ","thread_id":"\u202e\ufeff","payload":{}}',
+        app: 'INVALID_AGENT_ID',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: 'an escaped unpaired surrogate thread_id',
+        frame: ghostEvent('{}').replace('"t"', '"\\udc00"'),
+        app: 'INVALID_THREAD_ID',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: 'an escaped NUL in type',
+        frame: '{"type":"ping\\u0000"}',
+        app: 'INVALID_MESSAGE',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: 'a JSON string near the frame limit',
+        frame: `"${'x'.repeat(LONG)}"`,
+        app: 'INVALID_JSON',
+        agent: 'INVALID_JSON',
+      },
       { name: 'plain text near the frame limit', frame: 'x'.repeat(LONG), app: 'INVALID_JSON', agent: 'INVALID_JSON' },
-      { name: 'a long unknown field', frame: `{"type":"ping","pad":"${'x'.repeat(LONG)}"}`, app: 'INVALID_MESSAGE', agent: 'INVALID_MESSAGE' },
-      { name: 'a long unknown type', frame: `{"type":"${'y'.repeat(LONG / 2)}"}`, app: 'INVALID_MESSAGE', agent: 'INVALID_MESSAGE' },
-      { name: 'a long payload string', frame: ghostEvent(`{"s":"${'z'.repeat(LONG)}"}`), app: 'PAYLOAD_TOO_LARGE', agent: 'INVALID_MESSAGE' },
+      {
+        name: 'a long unknown field',
+        frame: `{"type":"ping","pad":"${'x'.repeat(LONG)}"}`,
+        app: 'INVALID_MESSAGE',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: 'a long unknown type',
+        frame: `{"type":"${'y'.repeat(LONG / 2)}"}`,
+        app: 'INVALID_MESSAGE',
+        agent: 'INVALID_MESSAGE',
+      },
+      {
+        name: 'a long payload string',
+        frame: ghostEvent(`{"s":"${'z'.repeat(LONG)}"}`),
+        app: 'PAYLOAD_TOO_LARGE',
+        agent: 'INVALID_MESSAGE',
+      },
       { name: 'an empty binary frame', frame: Buffer.alloc(0), app: 'INVALID_JSON', agent: 'INVALID_JSON' },
-      { name: 'random binary bytes', frame: Buffer.from([0xde, 0xad, 0xbe, 0xef, 0x00, 0xff, 0x7b, 0x7d]), app: 'INVALID_JSON', agent: 'INVALID_JSON' },
+      {
+        name: 'random binary bytes',
+        frame: Buffer.from([0xde, 0xad, 0xbe, 0xef, 0x00, 0xff, 0x7b, 0x7d]),
+        app: 'INVALID_JSON',
+        agent: 'INVALID_JSON',
+      },
     ];
 
     /** Sends one hostile frame then a ping: exactly one error (of the expected code) must come before the pong. */
-    async function answerTo(client: AppClient | AgentClient, item: Hostile, code: ErrorCode): Promise<string | undefined> {
+    async function answerTo(
+      client: AppClient | AgentClient,
+      item: Hostile,
+      code: ErrorCode,
+    ): Promise<string | undefined> {
       if (typeof item.frame === 'string') client.send(item.frame);
       else client.sendBinary(item.frame);
       client.send({ type: 'ping' });
       const first = await client.waitForMessage(5000);
       if (first.type !== 'error') return `${item.name}: expected ${code}, got ${first.type}`;
       const second = await client.waitForMessage(5000);
-      if (second.type !== 'pong') return `${item.name}: expected one answer, got a second ${JSON.stringify(second).slice(0, 200)}`;
-      return first.code === code ? undefined : `${item.name}: expected ${code}, got ${first.code} (${first.error.slice(0, 200)})`;
+      if (second.type !== 'pong')
+        return `${item.name}: expected one answer, got a second ${JSON.stringify(second).slice(0, 200)}`;
+      return first.code === code
+        ? undefined
+        : `${item.name}: expected ${code}, got ${first.code} (${first.error.slice(0, 200)})`;
     }
 
-    async function fullFlow(bridge: TestBridge, appClient: AppClient, agentClient: AgentClient, agentId: string): Promise<void> {
+    async function fullFlow(
+      bridge: TestBridge,
+      appClient: AppClient,
+      agentClient: AgentClient,
+      agentId: string,
+    ): Promise<void> {
       const payloadText = '{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}},"q":"still fine?"}';
       appClient.send(`{"type":"event","agent_id":"${agentId}","thread_id":"after-the-storm","payload":${payloadText}}`);
       const { event_id } = await appClient.expect('accepted');
@@ -665,7 +858,8 @@ describe('frame validation', function () {
     it('survives a table of hostile frames on both endpoints: every connection still answers, and a new pair completes an event', async function () {
       this.timeout(60_000);
       expect(HOSTILE.length).to.be.at.least(15);
-      for (const item of HOSTILE) if (typeof item.frame === 'string') expect(utf8(item.frame), item.name).to.be.below(LIMITS.frameMaxBytes);
+      for (const item of HOSTILE)
+        if (typeof item.frame === 'string') expect(utf8(item.frame), item.name).to.be.below(LIMITS.frameMaxBytes);
 
       const bridge = await startTestBridge();
       const first = await bridge.pair();

@@ -29,7 +29,11 @@ describe('error texts from the catalogue', function () {
     for (const [code, texts] of Object.entries(ERROR_MESSAGES)) {
       for (const [situation, template] of Object.entries(texts as Record<string, string>)) {
         const names = [...template.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!);
-        const filled = (errorText as (c: string, s: string, p: object) => string)(code, situation, Object.fromEntries(names.map((n) => [n, 'x'])));
+        const filled = (errorText as (c: string, s: string, p: object) => string)(
+          code,
+          situation,
+          Object.fromEntries(names.map((n) => [n, 'x'])),
+        );
         expect(filled, `${code}.${situation}`).to.not.match(/[{}]/);
       }
     }

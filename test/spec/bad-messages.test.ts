@@ -33,7 +33,8 @@ const delivered = {
   payload: {},
 };
 
-const without = <T extends object>(o: T, key: keyof T) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
+const without = <T extends object>(o: T, key: keyof T) =>
+  Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
 
 type Case = [what: string, message: unknown, expected: string];
 
@@ -44,18 +45,46 @@ const TABLE: [string, Validator<unknown>, Case[]][] = [
     [
       ['event without agent_id', without(event, 'agent_id'), 'agent_id: is required'],
       ['agent_id of the wrong type', { ...event, agent_id: 42 }, 'agent_id: must be string'],
-      ['agent_id with capitals and underscores', { ...event, agent_id: 'Tutor_1' }, 'agent_id: has characters that are not allowed'],
-      ['agent_id of 65 characters', { ...event, agent_id: 'a'.repeat(65) }, 'agent_id: must NOT have more than 64 characters'],
+      [
+        'agent_id with capitals and underscores',
+        { ...event, agent_id: 'Tutor_1' },
+        'agent_id: has characters that are not allowed',
+      ],
+      [
+        'agent_id of 65 characters',
+        { ...event, agent_id: 'a'.repeat(65) },
+        'agent_id: must NOT have more than 64 characters',
+      ],
       ['empty thread_id', { ...event, thread_id: '' }, 'thread_id: must NOT have fewer than 1 characters'],
-      ['thread_id of 122 characters', { ...event, thread_id: 't'.repeat(122) }, 'thread_id: must NOT have more than 121 characters'],
-      ['thread_id with a control character', { ...event, thread_id: 'lesson\u0007' }, 'thread_id: has characters that are not allowed'],
-      ['thread_id with a C1 control character', { ...event, thread_id: 'lesson\u0085' }, 'thread_id: has characters that are not allowed'],
-      ['thread_id with an unpaired surrogate', { ...event, thread_id: 'lesson\ud800' }, 'thread_id: has characters that are not allowed'],
+      [
+        'thread_id of 122 characters',
+        { ...event, thread_id: 't'.repeat(122) },
+        'thread_id: must NOT have more than 121 characters',
+      ],
+      [
+        'thread_id with a control character',
+        { ...event, thread_id: 'lesson\u0007' },
+        'thread_id: has characters that are not allowed',
+      ],
+      [
+        'thread_id with a C1 control character',
+        { ...event, thread_id: 'lesson\u0085' },
+        'thread_id: has characters that are not allowed',
+      ],
+      [
+        'thread_id with an unpaired surrogate',
+        { ...event, thread_id: 'lesson\ud800' },
+        'thread_id: has characters that are not allowed',
+      ],
       ['payload that is a string', { ...event, payload: 'hello' }, 'payload: must be object'],
       ['payload that is an array', { ...event, payload: [1] }, 'payload: must be object'],
       ['event without payload', without(event, 'payload'), 'payload: is required'],
       ['unknown type', { type: 'events' }, 'type: "events" is not a message type of this endpoint'],
-      ['a type of the other direction', { type: 'accepted' }, 'type: "accepted" is not a message type of this endpoint'],
+      [
+        'a type of the other direction',
+        { type: 'accepted' },
+        'type: "accepted" is not a message type of this endpoint',
+      ],
       ['no type', { agent_id: 'tutor-7k2m' }, 'type: is required and must be a string'],
       ['a field the spec does not have', { ...event, priority: 1 }, 'priority: is not a field of this message'],
       ['discover with a field', { type: 'discover', filter: 'x' }, 'filter: is not a field of this message'],
@@ -65,17 +94,58 @@ const TABLE: [string, Validator<unknown>, Case[]][] = [
     'service -> app',
     validateServiceToAppMessage,
     [
-      ['accepted whose status is not accepted', { type: 'accepted', event_id: EVENT_ID, agent_id: 'tutor-7k2m', session_key: SESSION_KEY, status: 'ok' }, 'status: must be "accepted"'],
-      ['accepted with the agent form of the session key', { type: 'accepted', event_id: EVENT_ID, agent_id: 'tutor-7k2m', session_key: 'svc:classroom-app', status: 'accepted' }, 'session_key: has characters that are not allowed'],
+      [
+        'accepted whose status is not accepted',
+        { type: 'accepted', event_id: EVENT_ID, agent_id: 'tutor-7k2m', session_key: SESSION_KEY, status: 'ok' },
+        'status: must be "accepted"',
+      ],
+      [
+        'accepted with the agent form of the session key',
+        {
+          type: 'accepted',
+          event_id: EVENT_ID,
+          agent_id: 'tutor-7k2m',
+          session_key: 'svc:classroom-app',
+          status: 'accepted',
+        },
+        'session_key: has characters that are not allowed',
+      ],
       ['reply without metadata', without(reply, 'metadata'), 'metadata: is required'],
-      ['reply metadata without latency_ms', { ...reply, metadata: without(reply.metadata, 'latency_ms') }, 'metadata.latency_ms: is required'],
-      ['session key of 256 characters', { ...reply, metadata: { ...reply.metadata, session_key: `${SESSION_KEY}${'x'.repeat(256 - SESSION_KEY.length)}` } }, 'metadata.session_key: must NOT have more than 255 characters'],
-      ['error with an unknown code', { type: 'error', error: 'x', code: 'NOPE' }, 'code: must be one of "AGENT_NOT_FOUND"'],
+      [
+        'reply metadata without latency_ms',
+        { ...reply, metadata: without(reply.metadata, 'latency_ms') },
+        'metadata.latency_ms: is required',
+      ],
+      [
+        'session key of 256 characters',
+        {
+          ...reply,
+          metadata: { ...reply.metadata, session_key: `${SESSION_KEY}${'x'.repeat(256 - SESSION_KEY.length)}` },
+        },
+        'metadata.session_key: must NOT have more than 255 characters',
+      ],
+      [
+        'error with an unknown code',
+        { type: 'error', error: 'x', code: 'NOPE' },
+        'code: must be one of "AGENT_NOT_FOUND"',
+      ],
       ['error without text', { type: 'error', code: 'AGENT_OFFLINE' }, 'error: is required'],
-      ['retry_after_seconds of 0', { type: 'error', error: 'x', code: 'RATE_LIMIT_EXCEEDED', metadata: { retry_after_seconds: 0 } }, 'metadata.retry_after_seconds: must be > 0'],
+      [
+        'retry_after_seconds of 0',
+        { type: 'error', error: 'x', code: 'RATE_LIMIT_EXCEEDED', metadata: { retry_after_seconds: 0 } },
+        'metadata.retry_after_seconds: must be > 0',
+      ],
       ['token without agent_id', { type: 'token', event_id: EVENT_ID, token: 'a' }, 'agent_id: is required'],
-      ['agents entry without name', { type: 'agents', agents: [{ agent_id: 'a', description: '' }] }, 'agents.0.name: is required'],
-      ['event_id of 129 characters', { type: 'token', event_id: 'E'.repeat(129), agent_id: 'a', token: 'x' }, 'event_id: must NOT have more than 128 characters'],
+      [
+        'agents entry without name',
+        { type: 'agents', agents: [{ agent_id: 'a', description: '' }] },
+        'agents.0.name: is required',
+      ],
+      [
+        'event_id of 129 characters',
+        { type: 'token', event_id: 'E'.repeat(129), agent_id: 'a', token: 'x' },
+        'event_id: must NOT have more than 128 characters',
+      ],
     ],
   ],
   [
@@ -85,10 +155,22 @@ const TABLE: [string, Validator<unknown>, Case[]][] = [
       ['reply whose done is false', { ...agentReply, done: false }, 'done: must be true'],
       ['reply without content', without(agentReply, 'content'), 'content: is required'],
       ['reply with content of the wrong type', { ...agentReply, content: null }, 'content: must be string'],
-      ['token with a spaced event_id', { type: 'token', event_id: 'evt 1', token: 'x' }, 'event_id: has characters that are not allowed'],
+      [
+        'token with a spaced event_id',
+        { type: 'token', event_id: 'evt 1', token: 'x' },
+        'event_id: has characters that are not allowed',
+      ],
       ['token without token', { type: 'token', event_id: EVENT_ID }, 'token: is required'],
-      ['error with a lowercase code', { type: 'error', event_id: EVENT_ID, error: 'x', code: 'oops' }, 'code: has characters that are not allowed'],
-      ['reply metadata with a negative token count', { ...agentReply, metadata: { tokens_used: -1 } }, 'metadata.tokens_used: must be >= 0'],
+      [
+        'error with a lowercase code',
+        { type: 'error', event_id: EVENT_ID, error: 'x', code: 'oops' },
+        'code: has characters that are not allowed',
+      ],
+      [
+        'reply metadata with a negative token count',
+        { ...agentReply, metadata: { tokens_used: -1 } },
+        'metadata.tokens_used: must be >= 0',
+      ],
       ['an app message', { type: 'discover' }, 'type: "discover" is not a message type of this endpoint'],
     ],
   ],
@@ -98,7 +180,11 @@ const TABLE: [string, Validator<unknown>, Case[]][] = [
     [
       ['event without payload', without(delivered, 'payload'), 'payload: is required'],
       ['event without app_id', without(delivered, 'app_id'), 'app_id: is required'],
-      ['event with the stored session key form missing a thread', { ...delivered, session_key: 'svc:classroom-app' }, 'session_key: has characters that are not allowed'],
+      [
+        'event with the stored session key form missing a thread',
+        { ...delivered, session_key: 'svc:classroom-app' },
+        'session_key: has characters that are not allowed',
+      ],
       ['pong with a field', { type: 'pong', at: 1 }, 'at: is not a field of this message'],
       ['error with an unknown code', { type: 'error', error: 'x', code: 'OOPS' }, 'code: must be one of'],
     ],
@@ -120,7 +206,10 @@ describe('bad messages fail with a readable error', function () {
 
 describe('what the validators accept at the edges', function () {
   it('counts thread_id in code points: 121 emoji pass', function () {
-    expect(validateAppToServiceMessage({ ...event, thread_id: '😀'.repeat(121) }), describeErrors(validateAppToServiceMessage.errors)).to.equal(true);
+    expect(
+      validateAppToServiceMessage({ ...event, thread_id: '😀'.repeat(121) }),
+      describeErrors(validateAppToServiceMessage.errors),
+    ).to.equal(true);
   });
 
   it('accepts a thread_id with colons and non-ASCII letters', function () {
@@ -136,7 +225,9 @@ describe('what the validators accept at the edges', function () {
   });
 
   it('leaves the payload opaque: any JSON object passes', function () {
-    expect(validateAppToServiceMessage({ ...event, payload: { nested: [{ a: null }], 'weird key': '\u0000' } })).to.equal(true);
+    expect(
+      validateAppToServiceMessage({ ...event, payload: { nested: [{ a: null }], 'weird key': '\u0000' } }),
+    ).to.equal(true);
   });
 });
 

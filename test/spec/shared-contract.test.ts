@@ -22,7 +22,12 @@ function rows(block: string): string[][] {
   return block
     .split('\n')
     .filter((l) => l.startsWith('|') && !/^\|\s*-/.test(l))
-    .map((l) => l.split('|').slice(1, -1).map((c) => c.trim()))
+    .map((l) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    )
     .slice(1);
 }
 
@@ -66,8 +71,7 @@ const EXTENSIONS: Record<string, string[]> = {
 };
 
 describe('the encoded spec covers the shared specification', function () {
-  before(function () {
-  });
+  before(function () {});
 
   for (const [heading, union] of DIRECTIONS) {
     it(`has every ${heading.replace(/\*/g, '')} message with exactly its fields`, function () {
@@ -81,7 +85,9 @@ describe('the encoded spec covers the shared specification', function () {
         const type = typeCell!.replace(/`/g, '');
         const schema = schemaFor(union, type);
         expect(schema, `${union} ${type}`).to.not.equal(undefined);
-        const props = Object.keys(schema!.properties).filter((p) => p !== 'type').sort();
+        const props = Object.keys(schema!.properties)
+          .filter((p) => p !== 'type')
+          .sort();
         const expected = [...fieldNames(fields!), ...(EXTENSIONS[`${union} ${type}`] ?? [])].sort();
         expect(props, `${union} ${type} fields`).to.deep.equal(expected);
       }
@@ -94,7 +100,11 @@ describe('the encoded spec covers the shared specification', function () {
     expect(Object.keys(schema.properties).sort()).to.deep.equal(fieldNames(line).sort());
   });
 
-  for (const [sub, receiver] of [['7.1', 'app'], ['7.2', 'agent'], ['7.3', 'connection']] as const) {
+  for (const [sub, receiver] of [
+    ['7.1', 'app'],
+    ['7.2', 'agent'],
+    ['7.3', 'connection'],
+  ] as const) {
     it(`has every code of §${sub} in the catalogue, received by ${receiver === 'connection' ? 'both sides before a close' : `the ${receiver}`}`, function () {
       const codes = rows(section(sub)).map(([code]) => code as ErrorCode);
       expect(codes, `§${sub}`).to.not.be.empty;

@@ -9,7 +9,12 @@ const PING = 0x9;
 
 /** A client's frame (masked, as clients send them) with `length` bytes of payload. */
 function frame(opcode: number, length: number, fin = true): Buffer {
-  const lengthBytes = length < 126 ? [length] : length < 65536 ? [126, length >> 8, length & 0xff] : [127, 0, 0, 0, 0, (length >>> 24) & 0xff, (length >> 16) & 0xff, (length >> 8) & 0xff, length & 0xff];
+  const lengthBytes =
+    length < 126
+      ? [length]
+      : length < 65536
+        ? [126, length >> 8, length & 0xff]
+        : [127, 0, 0, 0, 0, (length >>> 24) & 0xff, (length >> 16) & 0xff, (length >> 8) & 0xff, length & 0xff];
   const header = Buffer.from([(fin ? 0x80 : 0) | opcode, 0x80 | lengthBytes[0]!, ...lengthBytes.slice(1), 1, 2, 3, 4]);
   return Buffer.concat([header, Buffer.alloc(length, 0x61)]);
 }
@@ -22,7 +27,9 @@ function readAll(partial: PartialMessage, ...chunks: Buffer[]) {
 describe('a message received in part, from the frame headers (L20)', function () {
   it('holds nothing after a chunk of whole messages, control frames included', function () {
     const partial = new PartialMessage();
-    expect(partial.read(Buffer.concat([frame(TEXT, 10), frame(PING, 0), frame(TEXT, 300), frame(TEXT, 70_000)]))).to.deep.equal({ held: 0, restarted: false });
+    expect(
+      partial.read(Buffer.concat([frame(TEXT, 10), frame(PING, 0), frame(TEXT, 300), frame(TEXT, 70_000)])),
+    ).to.deep.equal({ held: 0, restarted: false });
   });
 
   it('holds the bytes of a frame read in part, and a chunk for each read, until its last byte', function () {
@@ -39,7 +46,10 @@ describe('a message received in part, from the frame headers (L20)', function ()
     const first = frame(TEXT, 500);
     const second = frame(TEXT, 500);
     partial.read(first.subarray(0, 100));
-    expect(partial.read(Buffer.concat([first.subarray(100), second.subarray(0, 50)]))).to.deep.equal({ held: 50 + CHUNK_COST_BYTES, restarted: true });
+    expect(partial.read(Buffer.concat([first.subarray(100), second.subarray(0, 50)]))).to.deep.equal({
+      held: 50 + CHUNK_COST_BYTES,
+      restarted: true,
+    });
     expect(partial.read(second.subarray(50))).to.deep.equal({ held: 0, restarted: false });
   });
 
@@ -48,7 +58,10 @@ describe('a message received in part, from the frame headers (L20)', function ()
     const start = frame(TEXT, 1000, false);
     const ping = frame(PING, 4);
     const middle = frame(CONTINUATION, 2000, false);
-    expect(readAll(partial, start, ping, middle)).to.deep.equal({ held: start.length + ping.length + middle.length + 3 * CHUNK_COST_BYTES, restarted: false });
+    expect(readAll(partial, start, ping, middle)).to.deep.equal({
+      held: start.length + ping.length + middle.length + 3 * CHUNK_COST_BYTES,
+      restarted: false,
+    });
     expect(partial.read(frame(CONTINUATION, 3))).to.deep.equal({ held: 0, restarted: false });
   });
 
@@ -57,7 +70,10 @@ describe('a message received in part, from the frame headers (L20)', function ()
       const partial = new PartialMessage();
       const whole = frame(TEXT, length);
       const bytes = [...whole.subarray(0, 20)].map((b) => Buffer.from([b]));
-      expect(readAll(partial, ...bytes), `${length}`).to.deep.equal({ held: 20 + 20 * CHUNK_COST_BYTES, restarted: false });
+      expect(readAll(partial, ...bytes), `${length}`).to.deep.equal({
+        held: 20 + 20 * CHUNK_COST_BYTES,
+        restarted: false,
+      });
       expect(partial.read(whole.subarray(20)), `${length}`).to.deep.equal({ held: 0, restarted: false });
     }
   });

@@ -22,21 +22,28 @@ function fail(message: string): never {
 }
 
 function checkCatalogue(tree: Schema, defs: Definitions): Record<string, CatalogueEntry> {
-  const catalogue = (tree['x-error-catalogue'] ?? fail('x-error-catalogue is missing')) as Record<string, CatalogueEntry>;
+  const catalogue = (tree['x-error-catalogue'] ?? fail('x-error-catalogue is missing')) as Record<
+    string,
+    CatalogueEntry
+  >;
   const enumCodes: string[] = defs.all.get('ErrorCode')?.enum ?? fail('components.schemas.ErrorCode has no enum');
   const missing = enumCodes.filter((c) => !(c in catalogue));
   const extra = Object.keys(catalogue).filter((c) => !enumCodes.includes(c));
   if (missing.length || extra.length) {
-    fail(`ErrorCode enum and x-error-catalogue differ (only in the enum: ${missing.join(', ') || 'none'}; only in the catalogue: ${extra.join(', ') || 'none'})`);
+    fail(
+      `ErrorCode enum and x-error-catalogue differ (only in the enum: ${missing.join(', ') || 'none'}; only in the catalogue: ${extra.join(', ') || 'none'})`,
+    );
   }
   const closeCodes = new Map<number, string>();
   for (const [code, entry] of Object.entries(catalogue)) {
-    if (!entry.receivers?.length || entry.receivers.some((r) => !RECEIVERS.has(r))) fail(`${code}: receivers must be some of app, agent, http`);
+    if (!entry.receivers?.length || entry.receivers.some((r) => !RECEIVERS.has(r)))
+      fail(`${code}: receivers must be some of app, agent, http`);
     if (!SCOPES.has(entry.scope)) fail(`${code}: scope must be event, frame, connection or http`);
     if (!entry.cause) fail(`${code}: cause is missing`);
     if (typeof entry.retry !== 'boolean') fail(`${code}: retry must be true or false`);
     for (const [situation, text] of Object.entries(entry.messages ?? {})) {
-      if (!/^[a-z_]+$/.test(situation) || typeof text !== 'string' || !text) fail(`${code}: messages.${situation} must be a non-empty text named in snake_case`);
+      if (!/^[a-z_]+$/.test(situation) || typeof text !== 'string' || !text)
+        fail(`${code}: messages.${situation} must be a non-empty text named in snake_case`);
       const stray = text.replace(/\{[a-z_]+\}/g, '').match(/[{}]/);
       if (stray) fail(`${code}: messages.${situation} has a brace that is not a {placeholder}`);
     }
@@ -46,12 +53,16 @@ function checkCatalogue(tree: Schema, defs: Definitions): Record<string, Catalog
       if (closeCodes.has(close)) fail(`${code}: close_code ${close} is also ${closeCodes.get(close)}'s`);
       closeCodes.set(close, code);
     }
-    if (entry.receivers.includes('http') && !entry.http_status) fail(`${code}: an error HTTP clients receive needs http_status`);
+    if (entry.receivers.includes('http') && !entry.http_status)
+      fail(`${code}: an error HTTP clients receive needs http_status`);
   }
   return catalogue;
 }
 
-function checkLimits(tree: Schema, defs: Definitions): Record<string, { value: number; unit: string; applies_to: string; description: string }> {
+function checkLimits(
+  tree: Schema,
+  defs: Definitions,
+): Record<string, { value: number; unit: string; applies_to: string; description: string }> {
   const limits = tree['x-limits'] ?? fail('x-limits is missing');
   const value = (name: string): number => limits[name]?.value ?? fail(`x-limits.${name} is missing`);
   const maxLength = (schema: string): number => defs.all.get(schema)?.maxLength ?? fail(`${schema} has no maxLength`);
@@ -77,17 +88,35 @@ function checkLimits(tree: Schema, defs: Definitions): Record<string, { value: n
     ['frameMaxBytes <= sendBufferMaxBytes', value('frameMaxBytes'), value('sendBufferMaxBytes')],
     ['streamedTextMaxBytes <= replyContentMaxBytes', value('streamedTextMaxBytes'), value('replyContentMaxBytes')],
     // A sum across connections below one connection's bound would close a client that reads, or sends, within it (L19, L20).
-    ['sendBufferMaxBytes <= sendBufferPerAgentMaxBytes', value('sendBufferMaxBytes'), value('sendBufferPerAgentMaxBytes')],
+    [
+      'sendBufferMaxBytes <= sendBufferPerAgentMaxBytes',
+      value('sendBufferMaxBytes'),
+      value('sendBufferPerAgentMaxBytes'),
+    ],
     ['sendBufferMaxBytes <= sendBufferPerAppMaxBytes', value('sendBufferMaxBytes'), value('sendBufferPerAppMaxBytes')],
-    ['sendBufferPerAppMaxBytes <= sendBufferTotalMaxBytes', value('sendBufferPerAppMaxBytes'), value('sendBufferTotalMaxBytes')],
-    ['frameMaxBytes <= partialMessagesPerAgentMaxBytes', value('frameMaxBytes'), value('partialMessagesPerAgentMaxBytes')],
+    [
+      'sendBufferPerAppMaxBytes <= sendBufferTotalMaxBytes',
+      value('sendBufferPerAppMaxBytes'),
+      value('sendBufferTotalMaxBytes'),
+    ],
+    [
+      'frameMaxBytes <= partialMessagesPerAgentMaxBytes',
+      value('frameMaxBytes'),
+      value('partialMessagesPerAgentMaxBytes'),
+    ],
     ['frameMaxBytes <= partialMessagesPerAppMaxBytes', value('frameMaxBytes'), value('partialMessagesPerAppMaxBytes')],
-    ['partialMessagesPerAppMaxBytes <= partialMessagesTotalMaxBytes', value('partialMessagesPerAppMaxBytes'), value('partialMessagesTotalMaxBytes')],
+    [
+      'partialMessagesPerAppMaxBytes <= partialMessagesTotalMaxBytes',
+      value('partialMessagesPerAppMaxBytes'),
+      value('partialMessagesTotalMaxBytes'),
+    ],
   ];
-  for (const [rule, actual, expected] of agreements) if (actual !== expected) fail(`${rule} does not hold (${actual} vs ${expected})`);
+  for (const [rule, actual, expected] of agreements)
+    if (actual !== expected) fail(`${rule} does not hold (${actual} vs ${expected})`);
   for (const [rule, actual, bound] of atMost) if (actual > bound) fail(`${rule} does not hold (${actual} vs ${bound})`);
   for (const [name, limit] of Object.entries<any>(limits)) {
-    if (typeof limit?.value !== 'number' || !limit.unit || !limit.description) fail(`x-limits.${name} needs value, unit and description`);
+    if (typeof limit?.value !== 'number' || !limit.unit || !limit.description)
+      fail(`x-limits.${name} needs value, unit and description`);
   }
   return limits;
 }
@@ -104,8 +133,11 @@ function endpointPaths(tree: Schema, defs: Definitions): Record<string, string> 
   const [base] = pathnames;
   const channels = Object.entries<{ address?: string }>(tree.channels ?? fail('channels is missing'));
   const kinds: string[] = defs.all.get('ClientKind')?.enum ?? fail('components.schemas.ClientKind has no enum');
-  if (kinds.join() !== channels.map(([name]) => name).join()) fail(`ClientKind's enum (${kinds.join(', ')}) must name the channels (${channels.map(([n]) => n).join(', ')})`);
-  return Object.fromEntries(channels.map(([name, c]) => [name, `${base}${c.address ?? fail(`channels.${name} has no address`)}`]));
+  if (kinds.join() !== channels.map(([name]) => name).join())
+    fail(`ClientKind's enum (${kinds.join(', ')}) must name the channels (${channels.map(([n]) => n).join(', ')})`);
+  return Object.fromEntries(
+    channels.map(([name, c]) => [name, `${base}${c.address ?? fail(`channels.${name} has no address`)}`]),
+  );
 }
 
 export function catalogueModule(tree: Schema, defs: Definitions): string {
@@ -116,7 +148,9 @@ export function catalogueModule(tree: Schema, defs: Definitions): string {
   out.push(`import type { ClientKind, ErrorCode } from './messages.js';`, '');
   out.push(`/** Who receives an error: an app or agent connection, or an HTTP client. */`);
   out.push(`export type ErrorReceiver = 'app' | 'agent' | 'http';`, '');
-  out.push(`/** event: ends one event; frame: refuses one frame; connection: error, then close; http: an HTTP error body. */`);
+  out.push(
+    `/** event: ends one event; frame: refuses one frame; connection: error, then close; http: an HTTP error body. */`,
+  );
   out.push(`export type ErrorScope = 'event' | 'frame' | 'connection' | 'http';`, '');
   out.push(`export interface ErrorSpec {`);
   out.push(`  readonly receivers: readonly ErrorReceiver[];`);
@@ -143,9 +177,12 @@ export function catalogueModule(tree: Schema, defs: Definitions): string {
     out.push(`  ${code}: { ${fields.join(', ')} },`);
   }
   out.push(`} as const satisfies Record<ErrorCode, ErrorSpec>;`, '');
-  out.push(`/** The texts this implementation writes for a code, by situation; \`{name}\` is a placeholder (see src/shared/error-text.ts). */`);
+  out.push(
+    `/** The texts this implementation writes for a code, by situation; \`{name}\` is a placeholder (see src/shared/error-text.ts). */`,
+  );
   out.push(`export const ERROR_MESSAGES = {`);
-  for (const [code, e] of Object.entries(catalogue)) if (e.messages) out.push(`  ${code}: ${JSON.stringify(e.messages)},`);
+  for (const [code, e] of Object.entries(catalogue))
+    if (e.messages) out.push(`  ${code}: ${JSON.stringify(e.messages)},`);
   out.push(`} as const satisfies Partial<Record<ErrorCode, Record<string, string>>>;`, '');
   out.push(`/** Every error code, in catalogue order. */`);
   out.push(`export const ERROR_CODES: readonly ErrorCode[] = ${JSON.stringify(Object.keys(catalogue))};`, '');
@@ -165,9 +202,16 @@ export function catalogueModule(tree: Schema, defs: Definitions): string {
     out.push(`  ${name}: ${l.value},`);
   }
   out.push(`} as const;`, '');
-  out.push(`/** The WebSocket endpoints: the path each kind of client connects to (servers' pathname + channel address). */`);
-  out.push(`export const ENDPOINT_PATHS = ${JSON.stringify(endpointPaths(tree, defs))} as const satisfies Record<ClientKind, string>;`, '');
-  out.push(`/** Per direction and message type: the code to answer when a field fails its schema (otherwise INVALID_MESSAGE). */`);
+  out.push(
+    `/** The WebSocket endpoints: the path each kind of client connects to (servers' pathname + channel address). */`,
+  );
+  out.push(
+    `export const ENDPOINT_PATHS = ${JSON.stringify(endpointPaths(tree, defs))} as const satisfies Record<ClientKind, string>;`,
+    '',
+  );
+  out.push(
+    `/** Per direction and message type: the code to answer when a field fails its schema (otherwise INVALID_MESSAGE). */`,
+  );
   out.push(`export const FIELD_ERROR_CODES = {`);
   for (const [union, members] of defs.unions) {
     const byType = members
@@ -177,7 +221,8 @@ export function catalogueModule(tree: Schema, defs: Definitions): string {
         for (const code of Object.values(fields)) {
           if (!(code in catalogue)) fail(`${m}: x-field-error-codes names unknown code ${code}`);
           // The core words every schema failure with the `invalid` text of the code it answers with.
-          if (!catalogue[code]!.messages?.invalid) fail(`${code}: answers a field's schema failure, so it needs messages.invalid`);
+          if (!catalogue[code]!.messages?.invalid)
+            fail(`${code}: answers a field's schema failure, so it needs messages.invalid`);
         }
         return `${JSON.stringify(defs.all.get(m)?.properties?.type?.const)}: ${JSON.stringify(fields)}`;
       });

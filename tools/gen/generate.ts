@@ -13,7 +13,9 @@ const RUNTIME = readFileSync(new URL('./runtime.ts', import.meta.url), 'utf8');
 
 /** The one version of every package (package.json at the root): what `--version`, /healthz and reports show. */
 function versionModule(): string {
-  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return [
     `/** The version of this project's packages (protocol, client, conformance, server), released together: package.json's. */`,
     `export const VERSION = ${JSON.stringify(version)};`,
@@ -26,7 +28,12 @@ function versionModule(): string {
  */
 function schemaDocument(defs: Definitions, header: string): string {
   const definitions = Object.fromEntries([...defs.all, ...defs.open].sort(([a], [b]) => a.localeCompare(b)));
-  const document = { $comment: header, $schema: 'http://json-schema.org/draft-07/schema#', $id: 'agent-messaging-bridge', definitions };
+  const document = {
+    $comment: header,
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: 'agent-messaging-bridge',
+    definitions,
+  };
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
@@ -43,11 +50,16 @@ function withoutComments(code: string): string {
 function settingsDefaults(specs: Specs): string {
   const properties = specs.conformance.tree.components.schemas.TargetSettings?.properties ?? {};
   const limits = specs.asyncapi.tree['x-limits'] ?? {};
-  const defaults = Object.fromEntries(Object.entries<Schema>(properties).map(([key, p]) => {
-    const limit = limits[p['x-default']]?.value;
-    if (typeof limit !== 'number') throw new Error(`conformance.yaml: TargetSettings.${key} needs x-default naming an x-limits entry of asyncapi.yaml`);
-    return [key, limit];
-  }));
+  const defaults = Object.fromEntries(
+    Object.entries<Schema>(properties).map(([key, p]) => {
+      const limit = limits[p['x-default']]?.value;
+      if (typeof limit !== 'number')
+        throw new Error(
+          `conformance.yaml: TargetSettings.${key} needs x-default naming an x-limits entry of asyncapi.yaml`,
+        );
+      return [key, limit];
+    }),
+  );
   return `/** What the conformance suite assumes of a target whose --settings leave a key out. */\nexport const TARGET_SETTINGS_DEFAULTS: Required<TargetSettings> = ${JSON.stringify(defaults, null, 2)};\n`;
 }
 
@@ -60,7 +72,8 @@ function scenarioStepSchemas(specs: Specs): string {
   const kinds = (schemas.ScenarioStep?.oneOf ?? []).map((member: Schema) => {
     const name = String(member.$ref).split('/').pop()!;
     const keys: string[] = schemas[name]?.required ?? [];
-    if (keys.length !== 1) throw new Error(`conformance.yaml: step schema ${name} must require exactly one key, its kind`);
+    if (keys.length !== 1)
+      throw new Error(`conformance.yaml: step schema ${name} must require exactly one key, its kind`);
     return [keys[0], name];
   });
   return `/** Each scenario step kind (its only key) and the name of the schema (and validator) of such a step. */\nexport const SCENARIO_STEP_SCHEMAS = ${JSON.stringify(Object.fromEntries(kinds), null, 2)} as const;\n`;
@@ -85,7 +98,8 @@ function httpBounds(specs: Specs): string {
   for (const item of Object.values<Schema>(tree.paths ?? {})) {
     for (const op of Object.values<Schema>(item)) {
       const params = (op?.parameters ?? []).filter((p: Schema) => p.in === 'query' && boundsOf(p.schema));
-      if (params.length) query[op.operationId] = Object.fromEntries(params.map((p: Schema) => [p.name, boundsOf(p.schema)]));
+      if (params.length)
+        query[op.operationId] = Object.fromEntries(params.map((p: Schema) => [p.name, boundsOf(p.schema)]));
     }
   }
   const fields: Record<string, Record<string, unknown>> = {};
@@ -107,9 +121,11 @@ export async function generate(specs: Specs): Promise<Files> {
   const defs = collectDefinitions(specs);
   const models = await generateModels(defs, [...defs.all.keys()]);
   for (const name of models.keys()) {
-    if (!defs.all.has(name)) throw new Error(`a schema without a title was rendered as ${name}: give every schema a name`);
+    if (!defs.all.has(name))
+      throw new Error(`a schema without a title was rendered as ${name}: give every schema a name`);
   }
-  const typeModule = (name: string): string | undefined => (models.has(name) ? MODULE_OF[defs.origin.get(name)!] : undefined);
+  const typeModule = (name: string): string | undefined =>
+    models.has(name) ? MODULE_OF[defs.origin.get(name)!] : undefined;
   const bodyOf = (origin: Origin): string =>
     [...models.values()]
       .filter((m) => defs.origin.get(m.name) === origin)
@@ -118,7 +134,9 @@ export async function generate(specs: Specs): Promise<Files> {
 
   // The HTTP and conformance documents $ref the protocol's schemas: their modules import those types.
   const withMessageImports = (code: string): string => {
-    const used = [...models.keys()].filter((name) => defs.origin.get(name) === 'asyncapi' && new RegExp(`\\b${name}\\b`).test(withoutComments(code)));
+    const used = [...models.keys()].filter(
+      (name) => defs.origin.get(name) === 'asyncapi' && new RegExp(`\\b${name}\\b`).test(withoutComments(code)),
+    );
     return used.length ? `import type { ${used.join(', ')} } from './messages.js';\n\n${code}` : code;
   };
   const messages = bodyOf('asyncapi');
@@ -126,17 +144,32 @@ export async function generate(specs: Specs): Promise<Files> {
 
   const files: Files = new Map([
     ['catalogue.ts', catalogueModule(specs.asyncapi.tree, defs)],
-    ['conformance.ts', withMessageImports(`${bodyOf('conformance')}\n${settingsDefaults(specs)}\n${scenarioStepSchemas(specs)}`)],
+    [
+      'conformance.ts',
+      withMessageImports(`${bodyOf('conformance')}\n${settingsDefaults(specs)}\n${scenarioStepSchemas(specs)}`),
+    ],
     ['http.ts', `${http}\n${httpBounds(specs)}`],
-    ['index.ts', ['messages', 'http', 'conformance', 'catalogue', 'validators', 'runtime', 'version'].map((m) => `export * from './${m}.js';`).join('\n')],
+    [
+      'index.ts',
+      ['messages', 'http', 'conformance', 'catalogue', 'validators', 'runtime', 'version']
+        .map((m) => `export * from './${m}.js';`)
+        .join('\n'),
+    ],
     ['messages.ts', messages],
     ['runtime.ts', RUNTIME],
     ['validators.cjs', compileValidators(defs)],
     ['validators.ts', validatorWrapper(defs, typeModule)],
     ['version.ts', versionModule()],
   ]);
-  const headed = withHeaders(files, [specs.asyncapi, specs.openapi, specs.conformance].map((s) => ({ file: s.file, text: s.text })));
-  const header = headed.get('version.ts')!.split('\n').slice(0, 2).map((line) => line.slice(3)).join(' ');
+  const headed = withHeaders(
+    files,
+    [specs.asyncapi, specs.openapi, specs.conformance].map((s) => ({ file: s.file, text: s.text })),
+  );
+  const header = headed
+    .get('version.ts')!
+    .split('\n')
+    .slice(0, 2)
+    .map((line) => line.slice(3))
+    .join(' ');
   return headed.set('schemas.json', schemaDocument(defs, header)); // JSON has no comments: the header is its $comment
-
 }

@@ -35,7 +35,10 @@ export interface Diagnostic {
 }
 
 export class SpecError extends Error {
-  constructor(file: string, readonly diagnostics: Diagnostic[]) {
+  constructor(
+    file: string,
+    readonly diagnostics: Diagnostic[],
+  ) {
     super(`${file} is invalid:\n${diagnostics.map((d) => `  ${d.severity} at ${d.where}: ${d.message}`).join('\n')}`);
   }
 }
@@ -74,7 +77,9 @@ export async function openApiDiagnostics(): Promise<Diagnostic[]> {
 /** conformance.yaml has no parser of its own: plain JSON Schemas under components.schemas, compiled by Ajv in strict mode. */
 function conformanceShape(source: SpecSource): Diagnostic[] {
   const schemas = source.tree?.components?.schemas;
-  return schemas && typeof schemas === 'object' ? [] : [{ severity: 'error', where: CONFORMANCE_FILE, message: 'needs components.schemas' }];
+  return schemas && typeof schemas === 'object'
+    ? []
+    : [{ severity: 'error', where: CONFORMANCE_FILE, message: 'needs components.schemas' }];
 }
 
 export async function loadSpecs(): Promise<Specs> {

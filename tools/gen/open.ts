@@ -32,7 +32,10 @@ function toOpenRefs(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(toOpenRefs);
   if (!node || typeof node !== 'object') return node;
   return Object.fromEntries(
-    Object.entries(node).map(([key, value]) => [key, key === '$ref' ? String(value).replace('#/definitions/', `#/definitions/${OPEN_PREFIX}`) : toOpenRefs(value)]),
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === '$ref' ? String(value).replace('#/definitions/', `#/definitions/${OPEN_PREFIX}`) : toOpenRefs(value),
+    ]),
   );
 }
 
@@ -40,11 +43,16 @@ function toOpenRefs(node: unknown): unknown {
  * `raw`: the AsyncAPI document's component schemas as written (with their `x-open`); `unions`: the derived
  * per-direction unions, already normalised. `normalise` is the generator's own (refs, extensions).
  */
-export function openVariants(raw: Record<string, Schema>, unions: Map<string, Schema>, normalise: (node: unknown) => Schema): Map<string, Schema> {
+export function openVariants(
+  raw: Record<string, Schema>,
+  unions: Map<string, Schema>,
+  normalise: (node: unknown) => Schema,
+): Map<string, Schema> {
   const open = new Map<string, Schema>();
   for (const [name, schema] of Object.entries(raw)) {
     open.set(openName(name), { ...(toOpenRefs(normalise(loosen(schema))) as Schema), title: openName(name) });
   }
-  for (const [name, schema] of unions) open.set(openName(name), { ...(toOpenRefs(schema) as Schema), title: openName(name) });
+  for (const [name, schema] of unions)
+    open.set(openName(name), { ...(toOpenRefs(schema) as Schema), title: openName(name) });
   return new Map([...open].sort(([a], [b]) => a.localeCompare(b)));
 }

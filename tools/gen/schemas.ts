@@ -94,7 +94,8 @@ export function collectDefinitions(specs: Specs): Definitions {
   for (const kind of ['asyncapi', 'openapi', 'conformance'] as const) {
     const source = specs[kind];
     for (const [name, schema] of Object.entries<Schema>(source.tree.components?.schemas ?? {})) {
-      if (all.has(name)) throw new Error(`schema ${name} is defined in both ${origin.get(name)}.yaml and ${source.file}`);
+      if (all.has(name))
+        throw new Error(`schema ${name} is defined in both ${origin.get(name)}.yaml and ${source.file}`);
       if (schema.title !== name) throw new Error(`${source.file}: schema ${name} must have title: ${name}`);
       all.set(name, normalise(schema, source.file) as Schema);
       origin.set(name, kind);
@@ -114,7 +115,11 @@ export function collectDefinitions(specs: Specs): Definitions {
   }
   const sorted = new Map([...all].sort(([a], [b]) => a.localeCompare(b)));
   const unionSchemas = new Map([...unions.keys()].map((u) => [u, all.get(u)!]));
-  const open = openVariants(specs.asyncapi.tree.components?.schemas ?? {}, unionSchemas, (node) => normalise(node, specs.asyncapi.file) as Schema);
+  const open = openVariants(
+    specs.asyncapi.tree.components?.schemas ?? {},
+    unionSchemas,
+    (node) => normalise(node, specs.asyncapi.file) as Schema,
+  );
   return { all: sorted, origin, open, unions, fieldErrorCodes };
 }
 

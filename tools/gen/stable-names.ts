@@ -15,7 +15,9 @@ const prefixOf = (name: string): string => name.replace(/\d+$/, '');
 /** The names a statement uses of `declared`, in order of appearance, without the one it declares. */
 function uses(statement: Statement, declared: ReadonlyMap<string, Statement>): string[] {
   const tokens = significant(statement.tokens);
-  const found = tokens.filter((t, i) => t.kind === 'name' && tokens[i - 1]?.text !== '.' && declared.has(t.text) && t.text !== statement.declares);
+  const found = tokens.filter(
+    (t, i) => t.kind === 'name' && tokens[i - 1]?.text !== '.' && declared.has(t.text) && t.text !== statement.declares,
+  );
   return [...new Set(found.map((t) => t.text))];
 }
 
@@ -24,7 +26,10 @@ function helperSlug(statement: Statement): string {
   const tokens = significant(statement.tokens);
   const value = tokens.slice(tokens.findIndex((t) => t.text === '=') + 1);
   const last = value.filter((t) => (t.kind === 'name' && t.text !== 'default') || t.kind === 'string').pop();
-  const word = last?.kind === 'string' ? (JSON.parse(last.text.replace(/^'|'$/g, '"')) as string).split('/').pop()! : last?.text ?? 'value';
+  const word =
+    last?.kind === 'string'
+      ? (JSON.parse(last.text.replace(/^'|'$/g, '"')) as string).split('/').pop()!
+      : (last?.text ?? 'value');
   return word.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'value';
 }
 
@@ -54,10 +59,12 @@ export function stableNames(code: string, owners: ReadonlyMap<string, string>): 
 
   for (const s of all) if (s.declares && owners.has(s.declares)) own(s.declares, owners.get(s.declares)!);
   for (const s of all) {
-    if (s.kind === 'function' && !owner.has(s.declares!)) throw new Error(`${s.declares} validates no named definition`);
+    if (s.kind === 'function' && !owner.has(s.declares!))
+      throw new Error(`${s.declares} validates no named definition`);
   }
   for (const s of all) {
-    const wrapped = s.kind === 'const' && !owner.has(s.declares!) ? uses(s, declared).find((n) => owner.has(n)) : undefined;
+    const wrapped =
+      s.kind === 'const' && !owner.has(s.declares!) ? uses(s, declared).find((n) => owner.has(n)) : undefined;
     if (wrapped) own(s.declares!, owner.get(wrapped)!);
   }
   for (const s of all.filter((f) => f.kind === 'function')) {
@@ -65,18 +72,25 @@ export function stableNames(code: string, owners: ReadonlyMap<string, string>): 
       if (!owner.has(used) && OWNED_BY_FIRST_USER.has(prefixOf(used))) own(used, owner.get(s.declares!)!);
     }
   }
-  for (const s of all) if (s.declares && !renamed.has(s.declares)) claim(s.declares, `${prefixOf(s.declares)}_${helperSlug(s)}`);
+  for (const s of all)
+    if (s.declares && !renamed.has(s.declares)) claim(s.declares, `${prefixOf(s.declares)}_${helperSlug(s)}`);
 
   const present = new Set(all.flatMap((s) => s.tokens.filter((t) => t.kind === 'name').map((t) => t.text)));
   for (const [from, to] of renamed) {
-    if (present.has(to) && !renamed.has(to)) throw new Error(`renaming ${from} to ${to} would clash with a name of the Ajv code`);
+    if (present.has(to) && !renamed.has(to))
+      throw new Error(`renaming ${from} to ${to} would clash with a name of the Ajv code`);
   }
   return ordered(all, declared, owner, renamed);
 }
 
 const RANK: Record<Statement['kind'], number> = { export: 0, const: 1, function: 2, other: 3 };
 
-function ordered(all: Statement[], declared: ReadonlyMap<string, Statement>, owner: ReadonlyMap<string, string>, renamed: ReadonlyMap<string, string>): string {
+function ordered(
+  all: Statement[],
+  declared: ReadonlyMap<string, Statement>,
+  owner: ReadonlyMap<string, string>,
+  renamed: ReadonlyMap<string, string>,
+): string {
   const prologue: string[] = [];
   const helpers: [string, string][] = [];
   const groups = new Map<string, [Statement, string][]>();
@@ -90,16 +104,23 @@ function ordered(all: Statement[], declared: ReadonlyMap<string, Statement>, own
   const sections = [[...prologue, ...helpers.sort(([a], [b]) => byCodeUnits(a, b)).map(([, body]) => body)].join('\n')];
   for (const definition of [...groups.keys()].sort(byCodeUnits)) {
     const group = groups.get(definition)!.map(([s, body], i) => ({ rank: RANK[s.kind], i, body }));
-    sections.push(group.sort((a, b) => a.rank - b.rank || a.i - b.i).map((g) => g.body).join('\n'));
+    sections.push(
+      group
+        .sort((a, b) => a.rank - b.rank || a.i - b.i)
+        .map((g) => g.body)
+        .join('\n'),
+    );
   }
   return `${sections.join('\n\n')}\n`;
 }
 
 function renamedText(statement: Statement, renamed: ReadonlyMap<string, string>): string {
   let previous = '';
-  return text(statement.tokens.map((t) => {
-    const to = t.kind === 'name' && previous !== '.' ? renamed.get(t.text) : undefined;
-    if (t.kind !== 'space' && t.kind !== 'comment') previous = t.text;
-    return to ? { ...t, text: to } : t;
-  }));
+  return text(
+    statement.tokens.map((t) => {
+      const to = t.kind === 'name' && previous !== '.' ? renamed.get(t.text) : undefined;
+      if (t.kind !== 'space' && t.kind !== 'comment') previous = t.text;
+      return to ? { ...t, text: to } : t;
+    }),
+  );
 }

@@ -27,17 +27,27 @@ export function tokenize(code: string): Token[] {
   let previous = '';
   for (let at = 0; at < code.length;) {
     REGEXP.lastIndex = at;
-    const regexp = code[at] === '/' && !/^\/[/*]/.test(code.slice(at, at + 2)) && BEFORE_REGEXP.test(previous) ? REGEXP.exec(code) : null;
+    const regexp =
+      code[at] === '/' && !/^\/[/*]/.test(code.slice(at, at + 2)) && BEFORE_REGEXP.test(previous)
+        ? REGEXP.exec(code)
+        : null;
     TOKEN.lastIndex = at;
     const text = regexp ? regexp[0] : TOKEN.exec(code)![0];
-    if (text === '`') throw new Error('the Ajv standalone code has a template literal: tools/gen/statements.ts cannot read it');
-    const kind = regexp ? 'regexp'
-      : /^\s/.test(text) ? 'space'
-      : /^\/[/*]/.test(text) ? 'comment'
-      : /^["']/.test(text) ? 'string'
-      : /^[A-Za-z_$]/.test(text) ? 'name'
-      : /^\d/.test(text) ? 'number'
-      : 'punct';
+    if (text === '`')
+      throw new Error('the Ajv standalone code has a template literal: tools/gen/statements.ts cannot read it');
+    const kind = regexp
+      ? 'regexp'
+      : /^\s/.test(text)
+        ? 'space'
+        : /^\/[/*]/.test(text)
+          ? 'comment'
+          : /^["']/.test(text)
+            ? 'string'
+            : /^[A-Za-z_$]/.test(text)
+              ? 'name'
+              : /^\d/.test(text)
+                ? 'number'
+                : 'punct';
     tokens.push({ kind, text });
     if (kind !== 'space' && kind !== 'comment') previous = text;
     at += text.length;
@@ -66,7 +76,8 @@ export function statements(code: string): Statement[] {
     else if (depth === 0 && token.text === ';') end();
     if (depth === 0 && token.text === '}' && current[0]!.text === 'function') end();
   }
-  if (current.length > 0) throw new Error(`the Ajv standalone code ends inside a statement: ${text(current).slice(0, 80)}`);
+  if (current.length > 0)
+    throw new Error(`the Ajv standalone code ends inside a statement: ${text(current).slice(0, 80)}`);
   return found;
 }
 

@@ -49,7 +49,8 @@ export async function generateModels(defs: Definitions, names: string[]): Promis
     for (const output of await generator.generate(root)) {
       const code = `${output.result.trim().replace(/^(interface|type) /m, 'export $1 ')}\n`;
       const seen = models.get(output.modelName);
-      if (seen && seen.code !== code) throw new Error(`Modelina rendered ${output.modelName} twice, differently:\n${seen.code}\n---\n${code}`);
+      if (seen && seen.code !== code)
+        throw new Error(`Modelina rendered ${output.modelName} twice, differently:\n${seen.code}\n---\n${code}`);
       models.set(output.modelName, { name: output.modelName, code });
     }
   }

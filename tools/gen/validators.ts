@@ -49,7 +49,8 @@ function compileEach(ajv: Compiler, names: string[]): Map<string, string> {
   const owners = new Map<string, string>();
   for (const name of names) {
     const env = resolveRef.call(ajv, root, root.baseId, `#/definitions/${name}`);
-    if (!(env instanceof SchemaEnv) || !env.validate?.source) throw new Error(`Ajv did not compile ${name} to a function of its own`);
+    if (!(env instanceof SchemaEnv) || !env.validate?.source)
+      throw new Error(`Ajv did not compile ${name} to a function of its own`);
     ajv.refs[refOf(name)] = env;
     const schema = ajv.scope.getValue('schema', env.schema);
     for (const value of [env.validate.source.validateName, schema]) {
@@ -71,7 +72,9 @@ export function inlineRuntime(code: string): string {
   const used = new Set<string>();
   const body = code.replace(/\brequire\("([^"]+)"\)/g, (_, name: string) => {
     if (!RUNTIME_MODULES.includes(name)) {
-      throw new Error(`the Ajv standalone code requires ${name}: add it to RUNTIME_MODULES in tools/gen/validators.ts if it requires nothing itself`);
+      throw new Error(
+        `the Ajv standalone code requires ${name}: add it to RUNTIME_MODULES in tools/gen/validators.ts if it requires nothing itself`,
+      );
     }
     used.add(name);
     return `runtime(${JSON.stringify(name)})`;
@@ -86,7 +89,7 @@ export function inlineRuntime(code: string): string {
   });
   return [
     '"use strict";',
-    '// Ajv\'s runtime helpers that the validators below use, embedded from ajv and ajv-formats (MIT licence).',
+    "// Ajv's runtime helpers that the validators below use, embedded from ajv and ajv-formats (MIT licence).",
     'const runtimeModules = {',
     ...modules,
     '};',
@@ -136,7 +139,9 @@ export function validatorWrapper(defs: Definitions, typeModule: (name: string) =
     lines.push(`import type { ${list.join(', ')} } from '${from}';`);
   }
   lines.push('');
-  lines.push(`const compiled = createRequire(import.meta.url)('./validators.cjs') as Record<string, Validator<unknown>>;`);
+  lines.push(
+    `const compiled = createRequire(import.meta.url)('./validators.cjs') as Record<string, Validator<unknown>>;`,
+  );
   lines.push('');
   for (const name of names) {
     const type = typeModule(name) ? name : 'unknown';

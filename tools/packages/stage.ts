@@ -29,7 +29,8 @@ interface Placed {
 }
 
 const rootManifest = () => JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, any>;
-export const manifestOf = (p: PackageContents): Manifest => JSON.parse(readFileSync(join(ROOT, p.dir, 'manifest.json'), 'utf8')) as Manifest;
+export const manifestOf = (p: PackageContents): Manifest =>
+  JSON.parse(readFileSync(join(ROOT, p.dir, 'manifest.json'), 'utf8')) as Manifest;
 
 function filesUnder(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path];
@@ -63,7 +64,10 @@ function compiledOwners(placed: Map<string, Placed>): Map<string, Placed> {
   for (const file of placed.values()) {
     if (!file.compiled) continue;
     const other = owners.get(file.source);
-    if (other) throw new Error(`${file.source} is in two packages (${other.key}, ${file.key}): give each compiled folder one owner`);
+    if (other)
+      throw new Error(
+        `${file.source} is in two packages (${other.key}, ${file.key}): give each compiled folder one owner`,
+      );
     owners.set(file.source, file);
   }
   return owners;
@@ -75,12 +79,19 @@ function relativeSpecifier(fromFile: string, toFile: string): string {
 }
 
 /** A compiled module's code with its imports resolved for the package it is in. */
-function resolveImports(file: Placed, code: string, owners: Map<string, Placed>, manifests: Map<PackageKey, Manifest>, problems: string[]): string {
+function resolveImports(
+  file: Placed,
+  code: string,
+  owners: Map<string, Placed>,
+  manifests: Map<PackageKey, Manifest>,
+  problems: string[],
+): string {
   const manifest = manifests.get(file.key)!;
   const declared = new Set([...manifest.dependencies, ...(manifest.peerDependencies ?? [])]);
   return rewriteSpecifiers(code, (specifier) => {
     if (!specifier.startsWith('.')) {
-      if (!isBuiltin(specifier) && !declared.has(packageOf(specifier))) problems.push(`${file.source} imports ${specifier}, which ${manifest.name} does not depend on`);
+      if (!isBuiltin(specifier) && !declared.has(packageOf(specifier)))
+        problems.push(`${file.source} imports ${specifier}, which ${manifest.name} does not depend on`);
       return undefined;
     }
     const targetSource = posix.normalize(posix.join(posix.dirname(file.source), specifier));
@@ -93,8 +104,10 @@ function resolveImports(file: Placed, code: string, owners: Map<string, Placed>,
     if (target.key === file.key) return relativeSpecifier(file.target, target.target.replace(/\.d\.ts$/, '.js'));
     const other = manifests.get(target.key)!;
     const subpath = exportedAs(other.exports, target.target.replace(/\.d\.ts$/, '.js'));
-    if (subpath === undefined) problems.push(`${file.source} imports ${targetSource}, which ${other.name} does not export`);
-    if (!declared.has(other.name)) problems.push(`${file.source} imports ${other.name}, which ${manifest.name} does not depend on`);
+    if (subpath === undefined)
+      problems.push(`${file.source} imports ${targetSource}, which ${other.name} does not export`);
+    if (!declared.has(other.name))
+      problems.push(`${file.source} imports ${other.name}, which ${manifest.name} does not depend on`);
     return `${other.name}${subpath ?? ''}`;
   });
 }
@@ -143,7 +156,9 @@ function packageJson(p: PackageContents, manifest: Manifest, files: string[]): s
     type: 'module',
     engines: root.engines,
     ...fields,
-    files: [...new Set(files.map((f) => f.split('/')[0]!))].filter((f) => !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(f)).sort(),
+    files: [...new Set(files.map((f) => f.split('/')[0]!))]
+      .filter((f) => !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(f))
+      .sort(),
     ...versionsOf(manifest, root.version),
     publishConfig: { access: 'public' },
   };
@@ -178,9 +193,17 @@ export function stageAll(): { dirs: Map<PackageKey, string>; problems: string[] 
     }
     const manifest = manifests.get(p.key)!;
     for (const dep of manifest.dependencies) {
-      if (!dep.startsWith('@agent-messaging-bridge/') && !used.has(dep)) problems.push(`${manifest.name} depends on ${dep}, which none of its modules imports`);
+      if (!dep.startsWith('@agent-messaging-bridge/') && !used.has(dep))
+        problems.push(`${manifest.name} depends on ${dep}, which none of its modules imports`);
     }
-    writeFileSync(join(dir, 'package.json'), packageJson(p, manifest, files.map((f) => f.target)));
+    writeFileSync(
+      join(dir, 'package.json'),
+      packageJson(
+        p,
+        manifest,
+        files.map((f) => f.target),
+      ),
+    );
     dirs.set(p.key, dir);
   }
   return { dirs, problems };

@@ -11,7 +11,8 @@ const LONG_TEXT = `${'é'.repeat(3000)} ${'😀'.repeat(2000)} the end`;
 export const agentStreamsAndReplies: ClientScenario = {
   id: 'agent-streams-and-replies',
   role: 'agent',
-  title: 'An agent streams tokens within the fragment limit, then sends exactly one reply (or an error), also for a long text',
+  title:
+    'An agent streams tokens within the fragment limit, then sends exactly one reply (or an error), also for a long text',
   requirements: ['CLI-009', 'CLI-001', 'CLI-006', 'CLI-007'],
   async script(ctx) {
     await connected(ctx, ['CLI-009']);
@@ -53,13 +54,22 @@ export const agentHandlesInvalidEventId: ClientScenario = {
     ctx.next();
     const from = ctx.mock.frames.length;
     const first = sendEvent(ctx, 'this event will be forgotten by the bridge');
-    await ctx.waitFor(() => ctx.framesSince(from).find(forEvent(first)), ANSWER_MS, `the client sent nothing for event ${first}`, ['CLI-007']);
+    await ctx.waitFor(
+      () => ctx.framesSince(from).find(forEvent(first)),
+      ANSWER_MS,
+      `the client sent nothing for event ${first}`,
+      ['CLI-007'],
+    );
     ctx.next();
-    ctx.mock.send({ type: 'error', event_id: first, code: 'INVALID_EVENT_ID', error: `Unknown or finished event ${first}.` }, connection);
+    ctx.mock.send(
+      { type: 'error', event_id: first, code: 'INVALID_EVENT_ID', error: `Unknown or finished event ${first}.` },
+      connection,
+    );
     await ctx.pause(300);
     const next = ctx.mock.frames.length;
     const second = sendEvent(ctx, 'and this one must still be answered');
-    if (!ctx.mock.isOpen()) ctx.fail(`the client closed its connection after INVALID_EVENT_ID${ctx.client.describeExit()}`, ['CLI-008']);
+    if (!ctx.mock.isOpen())
+      ctx.fail(`the client closed its connection after INVALID_EVENT_ID${ctx.client.describeExit()}`, ['CLI-008']);
     await answered(ctx, second, next, { requirements: ['CLI-008'] });
   },
 };
@@ -70,18 +80,35 @@ const REPLACED_WATCH_MS = 5_000;
 export const agentConnectionReplaced: ClientScenario = {
   id: 'agent-connection-replaced',
   role: 'agent',
-  title: 'An agent whose connection is replaced (CONNECTION_REPLACED, 4409) does not reconnect: another instance holds it',
+  title:
+    'An agent whose connection is replaced (CONNECTION_REPLACED, 4409) does not reconnect: another instance holds it',
   requirements: ['CLI-009', 'CLI-001', 'CLI-016'],
   async script(ctx) {
     const connection = await connected(ctx, ['CLI-009']);
     ctx.next();
     const attempts = ctx.mock.attempts.length;
-    ctx.mock.send({ type: 'error', code: 'CONNECTION_REPLACED', error: "Another connection with this agent's token replaced this one." }, connection);
+    ctx.mock.send(
+      {
+        type: 'error',
+        code: 'CONNECTION_REPLACED',
+        error: "Another connection with this agent's token replaced this one.",
+      },
+      connection,
+    );
     ctx.mock.closeConnection(CLOSE_CODES.CONNECTION_REPLACED, 'CONNECTION_REPLACED', connection);
     await ctx.pause(REPLACED_WATCH_MS);
     const again = ctx.mock.attempts.length - attempts;
-    if (again > 0) ctx.fail(`the agent connected again ${again} time(s) within ${REPLACED_WATCH_MS / 1000} s of CONNECTION_REPLACED: two instances would take the agent's one connection from each other`, ['CLI-016']);
+    if (again > 0)
+      ctx.fail(
+        `the agent connected again ${again} time(s) within ${REPLACED_WATCH_MS / 1000} s of CONNECTION_REPLACED: two instances would take the agent's one connection from each other`,
+        ['CLI-016'],
+      );
   },
 };
 
-export const AGENT_SCENARIOS = [agentStreamsAndReplies, agentAnswersEveryEvent, agentHandlesInvalidEventId, agentConnectionReplaced];
+export const AGENT_SCENARIOS = [
+  agentStreamsAndReplies,
+  agentAnswersEveryEvent,
+  agentHandlesInvalidEventId,
+  agentConnectionReplaced,
+];

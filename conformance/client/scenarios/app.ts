@@ -14,7 +14,12 @@ export const appHandshake: ClientScenario = {
     answerEvents(ctx);
     const connection = await connected(ctx, ['CLI-002']);
     ctx.next();
-    await ctx.waitFor(() => ctx.mock.frames.find((f) => f.connection === connection), 10_000, 'the client sent no frame on its connection', ['CLI-002']);
+    await ctx.waitFor(
+      () => ctx.mock.frames.find((f) => f.connection === connection),
+      10_000,
+      'the client sent no frame on its connection',
+      ['CLI-002'],
+    );
   },
 };
 
@@ -27,11 +32,23 @@ export const appSendsValidEvent: ClientScenario = {
     answerEvents(ctx);
     await connected(ctx, ['CLI-002']);
     ctx.next();
-    const event = await ctx.waitFor(() => ctx.mock.frames.find((f) => f.frame?.type === 'event'), 15_000, 'the client sent no event', ['CLI-003']);
+    const event = await ctx.waitFor(
+      () => ctx.mock.frames.find((f) => f.frame?.type === 'event'),
+      15_000,
+      'the client sent no event',
+      ['CLI-003'],
+    );
     ctx.next();
     const e = event.frame as Record<string, any>;
-    if (e.agent_id !== APP_EVENT.agent_id || e.thread_id !== APP_EVENT.thread_id || e.payload?.text !== APP_EVENT.payload.text) {
-      ctx.fail(`the event is not the one of the client contract ${JSON.stringify(APP_EVENT)}: ${event.text.slice(0, 300)}`, ['CLI-003']);
+    if (
+      e.agent_id !== APP_EVENT.agent_id ||
+      e.thread_id !== APP_EVENT.thread_id ||
+      e.payload?.text !== APP_EVENT.payload.text
+    ) {
+      ctx.fail(
+        `the event is not the one of the client contract ${JSON.stringify(APP_EVENT)}: ${event.text.slice(0, 300)}`,
+        ['CLI-003'],
+      );
     }
     await printedReply(ctx, ['CLI-003']);
   },
@@ -77,18 +94,35 @@ function appHandlesError(code: ErrorCode): ClientScenario {
       ctx.next();
       const watch = rateLimited ? Math.max(WATCH_MS, RETRY_AFTER_SECONDS * 1000 + 500) : WATCH_MS;
       await ctx.pause(watch);
-      if (ctx.client.exit) ctx.fail(`the app stopped after ${code} for its event${ctx.client.describeExit()}`, ['CLI-018']);
-      if (!ctx.mock.isOpen(connection)) ctx.fail(`the app closed its connection after ${code} for its event: an error about an event ends only that event`, ['CLI-018']);
-      const again = ctx.mock.frames.filter((f) => f.frame?.type === 'event').slice(1).map((f) => f.at - errorAt!);
+      if (ctx.client.exit)
+        ctx.fail(`the app stopped after ${code} for its event${ctx.client.describeExit()}`, ['CLI-018']);
+      if (!ctx.mock.isOpen(connection))
+        ctx.fail(
+          `the app closed its connection after ${code} for its event: an error about an event ends only that event`,
+          ['CLI-018'],
+        );
+      const again = ctx.mock.frames
+        .filter((f) => f.frame?.type === 'event')
+        .slice(1)
+        .map((f) => f.at - errorAt!);
       if (rateLimited && again.some((d) => d < RETRY_AFTER_SECONDS * 1000)) {
-        ctx.fail(`the app sent an event again ${Math.min(...again)} ms after RATE_LIMIT_EXCEEDED with retry_after_seconds ${RETRY_AFTER_SECONDS}`, ['CLI-020']);
+        ctx.fail(
+          `the app sent an event again ${Math.min(...again)} ms after RATE_LIMIT_EXCEEDED with retry_after_seconds ${RETRY_AFTER_SECONDS}`,
+          ['CLI-020'],
+        );
       }
-      if (again.some((d) => d < NOT_AT_ONCE_MS)) ctx.fail(`the app sent an event again ${Math.min(...again)} ms after ${code}: not at once (within ${NOT_AT_ONCE_MS} ms)`, ['CLI-019']);
+      if (again.some((d) => d < NOT_AT_ONCE_MS))
+        ctx.fail(
+          `the app sent an event again ${Math.min(...again)} ms after ${code}: not at once (within ${NOT_AT_ONCE_MS} ms)`,
+          ['CLI-019'],
+        );
     },
   };
 }
 
 /** Every code the catalogue lets the bridge send an app about one of its events. */
-const EVENT_ERRORS = ERROR_CODES.filter((code) => ERRORS[code].receivers.includes('app') && ERRORS[code].scope === 'event');
+const EVENT_ERRORS = ERROR_CODES.filter(
+  (code) => ERRORS[code].receivers.includes('app') && ERRORS[code].scope === 'event',
+);
 
 export const APP_SCENARIOS = [appHandshake, appSendsValidEvent, ...EVENT_ERRORS.map(appHandlesError)];

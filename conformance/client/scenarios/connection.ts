@@ -2,7 +2,16 @@
 // or drops the connection, not hammering a bridge that refuses the token, and ignoring what a later protocol
 // version may add.
 import { CLOSE_CODES, ENDPOINT_PATHS, LIMITS, type ClientKind } from '../../../generated/index.js';
-import { answered, answerEvents, BAND, connected, judgeBackoff, printedReply, reconnected, sendEvent } from '../checks.js';
+import {
+  answered,
+  answerEvents,
+  BAND,
+  connected,
+  judgeBackoff,
+  printedReply,
+  reconnected,
+  sendEvent,
+} from '../checks.js';
 import type { ClientContext, ClientScenario } from '../run.js';
 
 const handshake = (role: ClientKind) => (role === 'app' ? 'CLI-002' : 'CLI-009');
@@ -40,18 +49,33 @@ function reconnectsAfterClose(role: ClientKind): ClientScenario {
       ctx.next();
       let since = ctx.mock.now();
       ctx.mock.closeConnection(CLOSE_CODES.GOING_AWAY, 'SHUTTING_DOWN', connection);
-      connection = await reconnected(ctx, since, BACK_WITHIN_MS, 'the bridge closed its connection with 1001 (going away)', ['CLI-011']);
+      connection = await reconnected(
+        ctx,
+        since,
+        BACK_WITHIN_MS,
+        'the bridge closed its connection with 1001 (going away)',
+        ['CLI-011'],
+      );
       await ctx.pause(500);
       ctx.next();
       since = ctx.mock.now();
-      ctx.mock.send({ type: 'error', code: 'INTERNAL_ERROR', error: 'The mock bridge failed; reconnect and retry.' }, connection);
+      ctx.mock.send(
+        { type: 'error', code: 'INTERNAL_ERROR', error: 'The mock bridge failed; reconnect and retry.' },
+        connection,
+      );
       ctx.mock.closeConnection(CLOSE_CODES.INTERNAL_ERROR, 'INTERNAL_ERROR', connection);
-      connection = await reconnected(ctx, since, BACK_WITHIN_MS, 'the bridge closed its connection with 4500 INTERNAL_ERROR', ['CLI-011']);
+      connection = await reconnected(
+        ctx,
+        since,
+        BACK_WITHIN_MS,
+        'the bridge closed its connection with 4500 INTERNAL_ERROR',
+        ['CLI-011'],
+      );
       await ctx.pause(500);
       ctx.next();
       since = ctx.mock.now();
       ctx.mock.dropConnection(connection);
-      connection = await reconnected(ctx, since, BACK_WITHIN_MS, 'its TCP connection dropped without a close frame', ['CLI-011']);
+      await reconnected(ctx, since, BACK_WITHIN_MS, 'its TCP connection dropped without a close frame', ['CLI-011']);
       if (role !== 'agent') return;
       ctx.next();
       const from = ctx.mock.frames.length;
@@ -73,11 +97,17 @@ function refusedForGood(role: ClientKind): ClientScenario {
     requirements: ['CLI-012'],
     async script(ctx) {
       ctx.mock.refuseToken = true;
-      await ctx.waitFor(() => ctx.mock.attempts[0], ctx.connectTimeoutMs, 'the client made no connection attempt', ['CLI-012']);
+      await ctx.waitFor(() => ctx.mock.attempts[0], ctx.connectTimeoutMs, 'the client made no connection attempt', [
+        'CLI-012',
+      ]);
       ctx.next();
       await ctx.pause(REFUSED_WATCH_MS);
       const attempts = ctx.mock.attempts.length;
-      if (attempts > REFUSED_MAX_ATTEMPTS) ctx.fail(`the client made ${attempts} handshakes in ${REFUSED_WATCH_MS / 1000} s although its token was refused (a backoff from 1 s makes at most 4)`, ['CLI-012']);
+      if (attempts > REFUSED_MAX_ATTEMPTS)
+        ctx.fail(
+          `the client made ${attempts} handshakes in ${REFUSED_WATCH_MS / 1000} s although its token was refused (a backoff from 1 s makes at most 4)`,
+          ['CLI-012'],
+        );
     },
   };
 }
@@ -89,7 +119,10 @@ function ignoresUnknown(role: ClientKind): ClientScenario {
     title: `An ${role} ignores a message type and fields it does not know (a later protocol version's) and goes on`,
     requirements: [handshake(role), 'CLI-015'],
     async script(ctx) {
-      if (role === 'app') answerEvents(ctx, { extra: { accepted: { queue_position: 1 }, token: { index: 0 }, reply: { trace_id: 'trace-1' } } });
+      if (role === 'app')
+        answerEvents(ctx, {
+          extra: { accepted: { queue_position: 1 }, token: { index: 0 }, reply: { trace_id: 'trace-1' } },
+        });
       const connection = await connected(ctx, [handshake(role)]);
       ctx.next();
       ctx.mock.send({ type: 'notice', text: 'A message type of a later protocol version.' }, connection);
@@ -101,7 +134,10 @@ function ignoresUnknown(role: ClientKind): ClientScenario {
         await answered(ctx, eventId, from, { requirements: ['CLI-015'] });
       }
       await ctx.pause(300);
-      if (!ctx.mock.isOpen(connection)) ctx.fail(`the client closed its connection after a message it did not know${ctx.client.describeExit()}`, ['CLI-015']);
+      if (!ctx.mock.isOpen(connection))
+        ctx.fail(`the client closed its connection after a message it did not know${ctx.client.describeExit()}`, [
+          'CLI-015',
+        ]);
     },
   };
 }
@@ -114,7 +150,14 @@ const PING_WINDOW = [LIMITS.heartbeatIntervalMs - 5_000, LIMITS.heartbeatInterva
 async function pingInWindow(ctx: ClientContext, connection: number, requirements: string[]) {
   const openedAt = ctx.mock.now();
   return ctx.waitFor(
-    () => ctx.mock.frames.find((f) => f.connection === connection && f.frame?.type === 'ping' && f.at - openedAt >= PING_WINDOW[0] && f.at - openedAt <= PING_WINDOW[1]),
+    () =>
+      ctx.mock.frames.find(
+        (f) =>
+          f.connection === connection &&
+          f.frame?.type === 'ping' &&
+          f.at - openedAt >= PING_WINDOW[0] &&
+          f.at - openedAt <= PING_WINDOW[1],
+      ),
     PING_WINDOW[1] + 1_000,
     `the client sent no ping between ${PING_WINDOW[0] / 1000} and ${PING_WINDOW[1] / 1000} s after it connected${ctx.mock.isOpen(connection) ? '' : ' (it closed its connection)'}`,
     requirements,
@@ -131,7 +174,12 @@ function heartbeat(role: ClientKind): ClientScenario {
     async script(ctx) {
       serveApp(ctx);
       ctx.mock.refuseNext = 3; // the backoff grows to 4 s before the connection that resets it
-      const connection = await ctx.waitFor(() => ctx.mock.connection, ctx.connectTimeoutMs + 10_000, 'the client did not connect after three refused handshakes', [handshake(role)]);
+      const connection = await ctx.waitFor(
+        () => ctx.mock.connection,
+        ctx.connectTimeoutMs + 10_000,
+        'the client did not connect after three refused handshakes',
+        [handshake(role)],
+      );
       ctx.next();
       await pingInWindow(ctx, connection, ['CLI-005']);
       await ctx.pause(500); // the pong has reached it
@@ -139,9 +187,18 @@ function heartbeat(role: ClientKind): ClientScenario {
       const closedAt = ctx.mock.now();
       ctx.mock.closeConnection(CLOSE_CODES.GOING_AWAY, 'SHUTTING_DOWN', connection);
       const base = LIMITS.reconnectBaseDelayMs;
-      const next = await ctx.waitFor(() => ctx.mock.attempts.find((a) => a.at > closedAt), 8 * base * BAND[1], 'the client did not connect again after the bridge closed its connection', ['CLI-011', 'CLI-013']);
+      const next = await ctx.waitFor(
+        () => ctx.mock.attempts.find((a) => a.at > closedAt),
+        8 * base * BAND[1],
+        'the client did not connect again after the bridge closed its connection',
+        ['CLI-011', 'CLI-013'],
+      );
       const delay = next.at - closedAt;
-      if (delay > base * BAND[1]) ctx.fail(`the client came back ${delay} ms after a connection whose ping was answered; its backoff should start again at ${base} ms (±25 %)`, ['CLI-013']);
+      if (delay > base * BAND[1])
+        ctx.fail(
+          `the client came back ${delay} ms after a connection whose ping was answered; its backoff should start again at ${base} ms (±25 %)`,
+          ['CLI-013'],
+        );
     },
   };
 }
@@ -161,8 +218,16 @@ function deadConnection(role: ClientKind): ClientScenario {
       const ping = await pingInWindow(ctx, connection, ['CLI-005']);
       ctx.next();
       const limit = LIMITS.heartbeatTimeoutMs + LIMITS.reconnectBaseDelayMs * BAND[1] + 1_000;
-      const next = await ctx.waitFor(() => ctx.mock.attempts.find((a) => a.at > ping.at), limit, `the client did not reconnect after its ping got no pong (expected within ${LIMITS.heartbeatTimeoutMs / 1000} s of the ping, plus its first backoff delay)`, ['CLI-010']);
-      if (ctx.mock.isOpen(connection)) ctx.mock.note(`the client reconnected ${next.at - ping.at} ms after the ping without closing the dead connection`);
+      const next = await ctx.waitFor(
+        () => ctx.mock.attempts.find((a) => a.at > ping.at),
+        limit,
+        `the client did not reconnect after its ping got no pong (expected within ${LIMITS.heartbeatTimeoutMs / 1000} s of the ping, plus its first backoff delay)`,
+        ['CLI-010'],
+      );
+      if (ctx.mock.isOpen(connection))
+        ctx.mock.note(
+          `the client reconnected ${next.at - ping.at} ms after the ping without closing the dead connection`,
+        );
     },
   };
 }
@@ -186,5 +251,10 @@ function backoffCap(role: ClientKind): ClientScenario {
 
 const ROLES = Object.keys(ENDPOINT_PATHS) as ClientKind[];
 
-export const CONNECTION_SCENARIOS = ROLES.flatMap((role) => [reconnectBackoff(role), reconnectsAfterClose(role), refusedForGood(role), ignoresUnknown(role)]);
+export const CONNECTION_SCENARIOS = ROLES.flatMap((role) => [
+  reconnectBackoff(role),
+  reconnectsAfterClose(role),
+  refusedForGood(role),
+  ignoresUnknown(role),
+]);
 export const SLOW_SCENARIOS = ROLES.flatMap((role) => [heartbeat(role), deadConnection(role), backoffCap(role)]);

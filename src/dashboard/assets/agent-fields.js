@@ -6,17 +6,32 @@ import { FIELD_RULES } from './spec.js';
 
 /** `agent` gives the values to start from (an edit); without it, a new agent's defaults. */
 export function agentFields(agent) {
-  const ttl = input({ type: 'number', inputmode: 'numeric', min: FIELD_RULES.ttlDaysMin, max: FIELD_RULES.ttlDaysMax, step: 1, value: agent?.ttl_days ?? FIELD_RULES.ttlDaysDefault });
+  const ttl = input({
+    type: 'number',
+    inputmode: 'numeric',
+    min: FIELD_RULES.ttlDaysMin,
+    max: FIELD_RULES.ttlDaysMax,
+    step: 1,
+    value: agent?.ttl_days ?? FIELD_RULES.ttlDaysDefault,
+  });
   const description = h('textarea', { rows: 2 });
   description.value = agent?.description ?? '';
   return [
-    field({ name: 'name', label: 'Agent name', control: input({ value: agent?.name }), check: required('a name', FIELD_RULES.nameMaxLength) }),
+    field({
+      name: 'name',
+      label: 'Agent name',
+      control: input({ value: agent?.name }),
+      check: required('a name', FIELD_RULES.nameMaxLength),
+    }),
     field({
       name: 'description',
       label: 'Description (optional)',
       hint: 'What the agent does; apps see it in the directory.',
       control: description,
-      check: (v) => (v.length > FIELD_RULES.descriptionMaxLength ? `At most ${FIELD_RULES.descriptionMaxLength} characters (now ${v.length}).` : undefined),
+      check: (v) =>
+        v.length > FIELD_RULES.descriptionMaxLength
+          ? `At most ${FIELD_RULES.descriptionMaxLength} characters (now ${v.length}).`
+          : undefined,
     }),
     field({
       name: 'ttl_days',

@@ -15,10 +15,23 @@ export function editAllowlist(agent, apps) {
   const boxes = offered.map((app) => {
     const id = uid('allow');
     const box = h('input', { type: 'checkbox', id, value: app.app_id, checked: chosen.has(app.app_id) });
-    return { box, row: h('div', { class: 'check' }, box, h('label', { for: id }, app.name, ' ', h('code', {}, app.app_id), app.active ? '' : ' (deactivated)')) };
+    return {
+      box,
+      row: h(
+        'div',
+        { class: 'check' },
+        box,
+        h('label', { for: id }, app.name, ' ', h('code', {}, app.app_id), app.active ? '' : ' (deactivated)'),
+      ),
+    };
   });
   const note = h('p', { class: 'hint', 'aria-live': 'polite' });
-  const appsSet = h('fieldset', { class: 'apps' }, h('legend', {}, 'Apps that may use it'), boxes.length ? boxes.map((b) => b.row) : h('p', { class: 'empty' }, 'This organization has no app yet.'));
+  const appsSet = h(
+    'fieldset',
+    { class: 'apps' },
+    h('legend', {}, 'Apps that may use it'),
+    boxes.length ? boxes.map((b) => b.row) : h('p', { class: 'empty' }, 'This organization has no app yet.'),
+  );
   const sync = () => {
     appsSet.disabled = everyApp.checked;
     const count = boxes.filter((b) => b.box.checked).length;
@@ -32,9 +45,18 @@ export function editAllowlist(agent, apps) {
   sync();
 
   const content = [
-    h('fieldset', {}, h('legend', {}, `Which apps may send events to “${agent.name}”?`),
-      h('div', { class: 'check' }, everyApp, h('label', { for: everyApp.id }, 'Every app of the organization (no allowlist)')),
-      h('div', { class: 'check' }, someApps, h('label', { for: someApps.id }, 'Only the apps chosen below'))),
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, `Which apps may send events to “${agent.name}”?`),
+      h(
+        'div',
+        { class: 'check' },
+        everyApp,
+        h('label', { for: everyApp.id }, 'Every app of the organization (no allowlist)'),
+      ),
+      h('div', { class: 'check' }, someApps, h('label', { for: someApps.id }, 'Only the apps chosen below')),
+    ),
     appsSet,
     note,
   ];

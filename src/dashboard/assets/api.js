@@ -52,7 +52,11 @@ async function answer(response, path) {
     data = undefined;
   }
   if (response.ok) return data;
-  const error = new ApiError(response.status, data?.code ?? 'INTERNAL_ERROR', data?.error ?? `The bridge answered HTTP ${response.status}.`);
+  const error = new ApiError(
+    response.status,
+    data?.code ?? 'INTERNAL_ERROR',
+    data?.error ?? `The bridge answered HTTP ${response.status}.`,
+  );
   if (response.status === 401 && path.startsWith('/admin/')) onSignedOut(error);
   throw error;
 }

@@ -49,7 +49,13 @@ export function lineChart({ title, series, from, to, gapMs, format, summary }) {
   const y = (value) => HEIGHT - (value / top) * HEIGHT;
   const picture = svg(
     'svg',
-    { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, preserveAspectRatio: 'none', class: 'chart', role: 'img', 'aria-label': `${title}: ${summary}` },
+    {
+      viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
+      preserveAspectRatio: 'none',
+      class: 'chart',
+      role: 'img',
+      'aria-label': `${title}: ${summary}`,
+    },
     svg('line', { x1: 0, y1: HEIGHT, x2: WIDTH, y2: HEIGHT, class: 'baseline' }),
     svg('line', { x1: 0, y1: 0, x2: WIDTH, y2: 0, class: 'topline' }),
     ...series.map((s, i) => svg('path', { d: pathOf(s.points, x, y, gapMs), class: `series series-${i}` })),
@@ -61,6 +67,12 @@ export function lineChart({ title, series, from, to, gapMs, format, summary }) {
     h('p', { class: 'chart-top', 'aria-hidden': 'true' }, format(top)),
     picture,
     h('p', { class: 'chart-axis', 'aria-hidden': 'true' }, h('span', {}, `${minutes} min ago`), h('span', {}, 'now')),
-    series.length > 1 ? h('p', { class: 'legend', 'aria-hidden': 'true' }, series.map((s, i) => h('span', { class: `key key-${i}` }, s.name))) : null,
+    series.length > 1
+      ? h(
+          'p',
+          { class: 'legend', 'aria-hidden': 'true' },
+          series.map((s, i) => h('span', { class: `key key-${i}` }, s.name)),
+        )
+      : null,
   );
 }

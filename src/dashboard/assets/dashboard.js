@@ -78,7 +78,11 @@ function signInView() {
   });
   main.append(
     heading('Sign in'),
-    h('p', {}, 'Register organizations, apps and agents, see each token once, keep allowlists, rotate and deactivate tokens, and read the event log.'),
+    h(
+      'p',
+      {},
+      'Register organizations, apps and agents, see each token once, keep allowlists, rotate and deactivate tokens, and read the event log.',
+    ),
     form({
       label: 'Sign in',
       submitLabel: 'Sign in',
@@ -95,17 +99,39 @@ function signInView() {
 
 /** What the bridge's address used to show before it led here (GET / redirects to the dashboard). */
 function aboutTheBridge() {
-  return h('section', { 'aria-labelledby': 'about-title', class: 'about' },
+  return h(
+    'section',
+    { 'aria-labelledby': 'about-title', class: 'about' },
     h('h2', { id: 'about-title' }, 'About this bridge'),
-    h('ul', {},
-      h('li', {}, h('a', { href: '/docs/' }, 'The protocol'), ': how apps and agents connect and what they send (the AsyncAPI and OpenAPI documents).'),
-      h('li', {}, h('a', { href: '/healthz' }, '/healthz'), ' and ', h('a', { href: '/readyz' }, '/readyz'), ': the probes, no token needed.')));
+    h(
+      'ul',
+      {},
+      h(
+        'li',
+        {},
+        h('a', { href: '/docs/' }, 'The protocol'),
+        ': how apps and agents connect and what they send (the AsyncAPI and OpenAPI documents).',
+      ),
+      h(
+        'li',
+        {},
+        h('a', { href: '/healthz' }, '/healthz'),
+        ' and ',
+        h('a', { href: '/readyz' }, '/readyz'),
+        ': the probes, no token needed.',
+      ),
+    ),
+  );
 }
 
 function adminOffView() {
   main.append(
     heading('The admin API is off'),
-    h('p', {}, 'This bridge was started without ADMIN_TOKEN, so nobody can sign in and registration is closed. Restart it with an admin token of 16 characters or more, for example:'),
+    h(
+      'p',
+      {},
+      'This bridge was started without ADMIN_TOKEN, so nobody can sign in and registration is closed. Restart it with an admin token of 16 characters or more, for example:',
+    ),
     h('pre', {}, 'ADMIN_TOKEN=change-me-admin-token npm start'),
     h('p', {}, 'then reload this page and sign in with that token.'),
     aboutTheBridge(),
@@ -121,7 +147,11 @@ document.getElementById('sign-out').addEventListener('click', async () => {
   signedOut('Signed out.');
 });
 
-whenSignedOut(() => signedIn && signedOut('Your session has ended (after 12 hours, or when the bridge restarted): sign in again.', 'error'));
+whenSignedOut(
+  () =>
+    signedIn &&
+    signedOut('Your session has ended (after 12 hours, or when the bridge restarted): sign in again.', 'error'),
+);
 window.addEventListener('hashchange', route);
 
 api.get('/dashboard/session').then(signedInWith, (err) => {

@@ -15,7 +15,13 @@ export function openDialog({ title, content, confirmLabel, danger = false, actio
   const problem = h('p', { class: 'form-error', role: 'alert' });
   const confirm = h('button', { type: 'submit', class: danger ? 'danger' : 'primary' }, confirmLabel);
   const cancel = h('button', { type: 'button', class: 'quiet', autofocus: true }, 'Cancel');
-  const body = h('form', { novalidate: true }, h('h2', { id: titleId }, title), content, h('div', { class: 'actions' }, confirm, cancel, problem));
+  const body = h(
+    'form',
+    { novalidate: true },
+    h('h2', { id: titleId }, title),
+    content,
+    h('div', { class: 'actions' }, confirm, cancel, problem),
+  );
   const dialog = h('dialog', { 'aria-labelledby': titleId }, body);
   document.body.append(dialog);
 
@@ -23,7 +29,9 @@ export function openDialog({ title, content, confirmLabel, danger = false, actio
     let result;
     dialog.addEventListener('close', () => {
       dialog.remove();
-      const back = opener?.isConnected ? opener : openerKey && document.querySelector(`[data-key="${CSS.escape(openerKey)}"]`);
+      const back = opener?.isConnected
+        ? opener
+        : openerKey && document.querySelector(`[data-key="${CSS.escape(openerKey)}"]`);
       back?.focus();
       resolve(result);
     });

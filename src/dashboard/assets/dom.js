@@ -14,7 +14,10 @@ export function h(tag, props = {}, ...children) {
 }
 
 function nodes(children) {
-  return children.flat(Infinity).filter((c) => c !== undefined && c !== null && c !== false).map((c) => (c instanceof Node ? c : document.createTextNode(String(c))));
+  return children
+    .flat(Infinity)
+    .filter((c) => c !== undefined && c !== null && c !== false)
+    .map((c) => (c instanceof Node ? c : document.createTextNode(String(c))));
 }
 
 export function replace(parent, ...children) {
@@ -63,9 +66,29 @@ export function table(caption, headers, rows, empty) {
       'table',
       {},
       h('caption', {}, caption),
-      h('thead', {}, h('tr', {}, headers.map((title) => h('th', { scope: 'col' }, title)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          headers.map((title) => h('th', { scope: 'col' }, title)),
+        ),
+      ),
       // Each cell names its column (data-label): on a narrow screen a row is a card and shows the names (CSS).
-      h('tbody', {}, rows.map((cells) => h('tr', {}, cells.map((cell, i) => h(i === 0 ? 'th' : 'td', { scope: i === 0 ? 'row' : undefined, 'data-label': headers[i] }, cell))))),
+      h(
+        'tbody',
+        {},
+        rows.map((cells) =>
+          h(
+            'tr',
+            {},
+            cells.map((cell, i) =>
+              h(i === 0 ? 'th' : 'td', { scope: i === 0 ? 'row' : undefined, 'data-label': headers[i] }, cell),
+            ),
+          ),
+        ),
+      ),
     ),
   );
 }

@@ -18,17 +18,58 @@ export function eventsView(main, query) {
   const before = query.get('before');
   const results = h('div', { 'aria-live': 'polite', 'aria-busy': 'true' }, h('p', {}, 'Loading…'));
 
-  const select = (options, value) => h('select', {}, options.map(([v, label]) => h('option', { value: v, selected: v === value }, label)));
+  const select = (options, value) =>
+    h(
+      'select',
+      {},
+      options.map(([v, label]) => h('option', { value: v, selected: v === value }, label)),
+    );
   const optional = (check) => (v) => (v === '' ? undefined : check(v));
   const filterForm = form({
     label: 'Filter the event log',
     submitLabel: 'Apply filters',
     fields: [
-      field({ name: 'org_id', label: 'Organization ID', control: input({ value: filters.org_id }), check: optional((v) => (ID.test(v) && v.length <= MAX ? undefined : `An organization ID has only a–z, 0–9 and -, at most ${MAX} characters.`)) }),
-      field({ name: 'app_id', label: 'App ID', control: input({ value: filters.app_id }), check: optional((v) => (ID.test(v) && v.length <= MAX ? undefined : `An app ID has only a–z, 0–9 and -, at most ${MAX} characters.`)) }),
-      field({ name: 'agent_id', label: 'Agent ID', control: input({ value: filters.agent_id }), check: optional((v) => (v.length <= MAX ? undefined : `At most ${MAX} characters.`)) }),
-      field({ name: 'status', label: 'Status', control: select([['', 'Any'], ['delivered', 'delivered'], ['rejected', 'rejected']], filters.status) }),
-      field({ name: 'code', label: 'Error code', control: select([['', 'Any'], ...EVENT_ERROR_CODES.map((c) => [c, c])], filters.code) }),
+      field({
+        name: 'org_id',
+        label: 'Organization ID',
+        control: input({ value: filters.org_id }),
+        check: optional((v) =>
+          ID.test(v) && v.length <= MAX
+            ? undefined
+            : `An organization ID has only a–z, 0–9 and -, at most ${MAX} characters.`,
+        ),
+      }),
+      field({
+        name: 'app_id',
+        label: 'App ID',
+        control: input({ value: filters.app_id }),
+        check: optional((v) =>
+          ID.test(v) && v.length <= MAX ? undefined : `An app ID has only a–z, 0–9 and -, at most ${MAX} characters.`,
+        ),
+      }),
+      field({
+        name: 'agent_id',
+        label: 'Agent ID',
+        control: input({ value: filters.agent_id }),
+        check: optional((v) => (v.length <= MAX ? undefined : `At most ${MAX} characters.`)),
+      }),
+      field({
+        name: 'status',
+        label: 'Status',
+        control: select(
+          [
+            ['', 'Any'],
+            ['delivered', 'delivered'],
+            ['rejected', 'rejected'],
+          ],
+          filters.status,
+        ),
+      }),
+      field({
+        name: 'code',
+        label: 'Error code',
+        control: select([['', 'Any'], ...EVENT_ERROR_CODES.map((c) => [c, c])], filters.code),
+      }),
       ...timeRangeFields(filters),
     ],
     extra: h('p', { class: 'hint' }, 'Leave a filter empty to see every value.'),
@@ -40,8 +81,15 @@ export function eventsView(main, query) {
 
   main.append(
     heading('Event log'),
-    h('p', {}, 'Every event an app sent, newest first: ', h('strong', {}, 'delivered'), ' (the app got accepted) or ', h('strong', {}, 'rejected'),
-      ' (it got an error instead). Payloads are never stored, only their size.'),
+    h(
+      'p',
+      {},
+      'Every event an app sent, newest first: ',
+      h('strong', {}, 'delivered'),
+      ' (the app got accepted) or ',
+      h('strong', {}, 'rejected'),
+      ' (it got an error instead). Payloads are never stored, only their size.',
+    ),
     filterForm,
     results,
   );
@@ -53,13 +101,15 @@ export function eventsView(main, query) {
   const show = (page) => results.replaceChildren(...render(page, filters, before));
   const tail = before ? undefined : liveTail({ read, show, results });
   if (tail) results.before(tail.element);
-  read().then(
-    (page) => {
-      show(page);
-      tail?.seen(page);
-    },
-    (err) => results.replaceChildren(h('p', { class: 'form-error', role: 'alert' }, err.message)),
-  ).finally(() => results.removeAttribute('aria-busy'));
+  read()
+    .then(
+      (page) => {
+        show(page);
+        tail?.seen(page);
+      },
+      (err) => results.replaceChildren(h('p', { class: 'form-error', role: 'alert' }, err.message)),
+    )
+    .finally(() => results.removeAttribute('aria-busy'));
   return () => tail?.stop();
 }
 
@@ -90,11 +140,18 @@ function render(page, filters, before) {
     { class: 'actions' },
     h('button', { type: 'button', class: 'quiet', onclick: () => go(filters, before) }, 'Refresh'),
     before ? h('button', { type: 'button', class: 'quiet', onclick: () => go(filters) }, 'Newest events') : null,
-    page.next_before ? h('button', { type: 'button', class: 'quiet', onclick: () => go(filters, page.next_before) }, 'Older events') : null,
+    page.next_before
+      ? h('button', { type: 'button', class: 'quiet', onclick: () => go(filters, page.next_before) }, 'Older events')
+      : null,
   );
   const caption = `Events${before ? ' (an older page)' : ''}, newest first`;
   return [
-    table(caption, ['Received', 'Event ID', 'App', 'Agent', 'Status', 'Outcome', 'Code', 'Latency', 'Tokens', 'Payload'], rows, 'No event matches these filters.'),
+    table(
+      caption,
+      ['Received', 'Event ID', 'App', 'Agent', 'Status', 'Outcome', 'Code', 'Latency', 'Tokens', 'Payload'],
+      rows,
+      'No event matches these filters.',
+    ),
     nav,
   ];
 }

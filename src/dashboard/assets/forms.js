@@ -65,7 +65,13 @@ export function showUnderField(fields, message) {
 export function form({ label, fields, submitLabel, send, extra = [] }) {
   const problem = h('p', { class: 'form-error', role: 'alert' });
   const button = h('button', { type: 'submit', class: 'primary' }, submitLabel);
-  const element = h('form', { 'aria-label': label, novalidate: true }, fields.map((f) => f.element), extra, h('div', { class: 'actions' }, button, problem));
+  const element = h(
+    'form',
+    { 'aria-label': label, novalidate: true },
+    fields.map((f) => f.element),
+    extra,
+    h('div', { class: 'actions' }, button, problem),
+  );
   element.addEventListener('submit', async (event) => {
     event.preventDefault();
     problem.textContent = '';

@@ -12,7 +12,11 @@ const grace = hours === 1 ? 'one more hour' : `${hours} more hours`;
 export function rotate(owner) {
   return openDialog({
     title: `Rotate the token of ${owner.name}?`,
-    content: h('p', {}, `A new token is issued and shown once. The current token keeps working for ${grace}, then stops, and connections opened with it close: give the ${owner.kind} its new token before then.`),
+    content: h(
+      'p',
+      {},
+      `A new token is issued and shown once. The current token keeps working for ${grace}, then stops, and connections opened with it close: give the ${owner.kind} its new token before then.`,
+    ),
     confirmLabel: 'Rotate token',
     action: () => api.post(path(owner, 'rotate-token')),
   });
@@ -26,7 +30,15 @@ export function deactivate(owner) {
       : 'Its live connection closes at once, events it is answering end with AGENT_OFFLINE, its tokens stop working (TOKEN_REVOKED) and apps no longer see it.';
   return openDialog({
     title: `Deactivate ${owner.name}?`,
-    content: [h('p', {}, effects), h('p', { class: 'warning' }, h('strong', {}, 'This is final: '), `a deactivated ${owner.kind} cannot be reactivated.`)],
+    content: [
+      h('p', {}, effects),
+      h(
+        'p',
+        { class: 'warning' },
+        h('strong', {}, 'This is final: '),
+        `a deactivated ${owner.kind} cannot be reactivated.`,
+      ),
+    ],
     confirmLabel: `Deactivate ${owner.kind}`,
     danger: true,
     action: () => api.post(path(owner, 'deactivate')),

@@ -19,7 +19,10 @@ export function organizationEdits(orgId, { org, renamed }) {
     if (!org()) return;
     let contents;
     try {
-      const [apps, agents] = await Promise.all([everything(`${base}/apps`, 'apps'), everything(`${base}/agents`, 'agents')]);
+      const [apps, agents] = await Promise.all([
+        everything(`${base}/apps`, 'apps'),
+        everything(`${base}/agents`, 'agents'),
+      ]);
       contents = { apps, agents };
     } catch (err) {
       return announce(`Could not read what the organization holds: ${err.message}`, 'error');
@@ -27,14 +30,35 @@ export function organizationEdits(orgId, { org, renamed }) {
     const { name } = org();
     const deleted = await deleteOrganization(org(), contents);
     if (!deleted) return;
-    announceOnNextView(`Organization ${name} deleted, with ${count(deleted.apps, 'app')} and ${count(deleted.agents, 'agent')}.`);
+    announceOnNextView(
+      `Organization ${name} deleted, with ${count(deleted.apps, 'app')} and ${count(deleted.agents, 'agent')}.`,
+    );
     location.hash = '#/orgs';
   };
   return {
-    rename: h('div', { class: 'actions' }, h('button', { type: 'button', class: 'quiet', 'data-key': 'org:rename', onclick: rename }, 'Rename organization…')),
-    remove: h('section', { class: 'danger-zone', 'aria-labelledby': 'delete-title' },
+    rename: h(
+      'div',
+      { class: 'actions' },
+      h(
+        'button',
+        { type: 'button', class: 'quiet', 'data-key': 'org:rename', onclick: rename },
+        'Rename organization…',
+      ),
+    ),
+    remove: h(
+      'section',
+      { class: 'danger-zone', 'aria-labelledby': 'delete-title' },
       h('h2', { id: 'delete-title' }, 'Delete this organization'),
-      h('p', {}, 'Removes it with all its apps and agents, their tokens, allowlists and sessions, and closes their live connections. This cannot be undone.'),
-      h('button', { type: 'button', class: 'danger-quiet', 'data-key': 'org:delete', onclick: remove }, 'Delete organization…')),
+      h(
+        'p',
+        {},
+        'Removes it with all its apps and agents, their tokens, allowlists and sessions, and closes their live connections. This cannot be undone.',
+      ),
+      h(
+        'button',
+        { type: 'button', class: 'danger-quiet', 'data-key': 'org:delete', onclick: remove },
+        'Delete organization…',
+      ),
+    ),
   };
 }

@@ -10,7 +10,13 @@ const LAST_MINUTE_S = 60;
 const perSecond = (n) => (n / LAST_MINUTE_S).toFixed(2);
 
 function connectionText(c) {
-  return [h('span', { class: 'nowrap' }, 'since ', time(c.connected_at)), ', last ping ', c.last_ping_at ? time(c.last_ping_at) : 'none yet', ', node ', h('code', {}, c.node_id)];
+  return [
+    h('span', { class: 'nowrap' }, 'since ', time(c.connected_at)),
+    ', last ping ',
+    c.last_ping_at ? time(c.last_ping_at) : 'none yet',
+    ', node ',
+    h('code', {}, c.node_id),
+  ];
 }
 
 /** `{ element, show(live or the error of reading it, apps, agents) }`; `actions.testEvent(agent)` opens the test event form for that agent. */
@@ -20,7 +26,11 @@ export function orgLive(actions) {
     'section',
     { 'aria-labelledby': 'live-title' },
     h('h2', { id: 'live-title' }, 'Live'),
-    h('p', { class: 'hint' }, `Connections now, and each agent's events of the last ${LAST_MINUTE_S} seconds (from the event log).`),
+    h(
+      'p',
+      { class: 'hint' },
+      `Connections now, and each agent's events of the last ${LAST_MINUTE_S} seconds (from the event log).`,
+    ),
     box,
   );
   let shown = '';
@@ -31,7 +41,11 @@ export function orgLive(actions) {
         shown = '';
         return rerender(box, h('p', { class: 'form-error' }, `Could not read the live picture: ${live.message}`));
       }
-      const now = JSON.stringify([live, apps.map((a) => [a.app_id, a.name]), agents.map((a) => [a.agent_id, a.name, a.active])]);
+      const now = JSON.stringify([
+        live,
+        apps.map((a) => [a.app_id, a.name]),
+        agents.map((a) => [a.agent_id, a.name, a.active]),
+      ]);
       if (now === shown) return;
       shown = now;
       rerender(box, missingNodes(live), appsLive(live, apps), agentsLive(live, agents, actions));
@@ -41,7 +55,11 @@ export function orgLive(actions) {
 
 function missingNodes(live) {
   if (!live.missing_nodes.length) return null;
-  return h('p', { class: 'warning', role: 'alert' }, `Not answering, so their connections are not counted: ${live.missing_nodes.join(', ')}.`);
+  return h(
+    'p',
+    { class: 'warning', role: 'alert' },
+    `Not answering, so their connections are not counted: ${live.missing_nodes.join(', ')}.`,
+  );
 }
 
 function appsLive(live, apps) {
@@ -55,7 +73,9 @@ function appsLive(live, apps) {
       return [
         names.get(app.app_id) ?? app.app_id,
         h('span', { class: 'count', 'data-app': app.app_id }, String(app.instances)),
-        app.connections.length ? h('ul', { class: 'plain' }, shownConnections, more > 0 ? h('li', {}, `and ${more} more`) : null) : '—',
+        app.connections.length
+          ? h('ul', { class: 'plain' }, shownConnections, more > 0 ? h('li', {}, `and ${more} more`) : null)
+          : '—',
       ];
     }),
     'No app yet.',
@@ -73,15 +93,31 @@ function agentsLive(live, agents, actions) {
       const { events, errors } = last_minute;
       return [
         name,
-        connection ? [h('strong', { class: 'state on' }, 'connected'), ' ', connectionText(connection)] : h('strong', { class: 'state off' }, 'not connected'),
+        connection
+          ? [h('strong', { class: 'state on' }, 'connected'), ' ', connectionText(connection)]
+          : h('strong', { class: 'state off' }, 'not connected'),
         perSecond(events),
         events ? `${Math.round((errors / events) * 100)}% (${errors} of ${events})` : '—',
         h(
           'div',
           { class: 'row-actions' },
-          h('a', { href: `#/events?agent_id=${enc(agent_id)}`, 'aria-label': `Recent events of ${name}` }, 'Recent events'),
+          h(
+            'a',
+            { href: `#/events?agent_id=${enc(agent_id)}`, 'aria-label': `Recent events of ${name}` },
+            'Recent events',
+          ),
           agent?.active
-            ? h('button', { type: 'button', class: 'quiet', 'data-key': `test-event:${agent_id}`, 'aria-label': `Send a test event to ${name}`, onclick: () => actions.testEvent(agent) }, 'Test event…')
+            ? h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'quiet',
+                  'data-key': `test-event:${agent_id}`,
+                  'aria-label': `Send a test event to ${name}`,
+                  onclick: () => actions.testEvent(agent),
+                },
+                'Test event…',
+              )
             : null,
         ),
       ];

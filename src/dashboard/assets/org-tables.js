@@ -14,8 +14,16 @@ function button(label, key, ariaLabel, onclick, kind = 'quiet') {
 
 function lifecycleButtons(owner, actions) {
   return [
-    button('Rotate token', `rotate:${owner.kind}:${owner.id}`, `Rotate token of ${owner.name}`, () => actions.rotate(owner)),
-    button('Deactivate', `deactivate:${owner.kind}:${owner.id}`, `Deactivate ${owner.name}`, () => actions.deactivate(owner), 'danger-quiet'),
+    button('Rotate token', `rotate:${owner.kind}:${owner.id}`, `Rotate token of ${owner.name}`, () =>
+      actions.rotate(owner),
+    ),
+    button(
+      'Deactivate',
+      `deactivate:${owner.kind}:${owner.id}`,
+      `Deactivate ${owner.name}`,
+      () => actions.deactivate(owner),
+      'danger-quiet',
+    ),
   ];
 }
 
@@ -32,7 +40,13 @@ export function appsTable(apps, actions, listing) {
     apps.map((app) => {
       const owner = { kind: 'app', id: app.app_id, name: app.name };
       const rename = button('Rename…', `rename:${app.app_id}`, `Rename ${app.name}`, () => actions.rename(app));
-      return [app.name, h('code', {}, app.app_id), status(app), time(app.created_at), h('div', { class: 'row-actions' }, app.active ? [rename, ...lifecycleButtons(owner, actions)] : '—')];
+      return [
+        app.name,
+        h('code', {}, app.app_id),
+        status(app),
+        time(app.created_at),
+        h('div', { class: 'row-actions' }, app.active ? [rename, ...lifecycleButtons(owner, actions)] : '—'),
+      ];
     }),
     nothing(listing, 'app', 'No app yet: register one below. Each app gets a token (rlk_…) to connect with.'),
   );
@@ -52,10 +66,19 @@ export function agentsTable(orgId, agents, apps, actions, listing) {
     agents.map((agent) => {
       const owner = { kind: 'agent', id: agent.agent_id, name: agent.name };
       const links = [
-        h('a', { href: `#/orgs/${enc(orgId)}/agents/${enc(agent.agent_id)}/sessions`, 'aria-label': `Sessions of ${agent.name}` }, 'Sessions'),
+        h(
+          'a',
+          {
+            href: `#/orgs/${enc(orgId)}/agents/${enc(agent.agent_id)}/sessions`,
+            'aria-label': `Sessions of ${agent.name}`,
+          },
+          'Sessions',
+        ),
         h('a', { href: `#/events?agent_id=${enc(agent.agent_id)}`, 'aria-label': `Events of ${agent.name}` }, 'Events'),
       ];
-      const allowlist = button('Allowlist…', `allowlist:${agent.agent_id}`, `Edit allowlist of ${agent.name}`, () => actions.allowlist(agent));
+      const allowlist = button('Allowlist…', `allowlist:${agent.agent_id}`, `Edit allowlist of ${agent.name}`, () =>
+        actions.allowlist(agent),
+      );
       const edit = button('Edit…', `edit:${agent.agent_id}`, `Edit ${agent.name}`, () => actions.edit(agent));
       return [
         [agent.name, agent.description ? h('span', { class: 'description' }, agent.description) : null],
@@ -63,7 +86,12 @@ export function agentsTable(orgId, agents, apps, actions, listing) {
         `${agent.ttl_days} day${agent.ttl_days === 1 ? '' : 's'}`,
         allowlistText(agent.allowlist, apps),
         status(agent),
-        h('div', { class: 'row-actions' }, agent.active ? [edit, allowlist, ...lifecycleButtons(owner, actions)] : null, links),
+        h(
+          'div',
+          { class: 'row-actions' },
+          agent.active ? [edit, allowlist, ...lifecycleButtons(owner, actions)] : null,
+          links,
+        ),
       ];
     }),
     nothing(listing, 'agent', 'No agent yet: register one below. Each agent gets a token (rla_…) to connect with.'),

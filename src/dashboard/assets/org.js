@@ -40,7 +40,11 @@ export function orgView(main, orgId, query) {
     async rotate(owner) {
       const result = await rotate(owner);
       if (!result) return;
-      showToken(owner.kind === 'app' ? appTokens : agentTokens, { owner, token: result.token, previousEndsAt: result.previous_token_expires_at });
+      showToken(owner.kind === 'app' ? appTokens : agentTokens, {
+        owner,
+        token: result.token,
+        previousEndsAt: result.previous_token_expires_at,
+      });
       announce(`New token of ${owner.name} issued. It is shown once.`);
     },
     async deactivate(owner) {
@@ -76,9 +80,15 @@ export function orgView(main, orgId, query) {
   async function choices(appsPage, agentsPage, picture) {
     const partial = (listing, page) => listing.q || listing.after || page.next_after;
     if (!partial(lists.apps, appsPage) && !partial(lists.agents, agentsPage)) return [appsPage.apps, agentsPage.agents];
-    const key = picture instanceof Error ? whole.key : JSON.stringify([picture.apps.map((a) => a.app_id), picture.agents.map((a) => a.agent_id)]);
+    const key =
+      picture instanceof Error
+        ? whole.key
+        : JSON.stringify([picture.apps.map((a) => a.app_id), picture.agents.map((a) => a.agent_id)]);
     if (key !== whole.key || !whole.apps.length) {
-      const [apps, agents] = await Promise.all([everything(`${base}/apps`, 'apps'), everything(`${base}/agents`, 'agents')]);
+      const [apps, agents] = await Promise.all([
+        everything(`${base}/apps`, 'apps'),
+        everything(`${base}/agents`, 'agents'),
+      ]);
       whole = { key, apps, agents };
     }
     return [whole.apps, whole.agents];
@@ -87,14 +97,24 @@ export function orgView(main, orgId, query) {
   async function refresh() {
     try {
       const picture = api.get(`${base}/live`).catch((err) => err); // the lists are shown even when it fails
-      const [appsPage, agentsPage] = await Promise.all([api.get(lists.apps.url(`${base}/apps`)), api.get(lists.agents.url(`${base}/agents`))]);
+      const [appsPage, agentsPage] = await Promise.all([
+        api.get(lists.apps.url(`${base}/apps`)),
+        api.get(lists.agents.url(`${base}/agents`)),
+      ]);
       const [{ apps }, { agents }] = [appsPage, agentsPage];
       if (state.shown) sayWhoseStatusChanged(state, apps, agents);
       Object.assign(state, { apps, agents });
       const now = JSON.stringify([appsPage, agentsPage, lists.apps, lists.agents]);
       if (now !== state.shown) {
         state.shown = now;
-        const paging = (kind, page) => pager(lists[kind], { shown: page[kind].length, nextAfter: page.next_after, what: page[kind].length === 1 ? kind.slice(0, -1) : kind, key: kind, onPage: refresh });
+        const paging = (kind, page) =>
+          pager(lists[kind], {
+            shown: page[kind].length,
+            nextAfter: page.next_after,
+            what: page[kind].length === 1 ? kind.slice(0, -1) : kind,
+            key: kind,
+            onPage: refresh,
+          });
         rerender(appsBox, appsTable(apps, actions, lists.apps), paging('apps', appsPage));
         rerender(agentsBox, agentsTable(orgId, agents, apps, actions, lists.agents), paging('agents', agentsPage));
       }
@@ -110,7 +130,14 @@ export function orgView(main, orgId, query) {
   const appForm = form({
     label: 'Register an app',
     submitLabel: 'Register app',
-    fields: [field({ name: 'name', label: 'App name', control: input(), check: required('a name', FIELD_RULES.nameMaxLength) })],
+    fields: [
+      field({
+        name: 'name',
+        label: 'App name',
+        control: input(),
+        check: required('a name', FIELD_RULES.nameMaxLength),
+      }),
+    ],
     async send({ name }) {
       const app = await api.post(`${base}/apps`, { name: name.trim() });
       showToken(appTokens, { owner: { kind: 'app', id: app.app_id, name: app.name }, token: app.token });
@@ -130,7 +157,8 @@ export function orgView(main, orgId, query) {
     },
   });
 
-  const search = (kind, label) => searchBox(lists[kind], { label, hint: 'Part of a name or an ID, in any case.', onSearch: refresh });
+  const search = (kind, label) =>
+    searchBox(lists[kind], { label, hint: 'Part of a name or an ID, in any case.', onSearch: refresh });
   const named = (org) => {
     state.org = org;
     title.textContent = org ? org.name : `No organization ${orgId}`;
@@ -140,14 +168,38 @@ export function orgView(main, orgId, query) {
   const edits = organizationEdits(orgId, { org: () => state.org, renamed: named });
 
   main.append(
-    h('p', { class: 'crumbs' }, h('a', { href: '#/orgs' }, 'Organizations'), ' / ', h('span', { id: 'crumb-org' }, orgId)),
+    h(
+      'p',
+      { class: 'crumbs' },
+      h('a', { href: '#/orgs' }, 'Organizations'),
+      ' / ',
+      h('span', { id: 'crumb-org' }, orgId),
+    ),
     title,
     h('p', {}, 'Organization ID ', h('code', {}, orgId), '. Apps may use only the agents of their own organization.'),
     edits.rename,
     live,
     liveBox.element,
-    h('section', { 'aria-labelledby': 'apps-title' }, h('h2', { id: 'apps-title' }, 'Apps'), appTokens, search('apps', 'Search apps'), appsBox, h('h3', {}, 'Register an app'), appForm),
-    h('section', { 'aria-labelledby': 'agents-title' }, h('h2', { id: 'agents-title' }, 'Agents'), agentTokens, search('agents', 'Search agents'), agentsBox, h('h3', {}, 'Register an agent'), agentForm),
+    h(
+      'section',
+      { 'aria-labelledby': 'apps-title' },
+      h('h2', { id: 'apps-title' }, 'Apps'),
+      appTokens,
+      search('apps', 'Search apps'),
+      appsBox,
+      h('h3', {}, 'Register an app'),
+      appForm,
+    ),
+    h(
+      'section',
+      { 'aria-labelledby': 'agents-title' },
+      h('h2', { id: 'agents-title' }, 'Agents'),
+      agentTokens,
+      search('agents', 'Search agents'),
+      agentsBox,
+      h('h3', {}, 'Register an agent'),
+      agentForm,
+    ),
     testEvent.element,
     edits.remove,
   );
@@ -171,7 +223,13 @@ export function orgView(main, orgId, query) {
 
 /** Tells screen reader users (and everyone, under the header) when an app or agent comes online or goes offline. */
 function sayWhoseStatusChanged(before, apps, agents) {
-  const was = new Map([...before.apps.map((a) => [a.app_id, a.online]), ...before.agents.map((a) => [a.agent_id, a.online])]);
-  const changed = [...apps.map((a) => [a.app_id, a]), ...agents.map((a) => [a.agent_id, a])].filter(([id, x]) => was.has(id) && was.get(id) !== x.online);
-  if (changed.length) announce(changed.map(([, x]) => `${x.name} is now ${x.online ? 'online' : 'offline'}.`).join(' '));
+  const was = new Map([
+    ...before.apps.map((a) => [a.app_id, a.online]),
+    ...before.agents.map((a) => [a.agent_id, a.online]),
+  ]);
+  const changed = [...apps.map((a) => [a.app_id, a]), ...agents.map((a) => [a.agent_id, a])].filter(
+    ([id, x]) => was.has(id) && was.get(id) !== x.online,
+  );
+  if (changed.length)
+    announce(changed.map(([, x]) => `${x.name} is now ${x.online ? 'online' : 'offline'}.`).join(' '));
 }

@@ -11,7 +11,14 @@ export function orgsView(main, query) {
   const create = form({
     label: 'Create an organization',
     submitLabel: 'Create organization',
-    fields: [field({ name: 'name', label: 'Organization name', control: input(), check: required('a name', FIELD_RULES.nameMaxLength) })],
+    fields: [
+      field({
+        name: 'name',
+        label: 'Organization name',
+        control: input(),
+        check: required('a name', FIELD_RULES.nameMaxLength),
+      }),
+    ],
     async send({ name }) {
       const org = await api.post('/admin/v1/organizations', { name: name.trim() });
       announceOnNextView(`Organization ${org.name} created. Register its apps and agents here.`);
@@ -22,21 +29,45 @@ export function orgsView(main, query) {
   const load = () =>
     api.get(listing.url('/admin/v1/organizations')).then(
       ({ organizations, next_after }) =>
-        rerender(list,
+        rerender(
+          list,
           table(
             'Organizations, by ID',
             ['Name', 'Organization ID', 'Created'],
-            organizations.map((o) => [h('a', { href: `#/orgs/${enc(o.org_id)}` }, o.name), h('code', {}, o.org_id), time(o.created_at)]),
-            listing.q ? `No organization’s name or ID contains “${listing.q}”.` : listing.after ? 'No more organizations.' : 'No organization yet: create the first one below.',
+            organizations.map((o) => [
+              h('a', { href: `#/orgs/${enc(o.org_id)}` }, o.name),
+              h('code', {}, o.org_id),
+              time(o.created_at),
+            ]),
+            listing.q
+              ? `No organization’s name or ID contains “${listing.q}”.`
+              : listing.after
+                ? 'No more organizations.'
+                : 'No organization yet: create the first one below.',
           ),
-          pager(listing, { shown: organizations.length, nextAfter: next_after, what: organizations.length === 1 ? 'organization' : 'organizations', key: 'orgs', onPage: load })),
+          pager(listing, {
+            shown: organizations.length,
+            nextAfter: next_after,
+            what: organizations.length === 1 ? 'organization' : 'organizations',
+            key: 'orgs',
+            onPage: load,
+          }),
+        ),
       (err) => list.replaceChildren(h('p', { class: 'form-error', role: 'alert' }, err.message)),
     );
 
   main.append(
     heading('Organizations'),
-    h('p', {}, 'An organization holds apps and agents. Open one to register them, see their tokens once, keep allowlists, and rotate or deactivate tokens.'),
-    searchBox(listing, { label: 'Search organizations', hint: 'Part of a name or an ID, in any case.', onSearch: load }),
+    h(
+      'p',
+      {},
+      'An organization holds apps and agents. Open one to register them, see their tokens once, keep allowlists, and rotate or deactivate tokens.',
+    ),
+    searchBox(listing, {
+      label: 'Search organizations',
+      hint: 'Part of a name or an ID, in any case.',
+      onSearch: load,
+    }),
     list,
     h('section', { 'aria-labelledby': 'new-org' }, h('h2', { id: 'new-org' }, 'Create an organization'), create),
   );

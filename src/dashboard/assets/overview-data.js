@@ -21,9 +21,13 @@ export class OverviewHistory {
       const held = this.byNode.get(node.node_id) ?? [];
       const newest = held.at(-1)?.at ?? -Infinity;
       held.push(...node.samples.filter((s) => s.at > newest));
-      this.byNode.set(node.node_id, held.filter((s) => s.at > from));
+      this.byNode.set(
+        node.node_id,
+        held.filter((s) => s.at > from),
+      );
     }
-    for (const id of this.byNode.keys()) if (!overview.nodes.some((n) => n.node_id === id) && !overview.missing_nodes.includes(id)) this.byNode.delete(id);
+    for (const id of this.byNode.keys())
+      if (!overview.nodes.some((n) => n.node_id === id) && !overview.missing_nodes.includes(id)) this.byNode.delete(id);
   }
 
   /**
@@ -73,7 +77,8 @@ export function combine(samples) {
   const out = { at: Math.max(...samples.map((s) => s.at)) };
   for (const k of [...GAUGES, ...COUNTS]) out[k] = samples.reduce((n, s) => n + s[k], 0);
   out.errors = {};
-  for (const s of samples) for (const [code, n] of Object.entries(s.errors)) out.errors[code] = (out.errors[code] ?? 0) + n;
+  for (const s of samples)
+    for (const [code, n] of Object.entries(s.errors)) out.errors[code] = (out.errors[code] ?? 0) + n;
   const timed = samples.filter((s) => s.latency_p50_ms !== null && s.replied > 0);
   const replied = timed.reduce((n, s) => n + s.replied, 0);
   out.latency_p50_ms = replied ? timed.reduce((n, s) => n + s.latency_p50_ms * s.replied, 0) / replied : null;
@@ -85,6 +90,7 @@ export function combine(samples) {
 /** Error codes of the samples since `since` (epoch ms), the most frequent first. */
 export function errorsSince(samples, since) {
   const counts = {};
-  for (const s of samples) if (s.at > since) for (const [code, n] of Object.entries(s.errors)) counts[code] = (counts[code] ?? 0) + n;
+  for (const s of samples)
+    if (s.at > since) for (const [code, n] of Object.entries(s.errors)) counts[code] = (counts[code] ?? 0) + n;
   return Object.entries(counts).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
 }

@@ -14,7 +14,8 @@ const MIN_SPAN_MINUTES = 5;
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const decimal = (n) => (n < 10 && !Number.isInteger(n) ? n.toFixed(1) : String(Math.round(n)));
-const duration = (ms) => (ms === null || ms === undefined ? '—' : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
+const duration = (ms) =>
+  ms === null || ms === undefined ? '—' : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
 const errorCount = (sample) => Object.values(sample.errors).reduce((n, v) => n + v, 0);
 
 export function overviewView(main) {
@@ -25,7 +26,11 @@ export function overviewView(main) {
   const nodesBox = h('div');
   main.append(
     heading('Overview'),
-    h('p', {}, 'What the bridge is doing now and over the last hour: connections, events, errors and latency, added up over every node.'),
+    h(
+      'p',
+      {},
+      'What the bridge is doing now and over the last hour: connections, events, errors and latency, added up over every node.',
+    ),
     live,
     missing,
     tiles,
@@ -65,11 +70,16 @@ function render(history, { live, missing, tiles, nodesBox }) {
   const perSecond = (n) => n / (overview.sample_ms / 1000);
   const nodes = overview.nodes.length;
   // The last hour, or less while the samples held cover less.
-  const from = Math.max(overview.at - overview.window_ms, Math.min(samples[0]?.at ?? overview.at, overview.at - MIN_SPAN_MINUTES * 60_000));
+  const from = Math.max(
+    overview.at - overview.window_ms,
+    Math.min(samples[0]?.at ?? overview.at, overview.at - MIN_SPAN_MINUTES * 60_000),
+  );
   const chartOf = (title, series, format) => {
     const latest = series.map((s) => `${s.name} ${format(s.points.at(-1)?.value)}`).join(', ');
     const highest = Math.max(...series.flatMap((s) => s.points.map((p) => p.value ?? 0)), 0);
-    const summary = samples.length ? `${latest} now; at most ${format(highest)} in the last ${Math.round((overview.at - from) / 60_000)} minutes.` : 'no sample yet.';
+    const summary = samples.length
+      ? `${latest} now; at most ${format(highest)} in the last ${Math.round((overview.at - from) / 60_000)} minutes.`
+      : 'no sample yet.';
     return lineChart({ title, series, from, to: overview.at, gapMs: 2 * overview.sample_ms, format, summary });
   };
   const over = (field, f = (v) => v) => samples.map((s) => ({ at: s.at, value: f(s[field], s) }));
@@ -83,37 +93,101 @@ function render(history, { live, missing, tiles, nodesBox }) {
   replace(
     missing,
     overview.missing_nodes.length
-      ? h('p', { class: 'warning', role: 'alert' }, `Not answering, so left out of these numbers: ${overview.missing_nodes.join(', ')}.`)
+      ? h(
+          'p',
+          { class: 'warning', role: 'alert' },
+          `Not answering, so left out of these numbers: ${overview.missing_nodes.join(', ')}.`,
+        )
       : null,
   );
   replace(
     tiles,
-    tile('Apps', plural(now.apps_online, 'app') + ' online', `${plural(now.app_connections, 'connection')} (instances)`,
-      chartOf('App connections', [{ name: 'connections', points: over('app_connections') }], count)),
-    tile('Agents', plural(now.agents_online, 'agent') + ' online', plural(now.agent_connections, 'connection'),
-      chartOf('Agent connections', [{ name: 'connections', points: over('agent_connections') }], count)),
-    tile('Events in flight', String(now.events_in_flight), 'accepted, waiting for their reply or error',
-      chartOf('Events in flight', [{ name: 'in flight', points: over('events_in_flight') }], count)),
-    tile('Accepted events', rate(last && perSecond(last.accepted)), interval,
-      chartOf('Accepted events per second', [{ name: 'accepted', points: over('accepted', perSecond) }], rate)),
-    tile('Rejected events', rate(last && perSecond(last.rejected)), interval,
-      chartOf('Rejected events per second', [{ name: 'rejected', points: over('rejected', perSecond) }], rate)),
-    tile('Fragments', rate(last && perSecond(last.fragments)), `token fragments forwarded to apps ${interval}`,
-      chartOf('Fragments per second', [{ name: 'fragments', points: over('fragments', perSecond) }], rate)),
-    tile('Errors', plural(recentErrors.reduce((n, [, v]) => n + v, 0), 'error'), `in the last ${ERRORS_MINUTES} minutes`,
-      chartOf('Errors per second', [{ name: 'errors', points: samples.map((s) => ({ at: s.at, value: perSecond(errorCount(s)) })) }], rate),
-      table(`Error codes in the last ${ERRORS_MINUTES} minutes`, ['Code', 'Events'], recentErrors, 'No error in these minutes.')),
-    tile('Latency', timed ? `p50 ${duration(last.latency_p50_ms)} · p99 ${duration(last.latency_p99_ms)}` : '—',
-      !timed ? `no event was replied ${interval}`
-        : nodes > 1 ? `replied ${interval}; across nodes p50 is their mean weighted by replies, p99 the largest of theirs` : `of the events replied ${interval}`,
-      chartOf('Latency', [{ name: 'p50', points: over('latency_p50_ms') }, { name: 'p99', points: over('latency_p99_ms') }], duration)),
+    tile(
+      'Apps',
+      plural(now.apps_online, 'app') + ' online',
+      `${plural(now.app_connections, 'connection')} (instances)`,
+      chartOf('App connections', [{ name: 'connections', points: over('app_connections') }], count),
+    ),
+    tile(
+      'Agents',
+      plural(now.agents_online, 'agent') + ' online',
+      plural(now.agent_connections, 'connection'),
+      chartOf('Agent connections', [{ name: 'connections', points: over('agent_connections') }], count),
+    ),
+    tile(
+      'Events in flight',
+      String(now.events_in_flight),
+      'accepted, waiting for their reply or error',
+      chartOf('Events in flight', [{ name: 'in flight', points: over('events_in_flight') }], count),
+    ),
+    tile(
+      'Accepted events',
+      rate(last && perSecond(last.accepted)),
+      interval,
+      chartOf('Accepted events per second', [{ name: 'accepted', points: over('accepted', perSecond) }], rate),
+    ),
+    tile(
+      'Rejected events',
+      rate(last && perSecond(last.rejected)),
+      interval,
+      chartOf('Rejected events per second', [{ name: 'rejected', points: over('rejected', perSecond) }], rate),
+    ),
+    tile(
+      'Fragments',
+      rate(last && perSecond(last.fragments)),
+      `token fragments forwarded to apps ${interval}`,
+      chartOf('Fragments per second', [{ name: 'fragments', points: over('fragments', perSecond) }], rate),
+    ),
+    tile(
+      'Errors',
+      plural(
+        recentErrors.reduce((n, [, v]) => n + v, 0),
+        'error',
+      ),
+      `in the last ${ERRORS_MINUTES} minutes`,
+      chartOf(
+        'Errors per second',
+        [{ name: 'errors', points: samples.map((s) => ({ at: s.at, value: perSecond(errorCount(s)) })) }],
+        rate,
+      ),
+      table(
+        `Error codes in the last ${ERRORS_MINUTES} minutes`,
+        ['Code', 'Events'],
+        recentErrors,
+        'No error in these minutes.',
+      ),
+    ),
+    tile(
+      'Latency',
+      timed ? `p50 ${duration(last.latency_p50_ms)} · p99 ${duration(last.latency_p99_ms)}` : '—',
+      !timed
+        ? `no event was replied ${interval}`
+        : nodes > 1
+          ? `replied ${interval}; across nodes p50 is their mean weighted by replies, p99 the largest of theirs`
+          : `of the events replied ${interval}`,
+      chartOf(
+        'Latency',
+        [
+          { name: 'p50', points: over('latency_p50_ms') },
+          { name: 'p99', points: over('latency_p99_ms') },
+        ],
+        duration,
+      ),
+    ),
   );
   replace(nodesBox, nodes > 1 ? nodesTable(history, perSecond) : null);
 }
 
 function tile(title, value, detail, ...content) {
   const id = `tile-${title.toLowerCase().replace(/\W+/g, '-')}`;
-  return h('section', { class: 'tile', 'aria-labelledby': id }, h('h2', { id }, title), h('p', { class: 'value' }, value), h('p', { class: 'detail' }, detail), content);
+  return h(
+    'section',
+    { class: 'tile', 'aria-labelledby': id },
+    h('h2', { id }, title),
+    h('p', { class: 'value' }, value),
+    h('p', { class: 'detail' }, detail),
+    content,
+  );
 }
 
 function nodesTable(history, perSecond) {
@@ -123,12 +197,35 @@ function nodesTable(history, perSecond) {
     h('h2', { id: 'nodes-title' }, 'Nodes'),
     table(
       'Each node now, and its newest sample',
-      ['Node', 'Apps online', 'App connections', 'Agents online', 'Agent connections', 'In flight', 'Accepted/s', 'Rejected/s', 'Fragments/s', 'p50', 'p99'],
+      [
+        'Node',
+        'Apps online',
+        'App connections',
+        'Agents online',
+        'Agent connections',
+        'In flight',
+        'Accepted/s',
+        'Rejected/s',
+        'Fragments/s',
+        'p50',
+        'p99',
+      ],
       history.latest.nodes.map(({ node_id, now }) => {
         const last = history.byNode.get(node_id)?.at(-1);
         const rate = (k) => (last ? decimal(perSecond(last[k])) : '—');
-        return [h('code', {}, node_id), now.apps_online, now.app_connections, now.agents_online, now.agent_connections, now.events_in_flight,
-          rate('accepted'), rate('rejected'), rate('fragments'), duration(last?.latency_p50_ms), duration(last?.latency_p99_ms)];
+        return [
+          h('code', {}, node_id),
+          now.apps_online,
+          now.app_connections,
+          now.agents_online,
+          now.agent_connections,
+          now.events_in_flight,
+          rate('accepted'),
+          rate('rejected'),
+          rate('fragments'),
+          duration(last?.latency_p50_ms),
+          duration(last?.latency_p99_ms),
+        ];
       }),
       'No node answered.',
     ),

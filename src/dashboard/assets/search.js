@@ -45,7 +45,10 @@ export class Listing {
   keep() {
     const [path, search] = location.hash.split('?');
     const params = new URLSearchParams(search ?? '');
-    for (const [key, value] of [['q', this.q], ['after', this.after]]) {
+    for (const [key, value] of [
+      ['q', this.q],
+      ['after', this.after],
+    ]) {
       if (value) params.set(this.name(key), value);
       else params.delete(this.name(key));
     }
@@ -57,7 +60,14 @@ export class Listing {
 export function searchBox(listing, { label, hint, onSearch }) {
   const id = uid('search');
   const max = FIELD_RULES.searchMaxLength;
-  const box = h('input', { id, type: 'search', value: listing.q, autocomplete: 'off', spellcheck: 'false', 'aria-describedby': `${id}-hint ${id}-error` });
+  const box = h('input', {
+    id,
+    type: 'search',
+    value: listing.q,
+    autocomplete: 'off',
+    spellcheck: 'false',
+    'aria-describedby': `${id}-hint ${id}-error`,
+  });
   const error = h('p', { class: 'field-error', id: `${id}-error` });
   const clear = h('button', { type: 'button', class: 'quiet', hidden: !listing.q, onclick: () => go('') }, 'Show all');
   const go = (text) => {
@@ -73,9 +83,19 @@ export function searchBox(listing, { label, hint, onSearch }) {
     listing.search(text);
     onSearch();
   };
-  const element = h('form', { role: 'search', 'aria-label': label, class: 'search', novalidate: true },
-    h('div', { class: 'field' }, h('label', { for: id }, label), h('p', { class: 'hint', id: `${id}-hint` }, hint), box, error),
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Search'), clear));
+  const element = h(
+    'form',
+    { role: 'search', 'aria-label': label, class: 'search', novalidate: true },
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { for: id }, label),
+      h('p', { class: 'hint', id: `${id}-hint` }, hint),
+      box,
+      error,
+    ),
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Search'), clear),
+  );
   element.addEventListener('submit', (event) => {
     event.preventDefault();
     go(box.value.trim());
@@ -94,19 +114,34 @@ export function pager(listing, { shown, nextAfter, what, key, onPage }) {
     move();
     onPage();
   };
-  return h('div', { class: 'pager' },
+  return h(
+    'div',
+    { class: 'pager' },
     h('span', { class: 'where' }, where),
     listing.after
-      ? h('button', { type: 'button', class: 'quiet', 'data-key': `${key}:previous`, onclick: go(() => listing.previous()) }, listing.before.length ? 'Previous page' : 'First page')
+      ? h(
+          'button',
+          { type: 'button', class: 'quiet', 'data-key': `${key}:previous`, onclick: go(() => listing.previous()) },
+          listing.before.length ? 'Previous page' : 'First page',
+        )
       : null,
-    nextAfter ? h('button', { type: 'button', class: 'quiet', 'data-key': `${key}:next`, onclick: go(() => listing.next(nextAfter)) }, 'Next page') : null);
+    nextAfter
+      ? h(
+          'button',
+          { type: 'button', class: 'quiet', 'data-key': `${key}:next`, onclick: go(() => listing.next(nextAfter)) },
+          'Next page',
+        )
+      : null,
+  );
 }
 
 /** Every item of a listing, page after page (what a deletion or an allowlist needs to see whole). */
 export async function everything(path, items) {
   const all = [];
   for (let after = ''; ;) {
-    const page = await api.get(`${path}?${new URLSearchParams({ limit: String(FIELD_RULES.pageMax), ...(after ? { after } : {}) })}`);
+    const page = await api.get(
+      `${path}?${new URLSearchParams({ limit: String(FIELD_RULES.pageMax), ...(after ? { after } : {}) })}`,
+    );
     all.push(...page[items]);
     if (!page.next_after) return all;
     after = page.next_after;

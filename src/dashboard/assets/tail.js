@@ -11,7 +11,11 @@ const POLL_MS = 3000;
 export function liveTail({ read, show, results }) {
   let known = new Set(); // the previous read's events: the first page is newest first, so any other is new
   const button = h('button', { type: 'button', class: 'quiet' }, 'Live');
-  const said = h('span', { role: 'status', class: 'live' }, 'Not live: use Refresh, or Live to see new events as they are logged.');
+  const said = h(
+    'span',
+    { role: 'status', class: 'live' },
+    'Not live: use Refresh, or Live to see new events as they are logged.',
+  );
   let timer;
   let last = '';
 
@@ -37,7 +41,9 @@ export function liveTail({ read, show, results }) {
       mark(results, fresh);
     }
     remember(page);
-    said.textContent = fresh.size ? `Live: ${fresh.size} new event${fresh.size === 1 ? '' : 's'} (${when}).` : `Live: the log is read every ${POLL_MS / 1000} seconds (last: ${when}).`;
+    said.textContent = fresh.size
+      ? `Live: ${fresh.size} new event${fresh.size === 1 ? '' : 's'} (${when}).`
+      : `Live: the log is read every ${POLL_MS / 1000} seconds (last: ${when}).`;
   }
 
   function start() {

@@ -16,7 +16,8 @@ function checkPayload(text) {
   } catch (err) {
     return `The payload is not JSON: ${err.message}`;
   }
-  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return 'The payload must be a JSON object, such as {"text": "Hello"}.';
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload))
+    return 'The payload must be a JSON object, such as {"text": "Hello"}.';
   const bytes = new TextEncoder().encode(JSON.stringify(payload)).length;
   if (bytes > LIMITS.payloadMaxBytes) return `At most ${LIMITS.payloadMaxBytes} bytes of compact JSON (now ${bytes}).`;
   return undefined;
@@ -34,7 +35,9 @@ function setOptions(select, options, empty) {
   if (select.dataset.options === wanted) return;
   const chosen = select.value;
   select.replaceChildren(
-    ...(options.length ? options.map(([value, label]) => h('option', { value, selected: value === chosen }, label)) : [h('option', { value: '' }, empty)]),
+    ...(options.length
+      ? options.map(([value, label]) => h('option', { value, selected: value === chosen }, label))
+      : [h('option', { value: '' }, empty)]),
   );
   select.dataset.options = wanted;
 }
@@ -42,12 +45,22 @@ function setOptions(select, options, empty) {
 /** `{ element, update(apps, agents), choose(agent), stop() }`. */
 export function testEventPanel() {
   const titleId = uid('test-event-title');
-  const app = field({ name: 'app_id', label: 'As app', control: h('select'), check: (v) => (v ? undefined : 'Register an app first: the test event is sent as one.') });
-  const agent = field({ name: 'agent_id', label: 'To agent', control: h('select'), check: (v) => (v ? undefined : 'Register an agent first.') });
+  const app = field({
+    name: 'app_id',
+    label: 'As app',
+    control: h('select'),
+    check: (v) => (v ? undefined : 'Register an app first: the test event is sent as one.'),
+  });
+  const agent = field({
+    name: 'agent_id',
+    label: 'To agent',
+    control: h('select'),
+    check: (v) => (v ? undefined : 'Register an agent first.'),
+  });
   const payload = field({
     name: 'payload',
     label: 'Payload (JSON)',
-    hint: 'What an app would send as the event\'s payload: a JSON object.',
+    hint: "What an app would send as the event's payload: a JSON object.",
     control: h('textarea', { rows: 3, class: 'payload', spellcheck: 'false' }, DEFAULT_PAYLOAD),
     check: checkPayload,
   });
@@ -63,7 +76,12 @@ export function testEventPanel() {
   const send = h('button', { type: 'submit', class: 'primary' }, 'Send test event');
   const stop = h('button', { type: 'button', class: 'quiet', disabled: true }, 'Stop');
   const output = h('div');
-  const formEl = h('form', { 'aria-labelledby': titleId, novalidate: true, class: 'test-event' }, fields.map((f) => f.element), h('div', { class: 'actions' }, send, stop));
+  const formEl = h(
+    'form',
+    { 'aria-labelledby': titleId, novalidate: true, class: 'test-event' },
+    fields.map((f) => f.element),
+    h('div', { class: 'actions' }, send, stop),
+  );
   let controller;
 
   formEl.addEventListener('submit', (event) => {
@@ -85,7 +103,18 @@ export function testEventPanel() {
     const tokens = h('output', { class: 'tokens-out', 'aria-label': 'Tokens as they arrive' });
     const result = h('div', {});
     const agentName = agent.control.selectedOptions[0]?.textContent ?? body.agent_id;
-    output.replaceChildren(h('section', { class: 'stream', 'aria-label': 'Test event' }, h('h3', {}, `Test event to ${agentName}`), said, accepted, h('p', { class: 'hint' }, 'Tokens:'), tokens, result));
+    output.replaceChildren(
+      h(
+        'section',
+        { class: 'stream', 'aria-label': 'Test event' },
+        h('h3', {}, `Test event to ${agentName}`),
+        said,
+        accepted,
+        h('p', { class: 'hint' }, 'Tokens:'),
+        tokens,
+        result,
+      ),
+    );
     let ended = false;
     const frames = {
       accepted(frame) {
@@ -98,7 +127,14 @@ export function testEventPanel() {
       reply(frame) {
         ended = true;
         said.textContent = 'Replied.';
-        result.replaceChildren(h('p', {}, h('strong', {}, 'Reply: '), frame.content ? h('span', { class: 'reply' }, frame.content) : 'its text is the tokens above.'));
+        result.replaceChildren(
+          h(
+            'p',
+            {},
+            h('strong', {}, 'Reply: '),
+            frame.content ? h('span', { class: 'reply' }, frame.content) : 'its text is the tokens above.',
+          ),
+        );
       },
       error(frame) {
         ended = true;
@@ -107,13 +143,20 @@ export function testEventPanel() {
       },
     };
     try {
-      await api.stream('/admin/v1/test-events', body, { signal: controller.signal, onEvent: (type, frame) => frames[type]?.(frame) });
+      await api.stream('/admin/v1/test-events', body, {
+        signal: controller.signal,
+        onEvent: (type, frame) => frames[type]?.(frame),
+      });
       if (!ended) said.textContent = 'The bridge ended the stream without a reply or an error.';
     } catch (err) {
-      if (err.name === 'AbortError') said.textContent = 'Stopped. The agent goes on with the event as for an app that left; the event log has its end.';
+      if (err.name === 'AbortError')
+        said.textContent =
+          'Stopped. The agent goes on with the event as for an app that left; the event log has its end.';
       else {
         said.textContent = err instanceof ApiError ? 'Not sent.' : 'The stream broke off.';
-        result.replaceChildren(h('p', { class: 'failed' }, err instanceof ApiError ? `Error ${err.code}: ${err.message}` : err.message));
+        result.replaceChildren(
+          h('p', { class: 'failed' }, err instanceof ApiError ? `Error ${err.code}: ${err.message}` : err.message),
+        );
       }
     } finally {
       controller = undefined;
@@ -123,12 +166,29 @@ export function testEventPanel() {
   }
 
   return {
-    element: h('section', { 'aria-labelledby': titleId }, h('h2', { id: titleId }, 'Send a test event'),
-      h('p', {}, 'Sent by the bridge as an instance of the chosen app, with every rule of a real app (allowlist, rate limit, event log); what that instance receives appears below as it arrives.'),
-      formEl, output),
+    element: h(
+      'section',
+      { 'aria-labelledby': titleId },
+      h('h2', { id: titleId }, 'Send a test event'),
+      h(
+        'p',
+        {},
+        'Sent by the bridge as an instance of the chosen app, with every rule of a real app (allowlist, rate limit, event log); what that instance receives appears below as it arrives.',
+      ),
+      formEl,
+      output,
+    ),
     update(apps, agents) {
-      setOptions(app.control, apps.filter((a) => a.active).map((a) => [a.app_id, a.name]), 'No active app');
-      setOptions(agent.control, agents.filter((a) => a.active).map((a) => [a.agent_id, a.name]), 'No active agent');
+      setOptions(
+        app.control,
+        apps.filter((a) => a.active).map((a) => [a.app_id, a.name]),
+        'No active app',
+      );
+      setOptions(
+        agent.control,
+        agents.filter((a) => a.active).map((a) => [a.agent_id, a.name]),
+        'No active agent',
+      );
     },
     choose(chosen) {
       agent.control.value = chosen.agent_id;

@@ -15,18 +15,47 @@ export function tokenPanel({ owner, token, previousEndsAt }) {
   const titleId = uid('token-title');
   const tokenId = uid('token');
   const copyResult = h('span', { class: 'copy-result', role: 'status' });
-  const value = h('input', { id: tokenId, class: 'token', type: 'text', readonly: true, value: token, spellcheck: 'false', autocomplete: 'off' });
-  const copy = h('button', { type: 'button', class: 'primary', onclick: () => copyToken(value, copyResult) }, 'Copy token');
-  const close = h('button', { type: 'button', class: 'quiet', onclick: () => panel.remove() }, 'I have stored it: hide the token');
-  const title = h('h3', { id: titleId, tabindex: '-1' }, `${owner.kind === 'app' ? 'App' : 'Agent'} token of “${owner.name}”: shown once`);
+  const value = h('input', {
+    id: tokenId,
+    class: 'token',
+    type: 'text',
+    readonly: true,
+    value: token,
+    spellcheck: 'false',
+    autocomplete: 'off',
+  });
+  const copy = h(
+    'button',
+    { type: 'button', class: 'primary', onclick: () => copyToken(value, copyResult) },
+    'Copy token',
+  );
+  const close = h(
+    'button',
+    { type: 'button', class: 'quiet', onclick: () => panel.remove() },
+    'I have stored it: hide the token',
+  );
+  const title = h(
+    'h3',
+    { id: titleId, tabindex: '-1' },
+    `${owner.kind === 'app' ? 'App' : 'Agent'} token of “${owner.name}”: shown once`,
+  );
   const panel = h(
     'section',
     { class: 'token-panel', 'aria-labelledby': titleId, 'data-token-for': owner.id },
     title,
-    h('p', { class: 'warning' }, h('strong', {}, 'Copy this token now. '), 'The bridge keeps only a hash of it and can never show it again; if it is lost, rotate the token. ',
-      `Keep it in ${WHERE[owner.kind]}, never in code, version control or a payload.`),
+    h(
+      'p',
+      { class: 'warning' },
+      h('strong', {}, 'Copy this token now. '),
+      'The bridge keeps only a hash of it and can never show it again; if it is lost, rotate the token. ',
+      `Keep it in ${WHERE[owner.kind]}, never in code, version control or a payload.`,
+    ),
     previousEndsAt
-      ? h('p', { class: 'grace' }, `The previous token keeps working until ${utc(previousEndsAt)} (one hour), then stops and its connections close: switch to the new token before then.`)
+      ? h(
+          'p',
+          { class: 'grace' },
+          `The previous token keeps working until ${utc(previousEndsAt)} (one hour), then stops and its connections close: switch to the new token before then.`,
+        )
       : null,
     h('div', { class: 'token-row' }, h('label', { for: tokenId }, 'Token'), value, copy, copyResult),
     h('div', { class: 'actions' }, close),

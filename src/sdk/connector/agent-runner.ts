@@ -20,7 +20,10 @@ import type { AgentEvent, AgentHandler } from './handler.js';
 import { SessionStore } from './sessions.js';
 
 /** Connection settings the configuration file does not carry (tests pass a short heartbeat or a fixed jitter). */
-export type ConnectionTuning = Pick<ConnectionOptions, 'carrier' | 'heartbeatIntervalMs' | 'heartbeatTimeoutMs' | 'random' | 'createSocket'> & {
+export type ConnectionTuning = Pick<
+  ConnectionOptions,
+  'carrier' | 'heartbeatIntervalMs' | 'heartbeatTimeoutMs' | 'random' | 'createSocket'
+> & {
   /** 0..1, see ReconnectOptions.jitter (BridgeConnection's default when absent). */
   jitter?: number;
 };
@@ -39,7 +42,8 @@ export interface AgentRunnerOptions extends RunSettings {
 const OUTBOX_MAX_FRAMES = 10_000;
 
 /** What the app reads for an event that arrives while the connector stops: its handler never ran, so sending it again is safe. */
-const NOT_STARTED_TEXT = 'The agent connector is stopping and did not start this event; it may be sent again once the agent is back.';
+const NOT_STARTED_TEXT =
+  'The agent connector is stopping and did not start this event; it may be sent again once the agent is back.';
 /** What the app reads for an event still in flight when the stop's drain ended. */
 const CUT_SHORT_TEXT = 'The agent connector is shutting down.';
 
@@ -138,12 +142,18 @@ export class AgentRunner {
 
   private onDown(info: CloseInfo): void {
     const refusal = this.connection.connectionError;
-    this.lastError = refusal ? `${refusal.code}: ${refusal.error}` : `connection closed (${info.code}${info.reason ? ` ${info.reason}` : ''})`;
+    this.lastError = refusal
+      ? `${refusal.code}: ${refusal.error}`
+      : `connection closed (${info.code}${info.reason ? ` ${info.reason}` : ''})`;
     if (this.connection.ready) this.o.notify('disconnected', { agentId: this.agentId, ...info });
   }
 
   private onClosed(info: CloseInfo): void {
-    if (this.outbox.length) this.o.logger.warn({ agent_id: this.agentId, frames: this.outbox.length }, 'connection closed for good: frames not sent');
+    if (this.outbox.length)
+      this.o.logger.warn(
+        { agent_id: this.agentId, frames: this.outbox.length },
+        'connection closed for good: frames not sent',
+      );
     this.outbox = [];
     for (const run of [...this.runs.values()]) {
       run.abandon('AGENT_OFFLINE', 'The connection to the bridge closed for good; the event cannot be answered.');
@@ -155,11 +165,17 @@ export class AgentRunner {
   send(frame: AgentFrame): void {
     if (this.isConnected && this.outbox.length === 0 && this.connection.send(frame)) return;
     if (this.connection.state === 'closed') {
-      this.o.logger.warn({ agent_id: this.agentId, event_id: frame.event_id, type: frame.type }, 'connection closed: frame not sent');
+      this.o.logger.warn(
+        { agent_id: this.agentId, event_id: frame.event_id, type: frame.type },
+        'connection closed: frame not sent',
+      );
       return;
     }
     if (this.outbox.length >= OUTBOX_MAX_FRAMES) {
-      this.o.logger.warn({ agent_id: this.agentId, event_id: frame.event_id, type: frame.type }, 'outbox full while disconnected: frame dropped');
+      this.o.logger.warn(
+        { agent_id: this.agentId, event_id: frame.event_id, type: frame.type },
+        'outbox full while disconnected: frame dropped',
+      );
       return;
     }
     this.outbox.push(frame);
@@ -200,21 +216,35 @@ export class AgentRunner {
       return;
     }
     const text = `The agent connector could not read the event: ${problem}`;
-    if (eventId !== undefined) this.send({ type: 'error', event_id: eventId, code: 'AGENT_ERROR', error: capped(text) });
-    this.o.notify('event-error', { agentId: this.agentId, ...(eventId !== undefined ? { eventId } : {}), code: 'AGENT_ERROR', message: text });
+    if (eventId !== undefined)
+      this.send({ type: 'error', event_id: eventId, code: 'AGENT_ERROR', error: capped(text) });
+    this.o.notify('event-error', {
+      agentId: this.agentId,
+      ...(eventId !== undefined ? { eventId } : {}),
+      code: 'AGENT_ERROR',
+      message: text,
+    });
   }
 
   private onBridgeError(message: ErrorToAgentMessage): void {
     const { code, error: text, event_id: eventId } = message;
     this.o.logger.warn({ agent_id: this.agentId, event_id: eventId, code }, `the bridge reported ${code}: ${text}`);
-    this.o.notify('event-error', { agentId: this.agentId, ...(eventId !== undefined ? { eventId } : {}), code, message: text });
+    this.o.notify('event-error', {
+      agentId: this.agentId,
+      ...(eventId !== undefined ? { eventId } : {}),
+      code,
+      message: text,
+    });
     // The bridge no longer knows the event (it timed out or ended there): stop it here, without more frames.
     if (eventId !== undefined && code === ('INVALID_EVENT_ID' satisfies ErrorCode)) this.runs.get(eventId)?.abandon();
   }
 
   private onEvent(m: EventToAgentMessage): void {
     if (this.runs.has(m.event_id)) {
-      this.o.logger.warn({ agent_id: this.agentId, event_id: m.event_id }, 'event already in flight: duplicate ignored');
+      this.o.logger.warn(
+        { agent_id: this.agentId, event_id: m.event_id },
+        'event already in flight: duplicate ignored',
+      );
       return;
     }
     this.o.notify('event-received', { agentId: this.agentId, eventId: m.event_id, sessionKey: m.session_key });

@@ -36,11 +36,37 @@ const atLeastOne = (n: number) => (Number.isInteger(n) && n >= 1 ? undefined : '
 const atLeastZero = (n: number) => (Number.isInteger(n) && n >= 0 ? undefined : 'must be a whole number, 0 or more');
 
 const FLAGS: Flag[] = [
-  { name: 'config', short: 'c', value: '<file>', required: true, help: 'connector configuration, JSON or YAML (§2.6); ${VAR} references are read from the environment' },
-  { name: 'handler', short: 'H', value: '<module>', required: true, help: 'module (path from the working directory, .ts or .js) whose default export or `handle` handles each event' },
-  { name: 'handlerTimeout', value: '<ms>', number: atLeastOne, help: 'end an unanswered event with AGENT_TIMEOUT after this long (default: the bridge timeout minus 5 s)' },
-  { name: 'wordsPerToken', value: '<n>', number: atLeastOne, help: `words per fragment of ctx.stream() (default ${DEFAULT_WORDS_PER_FRAGMENT})` },
-  { name: 'healthHost', value: '<host>', help: 'interface of the health endpoint, over health.host of the configuration (default 127.0.0.1; 0.0.0.0 for all)' },
+  {
+    name: 'config',
+    short: 'c',
+    value: '<file>',
+    required: true,
+    help: 'connector configuration, JSON or YAML (§2.6); ${VAR} references are read from the environment',
+  },
+  {
+    name: 'handler',
+    short: 'H',
+    value: '<module>',
+    required: true,
+    help: 'module (path from the working directory, .ts or .js) whose default export or `handle` handles each event',
+  },
+  {
+    name: 'handlerTimeout',
+    value: '<ms>',
+    number: atLeastOne,
+    help: 'end an unanswered event with AGENT_TIMEOUT after this long (default: the bridge timeout minus 5 s)',
+  },
+  {
+    name: 'wordsPerToken',
+    value: '<n>',
+    number: atLeastOne,
+    help: `words per fragment of ctx.stream() (default ${DEFAULT_WORDS_PER_FRAGMENT})`,
+  },
+  {
+    name: 'healthHost',
+    value: '<host>',
+    help: 'interface of the health endpoint, over health.host of the configuration (default 127.0.0.1; 0.0.0.0 for all)',
+  },
   {
     name: 'drainTimeout',
     value: '<ms>',
@@ -77,7 +103,10 @@ export const HELP = (() => {
   return [
     'Usage: bridge-connector [options]',
     '',
-    ...wrap('Agent connector: keeps one connection per configured agent to the bridge and hands each event to a handler module.', WIDTH),
+    ...wrap(
+      'Agent connector: keeps one connection per configured agent to the bridge and hands each event to a handler module.',
+      WIDTH,
+    ),
     '',
     'Options:',
     ...options,
@@ -88,7 +117,12 @@ export const HELP = (() => {
 /** Reads the arguments (without `node` and the script). */
 export function parseCliArgs(args: readonly string[]): CliCommand {
   const byName = new Map(FLAGS.map((f) => [kebab(f.name), f]));
-  const options = Object.fromEntries(FLAGS.map((f) => [kebab(f.name), { type: f.value ? 'string' : 'boolean', ...(f.short ? { short: f.short } : {}) } as const]));
+  const options = Object.fromEntries(
+    FLAGS.map((f) => [
+      kebab(f.name),
+      { type: f.value ? 'string' : 'boolean', ...(f.short ? { short: f.short } : {}) } as const,
+    ]),
+  );
   const { tokens } = parseArgs({ args: [...args], options, strict: false, allowPositionals: true, tokens: true });
   const given: Partial<Record<Flag['name'], string | true>> = {};
   const positionals: string[] = [];
@@ -103,12 +137,14 @@ export function parseCliArgs(args: readonly string[]): CliCommand {
       continue;
     }
     // A flag followed by another flag lacks its value (as with commander), rather than taking the flag as a value.
-    if (token.value === undefined || (!token.inlineValue && token.value.startsWith('-'))) throw new UsageError(`option '${term(flag)}' argument missing`);
+    if (token.value === undefined || (!token.inlineValue && token.value.startsWith('-')))
+      throw new UsageError(`option '${term(flag)}' argument missing`);
     given[flag.name] = token.value;
   }
   if (given.help) return { kind: 'help' };
   if (given.version) return { kind: 'version' };
-  if (positionals.length) throw new UsageError(`too many arguments. Expected 0 arguments but got ${positionals.length}.`);
+  if (positionals.length)
+    throw new UsageError(`too many arguments. Expected 0 arguments but got ${positionals.length}.`);
   const run: Record<string, string | number> = {};
   for (const flag of FLAGS) {
     const raw = given[flag.name];

@@ -24,7 +24,10 @@ function exit(code: number): void {
 }
 
 async function run(o: CliOptions): Promise<void> {
-  const logger = jsonLogger({ name: 'bridge-connector', ...(process.env.LOG_LEVEL ? { level: process.env.LOG_LEVEL } : {}) });
+  const logger = jsonLogger({
+    name: 'bridge-connector',
+    ...(process.env.LOG_LEVEL ? { level: process.env.LOG_LEVEL } : {}),
+  });
   const config = await loadConnectorConfig(o.config);
   const handler = await loadHandler(o.handler);
   const connector = new Connector(config, {
@@ -52,7 +55,13 @@ async function run(o: CliOptions): Promise<void> {
     if (started && !stopping && gaveUp.size === connector.agentIds.length) {
       logger.error({}, 'every agent connection has given up; exiting');
       stopping = true;
-      connector.close().finally(() => exit(1));
+      connector.close().then(
+        () => exit(1),
+        (err: unknown) => {
+          logger.error({ err }, 'closing the connector failed');
+          exit(1);
+        },
+      );
     }
   });
 
@@ -83,7 +92,10 @@ async function run(o: CliOptions): Promise<void> {
     clearInterval(keepAlive);
     throw err;
   }
-  logger.info({ agents: connector.agentIds, url: config.connection.url, health: connector.healthUrl }, 'connector running');
+  logger.info(
+    { agents: connector.agentIds, url: config.connection.url, health: connector.healthUrl },
+    'connector running',
+  );
 }
 
 async function main(): Promise<void> {

@@ -63,16 +63,25 @@ function fieldPath(path: readonly (string | number)[]): string {
  * writes a literal `${`. A variable that is unset or empty is an error naming it and the field, so a token can
  * never silently become an empty string.
  */
-export function interpolateEnv(value: unknown, env: NodeJS.ProcessEnv, source = 'the configuration', path: (string | number)[] = []): unknown {
+export function interpolateEnv(
+  value: unknown,
+  env: NodeJS.ProcessEnv,
+  source = 'the configuration',
+  path: (string | number)[] = [],
+): unknown {
   if (typeof value === 'string') {
     return value.replace(REFERENCE, (match, name: string | undefined) => {
       if (match === '$$') return '$';
       const where = `${fieldPath(path)} in ${source}`;
-      if (name === undefined) throw new ConnectorConfigError(`${where}: unclosed \${ reference (write $\${ for a literal \${)`);
-      if (!VARIABLE_NAME.test(name)) throw new ConnectorConfigError(`${where}: \${${name}} is not a valid environment variable name`);
+      if (name === undefined)
+        throw new ConnectorConfigError(`${where}: unclosed \${ reference (write $\${ for a literal \${)`);
+      if (!VARIABLE_NAME.test(name))
+        throw new ConnectorConfigError(`${where}: \${${name}} is not a valid environment variable name`);
       const resolved = env[name];
       if (resolved === undefined || resolved === '') {
-        throw new ConnectorConfigError(`${where}: environment variable ${name} is ${resolved === undefined ? 'not set' : 'empty'} (referenced as \${${name}})`);
+        throw new ConnectorConfigError(
+          `${where}: environment variable ${name} is ${resolved === undefined ? 'not set' : 'empty'} (referenced as \${${name}})`,
+        );
       }
       return resolved;
     });
@@ -104,7 +113,13 @@ function withDefaults(config: ConnectorConfig): ResolvedConnectorConfig {
     },
     agents: config.agents.map(agent),
     ...(config.health
-      ? { health: { port: config.health.port, path: config.health.path ?? DEFAULT_HEALTH_PATH, host: config.health.host ?? DEFAULT_HEALTH_HOST } }
+      ? {
+          health: {
+            port: config.health.port,
+            path: config.health.path ?? DEFAULT_HEALTH_PATH,
+            host: config.health.host ?? DEFAULT_HEALTH_HOST,
+          },
+        }
       : {}),
   };
 }
@@ -113,48 +128,73 @@ function withDefaults(config: ConnectorConfig): ResolvedConnectorConfig {
 function crossCheck(config: ConnectorConfig, source: string): void {
   const seen = new Set<string>();
   config.agents.forEach((a, i) => {
-    if (seen.has(a.agent_id)) throw new ConnectorConfigError(`agents[${i}].agent_id in ${source}: ${a.agent_id} is listed twice (one connection per agent)`);
+    if (seen.has(a.agent_id))
+      throw new ConnectorConfigError(
+        `agents[${i}].agent_id in ${source}: ${a.agent_id} is listed twice (one connection per agent)`,
+      );
     seen.add(a.agent_id);
     // rla_{agent_id}_{secret}; ids never contain `_` (L1), so the middle part is the token's agent.
     const owner = a.token.split('_')[1];
-    if (owner !== a.agent_id) throw new ConnectorConfigError(`agents[${i}].token in ${source}: the token belongs to agent ${owner}, not ${a.agent_id}`);
+    if (owner !== a.agent_id)
+      throw new ConnectorConfigError(
+        `agents[${i}].token in ${source}: the token belongs to agent ${owner}, not ${a.agent_id}`,
+      );
   });
   const r = config.connection.reconnect;
   if (r?.baseDelayMs !== undefined && r.maxDelayMs !== undefined && r.baseDelayMs > r.maxDelayMs) {
-    throw new ConnectorConfigError(`connection.reconnect in ${source}: baseDelayMs (${r.baseDelayMs}) is above maxDelayMs (${r.maxDelayMs})`);
+    throw new ConnectorConfigError(
+      `connection.reconnect in ${source}: baseDelayMs (${r.baseDelayMs}) is above maxDelayMs (${r.maxDelayMs})`,
+    );
   }
 }
 
 /** Interpolates, validates and completes an already parsed configuration document. */
-export function resolveConnectorConfig(document: unknown, options: { env?: NodeJS.ProcessEnv; source?: string } = {}): ResolvedConnectorConfig {
+export function resolveConnectorConfig(
+  document: unknown,
+  options: { env?: NodeJS.ProcessEnv; source?: string } = {},
+): ResolvedConnectorConfig {
   const source = options.source ?? 'the configuration';
   const interpolated = interpolateEnv(document, options.env ?? process.env, source);
   if (!validateConnectorConfig(interpolated)) {
-    throw new ConnectorConfigError(`invalid connector configuration in ${source}: ${describeErrors(validateConnectorConfig.errors)}`);
+    throw new ConnectorConfigError(
+      `invalid connector configuration in ${source}: ${describeErrors(validateConnectorConfig.errors)}`,
+    );
   }
   crossCheck(interpolated, source);
   return withDefaults(interpolated);
 }
 
 /** Parses configuration text: JSON when `format` is json, otherwise YAML (which also reads JSON). */
-export function parseConnectorConfig(text: string, options: { format?: 'json' | 'yaml'; env?: NodeJS.ProcessEnv; source?: string } = {}): ResolvedConnectorConfig {
+export function parseConnectorConfig(
+  text: string,
+  options: { format?: 'json' | 'yaml'; env?: NodeJS.ProcessEnv; source?: string } = {},
+): ResolvedConnectorConfig {
   const source = options.source ?? 'the configuration';
   let document: unknown;
   try {
     document = options.format === 'json' ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    throw new ConnectorConfigError(`${source} is not valid ${options.format === 'json' ? 'JSON' : 'YAML'}: ${(err as Error).message}`);
+    throw new ConnectorConfigError(
+      `${source} is not valid ${options.format === 'json' ? 'JSON' : 'YAML'}: ${(err as Error).message}`,
+    );
   }
   return resolveConnectorConfig(document, { ...options, source });
 }
 
 /** Reads a configuration file (`.json` as JSON, anything else as YAML) with `env` (default process.env). */
-export async function loadConnectorConfig(file: string, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedConnectorConfig> {
+export async function loadConnectorConfig(
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ResolvedConnectorConfig> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
     throw new ConnectorConfigError(`cannot read the connector configuration ${file}: ${(err as Error).message}`);
   }
-  return parseConnectorConfig(text, { format: extname(file).toLowerCase() === '.json' ? 'json' : 'yaml', env, source: file });
+  return parseConnectorConfig(text, {
+    format: extname(file).toLowerCase() === '.json' ? 'json' : 'yaml',
+    env,
+    source: file,
+  });
 }

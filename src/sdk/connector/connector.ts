@@ -73,12 +73,15 @@ export class Connector extends EventEmitter<ConnectorEvents> {
     this.logger = options.logger ?? silentLogger;
     const clock = (this.clock = options.clock ?? systemClock);
     this.drainTimeoutMs = options.drainTimeoutMs ?? LIMITS.connectorDrainTimeoutMs;
-    if (!Number.isFinite(this.drainTimeoutMs) || this.drainTimeoutMs < 0) throw new RangeError(`drainTimeoutMs must be 0 or more, got ${this.drainTimeoutMs}`);
+    if (!Number.isFinite(this.drainTimeoutMs) || this.drainTimeoutMs < 0)
+      throw new RangeError(`drainTimeoutMs must be 0 or more, got ${this.drainTimeoutMs}`);
     for (const id of Object.keys(options.agents ?? {})) {
-      if (!config.agents.some((a) => a.agent_id === id)) throw new RangeError(`options.agents names ${id}, which is not in the configuration`);
+      if (!config.agents.some((a) => a.agent_id === id))
+        throw new RangeError(`options.agents names ${id}, which is not in the configuration`);
     }
     const wordsPerFragment = options.wordsPerFragment ?? DEFAULT_WORDS_PER_FRAGMENT;
-    if (!Number.isInteger(wordsPerFragment) || wordsPerFragment < 1) throw new RangeError(`wordsPerFragment must be a positive integer, got ${wordsPerFragment}`);
+    if (!Number.isInteger(wordsPerFragment) || wordsPerFragment < 1)
+      throw new RangeError(`wordsPerFragment must be a positive integer, got ${wordsPerFragment}`);
     const notify: Notify = (this.notify = (name, ...args) => {
       try {
         (this.emit as (event: string, ...payload: unknown[]) => boolean)(name, ...args);
@@ -89,7 +92,8 @@ export class Connector extends EventEmitter<ConnectorEvents> {
     for (const agent of config.agents) {
       const overrides = options.agents?.[agent.agent_id] ?? {};
       const handlerTimeoutMs = overrides.handlerTimeoutMs ?? options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
-      if (!(handlerTimeoutMs > 0)) throw new RangeError(`handlerTimeoutMs of ${agent.agent_id} must be positive, got ${handlerTimeoutMs}`);
+      if (!(handlerTimeoutMs > 0))
+        throw new RangeError(`handlerTimeoutMs of ${agent.agent_id} must be positive, got ${handlerTimeoutMs}`);
       const handler = overrides.handler ?? options.handler;
       if (typeof handler !== 'function') throw new TypeError(`no handler function for agent ${agent.agent_id}`);
       this.runners.set(
@@ -121,12 +125,20 @@ export class Connector extends EventEmitter<ConnectorEvents> {
     this.state = 'starting';
     try {
       if (this.config.health) {
-        this.healthServer = await startHealthServer({ ...this.config.health, ...(this.options.healthHost !== undefined ? { host: this.options.healthHost } : {}) }, () => this.health());
+        this.healthServer = await startHealthServer(
+          {
+            ...this.config.health,
+            ...(this.options.healthHost !== undefined ? { host: this.options.healthHost } : {}),
+          },
+          () => this.health(),
+        );
       }
       const results = await Promise.allSettled([...this.runners.values()].map((r) => r.start()));
       const failed = [...this.runners.keys()].flatMap((id, i) => {
         const r = results[i];
-        return r?.status === 'rejected' ? [`${id}: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`] : [];
+        return r?.status === 'rejected'
+          ? [`${id}: ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`]
+          : [];
       });
       if (failed.length) throw new ConnectorStartError(`could not connect ${failed.join('; ')}`);
     } catch (err) {
@@ -172,16 +184,24 @@ export class Connector extends EventEmitter<ConnectorEvents> {
     const drained = Promise.all(runners.map((r) => r.drain()));
     const inFlight = runners.reduce((n, r) => n + r.inFlight, 0);
     if (inFlight > 0 && drainMs > 0) {
-      this.logger.info({ in_flight: inFlight, drain_timeout_ms: drainMs }, `stopping: letting ${inFlight} event(s) in flight finish, for ${drainMs} ms at most`);
+      this.logger.info(
+        { in_flight: inFlight, drain_timeout_ms: drainMs },
+        `stopping: letting ${inFlight} event(s) in flight finish, for ${drainMs} ms at most`,
+      );
       const timer = this.clock.setTimer(drainMs, () => cutShort.resolve());
       await Promise.race([drained, cutShort.promise]);
       timer.cancel();
     }
-    const ended = await Promise.all(runners.map(async (r) => (await r.close()).map((eventId): CutShortEvent => ({ agentId: r.agentId, eventId }))));
+    const ended = await Promise.all(
+      runners.map(async (r) => (await r.close()).map((eventId): CutShortEvent => ({ agentId: r.agentId, eventId }))),
+    );
     const cut = ended.flat();
     if (cut.length) {
       const named = cut.map((e) => `${e.eventId} (${e.agentId})`).join(', ');
-      this.logger.warn({ events: cut.map((e) => ({ agent_id: e.agentId, event_id: e.eventId })) }, `stop ended ${cut.length} event(s) still in flight with AGENT_ERROR: ${named}`);
+      this.logger.warn(
+        { events: cut.map((e) => ({ agent_id: e.agentId, event_id: e.eventId })) },
+        `stop ended ${cut.length} event(s) still in flight with AGENT_ERROR: ${named}`,
+      );
     }
     await this.healthServer?.close();
     this.healthServer = undefined;

@@ -55,6 +55,8 @@ export class EventRun {
     private readonly eventId: string,
     private readonly o: RunSettings,
   ) {
+    // The context's getters are called on the context: they reach the run through this name.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const run = this;
     this.ctx = {
       agentId: runner.agentId,
@@ -91,7 +93,10 @@ export class EventRun {
 
   private ignored(call: string): boolean {
     if (!this.finished) return false;
-    this.o.logger.warn({ agent_id: this.runner.agentId, event_id: this.eventId, call }, `ctx.${call}() after the event ended: ignored`);
+    this.o.logger.warn(
+      { agent_id: this.runner.agentId, event_id: this.eventId, call },
+      `ctx.${call}() after the event ended: ignored`,
+    );
     return true;
   }
 
@@ -105,18 +110,33 @@ export class EventRun {
   }
 
   private reply(content: string, metadata: AgentReplyMetadata | undefined): void {
-    const frame = { type: 'reply', event_id: this.eventId, content, done: true, ...(metadata !== undefined ? { metadata } : {}) };
+    const frame = {
+      type: 'reply',
+      event_id: this.eventId,
+      content,
+      done: true,
+      ...(metadata !== undefined ? { metadata } : {}),
+    };
     if (!validateAgentReplyMessage(frame)) {
-      return this.end('AGENT_ERROR', `The agent produced an invalid reply: ${describeErrors(validateAgentReplyMessage.errors)}`);
+      return this.end(
+        'AGENT_ERROR',
+        `The agent produced an invalid reply: ${describeErrors(validateAgentReplyMessage.errors)}`,
+      );
     }
     // A reply reaches the app in one frame, so its text has a limit (L16): over it the bridge would answer
     // REPLY_TOO_LARGE (or, over the frame limit, close the connection), so the event ends here with the reason.
     const textBytes = Buffer.byteLength(JSON.stringify(content)) - 2;
     if (textBytes > LIMITS.replyContentMaxBytes) {
-      return this.end('AGENT_ERROR', `The agent's reply is ${textBytes} bytes; one reply carries at most ${LIMITS.replyContentMaxBytes}.`);
+      return this.end(
+        'AGENT_ERROR',
+        `The agent's reply is ${textBytes} bytes; one reply carries at most ${LIMITS.replyContentMaxBytes}.`,
+      );
     }
     if (Buffer.byteLength(JSON.stringify(frame)) > LIMITS.frameMaxBytes) {
-      return this.end('AGENT_ERROR', `The agent's reply frame is over ${LIMITS.frameMaxBytes} bytes (its metadata is too large) and could not be sent.`);
+      return this.end(
+        'AGENT_ERROR',
+        `The agent's reply frame is over ${LIMITS.frameMaxBytes} bytes (its metadata is too large) and could not be sent.`,
+      );
     }
     this.runner.send(frame);
     this.finish();
@@ -126,21 +146,40 @@ export class EventRun {
   /** Ends the event with `error` (unless it has ended already). */
   end(code: AgentFailureCode, message: string): void {
     if (this.finished) return;
-    const frame: AgentErrorMessage = { type: 'error', event_id: this.eventId, code: String(code), error: capped(String(message)) };
+    const frame: AgentErrorMessage = {
+      type: 'error',
+      event_id: this.eventId,
+      code: String(code),
+      error: capped(String(message)),
+    };
     if (!validateAgentErrorMessage(frame)) {
-      this.o.logger.warn({ agent_id: this.runner.agentId, event_id: this.eventId, code }, `invalid error code, sent as AGENT_ERROR: ${describeErrors(validateAgentErrorMessage.errors)}`);
+      this.o.logger.warn(
+        { agent_id: this.runner.agentId, event_id: this.eventId, code },
+        `invalid error code, sent as AGENT_ERROR: ${describeErrors(validateAgentErrorMessage.errors)}`,
+      );
       (frame as AgentErrorMessage).code = 'AGENT_ERROR';
     }
     this.runner.send(frame);
     this.finish();
-    this.o.notify('event-error', { agentId: this.runner.agentId, eventId: this.eventId, code: frame.code, message: frame.error });
+    this.o.notify('event-error', {
+      agentId: this.runner.agentId,
+      eventId: this.eventId,
+      code: frame.code,
+      message: frame.error,
+    });
   }
 
   /** Ends the event here without sending anything (the bridge has ended it, or cannot be reached). */
   abandon(code?: string, message?: string): void {
     if (this.finished) return;
     this.finish();
-    if (code !== undefined) this.o.notify('event-error', { agentId: this.runner.agentId, eventId: this.eventId, code, message: message ?? '' });
+    if (code !== undefined)
+      this.o.notify('event-error', {
+        agentId: this.runner.agentId,
+        eventId: this.eventId,
+        code,
+        message: message ?? '',
+      });
   }
 
   handlerReturned(): void {
@@ -151,10 +190,16 @@ export class EventRun {
 
   handlerThrew(err: unknown): void {
     if (this.finished) {
-      this.o.logger.warn({ agent_id: this.runner.agentId, event_id: this.eventId, err }, 'handler failed after the event ended');
+      this.o.logger.warn(
+        { agent_id: this.runner.agentId, event_id: this.eventId, err },
+        'handler failed after the event ended',
+      );
       return;
     }
-    this.o.logger.error({ agent_id: this.runner.agentId, event_id: this.eventId, err }, `handler failed: ${errorText(err)}`);
+    this.o.logger.error(
+      { agent_id: this.runner.agentId, event_id: this.eventId, err },
+      `handler failed: ${errorText(err)}`,
+    );
     this.end('AGENT_ERROR', HANDLER_FAILED);
   }
 

@@ -9,20 +9,23 @@ function utf8Width(codePoint: number): number {
 }
 
 const isSpace = (codePoint: number) =>
-  codePoint < 0x80 ? codePoint === 0x20 || (codePoint >= 0x09 && codePoint <= 0x0d) : /\s/u.test(String.fromCodePoint(codePoint));
+  codePoint < 0x80
+    ? codePoint === 0x20 || (codePoint >= 0x09 && codePoint <= 0x0d)
+    : /\s/u.test(String.fromCodePoint(codePoint));
 
 /**
  * Cuts `text` into pieces of at most `maxBytes` UTF-8 bytes each, never inside a code point. A piece ends after
  * the last whitespace that fits when there is one, so words stay whole where they can. `''` gives `[]`.
  */
 export function splitByBytes(text: string, maxBytes: number = LIMITS.tokenFragmentMaxBytes): string[] {
-  if (!Number.isInteger(maxBytes) || maxBytes < 4) throw new RangeError(`maxBytes must be an integer of at least 4 (one code point), got ${maxBytes}`);
+  if (!Number.isInteger(maxBytes) || maxBytes < 4)
+    throw new RangeError(`maxBytes must be an integer of at least 4 (one code point), got ${maxBytes}`);
   const pieces: string[] = [];
   let start = 0; // index where the current piece starts
   let bytes = 0; // its UTF-8 length so far
   let afterSpace = -1; // index just after the last whitespace in the current piece
   let bytesAtSpace = 0; // the piece's length up to afterSpace
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const codePoint = text.codePointAt(i)!;
     const width = utf8Width(codePoint);
     if (bytes + width > maxBytes) {
@@ -54,14 +57,16 @@ export function splitByBytes(text: string, maxBytes: number = LIMITS.tokenFragme
  * whitespace with the first), so the fragments join back to `text` exactly. `''` gives `[]`.
  */
 export function splitWords(text: string, wordsPerFragment = 1): string[] {
-  if (!Number.isInteger(wordsPerFragment) || wordsPerFragment < 1) throw new RangeError(`wordsPerFragment must be a positive integer, got ${wordsPerFragment}`);
+  if (!Number.isInteger(wordsPerFragment) || wordsPerFragment < 1)
+    throw new RangeError(`wordsPerFragment must be a positive integer, got ${wordsPerFragment}`);
   if (!text) return [];
   const lead = /^\s*/u.exec(text)![0];
   const words = text.slice(lead.length).match(/\S+\s*/gu);
   if (!words) return [text];
   words[0] = lead + words[0];
   const fragments: string[] = [];
-  for (let i = 0; i < words.length; i += wordsPerFragment) fragments.push(words.slice(i, i + wordsPerFragment).join(''));
+  for (let i = 0; i < words.length; i += wordsPerFragment)
+    fragments.push(words.slice(i, i + wordsPerFragment).join(''));
   return fragments;
 }
 

@@ -77,7 +77,8 @@ function loadFailure(file: string, err: unknown): string {
   if (TYPESCRIPT_FILE.test(file) && code === 'ERR_UNKNOWN_FILE_EXTENSION') {
     return `Node.js ${process.version} cannot run TypeScript by itself: install tsx (npm install tsx) or use Node.js 22.18 or later`;
   }
-  if (code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX') return `${message} (Node.js only strips types; install tsx (npm install tsx) to run this module)`;
+  if (code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX')
+    return `${message} (Node.js only strips types; install tsx (npm install tsx) to run this module)`;
   return message;
 }
 

@@ -29,11 +29,18 @@ export async function startHealthServer(
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       const text = JSON.stringify(body);
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text), ...headers });
+      res.writeHead(status, {
+        'content-type': 'application/json; charset=utf-8',
+        'cache-control': 'no-store',
+        'content-length': Buffer.byteLength(text),
+        ...headers,
+      });
       res.end(req.method === 'HEAD' ? undefined : text);
     };
-    if (path !== options.path) return send(404, { code: 'NOT_FOUND', error: `No such path; the health endpoint is ${options.path}.` });
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, { code: 'INVALID_REQUEST', error: 'Use GET.' }, { allow: 'GET, HEAD' });
+    if (path !== options.path)
+      return send(404, { code: 'NOT_FOUND', error: `No such path; the health endpoint is ${options.path}.` });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return send(405, { code: 'INVALID_REQUEST', error: 'Use GET.' }, { allow: 'GET, HEAD' });
     let health: ConnectorHealth;
     try {
       health = report();
@@ -44,7 +51,13 @@ export async function startHealthServer(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) =>
-      reject(isListenError(err) ? new Error(`the health endpoint ${listenFailure(err, options.host, options.port, 'health.port, health.host')}`) : err),
+      reject(
+        isListenError(err)
+          ? new Error(
+              `the health endpoint ${listenFailure(err, options.host, options.port, 'health.port, health.host')}`,
+            )
+          : err,
+      ),
     );
     server.listen(options.port, options.host, () => {
       server.removeAllListeners('error');

@@ -56,7 +56,13 @@ export function jsonLogger(o: JsonLoggerOptions = {}): Logger {
       text = JSON.stringify(entry);
     } catch (err) {
       // A field that cannot be written (a cycle, a BigInt) must not lose the line, nor throw into the caller.
-      text = JSON.stringify({ level: at, time: entry.time, ...(o.name ? { name: o.name } : {}), msg, unwritable: (err as Error).message });
+      text = JSON.stringify({
+        level: at,
+        time: entry.time,
+        ...(o.name ? { name: o.name } : {}),
+        msg,
+        unwritable: (err as Error).message,
+      });
     }
     write(`${text.replace(TOKEN_SECRET, '$1***')}\n`);
   };

@@ -35,8 +35,10 @@ function findTsx(places: readonly string[]): string | undefined {
 function esmEntry(packageJson: string, subpath: string): string {
   const entry: unknown = JSON.parse(readFileSync(packageJson, 'utf8')).exports?.[subpath];
   const imported = typeof entry === 'object' && entry !== null ? (entry as { import?: unknown }).import : entry;
-  const file = typeof imported === 'object' && imported !== null ? (imported as { default?: unknown }).default : imported;
-  if (typeof file !== 'string') throw new Error(`${packageJson} has no ESM entry ${subpath} (tsx 4 or later is needed)`);
+  const file =
+    typeof imported === 'object' && imported !== null ? (imported as { default?: unknown }).default : imported;
+  if (typeof file !== 'string')
+    throw new Error(`${packageJson} has no ESM entry ${subpath} (tsx 4 or later is needed)`);
   return pathToFileURL(join(dirname(packageJson), file)).href;
 }
 

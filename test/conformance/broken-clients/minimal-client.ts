@@ -9,14 +9,30 @@
 import WebSocket from 'ws';
 
 const BREAKS = [
-  'no-ping', 'ignore-dead', 'no-backoff', 'no-cap', 'no-reset', 'hammer-refused', 'no-reconnect', 'strict-types',
-  'token-in-payload', 'crash-on-error', 'resend-at-once', 'fight-replacement', 'two-connections',
-  'forget-after-reconnect', 'big-fragment', 'exit-at-once',
+  'no-ping',
+  'ignore-dead',
+  'no-backoff',
+  'no-cap',
+  'no-reset',
+  'hammer-refused',
+  'no-reconnect',
+  'strict-types',
+  'token-in-payload',
+  'crash-on-error',
+  'resend-at-once',
+  'fight-replacement',
+  'two-connections',
+  'forget-after-reconnect',
+  'big-fragment',
+  'exit-at-once',
 ] as const;
 type Break = (typeof BREAKS)[number];
 
 const argv = process.argv.slice(2);
-const option = (name: string) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
+const option = (name: string) => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
 const role = option('--role');
 const broken = option('--break') as Break | undefined;
 const url = process.env.BRIDGE_URL;
@@ -40,9 +56,21 @@ const FRAGMENT_MAX_BYTES = 4096; // §8: each agent `token`
 const REFUSED = new Set([4401, 4410]);
 const REPLACED = 4409;
 /** What the bridge may send us (spec §2.2, §2.3): anything else is a newer protocol's and is ignored. */
-const KNOWN: Record<string, string[]> = role === 'app'
-  ? { accepted: ['event_id', 'agent_id', 'session_key', 'status'], token: ['event_id', 'agent_id', 'token'], reply: ['event_id', 'agent_id', 'thread_id', 'reply', 'payload', 'metadata'], error: ['event_id', 'agent_id', 'error', 'code', 'metadata'], agents: ['agents'], pong: [] }
-  : { event: ['event_id', 'app_id', 'thread_id', 'session_key', 'payload'], error: ['event_id', 'error', 'code'], pong: [] };
+const KNOWN: Record<string, string[]> =
+  role === 'app'
+    ? {
+        accepted: ['event_id', 'agent_id', 'session_key', 'status'],
+        token: ['event_id', 'agent_id', 'token'],
+        reply: ['event_id', 'agent_id', 'thread_id', 'reply', 'payload', 'metadata'],
+        error: ['event_id', 'agent_id', 'error', 'code', 'metadata'],
+        agents: ['agents'],
+        pong: [],
+      }
+    : {
+        event: ['event_id', 'app_id', 'thread_id', 'session_key', 'payload'],
+        error: ['event_id', 'error', 'code'],
+        pong: [],
+      };
 
 const log = (line: string) => console.error(`minimal-client(${role}${broken ? `, --break ${broken}` : ''}): ${line}`);
 /** Failed attempts since the backoff last restarted: the next delay is 1 s × 2^failures. */
@@ -83,7 +111,11 @@ function connect(): void {
       if (breaks('no-ping')) return;
       send({ type: 'ping' });
       // No pong within 5 s: the connection is dead even if TCP has not noticed; drop it, which reconnects.
-      if (!breaks('ignore-dead')) deadline ??= setTimeout(() => { log('no pong: dropping a dead connection'); ws.terminate(); }, PONG_WITHIN_MS);
+      if (!breaks('ignore-dead'))
+        deadline ??= setTimeout(() => {
+          log('no pong: dropping a dead connection');
+          ws.terminate();
+        }, PONG_WITHIN_MS);
     }, PING_EVERY_MS);
     if (role === 'app' && !eventSent) {
       eventSent = true;
@@ -110,7 +142,9 @@ function connect(): void {
     const unknownFields = known ? Object.keys(frame).filter((k) => k !== 'type' && !known.includes(k)) : [];
     if (!known || unknownFields.length) {
       // A newer bridge may add message types and fields (forward compatibility): ignore them, keep the connection.
-      log(`ignoring unknown ${known ? `fields ${unknownFields.join(', ')} of ${frame.type}` : `message type ${frame.type}`}`);
+      log(
+        `ignoring unknown ${known ? `fields ${unknownFields.join(', ')} of ${frame.type}` : `message type ${frame.type}`}`,
+      );
       if (breaks('strict-types')) return ws.close(1003, 'unknown message');
       if (!known) return;
     }
@@ -139,7 +173,8 @@ function connect(): void {
   function answer(event: Record<string, any>): void {
     const payload = event.payload ?? {};
     const text = `You said: ${typeof payload.text === 'string' ? payload.text : JSON.stringify(payload)}`;
-    for (const piece of breaks('big-fragment') ? [text] : fragments(text)) send({ type: 'token', event_id: event.event_id, token: piece });
+    for (const piece of breaks('big-fragment') ? [text] : fragments(text))
+      send({ type: 'token', event_id: event.event_id, token: piece });
     // Content may be empty: the bridge joins the streamed fragments.
     send({ type: 'reply', event_id: event.event_id, content: breaks('token-in-payload') ? token : '', done: true });
   }
@@ -154,7 +189,8 @@ function connect(): void {
       if (breaks('hammer-refused')) return void setTimeout(connect, 10);
       return log('the bridge refused our token: giving up (running idle until stopped)');
     }
-    if (code === REPLACED && !breaks('fight-replacement')) return log('another connection with our token replaced this one: not reconnecting');
+    if (code === REPLACED && !breaks('fight-replacement'))
+      return log('another connection with our token replaced this one: not reconnecting');
     if (number > 0 && breaks('no-reconnect')) return log('not reconnecting');
     reconnectLater();
   });

@@ -3,12 +3,16 @@
 import WebSocket from 'ws';
 
 function attempt(): void {
-  const ws = new WebSocket(`${process.env.BRIDGE_URL}/ws/app`, { headers: { authorization: `Bearer ${process.env.BRIDGE_TOKEN}` } });
+  const ws = new WebSocket(`${process.env.BRIDGE_URL}/ws/app`, {
+    headers: { authorization: `Bearer ${process.env.BRIDGE_TOKEN}` },
+  });
   let opened = false;
   ws.on('open', () => {
     opened = true;
     ws.send(JSON.stringify({ type: 'ping' }));
-    ws.send(JSON.stringify({ type: 'event', agent_id: 'echo-agent', thread_id: 'conformance', payload: { text: 'hello' } }));
+    ws.send(
+      JSON.stringify({ type: 'event', agent_id: 'echo-agent', thread_id: 'conformance', payload: { text: 'hello' } }),
+    );
   });
   ws.on('message', (data) => {
     const frame = JSON.parse(data.toString()) as { type: string; reply?: string };

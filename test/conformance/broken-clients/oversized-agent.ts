@@ -2,7 +2,9 @@
 // limit) before its reply. Everything else it does is right.
 import WebSocket from 'ws';
 
-const ws = new WebSocket(`${process.env.BRIDGE_URL}/ws/agent`, { headers: { authorization: `Bearer ${process.env.BRIDGE_TOKEN}` } });
+const ws = new WebSocket(`${process.env.BRIDGE_URL}/ws/agent`, {
+  headers: { authorization: `Bearer ${process.env.BRIDGE_TOKEN}` },
+});
 ws.on('open', () => ws.send(JSON.stringify({ type: 'ping' })));
 ws.on('message', (data) => {
   const frame = JSON.parse(data.toString()) as { type: string; event_id?: string };

@@ -18,7 +18,9 @@ export interface OtherBridge {
   close(): Promise<void>;
 }
 
-export async function startOtherBridge(options: { breaks?: BreakName[]; agentTimeoutMs?: number } = {}): Promise<OtherBridge> {
+export async function startOtherBridge(
+  options: { breaks?: BreakName[]; agentTimeoutMs?: number } = {},
+): Promise<OtherBridge> {
   for (const name of options.breaks ?? []) if (!(name in BREAKS)) throw new Error(`unknown break: ${name}`);
   const breaks = new Set(options.breaks ?? []);
   const clock = new Clock(Date.now());

@@ -15,6 +15,7 @@ const PAYLOAD_MAX_BYTES = 64000;
 const FRAGMENT_MAX_BYTES = 4096;
 const SESSION_KEY_MAX_CHARS = 255;
 const AGENT_ID = /^[a-z0-9-]+$/;
+// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
 const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f]/;
 
 // Connection errors: one error frame, then 1008 with a sentence for humans (not the code).
@@ -142,15 +143,20 @@ export class Hub {
     const agentId = typeof msg['agent_id'] === 'string' ? msg['agent_id'] : '';
     const thread = msg['thread_id'];
     const payload = msg['payload'];
-    const fail = (code: string, error: string): void => send(ws, { type: 'error', event_id: id, agent_id: agentId, code, error });
+    const fail = (code: string, error: string): void =>
+      send(ws, { type: 'error', event_id: id, agent_id: agentId, code, error });
 
-    if (!AGENT_ID.test(agentId)) return fail('INVALID_AGENT_ID', 'agent_id must be lowercase letters, digits and hyphens');
+    if (!AGENT_ID.test(agentId))
+      return fail('INVALID_AGENT_ID', 'agent_id must be lowercase letters, digits and hyphens');
     if (typeof thread !== 'string' || thread === '' || CONTROL_CHARS.test(thread)) {
       return fail('INVALID_THREAD_ID', 'thread_id must be a non-empty string without control characters');
     }
     const storedKey = `svc:${agentId}:${app.ref}:${thread}`;
     if ([...storedKey].length > SESSION_KEY_MAX_CHARS && !this.breaks.has('long-session-keys')) {
-      return fail('INVALID_THREAD_ID', `thread_id too long: the session key would exceed ${SESSION_KEY_MAX_CHARS} characters`);
+      return fail(
+        'INVALID_THREAD_ID',
+        `thread_id too long: the session key would exceed ${SESSION_KEY_MAX_CHARS} characters`,
+      );
     }
     if (!isObject(payload)) return fail('INVALID_JSON', 'payload must be a JSON object');
     const size = utf8Bytes(JSON.stringify(payload));
@@ -161,8 +167,18 @@ export class Hub {
     if (!this.registry.mayUse(agent, app)) return fail('PERMISSION_DENIED', 'this app is not on the agent allowlist');
 
     const flight: Flight = {
-      id, app, appWs: ws, agent, link: undefined, thread, payload, sessionKey: storedKey,
-      fragments: [], startedAt: performance.now(), accepted: false, cancelTimer: () => {},
+      id,
+      app,
+      appWs: ws,
+      agent,
+      link: undefined,
+      thread,
+      payload,
+      sessionKey: storedKey,
+      fragments: [],
+      startedAt: performance.now(),
+      accepted: false,
+      cancelTimer: () => {},
     };
     const link = this.#agents.get(agent.ref);
     if (!link) {
@@ -178,10 +194,18 @@ export class Hub {
   #accept(flight: Flight, then?: () => void): void {
     if (flight.accepted) return;
     flight.accepted = true;
-    send(flight.appWs, {
-      type: 'accepted', event_id: flight.id, agent_id: flight.agent.ref, session_key: flight.sessionKey,
-      status: 'accepted', received_at: new Date(this.clock.now()).toISOString(),
-    }, then);
+    send(
+      flight.appWs,
+      {
+        type: 'accepted',
+        event_id: flight.id,
+        agent_id: flight.agent.ref,
+        session_key: flight.sessionKey,
+        status: 'accepted',
+        received_at: new Date(this.clock.now()).toISOString(),
+      },
+      then,
+    );
   }
 
   #launch(flight: Flight, link: AgentLink): void {
@@ -192,8 +216,12 @@ export class Hub {
       this.#end(flight, 'error', { code: 'AGENT_TIMEOUT', error: `the agent did not answer within ${timeout} ms` }),
     );
     send(link.ws, {
-      type: 'event', event_id: flight.id, app_id: flight.app.ref, thread_id: flight.thread,
-      session_key: `svc:${flight.app.ref}:${flight.thread}`, payload: flight.payload,
+      type: 'event',
+      event_id: flight.id,
+      app_id: flight.app.ref,
+      thread_id: flight.thread,
+      session_key: `svc:${flight.app.ref}:${flight.thread}`,
+      payload: flight.payload,
     });
   }
 
@@ -219,7 +247,9 @@ export class Hub {
   /** Answers go to the app instance that sent the event (to all instances only under the break). */
   #toApp(flight: Flight, frame: Frame, fanOut: boolean): void {
     const everyone = fanOut && this.breaks.has('tokens-to-every-instance');
-    const targets = everyone ? [...this.#apps].filter(([, a]) => a.ref === flight.app.ref).map(([ws]) => ws) : [flight.appWs];
+    const targets = everyone
+      ? [...this.#apps].filter(([, a]) => a.ref === flight.app.ref).map(([ws]) => ws)
+      : [flight.appWs];
     for (const ws of targets) send(ws, frame);
   }
 
@@ -244,15 +274,23 @@ export class Hub {
     const eventId = msg['event_id'];
     const flight = typeof eventId === 'string' ? this.#flights.get(eventId) : undefined;
     if (!flight || flight.link !== link) {
-      if (!this.breaks.has('unknown-event-ignored')) error('INVALID_EVENT_ID', 'no event of yours in flight with this event_id');
+      if (!this.breaks.has('unknown-event-ignored'))
+        error('INVALID_EVENT_ID', 'no event of yours in flight with this event_id');
       return;
     }
     this.#accept(flight);
     if (msg['type'] === 'token') {
       const token = msg['token'] as string;
-      if (utf8Bytes(token) > FRAGMENT_MAX_BYTES) return error('MESSAGE_TOO_LARGE', `a fragment may be at most ${FRAGMENT_MAX_BYTES} bytes; dropped`);
+      if (utf8Bytes(token) > FRAGMENT_MAX_BYTES)
+        return error('MESSAGE_TOO_LARGE', `a fragment may be at most ${FRAGMENT_MAX_BYTES} bytes; dropped`);
       flight.fragments.push(token);
-      const frame = { type: 'token', event_id: flight.id, agent_id: flight.agent.ref, token, seq: flight.fragments.length };
+      const frame = {
+        type: 'token',
+        event_id: flight.id,
+        agent_id: flight.agent.ref,
+        token,
+        seq: flight.fragments.length,
+      };
       return this.#toApp(flight, frame, true);
     }
     if (msg['type'] === 'error') {
@@ -287,7 +325,11 @@ function wellFormed(msg: Frame): boolean {
     case 'token':
       return typeof msg['token'] === 'string';
     case 'reply':
-      return typeof msg['content'] === 'string' && msg['done'] === true && (msg['metadata'] === undefined || isObject(msg['metadata']));
+      return (
+        typeof msg['content'] === 'string' &&
+        msg['done'] === true &&
+        (msg['metadata'] === undefined || isObject(msg['metadata']))
+      );
     case 'error':
       return typeof msg['error'] === 'string' && typeof msg['code'] === 'string';
     default:

@@ -23,7 +23,8 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OpError(400, 'body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new OpError(400, 'body must be a JSON object');
   return body as Record<string, unknown>;
 }
 
@@ -43,8 +44,11 @@ export function createHttp(
       const app = auth.client;
       if (decodeURIComponent(dir[1] ?? '') !== app.org) return reply(res, 404, { message: 'no such organization' });
       const agents = registry.agentsOf(app.org).map((a) => ({
-        id: a.ref, name: a.label, description: a.about,
-        status: hub.isOnline(a.ref) ? 'online' : 'offline', allowlisted: registry.mayUse(a, app),
+        id: a.ref,
+        name: a.label,
+        description: a.about,
+        status: hub.isOnline(a.ref) ? 'online' : 'offline',
+        allowlisted: registry.mayUse(a, app),
       }));
       return reply(res, 200, { agents });
     }
@@ -52,7 +56,9 @@ export function createHttp(
       if (req.headers['x-ops-key'] !== OPS_KEY) return reply(res, 403, { problem: 'bad ops key' });
       readJson(req)
         .then((body) => reply(res, 200, runOp(body, registry, hub, clock)))
-        .catch((e: unknown) => reply(res, e instanceof OpError ? e.status : 400, { problem: String((e as Error).message) }));
+        .catch((e: unknown) =>
+          reply(res, e instanceof OpError ? e.status : 400, { problem: String((e as Error).message) }),
+        );
       return;
     }
     reply(res, 404, { message: 'not found' });

@@ -25,7 +25,8 @@ function text(body: Body, field: string, fallback?: string): string {
 
 function refs(value: unknown, field: string): string[] | null {
   if (value === undefined || value === null) return null;
-  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new OpError(400, `${field} must be a list of refs or null`);
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
+    throw new OpError(400, `${field} must be a list of refs or null`);
   return value;
 }
 
@@ -46,7 +47,12 @@ export function runOp(body: Body, registry: Registry, hub: Hub, clock: Clock): B
       if (kind !== 'app' && kind !== 'agent') throw new OpError(400, 'kind must be app or agent');
       if (typeof ttl !== 'number' || !(ttl > 0)) throw new OpError(400, 'ttl must be a positive number of days');
       const { client: c, token } = registry.addClient({
-        org, kind, label: text(body, 'label'), about: text(body, 'about', ''), ttlDays: ttl, allow: refs(body['allow'], 'allow'),
+        org,
+        kind,
+        label: text(body, 'label'),
+        about: text(body, 'about', ''),
+        ttlDays: ttl,
+        allow: refs(body['allow'], 'allow'),
       });
       return { client: { ref: c.ref, secret: token, label: c.label, about: c.about } };
     }

@@ -37,8 +37,13 @@ async function create(fixtures = {}) {
   for (const [name, spec] of Object.entries(fixtures['agents'] ?? {})) {
     const allow = spec['allowlist'] == null ? null : spec['allowlist'].map((app) => out['apps'][app]?.app_id ?? app);
     const { client } = await op({
-      op: 'mkclient', org: orgRef(spec['org']), kind: 'agent', label: spec['name'] ?? name,
-      about: spec['description'] ?? '', ttl: spec['ttl_days'], allow,
+      op: 'mkclient',
+      org: orgRef(spec['org']),
+      kind: 'agent',
+      label: spec['name'] ?? name,
+      about: spec['description'] ?? '',
+      ttl: spec['ttl_days'],
+      allow,
     });
     out['agents'][name] = { agent_id: client.ref, token: client.secret, name: client.label, description: client.about };
   }
@@ -69,8 +74,12 @@ async function handle(req) {
       const { rows } = await op({ op: 'sessions', agent: req['agent_id'] });
       return {
         sessions: rows.map((r) => ({
-          session_key: r['key'], agent_id: r['agent'], app_id: r['app'], thread_id: r['thread'],
-          created_at: iso(r['born']), expires_at: iso(r['dies']),
+          session_key: r['key'],
+          agent_id: r['agent'],
+          app_id: r['app'],
+          thread_id: r['thread'],
+          created_at: iso(r['born']),
+          expires_at: iso(r['dies']),
         })),
       };
     }

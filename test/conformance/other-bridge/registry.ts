@@ -72,7 +72,9 @@ export class Registry {
     if (!record || !client) return { ok: false, code: 'UNAUTHORIZED' };
     if (client.disabled) return { ok: false, code: 'TOKEN_REVOKED' };
     const expired =
-      record.retiredAt !== undefined && !this.oldTokensForever && this.clock.now() >= record.retiredAt + ROTATION_GRACE_MS;
+      record.retiredAt !== undefined &&
+      !this.oldTokensForever &&
+      this.clock.now() >= record.retiredAt + ROTATION_GRACE_MS;
     return expired ? { ok: false, code: 'UNAUTHORIZED' } : { ok: true, client };
   }
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 import { startOtherBridge, type OtherBridge } from './bridge.js';
 
-type Msg = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Msg = Record<string, any>;
 
 const PROVISION = fileURLToPath(new URL('./provision.mjs', import.meta.url));
 
@@ -28,7 +28,9 @@ class Peer {
   static async open(url: string, token: string, carrier: 'header' | 'query', header?: string): Promise<Peer> {
     const ws =
       carrier === 'query'
-        ? new WebSocket(`${url}?token=${encodeURIComponent(token)}`, { headers: header ? { authorization: `Bearer ${header}` } : {} })
+        ? new WebSocket(`${url}?token=${encodeURIComponent(token)}`, {
+            headers: header ? { authorization: `Bearer ${header}` } : {},
+          })
         : new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
     const peer = new Peer(ws);
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
@@ -100,7 +102,11 @@ describe('other bridge (smoke)', function () {
     expect(out['apps']['app1']['token']).to.match(new RegExp(`^rlk_${out['apps']['app1']['app_id']}_`));
     expect(out['agents']['agent1']).to.include({ name: 'agent1', description: 'helps' });
     expect(out['agents']['agent1']['token']).to.match(new RegExp(`^rla_${out['agents']['agent1']['agent_id']}_`));
-    expect((await provision(bridge, { action: 'create', fixtures: {} })).out).to.deep.equal({ orgs: {}, apps: {}, agents: {} });
+    expect((await provision(bridge, { action: 'create', fixtures: {} })).out).to.deep.equal({
+      orgs: {},
+      apps: {},
+      agents: {},
+    });
     expect(await provision(bridge, { action: 'advance_clock', ms: 1000 })).to.deep.equal({ status: 0, out: {} });
     expect((await provision(bridge, { action: 'no_such_action' })).status).to.equal(3);
   });
@@ -152,10 +158,19 @@ describe('other bridge (smoke)', function () {
     expect(await app.next()).to.include({ type: 'token', agent_id: agentId, token: 'Hel', seq: 1 });
     expect(await app.next()).to.include({ type: 'token', token: 'lo', seq: 2 });
     const reply = await app.next();
-    expect(reply).to.deep.include({ type: 'reply', thread_id: 't-1', reply: 'Hello', payload: { kind: 'question', n: 1 } });
+    expect(reply).to.deep.include({
+      type: 'reply',
+      thread_id: 't-1',
+      reply: 'Hello',
+      payload: { kind: 'question', n: 1 },
+    });
     expect(reply['metadata']).to.include({ tokens_used: 0, model: 'm1', session_key: storedKey });
     agent.send({ type: 'reply', event_id: event['event_id'], content: 'again', done: true });
-    expect(await agent.next()).to.deep.equal({ type: 'error', code: 'INVALID_EVENT_ID', error: 'no event of yours in flight with this event_id' });
+    expect(await agent.next()).to.deep.equal({
+      type: 'error',
+      code: 'INVALID_EVENT_ID',
+      error: 'no event of yours in flight with this event_id',
+    });
 
     const listed = (await provision(bridge, { action: 'list_sessions', agent_id: agentId })).out['sessions'];
     expect(listed).to.have.length(1);
@@ -166,6 +181,11 @@ describe('other bridge (smoke)', function () {
     const second = await app.next();
     await agent.next();
     await provision(bridge, { action: 'advance_clock', ms: 300_000 });
-    expect(await app.next()).to.include({ type: 'error', code: 'AGENT_TIMEOUT', event_id: second['event_id'], agent_id: agentId });
+    expect(await app.next()).to.include({
+      type: 'error',
+      code: 'AGENT_TIMEOUT',
+      event_id: second['event_id'],
+      agent_id: agentId,
+    });
   });
 });
