@@ -8,20 +8,11 @@ import { Directory, type Principal } from '../../src/core/directory.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { ClusterRouter, homeOf } from '../../src/cluster/cluster-router.js';
 import { MemoryHub } from '../../src/cluster/memory-bus.js';
-import { peerConnector, principalToken, type Peer } from '../helpers/core-harness.js';
+import { peerConnector, principalToken, type Peer, agentRecord } from '../helpers/core-harness.js';
 import { HOME_ANSWER_MS } from '../../src/core/resume-desk.js';
 
 const app = { app_id: 'classroom', org_id: 'org', name: 'Classroom', active: true, created_at: 0 };
-const agent = {
-  agent_id: 'tutor',
-  org_id: 'org',
-  name: 'Tutor',
-  description: 'd',
-  ttl_days: 14,
-  allowlist: null,
-  active: true,
-  created_at: 0,
-};
+const agent = agentRecord('tutor', { name: 'Tutor', description: 'd' });
 const appPrincipal: Principal = { kind: 'app', app, token: principalToken('app', 'classroom') };
 const agentPrincipal: Principal = { kind: 'agent', agent, token: principalToken('agent', 'tutor') };
 /** An app of another organization. */

@@ -9,7 +9,14 @@ import { makeBridge, type BridgeOptions } from '../../src/core/bridge.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { Directory, hashToken, type AgentRecord, type AppRecord } from '../../src/core/directory.js';
 import type { Socket } from '../../src/core/transport.js';
-import { peerConnector, principalToken, recordingBridge, type Frame, type Peer } from '../helpers/core-harness.js';
+import {
+  peerConnector,
+  principalToken,
+  recordingBridge,
+  type Frame,
+  type Peer,
+  agentRecord,
+} from '../helpers/core-harness.js';
 
 /** A bridge on a frozen clock with apps `a1`, `a2` and connected agents `x`, `y`, and everything it did. */
 function setup(options: Partial<BridgeOptions> = {}) {
@@ -424,16 +431,7 @@ describe('bounds on events in flight, streamed text and replies (L13-L16)', func
       const directory = new Directory();
       directory.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
       const app: AppRecord = { app_id: longest('app'), org_id: 'org', name: 'a', active: true, created_at: 0 };
-      const agent: AgentRecord = {
-        agent_id: longest('agent'),
-        org_id: 'org',
-        name: 'b',
-        description: '',
-        ttl_days: 14,
-        allowlist: null,
-        active: true,
-        created_at: 0,
-      };
+      const agent: AgentRecord = agentRecord(longest('agent'), { name: 'b' });
       directory.addApp(app);
       directory.addAgent(agent);
       const bridge = makeBridge({ directory, clock: new AdjustableClock({ frozen: true, start: 0 }) });

@@ -14,7 +14,7 @@ import { makeBridge } from '../../src/core/bridge.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { Directory, type Principal } from '../../src/core/directory.js';
 import type { ConnectionHandlers, Socket } from '../../src/core/transport.js';
-import { principalToken } from '../helpers/core-harness.js';
+import { principalToken, agentRecord } from '../helpers/core-harness.js';
 
 type Peer = Socket & { closedWith?: [number, string]; handlers?: ConnectionHandlers };
 
@@ -24,16 +24,7 @@ function setup() {
   const directory = new Directory();
   directory.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
   const app = { app_id: 'classroom', org_id: 'org', name: 'Classroom', active: true, created_at: 0 };
-  const agent = {
-    agent_id: 'tutor',
-    org_id: 'org',
-    name: 'Tutor',
-    description: 'd',
-    ttl_days: 14,
-    allowlist: null,
-    active: true,
-    created_at: 0,
-  };
+  const agent = agentRecord('tutor', { name: 'Tutor', description: 'd' });
   directory.addApp(app);
   directory.addAgent(agent);
   const clock = new AdjustableClock({ frozen: true, start: 0 });

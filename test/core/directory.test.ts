@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { Directory, hashToken, parseToken } from '../../src/core/directory.js';
+import { agentRecord } from '../helpers/core-harness.js';
 
 const SECRET = 'A'.repeat(43);
 const APP_TOKEN = `rlk_classroom_${SECRET}`;
@@ -9,16 +10,7 @@ function directory(): Directory {
   const d = new Directory();
   d.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
   d.addApp({ app_id: 'classroom', org_id: 'org', name: 'Classroom', active: true, created_at: 0 });
-  d.addAgent({
-    agent_id: 'tutor',
-    org_id: 'org',
-    name: 'Tutor',
-    description: '',
-    ttl_days: 14,
-    allowlist: null,
-    active: true,
-    created_at: 0,
-  });
+  d.addAgent(agentRecord('tutor', { name: 'Tutor' }));
   d.addToken({ hash: hashToken(APP_TOKEN), kind: 'app', owner_id: 'classroom', created_at: 0, expires_at: null });
   d.addToken({ hash: hashToken(AGENT_TOKEN), kind: 'agent', owner_id: 'tutor', created_at: 0, expires_at: null });
   return d;
@@ -69,16 +61,7 @@ describe('the directory', function () {
     const d = directory();
     const app = d.apps.get('classroom')!;
     d.addOrg({ org_id: 'other', name: 'Other', created_at: 0 });
-    d.addAgent({
-      agent_id: 'foreign',
-      org_id: 'other',
-      name: 'F',
-      description: '',
-      ttl_days: 14,
-      allowlist: null,
-      active: true,
-      created_at: 0,
-    });
+    d.addAgent(agentRecord('foreign', { org_id: 'other', name: 'F' }));
     expect(d.agentFor(app, 'foreign')).to.equal(undefined);
     const tutor = d.agentFor(app, 'tutor')!;
     expect(d.mayUse(app, tutor)).to.equal(true);

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { ENDPOINT_PATHS } from '../../generated/index.js';
 import { Directory, hashToken } from '../../src/core/directory.js';
 import { authenticate, endpointOf, identify, type ConnectionFacts } from '../../src/core/handshake.js';
+import { agentRecord } from '../helpers/core-harness.js';
 
 const APP_TOKEN = 'rlk_classroom_' + 'a'.repeat(32);
 const AGENT_TOKEN = 'rla_tutor_' + 'b'.repeat(32);
@@ -13,16 +14,7 @@ function directory(): Directory {
   d.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
   d.addApp({ app_id: 'classroom', org_id: 'org', name: 'Classroom', active: true, created_at: 0 });
   d.addApp({ app_id: 'retired', org_id: 'org', name: 'Retired', active: false, created_at: 0 });
-  d.addAgent({
-    agent_id: 'tutor',
-    org_id: 'org',
-    name: 'Tutor',
-    description: '',
-    ttl_days: 14,
-    allowlist: null,
-    active: true,
-    created_at: 0,
-  });
+  d.addAgent(agentRecord('tutor', { name: 'Tutor' }));
   for (const [token, kind, owner_id] of [
     [APP_TOKEN, 'app', 'classroom'],
     [AGENT_TOKEN, 'agent', 'tutor'],

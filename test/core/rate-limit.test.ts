@@ -6,7 +6,7 @@ import { RateLimiter, TokenBuckets } from '../../src/core/rate-limit.js';
 import { makeBridge } from '../../src/core/bridge.js';
 import { Directory } from '../../src/core/directory.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
-import { peerConnector, principalToken } from '../helpers/core-harness.js';
+import { peerConnector, principalToken, agentRecord } from '../helpers/core-harness.js';
 import { validateServiceToAgentMessage, validateServiceToAppMessage } from '../../generated/index.js';
 
 const HOUR = 3_600_000;
@@ -59,16 +59,7 @@ describe('the bridge on a clock that steps (F1)', function () {
     const directory = new Directory();
     directory.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
     const app = { app_id: 'app', org_id: 'org', name: 'App', active: true, created_at: 0 };
-    const agent = {
-      agent_id: 'x',
-      org_id: 'org',
-      name: 'x',
-      description: '',
-      ttl_days: 14,
-      allowlist: null,
-      active: true,
-      created_at: 0,
-    };
+    const agent = agentRecord('x');
     directory.addApp(app);
     directory.addAgent(agent);
     const clock = new AdjustableClock({ frozen: true, start: 1_700_000_000_000 });

@@ -11,9 +11,16 @@ import {
 } from '../../generated/index.js';
 import type { BridgeOptions } from '../../src/core/bridge.js';
 import { DEFAULT_FAIR_SHARES } from '../../src/core/fair-share.js';
-import { Directory, type AgentRecord, type AppRecord } from '../../src/core/directory.js';
+import { Directory, type AppRecord } from '../../src/core/directory.js';
 import type { Socket } from '../../src/core/transport.js';
-import { peerConnector, principalToken, recordingBridge, type Frame, type Peer } from '../helpers/core-harness.js';
+import {
+  peerConnector,
+  principalToken,
+  recordingBridge,
+  type Frame,
+  type Peer,
+  agentRecord,
+} from '../helpers/core-harness.js';
 
 const WINDOW_MS = LIMITS.resumeWindowMs;
 /** What a kept fragment counts (R7): its JSON as kept, its index, and a buffer when it opens a batch. */
@@ -31,17 +38,8 @@ function setup(options: Partial<BridgeOptions> = {}) {
   const apps: Record<string, AppRecord> = {};
   for (const id of ['a1', 'a2'])
     directory.addApp((apps[id] = { app_id: id, org_id: 'org', name: id, active: true, created_at: 0 }));
-  const agentRecord: AgentRecord = {
-    agent_id: 'x',
-    org_id: 'org',
-    name: 'x',
-    description: '',
-    ttl_days: 14,
-    allowlist: null,
-    active: true,
-    created_at: 0,
-  };
-  directory.addAgent(agentRecord);
+  const agent = agentRecord('x');
+  directory.addAgent(agent);
   const { bridge, clock, ended, logged } = recordingBridge(directory, options);
   const peer = peerConnector();
   /** An app connection, resumable (?resume=1) or not. */
@@ -50,7 +48,7 @@ function setup(options: Partial<BridgeOptions> = {}) {
       bridge.open(conn, { kind: 'app', app: apps[id]!, token: principalToken('app', id) }, undefined, resumable),
     );
   const x = peer(validateServiceToAgentMessage, (conn) =>
-    bridge.open(conn, { kind: 'agent', agent: agentRecord, token: principalToken('agent', 'x') }),
+    bridge.open(conn, { kind: 'agent', agent, token: principalToken('agent', 'x') }),
   );
   const send = (conn: Peer, message: unknown) => conn.handlers.message(JSON.stringify(message), false);
   /** Sends an event; its `accepted`. */

@@ -3,7 +3,7 @@
 // on a frozen clock whose log lines and event outcomes the test can read.
 import { describeErrors, type ClientKind, type ErrorCode, type Validator } from '../../generated/index.js';
 import { makeBridge, type BridgeOptions } from '../../src/core/bridge.js';
-import { hashToken, type Directory } from '../../src/core/directory.js';
+import { hashToken, type AgentRecord, type Directory } from '../../src/core/directory.js';
 import type { EventEnd, EventStart } from '../../src/core/observer.js';
 import type { ConnectionHandlers, Socket } from '../../src/core/transport.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
@@ -21,6 +21,19 @@ export interface Peer extends Socket {
 }
 
 /** The token record a principal of `owner_id` holds. */
+/** An agent of organization `org` with the defaults of a new one (TTL 14 days, no allowlist), `extra` on top. */
+export const agentRecord = (agent_id: string, extra: Partial<AgentRecord> = {}): AgentRecord => ({
+  agent_id,
+  org_id: 'org',
+  name: agent_id,
+  description: '',
+  ttl_days: 14,
+  allowlist: null,
+  active: true,
+  created_at: 0,
+  ...extra,
+});
+
 export const principalToken = (kind: ClientKind, owner_id: string) => ({
   hash: hashToken(owner_id),
   kind,
