@@ -9,8 +9,18 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  // generated/ is written by `npm run gen` and checked by `npm run gen:check`; build/ and docs/ are outputs too.
-  globalIgnores(['generated/', 'build/', 'docs/', 'node_modules/', 'packages/*/node_modules/']),
+  // generated/ is written by `npm run gen` and checked by `npm run gen:check`; docs/ is rendered; the rest is what
+  // .gitignore keeps out of the repository (compiled dist/, staged build/, databases, reports, results).
+  globalIgnores([
+    'generated/',
+    'docs/',
+    'dist/',
+    'build/',
+    'data/',
+    'test-output/',
+    'bench/results/',
+    '**/node_modules/',
+  ]),
   js.configs.recommended,
   tseslint.configs.recommended,
   {
