@@ -2413,7 +2413,13 @@
       "value": 2000,
       "unit": "connections",
       "applies_to": "each node, on PORT",
-      "description": "TCP connections that have not completed an authenticated WebSocket handshake (a handshake under way or refused and still closing, an HTTP request in flight, a keep-alive connection between requests). One more is answered 503 TOO_MANY_CONNECTIONS and closed. Decision (L21); configurable per deployment (MAX_UNAUTHENTICATED_CONNECTIONS)."
+      "description": "TCP connections that have not completed an authenticated WebSocket handshake (a handshake under way or refused and still closing, an HTTP request in flight, a keep-alive connection between requests). One more takes the slot of the oldest that has held one for unauthenticatedEvictAfterMs with no request being answered on it (that one is closed); when none has, it is answered 503 TOO_MANY_CONNECTIONS and closed. Decision (L21); configurable per deployment (MAX_UNAUTHENTICATED_CONNECTIONS)."
+    },
+    "unauthenticatedEvictAfterMs": {
+      "value": 1000,
+      "unit": "milliseconds",
+      "applies_to": "each node, on PORT, when unauthenticatedConnectionsMax are held",
+      "description": "How long an unauthenticated connection holds its slot before a new connection may take it, when every slot is held and no request is being answered on it (a half-sent request, a keep-alive connection between requests, a refused handshake closing). Whoever fills the slots must open more than unauthenticatedConnectionsMax per this time to keep others out; a request being answered is never cut short. Decision (L21)."
     },
     "unauthenticatedConnectionsPerAddressMax": {
       "value": 100,

@@ -171,6 +171,17 @@ export function makeMetrics(
       'bound',
       () => unauthenticated().refused,
     );
+    let reportedEvictions = 0;
+    new Counter({
+      name: 'bridge_unauthenticated_connections_evicted_total',
+      help: 'Unauthenticated connections closed to give their slot to a new one, all slots being held (L21).',
+      registers: [registry],
+      collect() {
+        const now = unauthenticated().evicted;
+        this.inc(now - reportedEvictions);
+        reportedEvictions = now;
+      },
+    });
     let reportedTimeouts = 0;
     new Counter({
       name: 'bridge_http_requests_timed_out_total',

@@ -1,9 +1,12 @@
 // No slot without a token (L21). A TCP connection is unauthenticated from its accept until a WebSocket handshake on
 // it is accepted by the core, or until it closes: a handshake under way or refused and still closing, an HTTP
 // request in flight, a keep-alive connection between requests. They are counted on the server's 'connection'
-// event and bounded in all and per address; one more is answered 503 before its request is read. Requests that
-// take too long are answered 408 by the server's own deadlines, set here too.
-import type { Server } from 'node:http';
+// event and bounded in all and per address. When all of them are held, one more takes the slot of the oldest
+// that has held one for unauthenticatedEvictAfterMs with no request being answered on it (a half-sent request, a
+// keep-alive connection between requests): whoever fills the slots must keep opening faster than that to keep
+// others out. Otherwise, and over the address's bound, one more is answered 503 before its request is read.
+// Requests that take too long are answered 408 by the server's own deadlines, set here too.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ERRORS, LIMITS, type ErrorCode } from '../../generated/index.js';
@@ -29,6 +32,8 @@ export interface UnauthenticatedStats {
   refused: Record<UnauthenticatedBound, number>;
   /** Requests answered 408 REQUEST_TIMEOUT since start. */
   timedOut: number;
+  /** Connections closed since start to give their slot to a newer one. */
+  evicted: number;
 }
 
 /**
@@ -59,12 +64,14 @@ const HEADERS_TOO_LARGE = 'HTTP/1.1 431 Request Header Fields Too Large\r\nConne
 export class UnauthenticatedConnections {
   private open = 0;
   private readonly byAddress = new Map<string, number>();
-  /** Open unauthenticated connections by key, with their address. */
-  private readonly live = new Map<string, string>();
+  /** Open unauthenticated connections by key, oldest first. */
+  private readonly live = new Map<string, { address: string; at: number; socket: Socket; answering: number }>();
   private readonly refused: Record<UnauthenticatedBound, number> = { total: 0, address: 0 };
   private timedOut = 0;
+  private evicted = 0;
   private readonly refusedLog: BurstLog<UnauthenticatedBound>;
   private readonly timeoutLog: BurstLog<'timeout'>;
+  private readonly evictedLog: BurstLog<'evicted'>;
 
   constructor(
     private readonly limits: UnauthenticatedLimits,
@@ -79,6 +86,12 @@ export class UnauthenticatedConnections {
           `unauthenticated connections refused: ${refused}`,
         ),
     });
+    this.evictedLog = new BurstLog({
+      clock: deps.clock,
+      windowMs: LOG_WINDOW_MS,
+      report: (_, evicted) =>
+        deps.log.warn({ evicted }, `unauthenticated connections closed for a newer one (all slots held): ${evicted}`),
+    });
     this.timeoutLog = new BurstLog({
       clock: deps.clock,
       windowMs: LOG_WINDOW_MS,
@@ -90,6 +103,13 @@ export class UnauthenticatedConnections {
   watch(server: Server): void {
     server.on('connection', (socket: Socket) => this.accepted(socket));
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.clientError(err, socket));
+    // Over TLS the request's socket is the TLSSocket on the TCP one counted: the same peer, so the same key.
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      const held = this.live.get(keyOf(req.socket) ?? '');
+      if (!held) return;
+      held.answering++;
+      res.once('close', () => held.answering--);
+    });
   }
 
   /** The core accepted a WebSocket handshake on this connection: it holds a slot of its own now (L18). */
@@ -99,12 +119,13 @@ export class UnauthenticatedConnections {
   }
 
   stats(): UnauthenticatedStats {
-    return { open: this.open, refused: { ...this.refused }, timedOut: this.timedOut };
+    return { open: this.open, refused: { ...this.refused }, timedOut: this.timedOut, evicted: this.evicted };
   }
 
   stop(): void {
     this.refusedLog.stop();
     this.timeoutLog.stop();
+    this.evictedLog.stop();
   }
 
   private accepted(socket: Socket): void {
@@ -112,9 +133,9 @@ export class UnauthenticatedConnections {
     if (key === undefined) return; // already gone
     const address = socket.remoteAddress!;
     const over = this.over(address);
-    if (over) return this.refuse(socket, over.bound, over.error);
+    if (over && !(over.bound === 'total' && this.evictOldest())) return this.refuse(socket, over.bound, over.error);
     this.open++;
-    this.live.set(key, address);
+    this.live.set(key, { address, at: this.deps.clock.monotonic(), socket, answering: 0 });
     this.byAddress.set(address, (this.byAddress.get(address) ?? 0) + 1);
     socket.once('close', () => this.forget(key));
   }
@@ -142,8 +163,24 @@ export class UnauthenticatedConnections {
     socket.destroySoon();
   }
 
+  /** Closes the oldest connection that has held its slot long enough with no request being answered on it. */
+  private evictOldest(): boolean {
+    const before = this.deps.clock.monotonic() - LIMITS.unauthenticatedEvictAfterMs;
+    for (const [key, held] of this.live) {
+      if (held.at > before) return false; // oldest first: the rest are younger still
+      // A request being answered (an admin call, a slow listing) is never cut short for a newcomer.
+      if (held.answering > 0) continue;
+      this.forget(key);
+      held.socket.destroy();
+      this.evicted++;
+      this.evictedLog.record('evicted');
+      return true;
+    }
+    return false;
+  }
+
   private forget(key: string): void {
-    const address = this.live.get(key);
+    const address = this.live.get(key)?.address;
     if (address === undefined) return;
     this.live.delete(key);
     this.open--;

@@ -5,7 +5,7 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { expect } from 'chai';
 import { LIMITS, validators } from '../../generated/index.js';
-import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { ADMIN_TOKEN, startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import { eventually } from '../helpers/eventually.js';
 import { parseMetrics, sample } from '../helpers/metrics.js';
 import { TestClient } from '../helpers/ws-client.js';
@@ -131,6 +131,67 @@ describe('no slot without a token (L21)', function () {
         bound: 'total',
       }),
     ).to.equal(1);
+  });
+
+  it('gives a new connection the slot of the oldest held unauthenticatedEvictAfterMs with no request answered on it, and closes that one', async function () {
+    const bridge = await startTestBridge({
+      maxUnauthenticatedConnections: 3,
+      maxUnauthenticatedConnectionsPerAddress: 0,
+      metricsPort: 0,
+    });
+    const oldest = await halfRequest(bridge, '127.0.0.2');
+    const closed = new Promise((resolve) => oldest.once('close', resolve));
+    bridge.clock.advance(LIMITS.unauthenticatedEvictAfterMs - 1);
+    for (let i = 0; i < 2; i++) await halfRequest(bridge, `127.0.0.${i + 3}`);
+    await eventually(
+      'the bridge counted them',
+      () => metricsOf(bridge.metricsUrl!),
+      (m) => sample(m, 'bridge_unauthenticated_connections') === 3,
+    );
+
+    // None has held its slot long enough yet: the newcomer is refused, as before.
+    expect(parseAnswer(await answerToNothing(bridge, '127.0.0.9')).status).to.equal('HTTP/1.1 503 Service Unavailable');
+    bridge.clock.advance(1);
+    // The oldest has now: a probe and a new app get in, and the oldest is closed for them.
+    const health = await fetch(new URL('/healthz', bridge.url), { headers: { connection: 'close' } });
+    expect(health.status).to.equal(200);
+    await closed;
+    const m = await metricsOf(bridge.metricsUrl!);
+    expect(sample(m, 'bridge_unauthenticated_connections_evicted_total')).to.equal(1);
+    expect(sample(m, 'bridge_unauthenticated_connections_refused_total', { bound: 'total' })).to.equal(1);
+    // The two younger ones still hold theirs: a fourth connection, none of them old enough, is refused again.
+    await eventually(
+      'the probe left its slot',
+      () => metricsOf(bridge.metricsUrl!),
+      (mm) => sample(mm, 'bridge_unauthenticated_connections') === 2,
+    );
+    await halfRequest(bridge, '127.0.0.5');
+    expect(parseAnswer(await answerToNothing(bridge, '127.0.0.9')).status).to.equal('HTTP/1.1 503 Service Unavailable');
+  });
+
+  it('never takes the slot of a connection whose request is being answered', async function () {
+    const bridge = await startTestBridge({
+      maxUnauthenticatedConnections: 1,
+      maxUnauthenticatedConnectionsPerAddress: 0,
+      metricsPort: 0,
+    });
+    // A request the bridge has begun to answer: an admin call whose body is still arriving.
+    const slow = netConnect({ port: bridge.port, host: '127.0.0.1', localAddress: '127.0.0.2' });
+    slow.on('error', () => {});
+    held.push(slow);
+    await new Promise((resolve) => slow.once('connect', resolve));
+    slow.write(
+      `POST /admin/v1/organizations HTTP/1.1\r\nHost: bridge\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name": "Sl',
+    );
+    await eventually(
+      'the bridge is answering it',
+      () => metricsOf(bridge.metricsUrl!),
+      (m) => sample(m, 'bridge_unauthenticated_connections') === 1,
+    );
+    bridge.clock.advance(LIMITS.unauthenticatedEvictAfterMs * 10);
+    expect(parseAnswer(await answerToNothing(bridge, '127.0.0.9')).status).to.equal('HTTP/1.1 503 Service Unavailable');
+    expect(slow.destroyed).to.equal(false);
   });
 
   it("sets the server's deadlines, and answers a late request 408 REQUEST_TIMEOUT with the error body, counted", async function () {
