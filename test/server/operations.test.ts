@@ -197,6 +197,7 @@ describe('operations: /metrics, /readyz and logs', function () {
       expect(sample(samples, 'bridge_partial_message_bytes')).to.equal(0);
       expect(sample(samples, 'bridge_send_buffer_bytes')).to.be.a('number').and.at.least(0);
       expect(sample(samples, 'bridge_http_requests_timed_out_total')).to.equal(0);
+      expect(sample(samples, 'bridge_unauthenticated_connections_evicted_total')).to.equal(0);
       // This scrape's own connection is unauthenticated, and so may be keep-alive connections of earlier calls.
       expect(sample(samples, 'bridge_unauthenticated_connections')).to.be.at.least(1);
       // Connections it could not accept (O8): every reason present from the start, at 0.
