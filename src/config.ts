@@ -321,24 +321,18 @@ type Property = {
   enum?: readonly string[];
 };
 type Properties = typeof SCHEMA.properties;
-/** What env-schema returns for SCHEMA: each variable as its JSON type, present when given or defaulted. */
-type RawEnv = {
-  [K in keyof Properties]: Properties[K] extends { type: 'integer' | 'number' }
-    ? number
-    : Properties[K] extends { enum: readonly (infer E)[] }
-      ? E
-      : string;
-} extends infer T
-  ? {
-      [
-        K in keyof T as K extends keyof Properties ? (Properties[K] extends { default: unknown } ? K : never) : never
-      ]: T[K];
-    } & {
-      [
-        K in keyof T as K extends keyof Properties ? (Properties[K] extends { default: unknown } ? never : K) : never
-      ]?: T[K];
-    }
-  : never;
+/** A variable's value as env-schema returns it: its JSON type, or its enum's members. */
+type ValueOf<P> = P extends { type: 'integer' | 'number' }
+  ? number
+  : P extends { enum: readonly (infer E)[] }
+    ? E
+    : string;
+/** The variables with a default: always present in what env-schema returns. */
+type Defaulted = { [K in keyof Properties]: Properties[K] extends { default: unknown } ? K : never }[keyof Properties];
+/** What env-schema returns for SCHEMA: each variable given or defaulted, as its value. */
+type RawEnv = { [K in Defaulted]: ValueOf<Properties[K]> } & {
+  [K in Exclude<keyof Properties, Defaulted>]?: ValueOf<Properties[K]>;
+};
 
 type EnvError = Error & { errors?: { instancePath: string }[] };
 

@@ -63,17 +63,9 @@ export function makeMetrics(
       this.set(bridge().stats().eventsInFlight);
     },
   });
-  let reported = 0;
-  new Counter({
-    name: 'bridge_tokens_forwarded_total',
-    help: 'Token fragments forwarded from agents to apps.',
-    registers: [registry],
-    collect() {
-      const now = bridge().tokensForwarded();
-      this.inc(now - reported);
-      reported = now;
-    },
-  });
+  counted(registry, 'bridge_tokens_forwarded_total', 'Token fragments forwarded from agents to apps.', () =>
+    bridge().tokensForwarded(),
+  );
   // What the bounds of L13-L16 did, by a label that names the bound or the reason (never an id, O6).
   countedByLabel(
     registry,
@@ -171,28 +163,18 @@ export function makeMetrics(
       'bound',
       () => unauthenticated().refused,
     );
-    let reportedEvictions = 0;
-    new Counter({
-      name: 'bridge_unauthenticated_connections_evicted_total',
-      help: 'Unauthenticated connections closed to give their slot to a new one, all slots being held (L21).',
-      registers: [registry],
-      collect() {
-        const now = unauthenticated().evicted;
-        this.inc(now - reportedEvictions);
-        reportedEvictions = now;
-      },
-    });
-    let reportedTimeouts = 0;
-    new Counter({
-      name: 'bridge_http_requests_timed_out_total',
-      help: 'HTTP requests answered 408 REQUEST_TIMEOUT: their headers or their whole request arrived too late (L21).',
-      registers: [registry],
-      collect() {
-        const now = unauthenticated().timedOut;
-        this.inc(now - reportedTimeouts);
-        reportedTimeouts = now;
-      },
-    });
+    counted(
+      registry,
+      'bridge_unauthenticated_connections_evicted_total',
+      'Unauthenticated connections closed to give their slot to a new one, all slots being held (L21).',
+      () => unauthenticated().evicted,
+    );
+    counted(
+      registry,
+      'bridge_http_requests_timed_out_total',
+      'HTTP requests answered 408 REQUEST_TIMEOUT: their headers or their whole request arrived too late (L21).',
+      () => unauthenticated().timedOut,
+    );
   }
   new Gauge({
     name: 'bridge_sessions',
@@ -344,6 +326,21 @@ export function makeMetrics(
       sessionEvicted: () => evicted.inc(),
     },
   };
+}
+
+/** A counter from a total the bridge keeps: each scrape adds what was counted since the last one. */
+export function counted(registry: Registry, name: string, help: string, read: () => number): void {
+  let reported = 0;
+  new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      const total = read();
+      this.inc(total - reported);
+      reported = total;
+    },
+  });
 }
 
 /** A counter per label value, from totals the bridge keeps: each scrape adds what was counted since the last one. */

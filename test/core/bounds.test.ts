@@ -33,17 +33,7 @@ function setup(options: Partial<BridgeOptions> = {}) {
     ['only-a2', ['a2']],
     ['offline', null],
   ] as const) {
-    const record = {
-      agent_id: id,
-      org_id: 'org',
-      name: id,
-      description: '',
-      ttl_days: 14,
-      allowlist: allowlist && [...allowlist],
-      active: true,
-      created_at: 0,
-    };
-    directory.addAgent((agents[id] = record));
+    directory.addAgent((agents[id] = agentRecord(id, { allowlist: allowlist && [...allowlist] })));
   }
   const { bridge, clock, rejected, ended, logged } = recordingBridge(directory, options);
   const peer = peerConnector();

@@ -13,7 +13,7 @@ import {
 import type { BridgeOptions } from '../../src/core/bridge.js';
 import { Directory, type AgentRecord, type AppRecord } from '../../src/core/directory.js';
 import type { ConnectionHandlers, Socket } from '../../src/core/transport.js';
-import { principalToken, recordingBridge, type Frame } from '../helpers/core-harness.js';
+import { agentRecord, principalToken, recordingBridge, type Frame } from '../helpers/core-harness.js';
 
 interface FakeSocket extends Socket {
   handlers: ConnectionHandlers;
@@ -42,18 +42,7 @@ function setup(options: Partial<BridgeOptions> = {}) {
   ] as const) {
     directory.addOrg({ org_id: org, name: org, created_at: 0 });
     directory.addApp((apps[app] = { app_id: app, org_id: org, name: app, active: true, created_at: 0 }));
-    directory.addAgent(
-      (agents[agent] = {
-        agent_id: agent,
-        org_id: org,
-        name: agent,
-        description: '',
-        ttl_days: 14,
-        allowlist: null,
-        active: true,
-        created_at: 0,
-      }),
-    );
+    directory.addAgent((agents[agent] = agentRecord(agent, { org_id: org })));
   }
   const { bridge, clock, logged } = recordingBridge(directory, options);
   let ids = 0;

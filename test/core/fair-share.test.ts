@@ -6,7 +6,14 @@ import { LIMITS, validateServiceToAgentMessage, validateServiceToAppMessage } fr
 import type { BridgeOptions } from '../../src/core/bridge.js';
 import { Directory, type AgentRecord, type AppRecord } from '../../src/core/directory.js';
 import { DEFAULT_FAIR_SHARES, type FairShareLimits } from '../../src/core/fair-share.js';
-import { peerConnector, principalToken, recordingBridge, type Frame, type Peer } from '../helpers/core-harness.js';
+import {
+  agentRecord,
+  peerConnector,
+  principalToken,
+  recordingBridge,
+  type Frame,
+  type Peer,
+} from '../helpers/core-harness.js';
 
 const OFF: FairShareLimits = {
   fragmentsPerSecond: 0,
@@ -27,18 +34,7 @@ function setup(fairShares: Partial<FairShareLimits>, options: Partial<BridgeOpti
   for (const org of ['busy', 'quiet']) {
     directory.addOrg({ org_id: org, name: org, created_at: 0 });
     directory.addApp((apps[org] = { app_id: `${org}-app`, org_id: org, name: org, active: true, created_at: 0 }));
-    directory.addAgent(
-      (agents[org] = {
-        agent_id: `${org}-agent`,
-        org_id: org,
-        name: org,
-        description: '',
-        ttl_days: 14,
-        allowlist: null,
-        active: true,
-        created_at: 0,
-      }),
-    );
+    directory.addAgent((agents[org] = agentRecord(`${org}-agent`, { org_id: org, name: org })));
   }
   const { bridge, clock, logged } = recordingBridge(directory, { fairShares: { ...OFF, ...fairShares }, ...options });
   const peer = peerConnector();
