@@ -17,10 +17,10 @@ import { AdjustableClock, systemClock, type Clock, type Timer } from './shared/c
 import { Directory, type TokenRecord } from './core/directory.js';
 import type { Logger } from './shared/logger.js';
 import { fanOut } from './core/observer.js';
-import { RateLimiter } from './core/rate-limit.js';
 import { every, oneAtATime } from './core/repeat.js';
 import { describeStep, SWEEP_CLOCK_STEP_MAX_MS, SweepClock } from './core/sweep-clock.js';
-import { LocalRouter, type Router } from './core/router.js';
+import type { Engine } from './core/engine.js';
+import { MemoryEngine } from './core/memory-engine.js';
 import { mergeSessions, SessionTable } from './core/sessions.js';
 import { httpApp } from './web-app.js';
 import { clientAddress } from './http/proxy.js';
@@ -182,7 +182,7 @@ async function startOnDatabase(
     writer.deleteSessions(overBound.map((s) => s.session_key));
   }
 
-  const router: Router = cluster?.router ?? new LocalRouter();
+  const engine: Engine = cluster?.router ?? new MemoryEngine();
   const cap = connectionCap();
   const maxWebSockets = webSocketCap(config.maxConnections, cap);
   let bridgeRef: Bridge | undefined;
@@ -205,19 +205,10 @@ async function startOnDatabase(
   const nodeId = cluster?.bus.nodeId ?? config.nodeId ?? newNodeId();
   // The test clock moves the shared bucket's time (Redis's own) as it moves this node's.
   const advanced = config.testClock && clock instanceof AdjustableClock ? () => clock.advanced : undefined;
-  const rateLimiter = cluster
-    ? new RedisRateLimiter(
-        cluster.bus.commands,
-        config.rateLimitPerSecond,
-        config.rateLimitBurst,
-        log,
-        cluster.bus.prefix,
-        advanced,
-      )
-    : new RateLimiter(config.rateLimitPerSecond, config.rateLimitBurst);
+  const rateLimiter = engine.eventRateLimit(config.rateLimitPerSecond, config.rateLimitBurst, advanced);
   const bridge = makeBridge({
     directory,
-    router,
+    engine,
     clock,
     log,
     sessions,
@@ -342,8 +333,8 @@ async function startOnDatabase(
   };
   const testClock = config.testClock && clock instanceof AdjustableClock ? clock : undefined;
   const registry = new Registry(store, directory, clock, {
-    isAgentOnline: (agentId) => router.isAgentOnline(agentId),
-    locateAgent: (agentId) => router.locateAgent?.(agentId) ?? router.isAgentOnline(agentId),
+    isAgentOnline: (agentId) => engine.isAgentOnline(agentId),
+    locateAgent: (agentId) => engine.locateAgent(agentId),
     isAppOnline: (appId) => bridge.isAppOnline(appId),
     scheduleExpiry,
     revoke: (kind, id, cause) => {

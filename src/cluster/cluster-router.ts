@@ -4,7 +4,8 @@
 // of one agent on two nodes is decided by a hybrid logical stamp (stamp, node): a connection opened after its
 // node heard of another is newer than it whatever the clocks say, and of two whose nodes had not heard of each
 // other yet, the later by the machines' clocks (microseconds; NTP keeps them within milliseconds) is newer.
-import type { AgentEventMessage, Connection, ResumeRequest, Router, RouterListener } from '../core/router.js';
+import type { AgentEventMessage, Connection, Engine, EngineListener, ResumeRequest } from '../core/engine.js';
+import { RateLimiter, type EventRateLimit } from '../core/rate-limit.js';
 import type { Logger } from '../shared/logger.js';
 import { silentLogger } from '../shared/logger.js';
 import type { Bus, BusMessage } from './bus.js';
@@ -40,10 +41,13 @@ export interface ClusterCounters {
 /** Whether (a) is newer than (b): stamps first, the node id breaks a tie the same way on every node. */
 const newer = (a: Holder, b: Holder) => a.stamp > b.stamp || (a.stamp === b.stamp && a.node > b.node);
 
-export class ClusterRouter implements Router {
+/** Makes the per-app rate limit whose buckets every node shares (Redis's, cluster/redis-rate-limit.ts). */
+export type SharedBuckets = (perSecond: number, burst: number, shiftMs?: () => number) => EventRateLimit;
+
+export class ClusterRouter implements Engine {
   readonly eventIdSuffix: string;
   readonly counters: ClusterCounters = { framesForGoneAgent: 0, messagesForGoneNode: 0, agentsCutOff: 0 };
-  private listener: RouterListener | undefined;
+  private listener: EngineListener | undefined;
   private stamp = 0;
   private readonly me: string;
   private readonly localAgents = new Map<string, Connection>();
@@ -51,9 +55,11 @@ export class ClusterRouter implements Router {
   private readonly localApps = new Set<string>();
   private readonly remoteApps = new Map<string, Set<string>>();
 
+  /** `buckets`: where the rate limit's buckets are shared; by default each node's own (tests on a memory hub). */
   constructor(
     private readonly bus: Bus,
     private readonly log: Logger = silentLogger,
+    private readonly buckets: SharedBuckets = (perSecond, burst) => new RateLimiter(perSecond, burst),
   ) {
     this.me = bus.nodeId;
     this.eventIdSuffix = `-${bus.nodeId}`;
@@ -64,7 +70,7 @@ export class ClusterRouter implements Router {
     bus.broadcast({ k: 'hello' });
   }
 
-  listen(listener: RouterListener): void {
+  listen(listener: EngineListener): void {
     this.listener = listener;
   }
 
@@ -98,8 +104,12 @@ export class ClusterRouter implements Router {
    * An agent connected here is known for sure; one elsewhere is asked of the record (one Redis round trip per
    * event to it): the gossip that it connected or left may still be on its way.
    */
-  locateAgent(agentId: string): Promise<boolean> | undefined {
-    return this.localAgents.has(agentId) ? undefined : this.lookUp(agentId);
+  locateAgent(agentId: string): boolean | Promise<boolean> {
+    return this.localAgents.has(agentId) || this.lookUp(agentId);
+  }
+
+  eventRateLimit(perSecond: number, burst: number, shiftMs?: () => number): EventRateLimit {
+    return this.buckets(perSecond, burst, shiftMs);
   }
 
   private async lookUp(agentId: string): Promise<boolean> {
@@ -203,11 +213,11 @@ export class ClusterRouter implements Router {
         for (const id of message.apps) this.heardApp(id, from, true);
         return;
       case 'resume':
-        return this.listener?.resumeRequest?.(from, message.r, message.c);
+        return this.listener?.resumeRequest(from, message.r, message.c);
       case 'to-app':
-        return this.listener?.framesForApp?.(from, message.c, message.e, message.f);
+        return this.listener?.framesForApp(from, message.c, message.e, message.f);
       case 'resumer-gone':
-        return this.listener?.resumerGone?.(from, message.c, message.e);
+        return this.listener?.resumerGone(from, message.c, message.e);
     }
   }
 

@@ -6,6 +6,7 @@ import { shownUrl } from '../shared/shown-url.js';
 import { ClusterControl, type ControlAnswer, type ControlOp, type Gathered } from './control.js';
 import { ClusterRouter } from './cluster-router.js';
 import { NodeIdInUseError, RedisBus } from './redis-bus.js';
+import { RedisRateLimiter } from './redis-rate-limit.js';
 
 export class ClusterLinkError extends Error {}
 
@@ -42,7 +43,11 @@ export async function joinCluster(options: {
       `cannot reach Redis at ${shownUrl(options.redisUrl)} (REDIS_URL): ${(err as Error).message}`,
     );
   }
-  const router = new ClusterRouter(bus, log);
+  const router = new ClusterRouter(
+    bus,
+    log,
+    (perSecond, burst, shiftMs) => new RedisRateLimiter(bus.commands, perSecond, burst, log, bus.prefix, shiftMs),
+  );
   let control: ClusterControl | undefined;
   return {
     bus,

@@ -16,7 +16,7 @@ import {
   type SharedBound,
   type SharedBounds,
 } from './held-bytes.js';
-import type { Connection } from './router.js';
+import type { Connection } from './engine.js';
 import type { Socket } from './transport.js';
 
 export interface ByteBoundsOptions {

@@ -14,6 +14,9 @@ import type {
 import { LIMITS } from '../../generated/index.js';
 import { fitList } from './fitted-list.js';
 
+/** The UTF-8 bytes of a text: what the spec's byte limits count. */
+export const utf8Length = (text: string) => Buffer.byteLength(text, 'utf8');
+
 export const PONG = JSON.stringify({ type: 'pong' } satisfies PongMessage);
 
 /** A frame whose last field is a payload already serialised as JSON. */

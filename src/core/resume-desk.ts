@@ -9,7 +9,7 @@ import type { Clock, Timer } from '../shared/clock.js';
 import { errorText } from '../shared/error-text.js';
 import type { FairShares } from './fair-share.js';
 import * as frames from './frames.js';
-import type { Connection, ResumeRequest, Router } from './router.js';
+import type { Connection, ResumeRelay, ResumeRequest } from './engine.js';
 import type { ResumeBounds, ResumeStore } from './resume-store.js';
 import { judgeResume } from './resume.js';
 
@@ -35,7 +35,7 @@ export interface ResumeHost {
 export interface ResumeDeskOptions {
   store: ResumeStore;
   bounds: ResumeBounds;
-  router: Router;
+  relay: ResumeRelay;
   clock: Clock;
   host: ResumeHost;
   shares: FairShares;
@@ -60,7 +60,7 @@ export class ResumeDesk {
 
   /** A `resume` from a resumable connection of `appId` on this node. */
   resume(conn: Connection, appId: string, message: ResumeMessage): void {
-    const { store, host, router, shares } = this.o;
+    const { store, host, relay, shares } = this.o;
     const { event_id, resume_token, after_seq } = message;
     const org = this.shareOf(appId);
     const wait = shares.resume(org);
@@ -69,7 +69,7 @@ export class ResumeDesk {
       return conn.send(tooManyRequests('resume', org, event_id, wait));
     }
     if (!store.get(event_id) && !host.plainInFlight(event_id)) {
-      const handed = router.toResumeHome?.({ event_id, resume_token, after_seq, app_id: appId }, conn.id);
+      const handed = relay.toResumeHome({ event_id, resume_token, after_seq, app_id: appId }, conn.id);
       if (handed) return this.awaitHome(conn, event_id, handed);
     }
     for (const frame of this.settle(appId, message, conn).frames) conn.send(frame);
@@ -95,7 +95,7 @@ export class ResumeDesk {
     this.awaiting.delete(conn.id);
     for (const [eventId, awaited] of waiting.events) {
       awaited.timer?.cancel();
-      this.o.router.resumerGone?.(awaited.home, conn.id, eventId);
+      this.o.relay.resumerGone(awaited.home, conn.id, eventId);
     }
   }
 
@@ -105,7 +105,7 @@ export class ResumeDesk {
     const key = `${from}/${connId}/${event_id}`;
     let standIn = this.remoteByKey.get(key);
     if (!standIn) {
-      standIn = this.o.router.remoteApp!(from, connId, event_id);
+      standIn = this.o.relay.remoteApp(from, connId, event_id);
       this.remoteByKey.set(key, standIn);
       this.remoteKeys.set(standIn, key);
     }
@@ -116,14 +116,14 @@ export class ResumeDesk {
     );
     if (!holds) this.released(standIn);
     // Before any live frame of the event: it is now the stand-in's, and the bus keeps the order.
-    this.o.router.answerResume!(from, connId, event_id, answer);
+    this.o.relay.answerResume(from, connId, event_id, answer);
   }
 
   /** The resuming side of R8: frames from the event's home for a connection of this node, the answer first. */
   framesForApp(from: string, connId: number, eventId: string, sent: string[]): void {
     const waiting = this.awaiting.get(connId);
     const awaited = waiting?.events.get(eventId);
-    if (!waiting || !awaited) return this.o.router.resumerGone?.(from, connId, eventId); // gone, or given up on (home_gone)
+    if (!waiting || !awaited) return this.o.relay.resumerGone(from, connId, eventId); // gone, or given up on (home_gone)
     awaited.timer?.cancel();
     awaited.timer = undefined;
     for (const frame of sent) {
@@ -213,7 +213,7 @@ export class ResumeDesk {
     const awaited: Awaited = { home, timer: undefined };
     awaited.timer = this.o.clock.setTimer(HOME_ANSWER_MS, () => {
       this.forgetAwaited(conn.id, eventId);
-      this.o.router.resumerGone?.(home, conn.id, eventId); // should its answer come late, the event is not sent here
+      this.o.relay.resumerGone(home, conn.id, eventId); // should its answer come late, the event is not sent here
       homeGone();
     });
     waiting.events.set(eventId, awaited);

@@ -30,7 +30,7 @@ function cluster(nodeIds: string[]) {
     directory.addAgent(agent);
     directory.addOrg({ org_id: 'org2', name: 'Org 2', created_at: 0 });
     directory.addApp(stranger);
-    nodes.set(id, makeBridge({ directory, clock, router: new ClusterRouter(hub.join(id)) }));
+    nodes.set(id, makeBridge({ directory, clock, engine: new ClusterRouter(hub.join(id)) }));
   }
   const peer = peerConnector();
   function connect(node: string, principal: Principal, resumable = false): Peer {

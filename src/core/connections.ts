@@ -1,0 +1,263 @@
+// The live connections of this node: opened from a handshake's facts (or refused, with the one error of W1 and
+// L18), each one's frames handed on in order (a connection waits while an answer its frame needs is on its way),
+// and ended once, whoever ends it. What a connection sends is the app side's or the agent side's to judge.
+import { CLOSE_CODES, ERRORS, type ClientKind, type ErrorCode } from '../../generated/index.js';
+import type { Clock } from '../shared/clock.js';
+import { errorText } from '../shared/error-text.js';
+import type { Logger } from '../shared/logger.js';
+import { BurstLog, LOG_WINDOW_MS } from './burst-log.js';
+import type { ByteBounds } from './byte-bounds.js';
+import type { ConnectionBounds } from './connection-bounds.js';
+import type { Directory, Principal } from './directory.js';
+import type { Connection, Presence } from './engine.js';
+import * as frames from './frames.js';
+import { endpointOf, identify, type ConnectionFacts, type HandshakeRefusalCode } from './handshake.js';
+import type { Owner } from './held-bytes.js';
+import type { CoreCounters } from './limit-counters.js';
+import type { LiveClient } from './live-picture.js';
+import type { Heartbeats, Liveness } from './liveness.js';
+import type { ConnectionHandlers, Socket } from './transport.js';
+
+export interface Client {
+  conn: Connection;
+  principal: Principal;
+  address: string | undefined;
+  connectedAt: number;
+  lastPingAt: number | null;
+  liveness: Liveness;
+  /** Dropped (closed, refused, replaced) or shut down: its socket's last frames and timers are not heard. */
+  gone: boolean;
+  /**
+   * Waiting for an answer the frame in hand needs (the shared rate limit, on several nodes): the socket is
+   * paused and the frames it had already read wait in `backlog`, so that every answer keeps its frame's order.
+   */
+  paused: boolean;
+  backlog: { data: string; isBinary: boolean }[];
+  socket: Socket;
+  /** Opened with ?resume=1 (R1): its events are kept for a resume, and it may resume. */
+  resumable: boolean;
+}
+
+/** What the rest of the core does when a connection speaks or goes. */
+export interface ConnectionHooks {
+  /** A frame of an open connection; a promise holds the connection's next frames until it settles. */
+  frame(client: Client, data: string, isBinary: boolean): Promise<void> | void;
+  /** An agent's connection opened on this node: it is back. */
+  agentAttached(agentId: string): void;
+  /** An agent's connection here ended and was its connection anywhere: it has left. */
+  agentLeft(agentId: string): void;
+  /** An app's connection ended. */
+  appConnectionGone(conn: Connection): void;
+}
+
+export interface ConnectionsDeps {
+  directory: Directory;
+  presence: Presence;
+  clock: Clock;
+  log: Logger;
+  bounds: ConnectionBounds;
+  byteBounds: ByteBounds;
+  heartbeats: Heartbeats;
+  counters: CoreCounters;
+  hooks: ConnectionHooks;
+}
+
+const ownerOf = (p: Principal): Owner =>
+  p.kind === 'app' ? { kind: 'app', id: p.app.app_id } : { kind: 'agent', id: p.agent.agent_id };
+
+export class Connections {
+  private readonly clients = new Map<Connection, Client>();
+  // A client can make these happen as often as it likes: logged a burst at a time, each one counted.
+  private readonly refusedLog: BurstLog<HandshakeRefusalCode>;
+
+  constructor(private readonly d: ConnectionsDeps) {
+    this.refusedLog = new BurstLog<HandshakeRefusalCode>({
+      clock: d.clock,
+      windowMs: LOG_WINDOW_MS,
+      report: (counts, refused) =>
+        d.log.info({ refused, codes: Object.fromEntries(counts) }, `handshakes refused: ${refused}`),
+    });
+  }
+
+  /** Whether `conn` is a live connection of this node. */
+  has(conn: Connection): boolean {
+    return this.clients.has(conn);
+  }
+
+  get(conn: Connection): Client | undefined {
+    return this.clients.get(conn);
+  }
+
+  connect(socket: Socket, facts: ConnectionFacts): ConnectionHandlers {
+    const kind = endpointOf(facts.path);
+    if (!kind) throw new Error(`not a WebSocket endpoint: ${facts.path}`); // the transport answers 404 before upgrading
+    const who = identify(this.d.directory, kind, facts, this.d.clock.now());
+    if (!who.ok) return this.refuseHandshake(socket, kind, who.code, who.error);
+    return this.open(socket, who.principal, facts.address, kind === 'app' && facts.resumable === true);
+  }
+
+  open(socket: Socket, principal: Principal, address?: string, resumable = false): ConnectionHandlers {
+    const { bounds, presence, byteBounds, heartbeats, clock } = this.d;
+    const over = bounds.check(principal, address);
+    if (over) {
+      this.d.counters.connectionsRefused[over.bound]++;
+      return this.refuseHandshake(socket, principal.kind, 'TOO_MANY_CONNECTIONS', over.error);
+    }
+    const firstOfApp = principal.kind === 'app' && !bounds.hasApp(principal.app.app_id);
+    bounds.add(principal, address);
+    socket.accepted?.();
+    if (firstOfApp) presence.appPresence(principal.app.app_id, true);
+    // What the rest of the core writes to: the socket's sends within the bounds of W17 and L19.
+    const tracked = byteBounds.track(socket, ownerOf(principal));
+    const { conn } = tracked;
+    const liveness = heartbeats.watch(socket, (text) => this.refuse(conn, 'HEARTBEAT_TIMEOUT', text));
+    const client: Client = {
+      conn,
+      principal,
+      address,
+      connectedAt: clock.now(),
+      lastPingAt: null,
+      liveness,
+      gone: false,
+      paused: false,
+      backlog: [],
+      socket,
+      resumable,
+    };
+    this.clients.set(conn, client);
+    this.d.log.debug({ conn: conn.id, endpoint: principal.kind, address }, 'connection open');
+    if (principal.kind === 'agent') this.attachAgent(conn, principal.agent.agent_id);
+    return {
+      message: (data, isBinary) => this.receive(client, data, isBinary),
+      closed: () => {
+        tracked.gone();
+        this.drop(client);
+      },
+      partial: tracked.partial,
+      pong: () => client.liveness.pong(),
+    };
+  }
+
+  /** Ends a client's connection with a connection error: one `error`, then the code's close code. */
+  refuse(conn: Connection, code: ErrorCode, error: string): void {
+    const client = this.clients.get(conn);
+    const toAgent = client?.principal.kind === 'agent';
+    conn.send(toAgent ? frames.agentError(code, error) : frames.appError(code, error));
+    conn.close(ERRORS[code].closeCode ?? CLOSE_CODES.INTERNAL_ERROR, code);
+    if (client) this.drop(client);
+  }
+
+  /** Refuses every connection `match` picks. */
+  closeWhere(match: (client: Client) => boolean, code: ErrorCode, error: string): void {
+    for (const client of [...this.clients.values()]) if (match(client)) this.refuse(client.conn, code, error);
+  }
+
+  /** Closes every connection with 1001, its socket's last frames unheard. */
+  closeAll(): void {
+    for (const client of this.clients.values()) {
+      client.gone = true;
+      client.liveness.stop();
+      client.conn.close(CLOSE_CODES.GOING_AWAY, 'SHUTTING_DOWN');
+    }
+    this.clients.clear();
+    this.refusedLog.stop();
+  }
+
+  stats(): { apps: number; agents: number } {
+    let apps = 0;
+    for (const c of this.clients.values()) if (c.principal.kind === 'app') apps++;
+    return { apps, agents: this.clients.size - apps };
+  }
+
+  /** The live connections on this node of an organization's apps and agents, oldest first (D8). */
+  liveConnections(orgId: string): LiveClient[] {
+    const live: LiveClient[] = [];
+    for (const { principal: p, connectedAt, lastPingAt } of this.clients.values()) {
+      const [id, org] = p.kind === 'app' ? [p.app.app_id, p.app.org_id] : [p.agent.agent_id, p.agent.org_id];
+      if (org === orgId) live.push({ kind: p.kind, id, connected_at: connectedAt, last_ping_at: lastPingAt });
+    }
+    return live;
+  }
+
+  /**
+   * A handshake refused before the connection is a client: its error frame is of the endpoint it came to. Until
+   * its socket is gone, what it sends of a message still counts in the node's bound (L20).
+   */
+  private refuseHandshake(
+    socket: Socket,
+    endpoint: ClientKind,
+    code: HandshakeRefusalCode,
+    error: string,
+  ): ConnectionHandlers {
+    this.d.counters.handshakesRefused[code]++;
+    this.refusedLog.record(code);
+    socket.send(endpoint === 'agent' ? frames.agentError(code, error) : frames.appError(code, error));
+    socket.close(ERRORS[code].closeCode, code);
+    const tracked = this.d.byteBounds.track(socket, undefined);
+    return { message() {}, closed: tracked.gone, partial: tracked.partial };
+  }
+
+  private attachAgent(conn: Connection, agentId: string): void {
+    const replaced = this.d.presence.attachAgent(agentId, conn);
+    this.d.hooks.agentAttached(agentId);
+    if (replaced) {
+      this.d.log.info({ agent_id: agentId }, 'agent connection replaced by a newer one');
+      this.refuse(replaced, 'CONNECTION_REPLACED', errorText('CONNECTION_REPLACED', 'replaced'));
+    }
+  }
+
+  /** The one way a client stops being one, whoever ended it (its socket, a refusal, a revocation): once. */
+  private drop(client: Client): void {
+    if (client.gone) return;
+    client.gone = true;
+    client.backlog = [];
+    const { conn, principal } = client;
+    this.clients.delete(conn);
+    client.liveness.stop();
+    this.d.bounds.remove(principal, client.address);
+    if (principal.kind === 'app') {
+      if (!this.d.bounds.hasApp(principal.app.app_id)) this.d.presence.appPresence(principal.app.app_id, false);
+      return this.d.hooks.appConnectionGone(conn);
+    }
+    const agentId = principal.agent.agent_id;
+    if (this.d.presence.detachAgent(agentId, conn)) this.d.hooks.agentLeft(agentId);
+  }
+
+  private receive(client: Client, data: string, isBinary: boolean): void {
+    if (client.gone) return;
+    client.liveness.message();
+    if (client.paused) client.backlog.push({ data, isBinary });
+    else this.handle(client, data, isBinary);
+  }
+
+  private handle(client: Client, data: string, isBinary: boolean): void {
+    try {
+      const waiting = this.d.hooks.frame(client, data, isBinary);
+      if (waiting) this.pauseFor(client, waiting);
+    } catch (err) {
+      this.failed(client, err);
+    }
+  }
+
+  /** A bug must cost at most this connection, never the process or another client's data. */
+  private failed(client: Client, err: unknown): void {
+    this.d.log.error({ conn: client.conn.id, err }, 'frame handling failed');
+    this.refuse(client.conn, 'INTERNAL_ERROR', errorText('INTERNAL_ERROR', 'frame'));
+  }
+
+  private pauseFor(client: Client, waiting: Promise<void>): void {
+    client.paused = true;
+    client.socket.pause?.();
+    waiting.then(
+      () => {
+        client.paused = false;
+        while (!client.paused && !client.gone && client.backlog.length) {
+          const next = client.backlog.shift()!;
+          this.handle(client, next.data, next.isBinary);
+        }
+        if (!client.paused) client.socket.resume?.();
+      },
+      (err) => this.failed(client, err),
+    );
+  }
+}

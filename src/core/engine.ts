@@ -1,0 +1,101 @@
+// The engine seam: where live connections are and how frames reach them, behind one contract that every engine
+// implements whole. An event lives on the node of the app that sent it (its home): the app's connection, the
+// event's timers and its kept text are there. What crosses nodes is the event toward its agent's node (`toAgent`),
+// the agent's messages back toward the event's home (`toEventHome`), a resume toward the event's home and its
+// frames back (the resume relay); presence (which node holds an agent, which apps are connected) and the per-app
+// rate limit's buckets are shared state. One node runs `MemoryEngine`; several run the cluster engine over a bus
+// (cluster/cluster-router.ts). No member is optional: the core never asks which engine it has.
+import type { AgentErrorMessage, AgentReplyMessage, AgentTokenMessage } from '../../generated/index.js';
+import type { EventRateLimit } from './rate-limit.js';
+
+/** One live WebSocket connection, as the core sees it: it can be written to and closed. */
+export interface Connection {
+  readonly id: number;
+  send(frame: string): void;
+  close(code: number, reason: string): void;
+}
+
+/** An agent's message about one of its events: what is handed to the event's home when that is another node. */
+export type AgentEventMessage = AgentTokenMessage | AgentReplyMessage | AgentErrorMessage;
+
+/** A resume handed to the event's home node (R8): the app's request, and the app it came from. */
+export interface ResumeRequest {
+  event_id: string;
+  resume_token: string;
+  after_seq: number;
+  app_id: string;
+}
+
+/** What the engine tells the core about the other nodes (on one node: nothing, ever). */
+export interface EngineListener {
+  /** An agent connected to another node sent this about an event held here. */
+  agentMessage(agentId: string, message: AgentEventMessage): void;
+  /** The agent's connection ended, or its node is gone (false), or it is connected again somewhere (true). */
+  agentPresence(agentId: string, online: boolean): void;
+  /** A newer connection of the agent on another node replaces `conn`, its connection here. */
+  agentReplaced(agentId: string, conn: Connection): void;
+  /** The link to these agents' nodes was cut: messages about their events held here may be lost in the gap. */
+  agentsCutOff(agentIds: string[]): void;
+  /** A connection `connId` of node `from` resumes an event held here (R8): answered with `answerResume`. */
+  resumeRequest(from: string, request: ResumeRequest, connId: number): void;
+  /** Frames of an event held on another node for connection `connId` here, which resumed it: the answer first. */
+  framesForApp(from: string, connId: number, eventId: string, frames: string[]): void;
+  /** Connection `connId` of node `from`, which resumed an event held here, no longer takes its frames. */
+  resumerGone(from: string, connId: number, eventId: string): void;
+}
+
+/** Which agent and app connections are live, here and on the other nodes. */
+export interface Presence {
+  /** Makes `conn` the agent's connection; returns the connection of this node it replaces, if any. */
+  attachAgent(agentId: string, conn: Connection): Connection | undefined;
+  /** Forgets `conn` if it is still the agent's connection anywhere; returns whether it was. */
+  detachAgent(agentId: string, conn: Connection): boolean;
+  /** Whether the agent is connected anywhere, as this node's picture has it (it may lag another node's news). */
+  isAgentOnline(agentId: string): boolean;
+  /**
+   * Whether the agent is connected anywhere, for an event about to go to it: at once when this node's picture is
+   * the truth (one node, or the agent connected here), after asking the shared record when it may lag.
+   */
+  locateAgent(agentId: string): boolean | Promise<boolean>;
+  /** This node's first connection of the app opened (true), or its last one closed (false). */
+  appPresence(appId: string, online: boolean): void;
+  /** Whether the app has a live connection on any node. */
+  isAppOnline(appId: string): boolean;
+}
+
+/** How frames reach an agent's connection and an event's home. */
+export interface Delivery {
+  /** Appended to the ids of events made here, so that an agent's node can tell their home; '' on one node. */
+  readonly eventIdSuffix: string;
+  /** Delivers a frame to the agent's connection, wherever it is; false when the agent is not connected. */
+  toAgent(agentId: string, frame: string): boolean;
+  /** Hands an agent's message to the node its event lives on; false when that is this node or no live node. */
+  toEventHome(agentId: string, message: AgentEventMessage): boolean;
+}
+
+/** Resumes of an event from a connection on another node than the event's home (R8). */
+export interface ResumeRelay {
+  /**
+   * Hands a resume to the event's home when that is another node; its answer and the event's later frames come
+   * back through `framesForApp` for `connId`. Undefined when the event's home is this node; `up` false when the
+   * home node is known to be gone (nothing was sent).
+   */
+  toResumeHome(request: ResumeRequest, connId: number): { home: string; up: boolean } | undefined;
+  /** The answer to a resume `node` handed here: the frames to send its connection now (none: taken over). */
+  answerResume(node: string, connId: number, eventId: string, frames: string[]): void;
+  /** The connection of another node that resumed an event held here: what is sent to it goes to that node. */
+  remoteApp(node: string, connId: number, eventId: string): Connection;
+  /** Tells the event's home that connection `connId` here no longer takes the event's frames. */
+  resumerGone(home: string, connId: number, eventId: string): void;
+}
+
+/** The per-app event rate limit (§7.1, L10), its buckets kept where every node of the bridge draws on them. */
+export interface SharedRateLimits {
+  /** `shiftMs`: added to the shared buckets' own time (the test clock's advance; 0 in production). */
+  eventRateLimit(perSecond: number, burst: number, shiftMs?: () => number): EventRateLimit;
+}
+
+export interface Engine extends Presence, Delivery, ResumeRelay, SharedRateLimits {
+  /** Where the engine tells the core what the other nodes did: set once, by the core. */
+  listen(listener: EngineListener): void;
+}
