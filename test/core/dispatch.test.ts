@@ -1,0 +1,37 @@
+// The handler maps of the app and agent sides are typed from the generated unions: a map that lacks a type does not
+// compile (the @ts-expect-error lines fail `npm run typecheck` the day it would), and each message reaches the
+// handler of its own type.
+import { expect } from 'chai';
+import type { AgentToServiceMessage, AppToServiceMessage } from '../../generated/index.js';
+import { dispatch, type HandlerMap } from '../../src/core/dispatch.js';
+
+/** A message the spec might add one day: until a handler exists for it, nothing compiles. */
+type CancelMessage = { type: 'cancel'; event_id: string };
+
+const appHandlers: HandlerMap<AppToServiceMessage, string[], string> = {
+  ping: (_, seen) => (seen.push('ping'), 'pong'),
+  discover: (_, seen) => (seen.push('discover'), 'agents'),
+  event: (m, seen) => (seen.push('event'), m.agent_id),
+  resume: (m, seen) => (seen.push('resume'), m.event_id),
+};
+
+// @ts-expect-error a map without `resume` must not compile
+export const lacksResume: HandlerMap<AppToServiceMessage, void, void> = { ping() {}, discover() {}, event() {} };
+
+// @ts-expect-error the app side's handlers, with a `cancel` added to the union: `cancel` has no handler
+export const withCancel: HandlerMap<AppToServiceMessage | CancelMessage, string[], string> = appHandlers;
+
+// @ts-expect-error a map without `error` must not compile
+export const lacksError: HandlerMap<AgentToServiceMessage, void, void> = { ping() {}, token() {}, reply() {} };
+
+describe('the handler maps (exhaustive dispatch)', () => {
+  it("hands each message to its own type's handler, narrowed", () => {
+    const seen: string[] = [];
+    expect(dispatch(appHandlers, { type: 'ping' }, seen)).to.equal('pong');
+    const event: AppToServiceMessage = { type: 'event', agent_id: 'agt_1', thread_id: 't', payload: {} };
+    expect(dispatch(appHandlers, event, seen)).to.equal('agt_1');
+    const resume: AppToServiceMessage = { type: 'resume', event_id: 'e1', resume_token: 'r', after_seq: 0 };
+    expect(dispatch(appHandlers, resume, seen)).to.equal('e1');
+    expect(seen).to.deep.equal(['ping', 'event', 'resume']);
+  });
+});
