@@ -22,7 +22,8 @@ import * as frames from './frames.js';
 import { utf8Length } from './frames.js';
 import { parseInbound } from './inbound.js';
 import type { AgentAnswer, Replies } from './replies.js';
-import type { KeptStream, ResumeStore } from './resume-store.js';
+import type { KeptStream } from './kept-stream.js';
+import type { ResumeStore } from './resume-store.js';
 
 export interface AgentSideDeps {
   delivery: Delivery;

@@ -5,7 +5,7 @@ import type { Clock, Timer } from '../shared/clock.js';
 import type { AppRecord } from './directory.js';
 import type { Connection } from './engine.js';
 import * as frames from './frames.js';
-import type { KeptStream } from './resume-store.js';
+import type { KeptStream } from './kept-stream.js';
 import type { NotKept, StreamedText } from './streamed-text.js';
 
 /**

@@ -5,7 +5,8 @@ import { createHash, randomFillSync, timingSafeEqual } from 'node:crypto';
 import { describeErrors, type ResumeMessage } from '../../generated/index.js';
 import { errorText } from '../shared/error-text.js';
 import * as frames from './frames.js';
-import type { DropReason, KeptStream, ResumeBounds, ResumeStore } from './resume-store.js';
+import type { DropReason, KeptStream } from './kept-stream.js';
+import type { ResumeBounds, ResumeStore } from './resume-store.js';
 
 const TOKEN_BYTES = 32;
 /** Tokens' random bytes are fetched this many tokens at a time: one system call per event showed under load. */
