@@ -33,7 +33,10 @@ function cluster(nodeIds: string[]) {
     directory.addAgent(agent);
     directory.addAgent(coach);
     const router = new ClusterRouter(hub.join(id));
-    nodes.set(id, { bridge: makeBridge({ directory, clock, engine: router, agentReconnectGraceMs: GRACE_MS }), router });
+    nodes.set(id, {
+      bridge: makeBridge({ directory, clock, engine: router, agentReconnectGraceMs: GRACE_MS }),
+      router,
+    });
   }
   const peer = peerConnector({ reportClose: true });
   function connect(node: string, principal: Principal): Peer {
