@@ -9,6 +9,7 @@ import { LIMITS } from '../generated/index.js';
 import { AuditTrail } from './admin/audit.js';
 import { Registry } from './admin/registry.js';
 import { ConfigError, type Config } from './config.js';
+import type { ControlHandlers } from './cluster/control-handlers.js';
 import { joinCluster, type ClusterNode, type ControlOp } from './cluster/node.js';
 import { RedisRateLimiter } from './cluster/redis-rate-limit.js';
 import { makeBridge, type Bridge } from './core/bridge.js';
@@ -359,44 +360,36 @@ async function startOnDatabase(
       await Promise.all(told.splice(0));
     },
   });
+  /** What this node does with each change or question another node sends: one handler per op. */
+  const handlers: ControlHandlers = {
+    async directory() {
+      const fresh = new Directory();
+      await store.load(fresh);
+      directory.replaceContents(fresh);
+      for (const owner of [...directory.apps.keys(), ...directory.agents.keys()])
+        directory.tokensOf(owner).forEach(scheduleExpiry);
+    },
+    revoke(change) {
+      // Inactive here at once, before the reload that follows: a reconnect in between is refused too.
+      const owner = change.kind === 'app' ? directory.apps.get(change.id) : directory.agents.get(change.id);
+      if (owner) owner.active = false;
+      bridge.revoke(change.kind, change.id, change.cause);
+    },
+    'drop-sessions': (change) => dropSessions(new Set(change.ids)),
+    clock(change) {
+      testClock?.advance(Math.max(0, change.to - clock.now()));
+    },
+    'flush-event-log': () => writer.flush(),
+    sessions: (change) => sessions.list(change.now, change.filter),
+    overview: (change) => overview.node(nodeId, change.after),
+    'org-live': (change) => ownConnections(change.org_id),
+  };
   if (cluster) {
-    cluster.handleChanges((change) => applyChange(change));
+    cluster.handleChanges(handlers);
     // A change another node made between this node's first read of the registrations and now was not heard.
-    await applyChange({ op: 'directory' });
+    await handlers.directory({ op: 'directory' });
   }
 
-  /** A change another node's admin API made, applied here. */
-  async function applyChange(change: ControlOp): Promise<unknown> {
-    switch (change.op) {
-      case 'directory': {
-        const fresh = new Directory();
-        await store.load(fresh);
-        directory.replaceContents(fresh);
-        for (const owner of [...directory.apps.keys(), ...directory.agents.keys()])
-          directory.tokensOf(owner).forEach(scheduleExpiry);
-        return;
-      }
-      case 'revoke': {
-        // Inactive here at once, before the reload that follows: a reconnect in between is refused too.
-        const owner = change.kind === 'app' ? directory.apps.get(change.id) : directory.agents.get(change.id);
-        if (owner) owner.active = false;
-        return bridge.revoke(change.kind, change.id, change.cause);
-      }
-      case 'drop-sessions':
-        return dropSessions(new Set(change.ids));
-      case 'clock':
-        testClock?.advance(Math.max(0, change.to - clock.now()));
-        return;
-      case 'flush-event-log':
-        return writer.flush();
-      case 'sessions':
-        return sessions.list(change.now, change.filter);
-      case 'overview':
-        return overview.node(nodeId, change.after);
-      case 'org-live':
-        return ownConnections(change.org_id);
-    }
-  }
   /** This node's share of an organization's live picture, as it also answers the other nodes. */
   function ownConnections(orgId: string) {
     return nodeConnections(nodeId, bridge.liveConnections(orgId), CONNECTIONS_LISTED_PER_APP);
