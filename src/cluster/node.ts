@@ -1,9 +1,10 @@
 // A bridge node among several (REDIS_URL, O14): its link to the others, its router, and the changes it applies
-// when another node's admin API makes them. server.ts calls `joinCluster` and wires the result in.
+// when another node's admin API makes them. The composition root (src/server/cluster-link.ts) joins and wires it in.
 import { LIMITS } from '../../generated/index.js';
 import type { Logger } from '../shared/logger.js';
 import { shownUrl } from '../shared/shown-url.js';
 import { ClusterControl, type ControlAnswer, type ControlOp, type Gathered } from './control.js';
+import { applyChange, type ControlHandlers } from './control-handlers.js';
 import { ClusterRouter } from './cluster-router.js';
 import { NodeIdInUseError, RedisBus } from './redis-bus.js';
 import { RedisRateLimiter } from './redis-rate-limit.js';
@@ -14,7 +15,7 @@ export interface ClusterNode {
   bus: RedisBus;
   router: ClusterRouter;
   /** Starts hearing the other nodes' changes and questions: once the bridge they act on exists. */
-  handleChanges(apply: (change: ControlOp) => Promise<unknown> | unknown): void;
+  handleChanges(handlers: ControlHandlers): void;
   /** Tells every live node a change, or asks them; resolves with their answers (waiting at most 1 s). */
   ask<O extends ControlOp>(change: O): Promise<ControlAnswer<O>[]>;
   /** As `ask`, also naming the nodes that did not answer within 1 s. */
@@ -52,8 +53,8 @@ export async function joinCluster(options: {
   return {
     bus,
     router,
-    handleChanges(apply) {
-      control = new ClusterControl(bus, apply, log);
+    handleChanges(handlers) {
+      control = new ClusterControl(bus, (change) => applyChange(handlers, change), log);
     },
     ask: (change) => control?.ask(change) ?? Promise.resolve([]),
     gather: (change) => control?.gather(change) ?? Promise.resolve({ answers: [], missing: [] }),

@@ -2,6 +2,7 @@
 // one PostgreSQL test database and a Redis of the test's own: Redis's pub/sub channels ignore database numbers, so
 // nodes sharing a Redis with another test's nodes would hear them.
 import type { Config } from '../../src/config.js';
+import type { StartOptions } from '../../src/server.js';
 import { startTestBridge, stopAll, type TestBridge } from './bridge.js';
 import type { TestDatabase } from './databases.js';
 import { startTestRedis, type TestRedis } from './redis.js';
@@ -10,7 +11,9 @@ import { startTestRedis, type TestRedis } from './redis.js';
  * Registers the suite's hooks (call it before hooks that start nodes): a private Redis before each test, pending
  * without TEST_REDIS_URL; after it, the nodes stopped and then Redis killed. Gives the way to start a node.
  */
-export function nodesOnRedis(db: TestDatabase): (nodeId: string, overrides?: Partial<Config>) => Promise<TestBridge> {
+export function nodesOnRedis(
+  db: TestDatabase,
+): (nodeId: string, overrides?: Partial<Config>, options?: Pick<StartOptions, 'log'>) => Promise<TestBridge> {
   let redis: TestRedis | undefined;
   beforeEach(async function () {
     if (!process.env.TEST_REDIS_URL) this.skip(); // pending: Redis not installed here (scripts/services.sh)
@@ -21,6 +24,6 @@ export function nodesOnRedis(db: TestDatabase): (nodeId: string, overrides?: Par
     redis?.kill();
     redis = undefined;
   });
-  return (nodeId, overrides = {}) =>
-    startTestBridge({ databaseUrl: db.url(), redisUrl: redis!.url, nodeId, testClock: true, ...overrides });
+  return (nodeId, overrides = {}, options = {}) =>
+    startTestBridge({ databaseUrl: db.url(), redisUrl: redis!.url, nodeId, testClock: true, ...overrides }, options);
 }
