@@ -49,6 +49,9 @@ export class AdjustableClock implements Clock {
   private wallStep = 0;
   private seq = 0;
   private readonly pending = new Set<Pending>();
+  /** Advances in progress (a timer may advance the clock too), and the timers set meanwhile, not armed yet. */
+  private advancing = 0;
+  private readonly unarmed: Pending[] = [];
   private readonly frozenAt: number | undefined;
   private readonly frozenMonotonic: number | undefined;
 
@@ -74,9 +77,11 @@ export class AdjustableClock implements Clock {
   setTimer(delayMs: number, fn: () => void): Timer {
     const timer: Pending = { due: this.monotonic() + Math.max(0, delayMs), seq: this.seq++, fn };
     this.pending.add(timer);
+    // Within an advance most timers fire before it ends (a 5 s sampler, 777,600 times over 45 days): a real
+    // timer is armed for those still pending once it has.
     if (this.frozenAt === undefined) {
-      timer.real = setTimeout(() => this.fire(timer), Math.max(0, delayMs));
-      timer.real.unref();
+      if (this.advancing) this.unarmed.push(timer);
+      else this.arm(timer);
     }
     return { cancel: () => this.drop(timer) };
   }
@@ -89,11 +94,17 @@ export class AdjustableClock implements Clock {
     if (!(ms >= 0)) throw new RangeError(`advance needs a non-negative number of milliseconds, got ${ms}`);
     const target = this.monotonic() + ms;
     const offset = this.offset + ms; // exactly `ms` more in all, whatever real time passes meanwhile
-    for (let next = this.nextDue(target); next; next = this.nextDue(target)) {
-      this.moveTo(next.due);
-      this.fire(next);
+    this.advancing++;
+    try {
+      for (let next = this.nextDue(target); next; next = this.nextDue(target)) {
+        this.moveTo(next.due);
+        this.fire(next);
+      }
+    } finally {
+      this.advancing--;
     }
     this.offset = Math.max(this.offset, offset);
+    if (!this.advancing) for (const timer of this.unarmed.splice(0)) if (this.pending.has(timer)) this.arm(timer);
     return this.now();
   }
 
@@ -102,6 +113,11 @@ export class AdjustableClock implements Clock {
     if (!Number.isFinite(ms)) throw new RangeError(`stepWall needs a finite number of milliseconds, got ${ms}`);
     this.wallStep += ms;
     return this.now();
+  }
+
+  private arm(timer: Pending): void {
+    timer.real = setTimeout(() => this.fire(timer), Math.max(0, timer.due - this.monotonic()));
+    timer.real.unref();
   }
 
   private moveTo(time: number): void {

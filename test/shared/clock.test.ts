@@ -54,6 +54,22 @@ describe('the adjustable clock', function () {
     expect(clock.now()).to.be.at.least(before + 3_600_000);
   });
 
+  it('arms on real time, once an advance is over, a timer set within it that is still pending', async function () {
+    // The real mode is what is under test here: its timers can only be seen firing on real time.
+    const clock = new AdjustableClock({ frozen: false });
+    const fired: string[] = [];
+    clock.setTimer(100, () => {
+      fired.push('in the advance');
+      clock.setTimer(1, () => fired.push('inside, due within'));
+      clock.setTimer(20, () => fired.push('on real time'));
+      clock.setTimer(30, () => fired.push('cancelled')).cancel();
+    });
+    clock.advance(101);
+    expect(fired).to.deep.equal(['in the advance', 'inside, due within']);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(fired).to.deep.equal(['in the advance', 'inside, due within', 'on real time']);
+  });
+
   it('reads the wall clock in whole milliseconds when not frozen, also in a timer an advance fires (PostgreSQL stores instants as bigint)', function () {
     const clock = new AdjustableClock({ frozen: false });
     const read: number[] = [];
