@@ -1381,7 +1381,8 @@
                 "x-internal": true,
                 "type": "integer",
                 "const": 1,
-                "description": "The bus version, carried as `v` by every bus message; a message of another version is dropped (O16). Only a\nchange an older node cannot ignore makes a new one: new kinds, ops and optional fields keep it.\n",
+                "x-when-absent": 1,
+                "description": "The bus version, carried as `v` by every bus message; a message of another version is dropped (O16). Only a\nchange an older node cannot ignore makes a new one: new kinds, ops and optional fields keep it. A message\nwithout `v` is of version 1 (`x-when-absent`): releases before the bus was versioned sent no `v`.\n",
                 "x-parser-schema-id": "BusVersion"
               },
               "agent": "$ref:$.channels.app.messages.event.payload.properties.agent_id",

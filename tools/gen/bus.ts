@@ -1,6 +1,7 @@
 // The constants of the bus between the nodes of one bridge (O16), from the AsyncAPI document's internal channel:
 // the version every message carries, the kinds and the control ops this version knows. A receiving node checks the
 // first two with a comparison and a set lookup instead of a validator (fragments cross the bus one message each).
+// `raw` is the document's component schemas as written: the extensions (`x-when-absent`) are lifted out of `defs`.
 // The generator refuses a bus message that does not carry its kind and the version, so none can be sent without.
 import type { Definitions, Schema } from './schemas.js';
 import { memberTypes } from './schemas.js';
@@ -36,14 +37,20 @@ function tagValues(defs: Definitions, name: string, tag: string): string[] {
   });
 }
 
-export function busConstants(defs: Definitions): string {
+export function busConstants(defs: Definitions, raw: Schema): string {
   checkMessages(defs);
   const version: unknown = defs.all.get(VERSION)?.const;
   if (!Number.isInteger(version)) fail(`${VERSION} needs an integer const: the version of the bus`);
+  const whenAbsent: unknown = raw[VERSION]?.['x-when-absent'];
+  if (!Number.isInteger(whenAbsent) || (whenAbsent as number) > (version as number))
+    fail(`${VERSION} needs x-when-absent: the version of a message without \`v\`, at most its const`);
   const kinds = memberTypes(defs, UNION);
   return [
     `/** The bus version of this release (${VERSION}): every bus message carries it as \`v\`; a node drops another (O16). */`,
     `export const BUS_VERSION = ${String(version)};`,
+    '',
+    `/** The version of a bus message without \`v\` (sent by releases before the bus was versioned, O16). */`,
+    `export const BUS_VERSION_WHEN_ABSENT: number = ${String(whenAbsent)};`,
     '',
     `/** The kind (\`k\`) of every bus message this version knows; a node drops another (O16). */`,
     `export const BUS_KINDS = ${JSON.stringify(kinds)} as const satisfies readonly ${UNION}['k'][];`,

@@ -149,7 +149,10 @@ export async function generate(specs: Specs): Promise<Files> {
   const http = withMessageImports(bodyOf('openapi'));
 
   const files: Files = new Map([
-    ['bus.ts', withMessageImports(`${bodyOf('bus')}\n${busConstants(defs)}`)],
+    [
+      'bus.ts',
+      withMessageImports(`${bodyOf('bus')}\n${busConstants(defs, specs.asyncapi.tree.components?.schemas ?? {})}`),
+    ],
     ['catalogue.ts', catalogueModule(specs.asyncapi.tree, defs)],
     [
       'conformance.ts',
