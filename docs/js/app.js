@@ -5,7 +5,7 @@
   "info": {
     "title": "Agent Messaging Bridge",
     "version": "1.0.0",
-    "description": "A WebSocket bridge between applications (apps, `rlk_` tokens) and AI agents (`rla_` tokens).\nAn app sends an `event` to one agent; the service answers `accepted`, delivers the event to the agent,\nforwards the agent's streamed `token` fragments and its final `reply` (or `error`) back to the app.\n\nThis document is the single source of truth for every message, field, error code, close code and limit of\nthe WebSocket interface. The HTTP parts (agent directory, admin API) are in `openapi.yaml` beside it; the\nprotocol's prose (part 1) and every decision taken where the protocol is silent (part 2) are in `protocol.md`.\n\nRules that a schema cannot say are in the root extensions: `x-error-catalogue` (every error code, who\nreceives it, how it is reported, its close code or HTTP status) and `x-limits` (every limit, as a number).\n\nEvery message schema is closed (decision W5) and some carry formats of this implementation (L1-L3). The\nconformance suite's protocol profile judges frames by the open variant of each schema instead, which the\ngenerator derives from this document: objects open, and each `x-open` applied (`null` drops a keyword the\nprotocol does not state, a value replaces it).\n",
+    "description": "A WebSocket bridge between applications (apps, `rlk_` tokens) and AI agents (`rla_` tokens).\nAn app sends an `event` to one agent; the service answers `accepted`, delivers the event to the agent,\nforwards the agent's streamed `token` fragments and its final `reply` (or `error`) back to the app.\n\nThis document is the single source of truth for every message, field, error code, close code and limit of\nthe WebSocket interface. The HTTP parts (agent directory, admin API) are in `openapi.yaml` beside it; the\nprotocol's prose (part 1) and every decision taken where the protocol is silent (part 2) are in `protocol.md`.\n\nRules that a schema cannot say are in the root extensions: `x-error-catalogue` (every error code, who\nreceives it, how it is reported, its close code or HTTP status) and `x-limits` (every limit, as a number).\n\nThe `bus` channel, its messages and the `cluster` server are marked `x-internal`: what the nodes of one bridge\ntell each other through Redis (O14), versioned on their own (O16). They are not for clients and not part of the\ninterface version.\n\nEvery message schema is closed (decision W5) and some carry formats of this implementation (L1-L3). The\nconformance suite's protocol profile judges frames by the open variant of each schema instead, which the\ngenerator derives from this document: objects open, and each `x-open` applied (`null` drops a keyword the\nprotocol does not state, a value replaces it).\n",
     "license": {
       "name": "MIT"
     }
@@ -48,6 +48,19 @@
         "$ref:$.servers.production.security[0]",
         "$ref:$.servers.production.security[1]"
       ]
+    },
+    "cluster": {
+      "host": "{redis}",
+      "protocol": "redis",
+      "title": "Redis between the nodes of one bridge (internal)",
+      "description": "Internal, not for clients: the nodes of one bridge (several nodes, O14) talk to each other through Redis\npub/sub (`REDIS_URL`). Only the internal `bus` channel is here; no client connects to it.\n",
+      "variables": {
+        "redis": {
+          "default": "127.0.0.1:6379",
+          "description": "Host and port of the Redis the nodes share (`REDIS_URL`)."
+        }
+      },
+      "x-internal": true
     }
   },
   "channels": {
@@ -865,6 +878,10 @@
           "x-parser-unique-object-id": "pong"
         }
       },
+      "servers": [
+        "$ref:$.servers.production",
+        "$ref:$.servers.local"
+      ],
       "bindings": {
         "ws": {
           "method": "GET",
@@ -1308,8 +1325,898 @@
         },
         "ping": "$ref:$.channels.app.messages.ping"
       },
+      "servers": [
+        "$ref:$.servers.production",
+        "$ref:$.servers.local"
+      ],
       "bindings": "$ref:$.channels.app.bindings",
       "x-parser-unique-object-id": "agent"
+    },
+    "bus": {
+      "address": "{prefix}:{to}",
+      "title": "Between the nodes of one bridge (internal)",
+      "summary": "Internal, not for clients. What the nodes of one bridge tell each other through Redis (O14).",
+      "description": "**Internal**: between the nodes of one bridge (several nodes, O14), never for apps or agents, and not part of\nthe protocol's interface version (`/v1`). It is described here so that its messages are generated and checked\nlike every other message, and so that two releases of the bridge know what each other sends during a rolling\nupgrade (decision O16).\n\nEach message carries its kind `k` (short names: fragments cross the bus one message each) and the bus version\n`v` (`BusVersion`). A node receiving a version other than its own, or a kind it does not know, counts it\n(`bridge_cluster_messages_unknown_total`), logs it a burst at a time and drops it; a control question (`ctl`)\nwhose op it does not know is answered at once with a `ctl-ack` saying so (O16). Within a version, changes are\nadditive only and a node ignores fields it does not know.\n\nOver Redis each node listens on `{prefix}:node:{its id}` (messages to it alone: an agent's fragments, frames\nfor its connections) and `{prefix}:all` (presence and control, to every node). The messages to one channel\nwithin one turn of the event loop go as one PUBLISH, in a `BusEnvelope` (`f`: the sending node, `m`: the\nmessages in order). Delivery is at most once and in order from one node to another.\n",
+      "x-internal": true,
+      "servers": [
+        "$ref:$.servers.cluster"
+      ],
+      "parameters": {
+        "prefix": {
+          "default": "bridge",
+          "description": "The prefix of every key and channel, so that several bridges can share one Redis."
+        },
+        "to": {
+          "description": "`node:` and the id of the node a message is for, or `all` for every other node.",
+          "examples": [
+            "node:3f9a1c0b7e",
+            "all"
+          ]
+        }
+      },
+      "messages": {
+        "toAgent": {
+          "name": "to-agent",
+          "title": "to-agent (node to node, internal)",
+          "summary": "A frame for an agent connected to the receiving node, sent on to its socket as it is.",
+          "payload": {
+            "title": "BusToAgent",
+            "x-internal": true,
+            "type": "object",
+            "description": "To the node an agent is connected to, a frame for it (an event), sent on to its socket as it is.",
+            "required": [
+              "k",
+              "v",
+              "agent",
+              "frame"
+            ],
+            "properties": {
+              "k": {
+                "const": "to-agent",
+                "description": "Kind.",
+                "x-parser-schema-id": "<anonymous-schema-40>"
+              },
+              "v": {
+                "title": "BusVersion",
+                "x-internal": true,
+                "type": "integer",
+                "const": 1,
+                "x-when-absent": 1,
+                "description": "The bus version, carried as `v` by every bus message; a message of another version is dropped (O16). Only a\nchange an older node cannot ignore makes a new one: new kinds, ops and optional fields keep it. A message\nwithout `v` is of version 1 (`x-when-absent`): releases before the bus was versioned sent no `v`.\n",
+                "x-parser-schema-id": "BusVersion"
+              },
+              "agent": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
+              "frame": {
+                "type": "string",
+                "description": "The frame as the agent receives it (serialised JSON).",
+                "x-parser-schema-id": "<anonymous-schema-41>"
+              }
+            },
+            "x-parser-schema-id": "BusToAgent"
+          },
+          "examples": [
+            {
+              "name": "eventForAgent",
+              "payload": {
+                "k": "to-agent",
+                "v": 1,
+                "agent": "tutor-7k2m",
+                "frame": "{\"type\":\"event\",\"event_id\":\"01JQ7ZK3M4N5P6Q7R8S9T0V1W2-3f9a1c0b7e\",\"app_id\":\"classroom-app\",\"thread_id\":\"lesson-42\",\"session_key\":\"svc:classroom-app:lesson-42\",\"payload\":{}}"
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "toAgent"
+        },
+        "agentMsg": {
+          "name": "agent-msg",
+          "title": "agent-msg (node to node, internal)",
+          "summary": "An agent's token, reply or error, handed to the node its event lives on.",
+          "payload": {
+            "title": "BusAgentMessage",
+            "x-internal": true,
+            "type": "object",
+            "description": "From the node an agent is connected to, to the node the event lives on (its id ends with that node's id): the\nagent's token, reply or error about it. One per fragment.\n",
+            "required": [
+              "k",
+              "v",
+              "agent",
+              "msg"
+            ],
+            "properties": {
+              "k": {
+                "const": "agent-msg",
+                "description": "Kind.",
+                "x-parser-schema-id": "<anonymous-schema-42>"
+              },
+              "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
+              "agent": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
+              "msg": {
+                "title": "AgentEventMessage",
+                "x-internal": true,
+                "type": "object",
+                "description": "An agent's message about one of its events, as the agent sent it (validated by its node).",
+                "discriminator": "type",
+                "oneOf": [
+                  "$ref:$.channels.agent.messages.token.payload",
+                  "$ref:$.channels.agent.messages.reply.payload",
+                  "$ref:$.channels.agent.messages.agentError.payload"
+                ],
+                "x-parser-schema-id": "AgentEventMessage"
+              }
+            },
+            "x-parser-schema-id": "BusAgentMessage"
+          },
+          "examples": [
+            {
+              "name": "fragment",
+              "payload": {
+                "k": "agent-msg",
+                "v": 1,
+                "agent": "tutor-7k2m",
+                "msg": {
+                  "type": "token",
+                  "event_id": "01JQ7ZK3M4N5P6Q7R8S9T0V1W2-3f9a1c0b7e",
+                  "token": "A prime number "
+                }
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "agentMsg"
+        },
+        "agent": {
+          "name": "agent",
+          "title": "agent (node to node, internal)",
+          "summary": "An agent connected to the sending node, or left it.",
+          "payload": {
+            "title": "BusAgentPresence",
+            "x-internal": true,
+            "type": "object",
+            "description": "To every node: an agent connected to the sending node, or its connection there ended. Of two connections of\none agent, the one with the larger (stamp, node) is kept (O14).\n",
+            "required": [
+              "k",
+              "v",
+              "id",
+              "online",
+              "stamp"
+            ],
+            "properties": {
+              "k": {
+                "const": "agent",
+                "description": "Kind.",
+                "x-parser-schema-id": "<anonymous-schema-43>"
+              },
+              "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
+              "id": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
+              "online": {
+                "type": "boolean",
+                "description": "Connected (true) or gone (false).",
+                "x-parser-schema-id": "<anonymous-schema-44>"
+              },
+              "stamp": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The connection's hybrid logical stamp (microseconds, or one more than the last heard).",
+                "x-parser-schema-id": "<anonymous-schema-45>"
+              }
+            },
+            "x-parser-schema-id": "BusAgentPresence"
+          },
+          "examples": [
+            {
+              "name": "connected",
+              "payload": {
+                "k": "agent",
+                "v": 1,
+                "id": "tutor-7k2m",
+                "online": true,
+                "stamp": 1767225600000000
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "agent"
+        },
+        "app": {
+          "name": "app",
+          "title": "app (node to node, internal)",
+          "summary": "An app's first connection to the sending node opened, or its last one closed.",
+          "payload": {
+            "title": "BusAppPresence",
+            "x-internal": true,
+            "type": "object",
+            "description": "To every node: an app's first connection to the sending node opened, or its last one closed.",
+            "required": [
+              "k",
+              "v",
+              "id",
+              "online"
+            ],
+            "properties": {
+              "k": {
+                "const": "app",
+                "description": "Kind.",
+                "x-parser-schema-id": "<anonymous-schema-46>"
+              },
+              "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
+              "id": "$ref:$.channels.agent.messages.event.payload.properties.app_id",
+              "online": {
+                "type": "boolean",
+                "description": "Connected (true) or gone (false).",
+                "x-parser-schema-id": "<anonymous-schema-47>"
+              }
+            },
+            "x-parser-schema-id": "BusAppPresence"
+          },
+          "examples": [
+            {
+              "name": "connected",
+              "payload": {
+                "k": "app",
+                "v": 1,
+                "id": "classroom-app",
+                "online": true
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "app"
+        },
+        "hello": {
+          "name": "hello",
+          "title": "hello (node to node, internal)",
+          "summary": "A node joined, or its link is back; each other node answers with a `snapshot`.",
+          "payload": {
+            "title": "BusHello",
+            "x-internal": true,
+            "type": "object",
+            "description": "To every node, from a node that starts or whose link is back; each answers with its `snapshot`.",
+            "required": [
+              "k",
+              "v"
+            ],
+            "properties": {
+              "k": {
+                "const": "hello",
+                "description": "Kind.",
+                "x-parser-schema-id": "<anonymous-schema-48>"
+              },
+              "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v"
+            },
+            "x-parser-schema-id": "BusHello"
+          },
+          "examples": [
+            {
+              "name": "hello",
+              "payload": {
+                "k": "hello",
+                "v": 1
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "hello"
+        },
+        "cut": {
+          "name": "cut",
+          "title": "cut (node to node, internal)",
+          "summary": "The sending node's link was cut and is back; what crossed between it and others in the gap may be lost.",
+          "payload": {
+            "title": "BusCut",
+            "x-internal": true,
+            "type": "object",
+            "description": "To every node, from a node whose link was cut and is back: the events that depended on messages between it\nand the receiver end, since some may have been lost in the gap.\n",
+            "required": [
+              "k",
+              "v"
+            ],
+            "properties": {
+              "k": {
+                "const": "cut",
+                "description": "Kind.",
+                "x-parser-schema-id": "<anonymous-schema-49>"
+              },
+              "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v"
+            },
+            "x-parser-schema-id": "BusCut"
+          },
+          "examples": [
+            {
+              "name": "cut",
+              "payload": {
+                "k": "cut",
+                "v": 1
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "cut"
+        },
+        "snapshot": {
+          "name": "snapshot",
+          "title": "snapshot (node to node, internal)",
+          "summary": "Every agent and app connected to the sending node, in answer to `hello`.",
+          "payload": {
+            "title": "BusSnapshot",
+            "x-internal": true,
+            "type": "object",
+            "description": "The agents and apps connected to the sending node, to a node that said `hello` (or to all).",
+            "required": [
+              "k",
+              "v",
+              "agents",
+              "apps"
+            ],
+            "properties": {
+              "k": {
+                "const": "snapshot",
+                "description": "Kind.",
+                "x-parser-schema-id": "<anonymous-schema-50>"
+              },
+              "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
+              "agents": {
+                "type": "array",
+                "description": "Each agent held by the sending node, with its connection's stamp.",
+                "items": {
+                  "type": "array",
+                  "minItems": 2,
+                  "additionalItems": false,
+                  "items": [
+                    "$ref:$.channels.app.messages.event.payload.properties.agent_id",
+                    {
+                      "type": "integer",
+                      "minimum": 0,
+                      "description": "The connection's stamp (as in `agent`).",
+                      "x-parser-schema-id": "<anonymous-schema-53>"
+                    }
+                  ],
+                  "x-parser-schema-id": "<anonymous-schema-52>"
+                },
+                "x-parser-schema-id": "<anonymous-schema-51>"
+              },
+              "apps": {
+                "type": "array",
+                "description": "Each app with a connection to the sending node.",
+                "items": "$ref:$.channels.agent.messages.event.payload.properties.app_id",
+                "x-parser-schema-id": "<anonymous-schema-54>"
+              }
+            },
+            "x-parser-schema-id": "BusSnapshot"
+          },
+          "examples": [
+            {
+              "name": "snapshot",
+              "payload": {
+                "k": "snapshot",
+                "v": 1,
+                "agents": [
+                  [
+                    "tutor-7k2m",
+                    1767225600000000
+                  ]
+                ],
+                "apps": [
+                  "classroom-app"
+                ]
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "snapshot"
+        },
+        "resume": {
+          "name": "resume",
+          "title": "resume (node to node, internal)",
+          "summary": "A connection of the sending node resumes an event that lives on the receiving node (R8).",
+          "payload": {
+            "title": "BusResume",
+            "x-internal": true,
+            "type": "object",
+            "description": "To the node an event lives on, from the node of the connection that resumes it (R8).",
+            "required": [
+              "k",
+              "v",
+              "c",
+              "r"
+            ],
+            "properties": {
+              "k": {
+                "const": "resume",
+                "description": "Kind.",
+                "x-parser-schema-id": "<anonymous-schema-55>"
+              },
+              "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
+              "c": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The resuming connection's id on the sending node.",
+                "x-parser-schema-id": "<anonymous-schema-56>"
+              },
+              "r": {
+                "title": "ResumeRequest",
+                "x-internal": true,
+                "type": "object",
+                "description": "An app's `resume`, with the app it came from, handed to the node its event lives on (R8).",
+                "required": [
+                  "event_id",
+                  "resume_token",
+                  "after_seq",
+                  "app_id"
+                ],
+                "properties": {
+                  "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
+                  "resume_token": "$ref:$.channels.app.messages.resume.payload.properties.resume_token",
+                  "after_seq": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 9007199254740991,
+                    "description": "As the app's `resume` says.",
+                    "x-parser-schema-id": "<anonymous-schema-57>"
+                  },
+                  "app_id": "$ref:$.channels.agent.messages.event.payload.properties.app_id"
+                },
+                "x-parser-schema-id": "ResumeRequest"
+              }
+            },
+            "x-parser-schema-id": "BusResume"
+          },
+          "examples": [
+            {
+              "name": "resume",
+              "payload": {
+                "k": "resume",
+                "v": 1,
+                "c": 17,
+                "r": {
+                  "event_id": "01JQ7ZK3M4N5P6Q7R8S9T0V1W2-3f9a1c0b7e",
+                  "resume_token": "6sQk1bZQz2m0yYl7c3Jw9AeHf4tXrUoVdPiN8KgLqE0",
+                  "after_seq": 4,
+                  "app_id": "classroom-app"
+                }
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "resume"
+        },
+        "toApp": {
+          "name": "to-app",
+          "title": "to-app (node to node, internal)",
+          "summary": "Frames of an event for a connection of the receiving node that resumed it (R8), sent on in order.",
+          "payload": {
+            "title": "BusToApp",
+            "x-internal": true,
+            "type": "object",
+            "description": "To the node of a connection that resumed an event, from the node the event lives on: the event's frames\nfor it, in order (the answer to `resume` first, then the live ones).\n",
+            "required": [
+              "k",
+              "v",
+              "c",
+              "e",
+              "f"
+            ],
+            "properties": {
+              "k": {
+                "const": "to-app",
+                "description": "Kind.",
+                "x-parser-schema-id": "<anonymous-schema-58>"
+              },
+              "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
+              "c": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The resuming connection's id on the receiving node.",
+                "x-parser-schema-id": "<anonymous-schema-59>"
+              },
+              "e": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
+              "f": {
+                "type": "array",
+                "description": "The frames as the app receives them (serialised JSON).",
+                "items": {
+                  "type": "string",
+                  "x-parser-schema-id": "<anonymous-schema-61>"
+                },
+                "x-parser-schema-id": "<anonymous-schema-60>"
+              }
+            },
+            "x-parser-schema-id": "BusToApp"
+          },
+          "examples": [
+            {
+              "name": "frames",
+              "payload": {
+                "k": "to-app",
+                "v": 1,
+                "c": 17,
+                "e": "01JQ7ZK3M4N5P6Q7R8S9T0V1W2-3f9a1c0b7e",
+                "f": [
+                  "{\"type\":\"token\",\"event_id\":\"01JQ7ZK3M4N5P6Q7R8S9T0V1W2-3f9a1c0b7e\",\"agent_id\":\"tutor-7k2m\",\"token\":\"two \",\"seq\":5}"
+                ]
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "toApp"
+        },
+        "resumerGone": {
+          "name": "resumer-gone",
+          "title": "resumer-gone (node to node, internal)",
+          "summary": "The connection that resumed an event no longer takes its frames (R8).",
+          "payload": {
+            "title": "BusResumerGone",
+            "x-internal": true,
+            "type": "object",
+            "description": "To the node an event lives on: the connection that resumed it no longer takes its frames.",
+            "required": [
+              "k",
+              "v",
+              "c",
+              "e"
+            ],
+            "properties": {
+              "k": {
+                "const": "resumer-gone",
+                "description": "Kind.",
+                "x-parser-schema-id": "<anonymous-schema-62>"
+              },
+              "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
+              "c": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The resuming connection's id on the sending node.",
+                "x-parser-schema-id": "<anonymous-schema-63>"
+              },
+              "e": "$ref:$.channels.app.messages.resume.payload.properties.event_id"
+            },
+            "x-parser-schema-id": "BusResumerGone"
+          },
+          "examples": [
+            {
+              "name": "gone",
+              "payload": {
+                "k": "resumer-gone",
+                "v": 1,
+                "c": 17,
+                "e": "01JQ7ZK3M4N5P6Q7R8S9T0V1W2-3f9a1c0b7e"
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "resumerGone"
+        },
+        "ctl": {
+          "name": "ctl",
+          "title": "ctl (node to node, internal)",
+          "summary": "A change every node applies, or a question every node answers; each answers with one `ctl-ack`.",
+          "payload": {
+            "title": "BusControl",
+            "x-internal": true,
+            "type": "object",
+            "description": "To every node: a change made through the sending node's admin API, or a question about every node. The\nsender waits for each live node's `ctl-ack`, at most 1 s.\n",
+            "required": [
+              "k",
+              "v",
+              "id",
+              "change"
+            ],
+            "properties": {
+              "k": {
+                "const": "ctl",
+                "description": "Kind.",
+                "x-parser-schema-id": "<anonymous-schema-64>"
+              },
+              "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
+              "id": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The question's number on the sending node, which the answers carry.",
+                "x-parser-schema-id": "<anonymous-schema-65>"
+              },
+              "change": {
+                "title": "ControlOp",
+                "x-internal": true,
+                "type": "object",
+                "description": "What a `ctl` asks of every node: a change to apply, or a question to answer. A node that does not know the\nop answers at once that it does not (O16).\n",
+                "discriminator": "op",
+                "oneOf": [
+                  {
+                    "title": "DirectoryOp",
+                    "x-internal": true,
+                    "type": "object",
+                    "description": "Read the registrations again from the shared database.",
+                    "required": [
+                      "op"
+                    ],
+                    "properties": {
+                      "op": {
+                        "const": "directory",
+                        "description": "The op.",
+                        "x-parser-schema-id": "<anonymous-schema-66>"
+                      }
+                    },
+                    "x-parser-schema-id": "DirectoryOp"
+                  },
+                  {
+                    "title": "RevokeOp",
+                    "x-internal": true,
+                    "type": "object",
+                    "description": "Close a deactivated client's connections on this node (TOKEN_REVOKED) and refuse it from now on.",
+                    "required": [
+                      "op",
+                      "kind",
+                      "id",
+                      "cause"
+                    ],
+                    "properties": {
+                      "op": {
+                        "const": "revoke",
+                        "description": "The op.",
+                        "x-parser-schema-id": "<anonymous-schema-67>"
+                      },
+                      "kind": {
+                        "title": "ClientKind",
+                        "type": "string",
+                        "enum": [
+                          "app",
+                          "agent"
+                        ],
+                        "description": "The kinds of client, one per channel (`app` on `/ws/app`, `agent` on `/ws/agent`); the generator refuses\nan enum that differs from the channels' names.\n",
+                        "x-parser-schema-id": "ClientKind"
+                      },
+                      "id": {
+                        "type": "string",
+                        "description": "The app_id or agent_id.",
+                        "x-parser-schema-id": "<anonymous-schema-68>"
+                      },
+                      "cause": {
+                        "title": "RevokeCause",
+                        "x-internal": true,
+                        "type": "string",
+                        "enum": [
+                          "deactivated",
+                          "deleted with its organization"
+                        ],
+                        "description": "Why a client's token stopped working (TOKEN_REVOKED's text says it).",
+                        "x-parser-schema-id": "RevokeCause"
+                      }
+                    },
+                    "x-parser-schema-id": "RevokeOp"
+                  },
+                  {
+                    "title": "DropSessionsOp",
+                    "x-internal": true,
+                    "type": "object",
+                    "description": "Drop from memory the sessions of these apps and agents (deleted with their organization).",
+                    "required": [
+                      "op",
+                      "ids"
+                    ],
+                    "properties": {
+                      "op": {
+                        "const": "drop-sessions",
+                        "description": "The op.",
+                        "x-parser-schema-id": "<anonymous-schema-69>"
+                      },
+                      "ids": {
+                        "type": "array",
+                        "description": "App and agent ids.",
+                        "items": {
+                          "type": "string",
+                          "x-parser-schema-id": "<anonymous-schema-71>"
+                        },
+                        "x-parser-schema-id": "<anonymous-schema-70>"
+                      }
+                    },
+                    "x-parser-schema-id": "DropSessionsOp"
+                  },
+                  {
+                    "title": "ClockOp",
+                    "x-internal": true,
+                    "type": "object",
+                    "description": "The test clock (`BRIDGE_TEST_CLOCK`) moved; move this node's to the same time.",
+                    "required": [
+                      "op",
+                      "to"
+                    ],
+                    "properties": {
+                      "op": {
+                        "const": "clock",
+                        "description": "The op.",
+                        "x-parser-schema-id": "<anonymous-schema-72>"
+                      },
+                      "to": {
+                        "type": "number",
+                        "description": "The time to move to (epoch milliseconds).",
+                        "x-parser-schema-id": "<anonymous-schema-73>"
+                      }
+                    },
+                    "x-parser-schema-id": "ClockOp"
+                  },
+                  {
+                    "title": "FlushEventLogOp",
+                    "x-internal": true,
+                    "type": "object",
+                    "description": "Commit the event log's queued rows now (before a listing of the log).",
+                    "required": [
+                      "op"
+                    ],
+                    "properties": {
+                      "op": {
+                        "const": "flush-event-log",
+                        "description": "The op.",
+                        "x-parser-schema-id": "<anonymous-schema-74>"
+                      }
+                    },
+                    "x-parser-schema-id": "FlushEventLogOp"
+                  },
+                  {
+                    "title": "SessionsOp",
+                    "x-internal": true,
+                    "type": "object",
+                    "description": "A question: the live sessions held in this node's memory.",
+                    "required": [
+                      "op",
+                      "now",
+                      "filter"
+                    ],
+                    "properties": {
+                      "op": {
+                        "const": "sessions",
+                        "description": "The op.",
+                        "x-parser-schema-id": "<anonymous-schema-75>"
+                      },
+                      "now": {
+                        "type": "number",
+                        "description": "The asking node's time (epoch milliseconds); sessions expired by then are left out.",
+                        "x-parser-schema-id": "<anonymous-schema-76>"
+                      },
+                      "filter": {
+                        "title": "SessionsFilter",
+                        "x-internal": true,
+                        "type": "object",
+                        "description": "Which live sessions a listing asks for (none: all).",
+                        "properties": {
+                          "agent_id": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
+                          "app_id": "$ref:$.channels.agent.messages.event.payload.properties.app_id"
+                        },
+                        "x-parser-schema-id": "SessionsFilter"
+                      }
+                    },
+                    "x-parser-schema-id": "SessionsOp"
+                  },
+                  {
+                    "title": "OverviewOp",
+                    "x-internal": true,
+                    "type": "object",
+                    "description": "A question: this node's overview (D8).",
+                    "required": [
+                      "op"
+                    ],
+                    "properties": {
+                      "op": {
+                        "const": "overview",
+                        "description": "The op.",
+                        "x-parser-schema-id": "<anonymous-schema-77>"
+                      },
+                      "after": {
+                        "type": "number",
+                        "description": "Only the samples after this time (epoch milliseconds).",
+                        "x-parser-schema-id": "<anonymous-schema-78>"
+                      }
+                    },
+                    "x-parser-schema-id": "OverviewOp"
+                  },
+                  {
+                    "title": "OrgLiveOp",
+                    "x-internal": true,
+                    "type": "object",
+                    "description": "A question: this node's connections of an organization's apps and agents (D8).",
+                    "required": [
+                      "op",
+                      "org_id"
+                    ],
+                    "properties": {
+                      "op": {
+                        "const": "org-live",
+                        "description": "The op.",
+                        "x-parser-schema-id": "<anonymous-schema-79>"
+                      },
+                      "org_id": {
+                        "type": "string",
+                        "description": "The organization.",
+                        "x-parser-schema-id": "<anonymous-schema-80>"
+                      }
+                    },
+                    "x-parser-schema-id": "OrgLiveOp"
+                  }
+                ],
+                "x-parser-schema-id": "ControlOp"
+              }
+            },
+            "x-parser-schema-id": "BusControl"
+          },
+          "examples": [
+            {
+              "name": "revoke",
+              "payload": {
+                "k": "ctl",
+                "v": 1,
+                "id": 3,
+                "change": {
+                  "op": "revoke",
+                  "kind": "agent",
+                  "id": "tutor-7k2m",
+                  "cause": "deactivated"
+                }
+              }
+            },
+            {
+              "name": "overview",
+              "payload": {
+                "k": "ctl",
+                "v": 1,
+                "id": 4,
+                "change": {
+                  "op": "overview"
+                }
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "ctl"
+        },
+        "ctlAck": {
+          "name": "ctl-ack",
+          "title": "ctl-ack (node to node, internal)",
+          "summary": "A node applied a change or answers a question; or it does not know the op (O16).",
+          "payload": {
+            "title": "BusControlAck",
+            "x-internal": true,
+            "type": "object",
+            "description": "The answer to a `ctl`, to the node that sent it.",
+            "required": [
+              "k",
+              "v",
+              "id"
+            ],
+            "properties": {
+              "k": {
+                "const": "ctl-ack",
+                "description": "Kind.",
+                "x-parser-schema-id": "<anonymous-schema-81>"
+              },
+              "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
+              "id": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The `ctl`'s id.",
+                "x-parser-schema-id": "<anonymous-schema-82>"
+              },
+              "answer": {
+                "description": "The answer to a question, absent for a change: to `sessions` the node's live sessions (`Session` of\nopenapi.yaml, its times in epoch milliseconds); to `overview` the node's `OverviewNode` (openapi.yaml); to\n`org-live` the node's connections of the organization (its id, each client with its connection's times\nin epoch milliseconds, each app's count).\n",
+                "x-parser-schema-id": "<anonymous-schema-83>"
+              },
+              "unknown": {
+                "const": true,
+                "description": "Present only when the node does not know the `ctl`'s op (a newer node asked, O16): it applied nothing\nand has no answer.\n",
+                "x-parser-schema-id": "<anonymous-schema-84>"
+              }
+            },
+            "x-parser-schema-id": "BusControlAck"
+          },
+          "examples": [
+            {
+              "name": "applied",
+              "payload": {
+                "k": "ctl-ack",
+                "v": 1,
+                "id": 3
+              }
+            },
+            {
+              "name": "unknownOp",
+              "payload": {
+                "k": "ctl-ack",
+                "v": 1,
+                "id": 5,
+                "unknown": true
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "ctlAck"
+        }
+      },
+      "x-parser-unique-object-id": "bus"
     }
   },
   "operations": {
@@ -1500,6 +2407,47 @@
         ]
       },
       "x-parser-unique-object-id": "receiveAgentPing"
+    },
+    "sendToNode": {
+      "action": "send",
+      "channel": "$ref:$.channels.bus",
+      "title": "A node tells another node, or every other node (internal)",
+      "messages": [
+        "$ref:$.channels.bus.messages.toAgent",
+        "$ref:$.channels.bus.messages.agentMsg",
+        "$ref:$.channels.bus.messages.agent",
+        "$ref:$.channels.bus.messages.app",
+        "$ref:$.channels.bus.messages.hello",
+        "$ref:$.channels.bus.messages.cut",
+        "$ref:$.channels.bus.messages.snapshot",
+        "$ref:$.channels.bus.messages.resume",
+        "$ref:$.channels.bus.messages.toApp",
+        "$ref:$.channels.bus.messages.resumerGone",
+        "$ref:$.channels.bus.messages.ctl",
+        "$ref:$.channels.bus.messages.ctlAck"
+      ],
+      "x-parser-unique-object-id": "sendToNode"
+    },
+    "receiveFromNode": {
+      "action": "receive",
+      "channel": "$ref:$.channels.bus",
+      "title": "A node hears another node (internal)",
+      "summary": "A message of another version, or of a kind this node does not know, is counted, logged and dropped; a `ctl` of\nan op it does not know is answered at once by a `ctl-ack` saying so (O16).\n",
+      "messages": [
+        "$ref:$.channels.bus.messages.toAgent",
+        "$ref:$.channels.bus.messages.agentMsg",
+        "$ref:$.channels.bus.messages.agent",
+        "$ref:$.channels.bus.messages.app",
+        "$ref:$.channels.bus.messages.hello",
+        "$ref:$.channels.bus.messages.cut",
+        "$ref:$.channels.bus.messages.snapshot",
+        "$ref:$.channels.bus.messages.resume",
+        "$ref:$.channels.bus.messages.toApp",
+        "$ref:$.channels.bus.messages.resumerGone",
+        "$ref:$.channels.bus.messages.ctl",
+        "$ref:$.channels.bus.messages.ctlAck"
+      ],
+      "x-parser-unique-object-id": "receiveFromNode"
     }
   },
   "components": {
@@ -1525,20 +2473,23 @@
       "ErrorToAgent": "$ref:$.channels.agent.messages.error",
       "AgentToken": "$ref:$.channels.agent.messages.token",
       "AgentReply": "$ref:$.channels.agent.messages.reply",
-      "AgentError": "$ref:$.channels.agent.messages.agentError"
+      "AgentError": "$ref:$.channels.agent.messages.agentError",
+      "BusToAgent": "$ref:$.channels.bus.messages.toAgent",
+      "BusAgentMessage": "$ref:$.channels.bus.messages.agentMsg",
+      "BusAgentPresence": "$ref:$.channels.bus.messages.agent",
+      "BusAppPresence": "$ref:$.channels.bus.messages.app",
+      "BusHello": "$ref:$.channels.bus.messages.hello",
+      "BusCut": "$ref:$.channels.bus.messages.cut",
+      "BusSnapshot": "$ref:$.channels.bus.messages.snapshot",
+      "BusResume": "$ref:$.channels.bus.messages.resume",
+      "BusToApp": "$ref:$.channels.bus.messages.toApp",
+      "BusResumerGone": "$ref:$.channels.bus.messages.resumerGone",
+      "BusControl": "$ref:$.channels.bus.messages.ctl",
+      "BusControlAck": "$ref:$.channels.bus.messages.ctlAck"
     },
     "schemas": {
       "AgentId": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
-      "ClientKind": {
-        "title": "ClientKind",
-        "type": "string",
-        "enum": [
-          "app",
-          "agent"
-        ],
-        "description": "The kinds of client, one per channel (`app` on `/ws/app`, `agent` on `/ws/agent`); the generator refuses\nan enum that differs from the channels' names.\n",
-        "x-parser-schema-id": "ClientKind"
-      },
+      "ClientKind": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[1].properties.kind",
       "AppId": "$ref:$.channels.agent.messages.event.payload.properties.app_id",
       "ThreadId": "$ref:$.channels.app.messages.event.payload.properties.thread_id",
       "EventId": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
@@ -1567,6 +2518,96 @@
       "AgentReplyMetadata": "$ref:$.channels.agent.messages.reply.payload.properties.metadata",
       "AgentReplyMessage": "$ref:$.channels.agent.messages.reply.payload",
       "AgentErrorMessage": "$ref:$.channels.agent.messages.agentError.payload",
+      "BusVersion": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
+      "BusEnvelope": {
+        "title": "BusEnvelope",
+        "x-internal": true,
+        "type": "object",
+        "description": "One Redis PUBLISH: every message a node sends to one channel within one turn of its event loop, in order.\nA node reads each message's `v` and `k` before anything else of it (O16).\n",
+        "required": [
+          "f",
+          "m"
+        ],
+        "properties": {
+          "f": {
+            "type": "string",
+            "description": "The id of the sending node (`NODE_ID`).",
+            "x-parser-schema-id": "<anonymous-schema-85>"
+          },
+          "m": {
+            "type": "array",
+            "description": "The messages, in the order they were sent (each a message of the `bus` channel).",
+            "items": {
+              "title": "BusMessageHead",
+              "x-internal": true,
+              "type": "object",
+              "description": "What a node reads of any bus message before it knows its kind: the kind and the version. The rest is read\nonly once both are known (O16).\n",
+              "required": [
+                "k",
+                "v"
+              ],
+              "properties": {
+                "k": {
+                  "type": "string",
+                  "description": "The kind: short, since fragments cross the bus one message each. The kinds this version knows are the `k`\nconstants of the `bus` channel's messages.\n",
+                  "x-parser-schema-id": "<anonymous-schema-87>"
+                },
+                "v": {
+                  "type": "integer",
+                  "description": "The sender's bus version (`BusVersion`).",
+                  "x-parser-schema-id": "<anonymous-schema-88>"
+                }
+              },
+              "examples": [
+                {
+                  "k": "agent-msg",
+                  "v": 1
+                }
+              ],
+              "x-parser-schema-id": "BusMessageHead"
+            },
+            "x-parser-schema-id": "<anonymous-schema-86>"
+          }
+        },
+        "examples": [
+          {
+            "f": "3f9a1c0b7e",
+            "m": [
+              {
+                "k": "hello",
+                "v": 1
+              }
+            ]
+          }
+        ],
+        "x-parser-schema-id": "BusEnvelope"
+      },
+      "BusMessageHead": "$ref:$.components.schemas.BusEnvelope.properties.m.items",
+      "BusToAgent": "$ref:$.channels.bus.messages.toAgent.payload",
+      "AgentEventMessage": "$ref:$.channels.bus.messages.agentMsg.payload.properties.msg",
+      "BusAgentMessage": "$ref:$.channels.bus.messages.agentMsg.payload",
+      "BusAgentPresence": "$ref:$.channels.bus.messages.agent.payload",
+      "BusAppPresence": "$ref:$.channels.bus.messages.app.payload",
+      "BusHello": "$ref:$.channels.bus.messages.hello.payload",
+      "BusCut": "$ref:$.channels.bus.messages.cut.payload",
+      "BusSnapshot": "$ref:$.channels.bus.messages.snapshot.payload",
+      "ResumeRequest": "$ref:$.channels.bus.messages.resume.payload.properties.r",
+      "BusResume": "$ref:$.channels.bus.messages.resume.payload",
+      "BusToApp": "$ref:$.channels.bus.messages.toApp.payload",
+      "BusResumerGone": "$ref:$.channels.bus.messages.resumerGone.payload",
+      "RevokeCause": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[1].properties.cause",
+      "SessionsFilter": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[5].properties.filter",
+      "DirectoryOp": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[0]",
+      "RevokeOp": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[1]",
+      "DropSessionsOp": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[2]",
+      "ClockOp": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[3]",
+      "FlushEventLogOp": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[4]",
+      "SessionsOp": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[5]",
+      "OverviewOp": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[6]",
+      "OrgLiveOp": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[7]",
+      "ControlOp": "$ref:$.channels.bus.messages.ctl.payload.properties.change",
+      "BusControl": "$ref:$.channels.bus.messages.ctl.payload",
+      "BusControlAck": "$ref:$.channels.bus.messages.ctlAck.payload",
       "ConnectorConfig": {
         "title": "ConnectorConfig",
         "type": "object",
@@ -1590,7 +2631,7 @@
                 "type": "string",
                 "pattern": "^wss?://",
                 "description": "The bridge's agent endpoint, `{base_url}/ws/agent`.",
-                "x-parser-schema-id": "<anonymous-schema-38>"
+                "x-parser-schema-id": "<anonymous-schema-89>"
               },
               "reconnect": {
                 "title": "ConnectorReconnect",
@@ -1602,28 +2643,28 @@
                     "type": "boolean",
                     "default": true,
                     "description": "Whether to reconnect after the connection drops.",
-                    "x-parser-schema-id": "<anonymous-schema-39>"
+                    "x-parser-schema-id": "<anonymous-schema-90>"
                   },
                   "maxRetries": {
                     "type": "integer",
                     "minimum": -1,
                     "default": 5,
                     "description": "Attempts before giving up (x-limits.connectorReconnectMaxAttempts); 0 never reconnects, and -1 reconnects for ever, each delay still capped at maxDelayMs (decision C7). A connection error with `retry: false` (W19) ends the connection whatever this says.",
-                    "x-parser-schema-id": "<anonymous-schema-40>"
+                    "x-parser-schema-id": "<anonymous-schema-91>"
                   },
                   "baseDelayMs": {
                     "type": "integer",
                     "minimum": 1,
                     "default": 1000,
                     "description": "First delay (x-limits.reconnectBaseDelayMs).",
-                    "x-parser-schema-id": "<anonymous-schema-41>"
+                    "x-parser-schema-id": "<anonymous-schema-92>"
                   },
                   "maxDelayMs": {
                     "type": "integer",
                     "minimum": 1,
                     "default": 60000,
                     "description": "Cap of the delay (x-limits.reconnectMaxDelayMs).",
-                    "x-parser-schema-id": "<anonymous-schema-42>"
+                    "x-parser-schema-id": "<anonymous-schema-93>"
                   }
                 },
                 "examples": [
@@ -1663,20 +2704,20 @@
                   "type": "string",
                   "pattern": "^rla_[a-z0-9-]{1,64}_[A-Za-z0-9]{32,}$",
                   "description": "The agent's token (`rla_{agent_id}_{secret}`); keep it in the environment, e.g. `${TUTOR_TOKEN}`.",
-                  "x-parser-schema-id": "<anonymous-schema-44>"
+                  "x-parser-schema-id": "<anonymous-schema-95>"
                 },
                 "ttl_days": {
                   "type": "integer",
                   "minimum": 1,
                   "default": 14,
                   "description": "Session TTL the connector tracks (x-limits.sessionTtlDefaultDays).",
-                  "x-parser-schema-id": "<anonymous-schema-45>"
+                  "x-parser-schema-id": "<anonymous-schema-96>"
                 },
                 "context": {
                   "type": "object",
                   "additionalProperties": true,
                   "description": "Passed to the agent runtime when a session is created.",
-                  "x-parser-schema-id": "<anonymous-schema-46>"
+                  "x-parser-schema-id": "<anonymous-schema-97>"
                 }
               },
               "examples": [
@@ -1687,7 +2728,7 @@
               ],
               "x-parser-schema-id": "ConnectorAgent"
             },
-            "x-parser-schema-id": "<anonymous-schema-43>"
+            "x-parser-schema-id": "<anonymous-schema-94>"
           },
           "health": {
             "title": "ConnectorHealthEndpoint",
@@ -1703,21 +2744,21 @@
                 "minimum": 0,
                 "maximum": 65535,
                 "description": "TCP port to listen on (0 picks a free one).",
-                "x-parser-schema-id": "<anonymous-schema-47>"
+                "x-parser-schema-id": "<anonymous-schema-98>"
               },
               "path": {
                 "type": "string",
                 "pattern": "^/",
                 "default": "/health",
                 "description": "Path of the endpoint.",
-                "x-parser-schema-id": "<anonymous-schema-48>"
+                "x-parser-schema-id": "<anonymous-schema-99>"
               },
               "host": {
                 "type": "string",
                 "minLength": 1,
                 "default": "127.0.0.1",
                 "description": "Interface to listen on: this machine only by default, since the agents' state is nobody else's business; 0.0.0.0 (or ::) for every interface, e.g. for a probe from outside a container.",
-                "x-parser-schema-id": "<anonymous-schema-49>"
+                "x-parser-schema-id": "<anonymous-schema-100>"
               }
             },
             "examples": [
@@ -1806,18 +2847,18 @@
                 "connected": {
                   "type": "boolean",
                   "description": "Whether the agent's connection is open and authenticated.",
-                  "x-parser-schema-id": "<anonymous-schema-51>"
+                  "x-parser-schema-id": "<anonymous-schema-102>"
                 },
                 "lastPing": {
                   "type": "string",
                   "format": "date-time",
                   "description": "When the last `pong` arrived.",
-                  "x-parser-schema-id": "<anonymous-schema-52>"
+                  "x-parser-schema-id": "<anonymous-schema-103>"
                 },
                 "lastError": {
                   "type": "string",
                   "description": "The last connection error, if the agent is not connected.",
-                  "x-parser-schema-id": "<anonymous-schema-53>"
+                  "x-parser-schema-id": "<anonymous-schema-104>"
                 }
               },
               "examples": [
@@ -1828,7 +2869,7 @@
               ],
               "x-parser-schema-id": "ConnectorAgentHealth"
             },
-            "x-parser-schema-id": "<anonymous-schema-50>"
+            "x-parser-schema-id": "<anonymous-schema-101>"
           }
         },
         "examples": [

@@ -1,7 +1,12 @@
 // The link between the nodes of one bridge: messages to one node or to all, and which nodes are alive. Redis
 // carries it in production (redis-bus.ts); tests put several nodes in one process on a memory hub (memory-bus.ts).
 // Delivery is at most once and in order from one node to another; what is lost in a gap is the router's to
-// account for (cluster-router.ts), never the bus's to hide.
+// account for (cluster-router.ts), never the bus's to hide. What crosses it is in the spec (asyncapi.yaml's internal
+// `bus` channel, O16): a handler only ever gets a message of this node's version and of a kind it knows.
+import type { BusMessage } from '../../generated/index.js';
+import type { UnknownMessages } from './unknown-messages.js';
+
+export type { BusMessage };
 
 export interface Bus {
   /** This node's id: short, letters and digits (it ends the ids of the events that live here). */
@@ -10,8 +15,10 @@ export interface Bus {
   send(node: string, message: BusMessage): void;
   /** To every other node. */
   broadcast(message: BusMessage): void;
-  /** Every message for this node, with the node it came from. */
+  /** Every message for this node that it can read, with the node it came from (the others are counted, O16). */
   subscribe(handler: (from: string, message: BusMessage) => void): void;
+  /** Messages of another version, kind or control op that this node heard: counted, logged, dropped (O16). */
+  readonly unknownMessages: UnknownMessages;
   /** Whether `node` is alive as far as this node knows (its heartbeat has not expired). */
   isNodeUp(node: string): boolean;
   /** The other nodes alive as far as this node knows. */
@@ -36,6 +43,3 @@ export interface Bus {
   /** The holder last claimed for the agent and not released (`node:stamp`), or undefined. */
   lookupAgent(agentId: string): Promise<string | undefined>;
 }
-
-/** What nodes say to each other: a discriminated union on `k`, kept small (it crosses the wire per fragment). */
-export type BusMessage = { k: string } & Record<string, unknown>;

@@ -4,29 +4,20 @@
 // of one agent on two nodes is decided by a hybrid logical stamp (stamp, node): a connection opened after its
 // node heard of another is newer than it whatever the clocks say, and of two whose nodes had not heard of each
 // other yet, the later by the machines' clocks (microseconds; NTP keeps them within milliseconds) is newer.
+// What the nodes say to each other is the spec's (the internal `bus` channel of asyncapi.yaml, O16); each message
+// carries its kind `k` and the bus version `v`.
+import { BUS_VERSION as v, type BusMessage, type BusSnapshot } from '../../generated/index.js';
 import type { AgentEventMessage, Connection, Engine, EngineListener, ResumeRequest } from '../core/engine.js';
 import { RateLimiter, type EventRateLimit } from '../core/rate-limit.js';
 import type { Logger } from '../shared/logger.js';
 import { silentLogger } from '../shared/logger.js';
-import type { Bus, BusMessage } from './bus.js';
+import type { Bus } from './bus.js';
+import type { UnknownCounts } from './unknown-messages.js';
 
 interface Holder {
   node: string;
   stamp: number;
 }
-
-type Message =
-  | { k: 'to-agent'; agent: string; frame: string }
-  | { k: 'agent-msg'; agent: string; msg: AgentEventMessage }
-  | { k: 'agent'; id: string; online: boolean; stamp: number }
-  | { k: 'app'; id: string; online: boolean }
-  | { k: 'hello' }
-  | { k: 'cut' }
-  | { k: 'snapshot'; agents: [string, number][]; apps: string[] }
-  // Resumes (R8): to the event's home, its frames back to the resuming connection's node, and that one's end.
-  | { k: 'resume'; c: number; r: ResumeRequest }
-  | { k: 'to-app'; c: number; e: string; f: string[] }
-  | { k: 'resumer-gone'; c: number; e: string };
 
 /** What crossing nodes has lost, for metrics: each also logged. */
 export interface ClusterCounters {
@@ -36,6 +27,8 @@ export interface ClusterCounters {
   messagesForGoneNode: number;
   /** Agents whose events here were ended because the link between nodes was cut while they depended on it. */
   agentsCutOff: number;
+  /** Bus messages this node could not read (another version or kind) or whose control op it did not know (O16). */
+  unknownMessages: UnknownCounts;
 }
 
 /** Whether (a) is newer than (b): stamps first, the node id breaks a tie the same way on every node. */
@@ -46,7 +39,7 @@ export type SharedBuckets = (perSecond: number, burst: number, shiftMs?: () => n
 
 export class ClusterRouter implements Engine {
   readonly eventIdSuffix: string;
-  readonly counters: ClusterCounters = { framesForGoneAgent: 0, messagesForGoneNode: 0, agentsCutOff: 0 };
+  readonly counters: ClusterCounters;
   private listener: EngineListener | undefined;
   private stamp = 0;
   private readonly me: string;
@@ -63,11 +56,13 @@ export class ClusterRouter implements Engine {
   ) {
     this.me = bus.nodeId;
     this.eventIdSuffix = `-${bus.nodeId}`;
-    bus.subscribe((from, message) => this.receive(from, message as Message));
+    const unknownMessages = bus.unknownMessages.counts; // counted by the bus (and the control), read with the rest
+    this.counters = { framesForGoneAgent: 0, messagesForGoneNode: 0, agentsCutOff: 0, unknownMessages };
+    bus.subscribe((from, message) => this.receive(from, message));
     bus.onNodeDown((node) => this.nodeGone(node));
     bus.onLinkLost(() => this.cutOff());
     bus.onLinkRestored(() => this.relink());
-    bus.broadcast({ k: 'hello' });
+    bus.broadcast({ k: 'hello', v });
   }
 
   listen(listener: EngineListener): void {
@@ -81,7 +76,7 @@ export class ClusterRouter implements Engine {
     const holder = { node: this.me, stamp: this.stamp };
     this.holders.set(agentId, holder);
     this.bus.claimAgent(agentId, claimOf(holder));
-    this.bus.broadcast({ k: 'agent', id: agentId, online: true, stamp: holder.stamp });
+    this.bus.broadcast({ k: 'agent', v, id: agentId, online: true, stamp: holder.stamp });
     return previous === conn ? undefined : previous;
   }
 
@@ -92,7 +87,7 @@ export class ClusterRouter implements Engine {
     if (holder?.node !== this.me) return false; // a newer connection on another node holds the agent already
     this.holders.delete(agentId);
     this.bus.releaseAgent(agentId, claimOf(holder));
-    this.bus.broadcast({ k: 'agent', id: agentId, online: false, stamp: holder.stamp });
+    this.bus.broadcast({ k: 'agent', v, id: agentId, online: false, stamp: holder.stamp });
     return true;
   }
 
@@ -133,7 +128,7 @@ export class ClusterRouter implements Engine {
     }
     const holder = this.holders.get(agentId);
     if (!holder || holder.node === this.me) return false;
-    this.bus.send(holder.node, { k: 'to-agent', agent: agentId, frame });
+    this.bus.send(holder.node, { k: 'to-agent', v, agent: agentId, frame });
     return true;
   }
 
@@ -144,7 +139,7 @@ export class ClusterRouter implements Engine {
       this.counters.messagesForGoneNode++;
       return false; // the event ended with its node: INVALID_EVENT_ID, as for any event that is over
     }
-    this.bus.send(home, { k: 'agent-msg', agent: agentId, msg: message });
+    this.bus.send(home, { k: 'agent-msg', v, agent: agentId, msg: message });
     return true;
   }
 
@@ -152,30 +147,30 @@ export class ClusterRouter implements Engine {
     const home = homeOf(request.event_id);
     if (!home || home === this.me) return undefined;
     if (!this.bus.isNodeUp(home)) return { home, up: false };
-    this.bus.send(home, { k: 'resume', c: connId, r: request });
+    this.bus.send(home, { k: 'resume', v, c: connId, r: request });
     return { home, up: true };
   }
 
   answerResume(node: string, connId: number, eventId: string, frames: string[]): void {
-    this.bus.send(node, { k: 'to-app', c: connId, e: eventId, f: frames });
+    this.bus.send(node, { k: 'to-app', v, c: connId, e: eventId, f: frames });
   }
 
   remoteApp(node: string, connId: number, eventId: string): Connection {
     return {
       id: connId,
-      send: (frame) => this.bus.send(node, { k: 'to-app', c: connId, e: eventId, f: [frame] }),
+      send: (frame) => this.bus.send(node, { k: 'to-app', v, c: connId, e: eventId, f: [frame] }),
       close() {}, // never closed from here: its node holds the socket
     };
   }
 
   resumerGone(home: string, connId: number, eventId: string): void {
-    this.bus.send(home, { k: 'resumer-gone', c: connId, e: eventId });
+    this.bus.send(home, { k: 'resumer-gone', v, c: connId, e: eventId });
   }
 
   appPresence(appId: string, online: boolean): void {
     if (online) this.localApps.add(appId);
     else this.localApps.delete(appId);
-    this.bus.broadcast({ k: 'app', id: appId, online });
+    this.bus.broadcast({ k: 'app', v, id: appId, online });
   }
 
   isAppOnline(appId: string): boolean {
@@ -187,7 +182,7 @@ export class ClusterRouter implements Engine {
     return [...this.holders].filter(([, h]) => node(h.node)).map(([id]) => id);
   }
 
-  private receive(from: string, message: Message): void {
+  private receive(from: string, message: BusMessage): void {
     switch (message.k) {
       case 'to-agent':
         return this.deliverToLocalAgent(message.agent, message.frame);
@@ -218,6 +213,9 @@ export class ClusterRouter implements Engine {
         return this.listener?.framesForApp(from, message.c, message.e, message.f);
       case 'resumer-gone':
         return this.listener?.resumerGone(from, message.c, message.e);
+      case 'ctl':
+      case 'ctl-ack':
+        return; // the cluster control's (control.ts)
     }
   }
 
@@ -262,13 +260,13 @@ export class ClusterRouter implements Engine {
     }
   }
 
-  private snapshot(): BusMessage {
+  private snapshot(): BusSnapshot {
     const agents: [string, number][] = [];
     for (const agentId of this.localAgents.keys()) {
       const holder = this.holders.get(agentId);
       if (holder?.node === this.me) agents.push([agentId, holder.stamp]);
     }
-    return { k: 'snapshot', agents, apps: [...this.localApps] };
+    return { k: 'snapshot', v, agents, apps: [...this.localApps] };
   }
 
   /** A node is gone: its agents are offline (their events here wait the grace), its apps too. */
@@ -305,8 +303,8 @@ export class ClusterRouter implements Engine {
     // Redis may have restarted empty: this node's agents are claimed again.
     for (const [agentId, holder] of this.holders)
       if (holder.node === this.me) this.bus.claimAgent(agentId, claimOf(holder));
-    this.bus.broadcast({ k: 'cut' });
-    this.bus.broadcast({ k: 'hello' });
+    this.bus.broadcast({ k: 'cut', v });
+    this.bus.broadcast({ k: 'hello', v });
     this.bus.broadcast(this.snapshot());
   }
 }

@@ -3,23 +3,23 @@
 // organization, the test clock) or answer a question (its sessions, its overview, an organization's connections on
 // it; commit its event log before a listing). The
 // asking node waits until every live node has answered (at most `waitMs`), so that once the admin API answers,
-// the change holds on every node and a listing is every node's.
-import type { ClientKind, OverviewNode } from '../../generated/index.js';
-import type { RevokeCause } from '../core/bridge.js';
+// the change holds on every node and a listing is every node's. A node that does not know an op (a newer node
+// asked, O16) says so at once rather than leave the asker waiting: the asker logs it and names that node missing.
+import {
+  BUS_VERSION as v,
+  CONTROL_OPS,
+  type BusMessage,
+  type ControlOp,
+  type OverviewNode,
+} from '../../generated/index.js';
 import type { NodeConnections } from '../core/live-picture.js';
 import type { SessionRecord } from '../core/sessions.js';
 import type { Logger } from '../shared/logger.js';
-import type { Bus, BusMessage } from './bus.js';
+import type { Bus } from './bus.js';
 
-export type ControlOp =
-  | { op: 'directory' }
-  | { op: 'revoke'; kind: ClientKind; id: string; cause: RevokeCause }
-  | { op: 'drop-sessions'; ids: string[] }
-  | { op: 'clock'; to: number }
-  | { op: 'flush-event-log' }
-  | { op: 'sessions'; now: number; filter: { agent_id?: string; app_id?: string } }
-  | { op: 'overview'; after?: number }
-  | { op: 'org-live'; org_id: string };
+export type { ControlOp };
+
+const KNOWN_OPS: ReadonlySet<unknown> = new Set(CONTROL_OPS);
 
 /** What a node answers to each op (undefined: done). */
 export type ControlAnswer<O extends ControlOp> = O extends { op: 'sessions' }
@@ -36,9 +36,8 @@ export interface Gathered<A> {
   missing: string[];
 }
 
-type Message = { k: 'ctl'; id: number; change: ControlOp } | { k: 'ctl-ack'; id: number; answer?: unknown };
-
 interface Waiting {
+  op: ControlOp['op'];
   asked: string[];
   from: Set<string>;
   answered: Set<string>;
@@ -56,7 +55,7 @@ export class ClusterControl {
     private readonly log: Logger,
     private readonly waitMs = 1000,
   ) {
-    bus.subscribe((from, message) => this.receive(from, message as Message));
+    bus.subscribe((from, message) => this.receive(from, message));
     bus.onNodeDown((node) => {
       for (const [id, wait] of this.waiting) if (wait.from.delete(node) && !wait.from.size) this.finish(id);
     });
@@ -71,7 +70,7 @@ export class ClusterControl {
   gather<O extends ControlOp>(change: O): Promise<Gathered<ControlAnswer<O>>> {
     const peers = this.bus.peers();
     const id = ++this.next;
-    const message = { k: 'ctl', id, change } satisfies Message as BusMessage;
+    const message: BusMessage = { k: 'ctl', v, id, change };
     // Sent to every node subscribed, also one this node has not seen beat yet; waited for from those it has.
     if (!peers.length) {
       this.bus.broadcast(message);
@@ -79,6 +78,7 @@ export class ClusterControl {
     }
     return new Promise((resolve) => {
       const wait: Waiting = {
+        op: change.op,
         asked: peers,
         from: new Set(peers),
         answered: new Set(),
@@ -110,29 +110,35 @@ export class ClusterControl {
     wait?.done();
   }
 
-  private receive(from: string, message: Message): void {
-    if (message.k === 'ctl-ack') {
-      const wait = this.waiting.get(message.id);
-      if (!wait?.from.delete(from)) return;
-      wait.answered.add(from);
-      if (message.answer !== undefined) wait.answers.push(message.answer);
-      if (!wait.from.size) this.finish(message.id);
-      return;
-    }
+  private receive(from: string, message: BusMessage): void {
+    if (message.k === 'ctl-ack') return this.answered(from, message.id, message.answer, message.unknown);
     if (message.k !== 'ctl') return;
+    const { id, change } = message;
+    if (!KNOWN_OPS.has(change.op)) {
+      this.bus.unknownMessages.record('op', from, change.op);
+      return this.bus.send(from, { k: 'ctl-ack', v, id, unknown: true });
+    }
     Promise.resolve()
-      .then(() => this.apply(message.change))
+      .then(() => this.apply(change))
       .then(
-        (answer) =>
-          this.bus.send(from, {
-            k: 'ctl-ack',
-            id: message.id,
-            ...(answer === undefined ? {} : { answer }),
-          } satisfies Message as BusMessage),
+        (answer) => this.bus.send(from, { k: 'ctl-ack', v, id, ...(answer === undefined ? {} : { answer }) }),
         (err) => {
-          this.log.error({ err, op: message.change.op }, 'applying a change from another node failed');
-          this.bus.send(from, { k: 'ctl-ack', id: message.id } satisfies Message as BusMessage);
+          this.log.error({ err, op: change.op }, 'applying a change from another node failed');
+          this.bus.send(from, { k: 'ctl-ack', v, id });
         },
       );
+  }
+
+  /** Node `from` answered question `id`; `unknown`: it does not know the op, so it counts as not answering. */
+  private answered(from: string, id: number, answer: unknown, unknown: true | undefined): void {
+    const wait = this.waiting.get(id);
+    if (!wait?.from.delete(from)) return;
+    if (unknown) {
+      this.log.warn({ node: from, op: wait.op }, 'a node does not know this control op (another release? O16)');
+    } else {
+      wait.answered.add(from);
+      if (answer !== undefined) wait.answers.push(answer);
+    }
+    if (!wait.from.size) this.finish(id);
   }
 }

@@ -1,5 +1,7 @@
 // Several nodes in one process, for tests: a hub passes messages between them asynchronously (as a network
 // would: in order, never within the sender's call) and can kill a node or cut its link.
+import type { BusMessageHead } from '../../generated/index.js';
+import { silentLogger, type Logger } from '../shared/logger.js';
 import type { Bus, BusMessage } from './bus.js';
 import { BusListeners } from './bus-listeners.js';
 
@@ -9,13 +11,14 @@ class MemoryBus extends BusListeners implements Bus {
   constructor(
     readonly nodeId: string,
     private readonly hub: MemoryHub,
+    log: Logger,
   ) {
-    super();
+    super(log);
   }
 
   /** What the hub does to this node: a message, a node gone, the link cut or back. */
   readonly hears = {
-    message: (from: string, message: BusMessage) => this.handlers.forEach((h) => h(from, message)),
+    message: (from: string, message: BusMessageHead) => this.hear(from, message),
     down: (node: string) => this.downHandlers.forEach((h) => h(node)),
     lost: () => this.lostHandlers.forEach((h) => h()),
     restored: () => this.restoredHandlers.forEach((h) => h()),
@@ -65,8 +68,8 @@ export class MemoryHub {
   /** Delays the gossip between nodes, not the claims: the picture of a node lags, the record does not. */
   delayGossip = false;
 
-  join(nodeId: string): Bus {
-    const bus = new MemoryBus(nodeId, this);
+  join(nodeId: string, log: Logger = silentLogger): Bus {
+    const bus = new MemoryBus(nodeId, this, log);
     this.buses.set(nodeId, bus);
     return bus;
   }
@@ -91,7 +94,7 @@ export class MemoryHub {
       this.inFlight--;
       const receiver = this.buses.get(to);
       if (!receiver?.linked || !this.buses.get(from)?.linked) return;
-      receiver.hears.message(from, JSON.parse(wire));
+      receiver.hears.message(from, JSON.parse(wire) as BusMessageHead);
     });
   }
 

@@ -4,6 +4,7 @@
 // message, not one each.
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
+import type { BusEnvelope } from '../../generated/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { Bus, BusMessage } from './bus.js';
 import { BusListeners } from './bus-listeners.js';
@@ -29,8 +30,6 @@ export interface BusTraffic {
   /** Messages that could not be sent: the link was down (their loss is accounted for by the router). */
   dropped: number;
 }
-
-type Envelope = { f: string; m: BusMessage[] };
 
 // Beats, forgets the nodes whose heartbeat expired and lists the live ones, on Redis's clock (the nodes' clocks
 // may differ, and a test clock must not kill a node): [was this node missing, node, score, node, score, ...].
@@ -102,7 +101,7 @@ export class RedisBus extends BusListeners implements Bus {
   private heartbeat: NodeJS.Timeout | undefined;
 
   private constructor(private readonly options: RedisBusOptions) {
-    super();
+    super(options.log);
     this.nodeId = options.nodeId ?? newNodeId();
     this.prefix = options.prefix ?? 'bridge';
     // No offline queue: what cannot be sent now fails now (and is counted), rather than piling up in memory for a
@@ -165,15 +164,17 @@ export class RedisBus extends BusListeners implements Bus {
   }
 
   private receive(payload: Buffer): void {
-    let envelope: Envelope;
+    let envelope: BusEnvelope;
     try {
-      envelope = JSON.parse(payload.toString('utf8'));
+      envelope = JSON.parse(payload.toString('utf8')) as BusEnvelope;
     } catch {
       return this.options.log.warn({}, 'a bus message that is not JSON was ignored');
     }
     if (envelope.f === this.nodeId) return; // our own broadcast
+    // An envelope of another shape is another release's wire: counted as a version this node does not know (O16).
+    if (!Array.isArray(envelope.m)) return void this.unknownMessages.record('version', envelope.f, 'envelope');
     this.live.add(envelope.f); // a node that speaks is alive, before the next heartbeat lists it
-    for (const message of envelope.m) for (const handler of this.handlers) handler(envelope.f, message);
+    for (const message of envelope.m) this.hear(envelope.f, message);
   }
 
   send(node: string, message: BusMessage): void {
@@ -203,7 +204,7 @@ export class RedisBus extends BusListeners implements Bus {
       }
       this.traffic.publishes++;
       this.traffic.messages += messages.length;
-      this.pub.publish(channel, JSON.stringify({ f: this.nodeId, m: messages } satisfies Envelope)).catch(() => {
+      this.pub.publish(channel, JSON.stringify({ f: this.nodeId, m: messages } satisfies BusEnvelope)).catch(() => {
         this.traffic.dropped += messages.length;
       });
     }
@@ -296,6 +297,7 @@ export class RedisBus extends BusListeners implements Bus {
   async close(): Promise<void> {
     clearInterval(this.heartbeat);
     this.flush();
+    this.unknownMessages.flush();
     this.linked = false;
     // Leaving at once, not by expiry: the other nodes need not wait to know this node's agents are gone.
     if (this.pub.status === 'ready')

@@ -42,7 +42,17 @@ export function registerClusterMetrics(registry: Registry, stats: ClusterStats):
     'bridge_cluster_lost_total',
     'What crossing nodes lost, by what: frames for an agent that had left this node, agent messages for an event whose node is gone, events ended because the link was cut (each also logged).',
     'what',
-    () => ({ ...stats.counters() }),
+    () => {
+      const { unknownMessages: _, ...lost } = stats.counters();
+      return lost;
+    },
+  );
+  countedByLabel(
+    registry,
+    'bridge_cluster_messages_unknown_total',
+    'Messages from other nodes that this node does not know, by reason: version (another bus version), kind (a kind of a newer release), dropped; op (a control op of a newer release), answered as unknown (O16; logged a burst at a time).',
+    'reason',
+    () => ({ ...stats.counters().unknownMessages }),
   );
   countedByLabel(
     registry,

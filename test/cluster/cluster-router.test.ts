@@ -11,7 +11,7 @@ import { makeBridge, type Bridge } from '../../src/core/bridge.js';
 import { Directory, type Principal } from '../../src/core/directory.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { ClusterRouter, homeOf } from '../../src/cluster/cluster-router.js';
-import { MemoryHub } from '../../src/cluster/memory-bus.js';
+import { specCheckedHub, takeOffSpec } from './spec-checked-hub.js';
 import { peerConnector, principalToken, type Peer, agentRecord } from '../helpers/core-harness.js';
 
 const app = { app_id: 'classroom', org_id: 'org', name: 'Classroom', active: true, created_at: 0 };
@@ -23,7 +23,7 @@ const coachPrincipal: Principal = { kind: 'agent', agent: coach, token: principa
 const GRACE_MS = 10_000;
 
 function cluster(nodeIds: string[]) {
-  const hub = new MemoryHub();
+  const hub = specCheckedHub();
   const clock = new AdjustableClock({ frozen: true, start: 1_000_000 });
   const nodes = new Map<string, { bridge: Bridge; router: ClusterRouter }>();
   for (const id of nodeIds) {
@@ -65,6 +65,8 @@ function cluster(nodeIds: string[]) {
 }
 
 describe('several cores on one bus (the cluster router)', function () {
+  afterEach(() => expect(takeOffSpec(), 'bus messages off the spec').to.deep.equal([]));
+
   it('carries a whole event between an app on one node and its agent on another', async function () {
     const c = cluster(['n1', 'n2']);
     const { agentConn, appConn } = await c.inFlight('n2', 'n1');

@@ -2,12 +2,14 @@
 // those that did not within the wait, so that the overview can say which nodes it lacks (D8's missing_nodes).
 import { expect } from 'chai';
 import { ClusterControl, type ControlOp } from '../../src/cluster/control.js';
-import { MemoryHub } from '../../src/cluster/memory-bus.js';
 import { silentLogger } from '../../src/shared/logger.js';
+import { specCheckedHub, takeOffSpec } from './spec-checked-hub.js';
 
 describe("the cluster control's questions", function () {
+  afterEach(() => expect(takeOffSpec(), 'bus messages off the spec').to.deep.equal([]));
+
   it('gathers the answers of the nodes that answer and names those that do not within the wait, or went down', async function () {
-    const hub = new MemoryHub();
+    const hub = specCheckedHub();
     const node = (nodeId: string, apply: (change: ControlOp) => unknown) =>
       new ClusterControl(hub.join(nodeId), apply, silentLogger, 100);
     const overviewOf = (nodeId: string) => ({

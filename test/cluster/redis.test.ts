@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { RedisBus } from '../../src/cluster/redis-bus.js';
 import { RedisRateLimiter } from '../../src/cluster/redis-rate-limit.js';
 import type { BusMessage } from '../../src/cluster/bus.js';
+import { BUS_VERSION } from '../../generated/index.js';
 import { silentLogger } from '../../src/shared/logger.js';
 
 const url = process.env.TEST_REDIS_URL;
@@ -39,14 +40,37 @@ describe('the Redis engine (TEST_REDIS_URL)', function () {
     const [a, b, c] = [await bus('a'), await bus('b'), await bus('c')];
     const got: Record<string, [string, BusMessage][]> = { a: [], b: [], c: [] };
     for (const [id, node] of Object.entries({ a, b, c })) node.subscribe((from, m) => got[id]!.push([from, m]));
-    for (let i = 0; i < 100; i++) a.send('b', { k: 'n', i });
-    a.broadcast({ k: 'all' });
+    for (let i = 0; i < 100; i++) a.send('b', { k: 'to-agent', v: BUS_VERSION, agent: 'tutor', frame: String(i) });
+    a.broadcast({ k: 'hello', v: BUS_VERSION });
     await until('the messages', () => got.b!.length === 101 && got.c!.length === 1);
-    expect(got.b!.slice(0, 100).map(([, m]) => m.i)).to.deep.equal([...Array(100).keys()]);
+    expect(got.b!.slice(0, 100).map(([, m]) => m.k === 'to-agent' && Number(m.frame))).to.deep.equal([
+      ...Array(100).keys(),
+    ]);
     expect(got.b!.every(([from]) => from === 'a')).to.equal(true);
-    expect(got.c).to.deep.equal([['a', { k: 'all' }]]);
+    expect(got.c).to.deep.equal([['a', { k: 'hello', v: BUS_VERSION }]]);
     expect(got.a).to.deep.equal([]);
     expect(a.traffic).to.deep.include({ publishes: 2, messages: 101, dropped: 0 });
+  });
+
+  it('counts and drops what it cannot read (another version or kind, an envelope of another shape), and reads the rest (O16)', async function () {
+    const a = await bus('a');
+    const got: [string, BusMessage][] = [];
+    a.subscribe((from, m) => got.push([from, m]));
+    const raw = new Redis(url!);
+    closing.push(() => raw.quit());
+    const publish = (envelope: unknown) => raw.publish(`${prefix}:node:a`, JSON.stringify(envelope));
+    await publish({
+      f: 'x',
+      m: [
+        { k: 'hello', v: 2 },
+        { k: 'gossip', v: 1 },
+        { k: 'hello', v: 1 },
+      ],
+    });
+    await publish({ f: 'y', messages: [{ k: 'hello', v: 1 }] });
+    await until('the readable message', () => got.length === 1 && a.unknownMessages.counts.version === 2);
+    expect(got).to.deep.equal([['x', { k: 'hello', v: 1 }]]);
+    expect(a.unknownMessages.counts).to.deep.equal({ version: 2, kind: 1, op: 0 });
   });
 
   it('knows the live nodes, and tells the others when one leaves', async function () {

@@ -7,7 +7,7 @@ import { makeBridge, type Bridge } from '../../src/core/bridge.js';
 import { Directory, type Principal } from '../../src/core/directory.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { ClusterRouter, homeOf } from '../../src/cluster/cluster-router.js';
-import { MemoryHub } from '../../src/cluster/memory-bus.js';
+import { specCheckedHub, takeOffSpec } from './spec-checked-hub.js';
 import { peerConnector, principalToken, type Peer, agentRecord } from '../helpers/core-harness.js';
 import { HOME_ANSWER_MS } from '../../src/core/resume-desk.js';
 
@@ -20,7 +20,7 @@ const stranger = { app_id: 'stranger', org_id: 'org2', name: 'Stranger', active:
 const strangerPrincipal: Principal = { kind: 'app', app: stranger, token: principalToken('app', 'stranger') };
 
 function cluster(nodeIds: string[]) {
-  const hub = new MemoryHub();
+  const hub = specCheckedHub();
   const clock = new AdjustableClock({ frozen: true, start: 1_000_000 });
   const nodes = new Map<string, Bridge>();
   for (const id of nodeIds) {
@@ -72,6 +72,8 @@ const seqs = (frames: any[]) =>
   frames.map((f) => (f.type === 'token' ? `${f.seq}:${f.token}` : f.type === 'error' ? f.code : f.type));
 
 describe('resumes across nodes (R8)', function () {
+  afterEach(() => expect(takeOffSpec(), 'bus messages off the spec').to.deep.equal([]));
+
   it("gives the missed fragments, the live ones and the reply to a connection on another node than the event's home", async function () {
     const c = cluster(['n1', 'n2', 'n3']);
     const e = await c.inFlight('n2', 'n1');

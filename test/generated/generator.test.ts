@@ -7,6 +7,9 @@ import { join, resolve } from 'node:path';
 import { generate } from '../../tools/gen/generate.js';
 import { differences, writeFiles } from '../../tools/gen/emit.js';
 import { catalogueModule } from '../../tools/gen/catalogue.js';
+import { busConstants } from '../../tools/gen/bus.js';
+import { collectDefinitions } from '../../tools/gen/schemas.js';
+import { BUS_VERSION, ENDPOINT_PATHS } from '../../generated/index.js';
 import { spec } from '../helpers/spec.js';
 
 const GENERATED = resolve(import.meta.dirname, '../../generated');
@@ -107,6 +110,51 @@ describe('the generator', function () {
       const run = catalogueWith((_tree, defs) => (defs.all.get('AgentId').maxLength = 80));
       await expectRejection(run, 'AgentId.maxLength = idMaxChars does not hold (80 vs 64)');
     });
+  });
+});
+
+describe('the bus between nodes in the generator (O16)', function () {
+  this.timeout(60_000);
+
+  /** The bus constants of the AsyncAPI document after `edit`. */
+  async function busWith(edit: (tree: any) => void): Promise<string> {
+    const specs = await spec();
+    const tree = structuredClone(specs.asyncapi.tree);
+    edit(tree);
+    const defs = collectDefinitions({ ...specs, asyncapi: { ...specs.asyncapi, tree } });
+    return busConstants(defs, tree.components.schemas);
+  }
+
+  it("takes the bus version from the spec's BusVersion, and keeps the bus out of what clients get", async function () {
+    const { asyncapi, defs } = await spec();
+    expect(BUS_VERSION).to.equal(asyncapi.tree.components.schemas.BusVersion.const);
+    expect(Object.keys(ENDPOINT_PATHS)).to.deep.equal(['app', 'agent']);
+    expect([...defs.unions.keys()]).to.not.include('BusMessage');
+    expect([...defs.open.keys()].filter((name) => /^Open(Bus|ControlOp)/.test(name))).to.deep.equal([]);
+    const messages = (await generateOnce()).get('messages.ts')!;
+    expect(messages).to.not.match(/\bBus[A-Z]\w*\b|\bControlOp\b/);
+  });
+
+  it('refuses a bus message without its version or its kind', async function () {
+    await expectRejection(
+      busWith((tree) => delete tree.components.schemas.BusHello.properties.v),
+      'BusHello: a bus message needs a required `v`',
+    );
+    await expectRejection(
+      busWith((tree) => (tree.components.schemas.BusCut.required = ['v'])),
+      'BusCut: a bus message needs a required `k` constant',
+    );
+  });
+
+  it('refuses a client message that refers to a schema of the bus, or a bus message not marked internal', async function () {
+    await expectRejection(
+      busWith((tree) => (tree.components.schemas.PingMessage.properties.v = { $ref: '#/components/schemas/BusVersion' })),
+      'schema PingMessage refers to the x-internal BusVersion',
+    );
+    await expectRejection(
+      busWith((tree) => delete tree.components.schemas.BusHello['x-internal']),
+      'BusMessage: message BusHello must be x-internal exactly when its channel is',
+    );
   });
 });
 

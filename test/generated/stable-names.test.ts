@@ -21,7 +21,7 @@ const TREE: Schema = { title: 'Tree', type: 'object', properties: { id: { $ref: 
 
 function definitions(schemas: Record<string, Schema>): Definitions {
   const all = new Map(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
-  return { all, origin: new Map(), open: new Map(), unions: new Map(), fieldErrorCodes: new Map() };
+  return { all, origin: new Map(), open: new Map(), unions: new Map(), internalUnions: new Map(), fieldErrorCodes: new Map() };
 }
 
 /** The module's blocks (helpers first, then one per definition), each headed by its first line. */

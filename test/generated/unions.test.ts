@@ -1,13 +1,14 @@
-// The per-direction unions must narrow on `type`: an exhaustive switch compiles (npm run typecheck checks this
-// file), a missing case does not, and at run time each example lands in its own case.
+// The per-direction unions must narrow on `type` (the bus's between nodes on `k`): an exhaustive switch compiles
+// (npm run typecheck checks this file), a missing case does not, and at run time each example lands in its own case.
 import { expect } from 'chai';
 import type {
   AgentToServiceMessage,
   AppToServiceMessage,
+  BusMessage,
   ServiceToAgentMessage,
   ServiceToAppMessage,
 } from '../../generated/index.js';
-import { MESSAGE_TYPES, validators } from '../../generated/index.js';
+import { BUS_KINDS, CONTROL_OPS, MESSAGE_TYPES, validators } from '../../generated/index.js';
 import { asyncapi, resolveLocal } from '../helpers/raw-spec.js';
 
 function unreachable(message: never): never {
@@ -76,6 +77,36 @@ function serviceToAgent(m: ServiceToAgentMessage): string {
   }
 }
 
+function bus(m: BusMessage): string {
+  switch (m.k) {
+    case 'to-agent':
+      return m.frame;
+    case 'agent-msg':
+      return m.msg.type;
+    case 'agent':
+      return `${m.id}@${m.stamp}`;
+    case 'app':
+      return m.id;
+    case 'hello':
+    case 'cut':
+      return m.k;
+    case 'snapshot':
+      return m.agents.map(([id]) => id).join(',');
+    case 'resume':
+      return m.r.event_id;
+    case 'to-app':
+      return m.f.join('');
+    case 'resumer-gone':
+      return m.e;
+    case 'ctl':
+      return m.change.op;
+    case 'ctl-ack':
+      return String(m.id);
+    default:
+      return unreachable(m);
+  }
+}
+
 // A switch that forgets a case must not compile; if the union stopped narrowing, this directive would be unused
 // and `npm run typecheck` would fail on it.
 export function forgetful(m: ServiceToAgentMessage): string {
@@ -90,17 +121,25 @@ export function forgetful(m: ServiceToAgentMessage): string {
   }
 }
 
-const HANDLERS: Record<keyof typeof MESSAGE_TYPES, (m: any) => string> = {
+type Union = keyof typeof MESSAGE_TYPES | 'BusMessage';
+
+const HANDLERS: Record<Union, (m: any) => string> = {
   AppToServiceMessage: appToService,
   ServiceToAppMessage: serviceToApp,
   AgentToServiceMessage: agentToService,
   ServiceToAgentMessage: serviceToAgent,
+  BusMessage: bus,
 };
 
-const UNION_OF: Record<string, Record<string, keyof typeof MESSAGE_TYPES>> = {
+const UNION_OF: Record<string, Record<string, Union>> = {
   app: { receive: 'AppToServiceMessage', send: 'ServiceToAppMessage' },
   agent: { receive: 'AgentToServiceMessage', send: 'ServiceToAgentMessage' },
+  bus: { receive: 'BusMessage', send: 'BusMessage' },
 };
+
+/** What tells a union's members apart, and the values each union has. */
+const TAG_OF = (union: Union) => (union === 'BusMessage' ? 'k' : 'type');
+const VALUES: Record<Union, readonly string[]> = { ...MESSAGE_TYPES, BusMessage: BUS_KINDS };
 
 describe('direction unions', function () {
   it('have exactly the message types the AsyncAPI operations name', function () {
@@ -109,12 +148,19 @@ describe('direction unions', function () {
       const union = UNION_OF[op.channel.$ref.split('/').pop()]![op.action]!;
       for (const ref of op.messages) {
         const message = resolveLocal(asyncapi, resolveLocal(asyncapi, ref));
-        (fromSpec[union] ??= new Set()).add(resolveLocal(asyncapi, message.payload).properties.type.const);
+        (fromSpec[union] ??= new Set()).add(resolveLocal(asyncapi, message.payload).properties[TAG_OF(union)].const);
       }
     }
-    for (const [union, types] of Object.entries(MESSAGE_TYPES)) {
+    for (const [union, types] of Object.entries(VALUES)) {
       expect([...types].sort(), union).to.deep.equal([...(fromSpec[union] ?? [])].sort());
     }
+  });
+
+  it('lists every control op of the bus, each of its own schema', function () {
+    const ops = asyncapi.components.schemas.ControlOp.oneOf.map(
+      (ref: unknown) => resolveLocal(asyncapi, ref).properties.op.const,
+    );
+    expect(CONTROL_OPS).to.deep.equal(ops);
   });
 
   it('route every message example to a case of each union that accepts it', function () {

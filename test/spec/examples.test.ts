@@ -1,7 +1,7 @@
 // Every example the spec shows must be a valid message or body: third parties copy them.
 import { expect } from 'chai';
 import { describeErrors, validators, type Validator } from '../../generated/index.js';
-import { MESSAGE_TYPES } from '../../generated/index.js';
+import { BUS_KINDS, MESSAGE_TYPES } from '../../generated/index.js';
 import { asyncapi, openapi, resolveLocal, schemaName, walk } from '../helpers/raw-spec.js';
 
 type Name = keyof typeof validators;
@@ -18,11 +18,12 @@ function validatorOf(name: string | undefined): Validator<unknown> {
   return validate!;
 }
 
-/** The direction union each message schema belongs to. */
+/** The direction union each message schema belongs to (on the internal bus between nodes, BusMessage). */
 const unionOf = new Map<string, Name>();
 for (const [channel, byAction] of [
   ['app', { receive: 'AppToServiceMessage', send: 'ServiceToAppMessage' }],
   ['agent', { receive: 'AgentToServiceMessage', send: 'ServiceToAgentMessage' }],
+  ['bus', { receive: 'BusMessage', send: 'BusMessage' }],
 ] as const) {
   for (const op of Object.values<any>(asyncapi.operations)) {
     if (op.channel.$ref !== `#/channels/${channel}`) continue;
@@ -57,7 +58,8 @@ describe('spec examples', function () {
           expectValid(validatorOf(name), example.payload, name);
           for (const union of unions) {
             expectValid(validators[union] as Validator<unknown>, example.payload, union);
-            expect(MESSAGE_TYPES[union as keyof typeof MESSAGE_TYPES]).to.include(example.payload.type);
+            if (union === 'BusMessage') expect(BUS_KINDS).to.include(example.payload.k);
+            else expect(MESSAGE_TYPES[union as keyof typeof MESSAGE_TYPES]).to.include(example.payload.type);
           }
         });
       }

@@ -125,13 +125,17 @@ function doc(text: string, indent = ''): string {
   return `${indent}/** ${text.replace(/\*\//g, '*\\/').replace(/\s+/g, ' ').trim()} */`;
 }
 
+/** Each entry of `node` but those marked `x-internal` (the bus between nodes and its Redis: not for clients). */
+const forClients = <T>(node: Record<string, T>): [string, T][] =>
+  Object.entries(node).filter(([, value]) => (value as Schema)['x-internal'] !== true);
+
 /** Each channel's full path (the server's pathname, then the channel's address), by channel name: the client kinds. */
 function endpointPaths(tree: Schema, defs: Definitions): Record<string, string> {
-  const servers = Object.values<{ pathname?: string }>(tree.servers ?? fail('servers is missing'));
+  const servers = forClients<{ pathname?: string }>(tree.servers ?? fail('servers is missing')).map(([, s]) => s);
   const pathnames = new Set(servers.map((s) => s.pathname ?? ''));
   if (pathnames.size !== 1) fail('every server needs the same pathname (the interface version)');
   const [base] = pathnames;
-  const channels = Object.entries<{ address?: string }>(tree.channels ?? fail('channels is missing'));
+  const channels = forClients<{ address?: string }>(tree.channels ?? fail('channels is missing'));
   const kinds: string[] = defs.all.get('ClientKind')?.enum ?? fail('components.schemas.ClientKind has no enum');
   if (kinds.join() !== channels.map(([name]) => name).join())
     fail(`ClientKind's enum (${kinds.join(', ')}) must name the channels (${channels.map(([n]) => n).join(', ')})`);

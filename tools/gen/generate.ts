@@ -6,6 +6,7 @@ import { collectDefinitions, type Definitions, type Origin, type Schema } from '
 import { generateModels } from './types.js';
 import { compileValidators, validatorWrapper } from './validators.js';
 import { catalogueModule } from './catalogue.js';
+import { busConstants } from './bus.js';
 import { withHeaders, type Files } from './emit.js';
 
 /** The helpers the generated modules use at run time: a real module in tools/gen/, copied verbatim. */
@@ -37,7 +38,12 @@ function schemaDocument(defs: Definitions, header: string): string {
   return `${JSON.stringify(document, null, 2)}\n`;
 }
 
-const MODULE_OF = { asyncapi: './messages.js', openapi: './http.js', conformance: './conformance.js' } as const;
+const MODULE_OF = {
+  asyncapi: './messages.js',
+  openapi: './http.js',
+  conformance: './conformance.js',
+  bus: './bus.js',
+} as const;
 
 function withoutComments(code: string): string {
   return code.replace(/\/\*[\s\S]*?\*\//g, '');
@@ -132,7 +138,7 @@ export async function generate(specs: Specs): Promise<Files> {
       .map((m) => m.code)
       .join('\n');
 
-  // The HTTP and conformance documents $ref the protocol's schemas: their modules import those types.
+  // The HTTP and conformance documents, and the bus, $ref the protocol's schemas: their modules import those types.
   const withMessageImports = (code: string): string => {
     const used = [...models.keys()].filter(
       (name) => defs.origin.get(name) === 'asyncapi' && new RegExp(`\\b${name}\\b`).test(withoutComments(code)),
@@ -143,6 +149,10 @@ export async function generate(specs: Specs): Promise<Files> {
   const http = withMessageImports(bodyOf('openapi'));
 
   const files: Files = new Map([
+    [
+      'bus.ts',
+      withMessageImports(`${bodyOf('bus')}\n${busConstants(defs, specs.asyncapi.tree.components?.schemas ?? {})}`),
+    ],
     ['catalogue.ts', catalogueModule(specs.asyncapi.tree, defs)],
     [
       'conformance.ts',
@@ -151,7 +161,7 @@ export async function generate(specs: Specs): Promise<Files> {
     ['http.ts', `${http}\n${httpBounds(specs)}`],
     [
       'index.ts',
-      ['messages', 'http', 'conformance', 'catalogue', 'validators', 'runtime', 'version']
+      ['messages', 'http', 'conformance', 'catalogue', 'validators', 'runtime', 'version', 'bus']
         .map((m) => `export * from './${m}.js';`)
         .join('\n'),
     ],
