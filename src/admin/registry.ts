@@ -22,7 +22,7 @@ import type {
   OrganizationUpdate,
 } from '../../generated/index.js';
 import { LIMITS } from '../../generated/index.js';
-import type { RevokeCause } from '../core/bridge.js';
+import type { RevokeCause } from '../../generated/index.js';
 import type { Clock } from '../shared/clock.js';
 import {
   hashToken,

@@ -1,7 +1,7 @@
 // The link between the nodes of one bridge: messages to one node or to all, and which nodes are alive. Redis
 // carries it in production (redis-bus.ts); tests put several nodes in one process on a memory hub (memory-bus.ts).
-// Delivery is at most once and in order from one node to another; what is lost in a gap is the router's to
-// account for (cluster-router.ts), never the bus's to hide. What crosses it is in the spec (asyncapi.yaml's internal
+// Delivery is at most once and in order from one node to another; what is lost in a gap is the engine's to
+// account for (cluster-engine.ts), never the bus's to hide. What crosses it is in the spec (asyncapi.yaml's internal
 // `bus` channel, O16): a handler only ever gets a message of this node's version and of a kind it knows.
 import type { BusMessage } from '../../generated/index.js';
 import type { UnknownMessages } from './unknown-messages.js';

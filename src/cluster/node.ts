@@ -1,11 +1,11 @@
-// A bridge node among several (REDIS_URL, O14): its link to the others, its router, and the changes it applies
+// A bridge node among several (REDIS_URL, O14): its link to the others, its engine, and the changes it applies
 // when another node's admin API makes them. The composition root (src/server/cluster-link.ts) joins and wires it in.
 import { LIMITS } from '../../generated/index.js';
 import type { Logger } from '../shared/logger.js';
 import { shownUrl } from '../shared/shown-url.js';
 import { ClusterControl, type ControlAnswer, type ControlOp, type Gathered } from './control.js';
 import { applyChange, type ControlHandlers } from './control-handlers.js';
-import { ClusterRouter } from './cluster-router.js';
+import { ClusterEngine } from './cluster-engine.js';
 import { NodeIdInUseError, RedisBus } from './redis-bus.js';
 import { RedisRateLimiter } from './redis-rate-limit.js';
 
@@ -13,7 +13,7 @@ export class ClusterLinkError extends Error {}
 
 export interface ClusterNode {
   bus: RedisBus;
-  router: ClusterRouter;
+  engine: ClusterEngine;
   /** Starts hearing the other nodes' changes and questions: once the bridge they act on exists. */
   handleChanges(handlers: ControlHandlers): void;
   /** Tells every live node a change, or asks them; resolves with their answers (waiting at most 1 s). */
@@ -44,7 +44,7 @@ export async function joinCluster(options: {
       `cannot reach Redis at ${shownUrl(options.redisUrl)} (REDIS_URL): ${(err as Error).message}`,
     );
   }
-  const router = new ClusterRouter(
+  const engine = new ClusterEngine(
     bus,
     log,
     (perSecond, burst, shiftMs) => new RedisRateLimiter(bus.commands, perSecond, burst, log, bus.prefix, shiftMs),
@@ -52,7 +52,7 @@ export async function joinCluster(options: {
   let control: ClusterControl | undefined;
   return {
     bus,
-    router,
+    engine,
     handleChanges(handlers) {
       control = new ClusterControl(bus, (change) => applyChange(handlers, change), log);
     },

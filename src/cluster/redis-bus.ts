@@ -27,7 +27,7 @@ export interface BusTraffic {
   publishes: number;
   /** Messages carried by them (one PUBLISH carries every message to one node of one event-loop turn). */
   messages: number;
-  /** Messages that could not be sent: the link was down (their loss is accounted for by the router). */
+  /** Messages that could not be sent: the link was down (their loss is accounted for by the engine). */
   dropped: number;
 }
 

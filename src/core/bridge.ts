@@ -3,7 +3,7 @@
 // connections (connections.ts), the app side's admission (app-side.ts, admission.ts), the events in flight
 // (event-table.ts, event-in-flight.ts), the agent side's streaming and replies (agent-side.ts, replies.ts), endings
 // and revocation (endings.ts), resumes (resume-desk.ts) — and reaches another only through what it was given here.
-import type { ClientKind } from '../../generated/index.js';
+import type { ClientKind, RevokeCause } from '../../generated/index.js';
 import { errorText } from '../shared/error-text.js';
 import { Admission } from './admission.js';
 import { AgentSide } from './agent-side.js';
@@ -14,7 +14,7 @@ import { ConnectionBounds } from './connection-bounds.js';
 import { Connections, type Client, type ConnectionHooks } from './connections.js';
 import type { Principal } from './directory.js';
 import type { Connection } from './engine.js';
-import { Endings, type RevokeCause } from './endings.js';
+import { Endings } from './endings.js';
 import { EventTable } from './event-table.js';
 import { FairShares, type FairShareStats } from './fair-share.js';
 import { fromOtherNodes } from './from-other-nodes.js';
@@ -30,7 +30,6 @@ import type { ConnectionHandlers, Socket } from './transport.js';
 
 export type { BridgeOptions } from './bridge-options.js';
 export type { LimitCounters, ReplyRefusal } from './limit-counters.js';
-export type { RevokeCause } from './endings.js';
 
 export interface Bridge {
   /**

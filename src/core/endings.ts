@@ -1,7 +1,7 @@
 // How events in flight end: with the agent's reply or error, by timeout, with their agent gone past its grace (L6)
 // or revoked, cut off with its node, or at shutdown. Every end is told to the observer once, with its latency on
 // the monotonic clock (W10), and its final frame goes to the event's connection — or is kept for a resume (R7).
-import type { ErrorCode } from '../../generated/index.js';
+import type { ErrorCode, RevokeCause } from '../../generated/index.js';
 import type { Clock, Timer } from '../shared/clock.js';
 import { errorText } from '../shared/error-text.js';
 import type { Logger } from '../shared/logger.js';
@@ -30,8 +30,6 @@ export interface EndingsDeps {
   /** How long the events of an agent that left wait for it to come back (L6). */
   graceMs: number;
 }
-
-export type RevokeCause = 'deactivated' | 'deleted with its organization';
 
 export class Endings {
   private readonly offlineGrace = new Map<string, Timer>();

@@ -4,8 +4,8 @@
 // the agent's messages back toward the event's home (`toEventHome`), a resume toward the event's home and its
 // frames back (the resume relay); presence (which node holds an agent, which apps are connected) and the per-app
 // rate limit's buckets are shared state. One node runs `MemoryEngine`; several run the cluster engine over a bus
-// (cluster/cluster-router.ts). No member is optional: the core never asks which engine it has.
-import type { AgentErrorMessage, AgentReplyMessage, AgentTokenMessage } from '../../generated/index.js';
+// (cluster/cluster-engine.ts). No member is optional: the core never asks which engine it has.
+import type { AgentEventMessage, ResumeRequest } from '../../generated/index.js';
 import type { EventRateLimit } from './rate-limit.js';
 
 /** One live WebSocket connection, as the core sees it: it can be written to and closed. */
@@ -15,16 +15,9 @@ export interface Connection {
   close(code: number, reason: string): void;
 }
 
-/** An agent's message about one of its events: what is handed to the event's home when that is another node. */
-export type AgentEventMessage = AgentTokenMessage | AgentReplyMessage | AgentErrorMessage;
-
-/** A resume handed to the event's home node (R8): the app's request, and the app it came from. */
-export interface ResumeRequest {
-  event_id: string;
-  resume_token: string;
-  after_seq: number;
-  app_id: string;
-}
+// An agent's message about one of its events, and a resume handed to the event's home node (R8): the shapes the
+// bus between nodes carries them in (spec/asyncapi.yaml, channel `bus`).
+export type { AgentEventMessage, ResumeRequest };
 
 /** What the engine tells the core about the other nodes (on one node: nothing, ever). */
 export interface EngineListener {

@@ -1,7 +1,7 @@
 // Metrics of a node among several (O14): the link, the other nodes, what went through Redis and what crossing
 // nodes lost. Read when scraped, like the bridge's own counters.
 import { Gauge, type Registry } from 'prom-client';
-import type { ClusterCounters } from '../cluster/cluster-router.js';
+import type { ClusterCounters } from '../cluster/cluster-engine.js';
 import type { BusTraffic } from '../cluster/redis-bus.js';
 import { countedByLabel } from './metrics.js';
 

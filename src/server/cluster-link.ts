@@ -35,13 +35,13 @@ export function clusterControl(cluster: ClusterNode, handlers: ControlHandlers):
   };
 }
 
-export function countClusterTraffic(metrics: Metrics, cluster: ClusterNode, engine: ChosenEngine): void {
-  const { bus, router } = cluster;
+export function countClusterTraffic(metrics: Metrics, cluster: ClusterNode, chosen: ChosenEngine): void {
+  const { bus, engine } = cluster;
   registerClusterMetrics(metrics.registry, {
     linked: () => bus.isLinked(),
     peers: () => bus.peers().length,
     traffic: () => bus.traffic,
-    counters: () => router.counters,
-    rateLimitFallbacks: engine.rateLimitFallbacks,
+    counters: () => engine.counters,
+    rateLimitFallbacks: chosen.rateLimitFallbacks,
   });
 }

@@ -21,7 +21,7 @@ export function chooseEngine(
   cluster: ClusterNode | undefined,
   deps: { testClock: AdjustableClock | undefined },
 ): ChosenEngine {
-  const engine: Engine = cluster?.router ?? new MemoryEngine();
+  const engine: Engine = cluster?.engine ?? new MemoryEngine();
   const { testClock } = deps;
   // The test clock moves the shared buckets' time (Redis's own) as it moves this node's.
   const shiftMs = testClock && (() => testClock.advanced);

@@ -1,7 +1,7 @@
 // The cluster engine judged by the contract every engine meets (test/helpers/engine-contract.ts): three nodes on
 // the memory hub, and three on a real Redis (TEST_REDIS_URL) with the shared buckets production uses. Without
 // TEST_REDIS_URL the Redis cases are pending, never silently passed.
-import { ClusterRouter } from '../../src/cluster/cluster-router.js';
+import { ClusterEngine } from '../../src/cluster/cluster-engine.js';
 import { MemoryHub } from '../../src/cluster/memory-bus.js';
 import { RedisBus } from '../../src/cluster/redis-bus.js';
 import { RedisRateLimiter } from '../../src/cluster/redis-rate-limit.js';
@@ -12,13 +12,13 @@ import { until } from '../helpers/engine-rig.js';
 const url = process.env.TEST_REDIS_URL;
 const NODE_IDS = ['n1', 'n2', 'n3'];
 
-engineContract('ClusterRouter on a memory hub (3 nodes, a bucket per node)', {
+engineContract('ClusterEngine on a memory hub (3 nodes, a bucket per node)', {
   nodes: 3,
   sharedBuckets: false, // the router's default: each node's own bucket
   start: async () => {
     const hub = new MemoryHub();
     return {
-      engines: NODE_IDS.map((id) => new ClusterRouter(hub.join(id))),
+      engines: NODE_IDS.map((id) => new ClusterEngine(hub.join(id))),
       kill: async (i) => hub.kill(NODE_IDS[i]!),
       close: () => hub.settle(),
     };
@@ -39,7 +39,7 @@ async function redisNodes(): Promise<EngineNodes> {
     }
     const engines = buses.map(
       (bus) =>
-        new ClusterRouter(
+        new ClusterEngine(
           bus,
           silentLogger,
           (perSecond, burst, shiftMs) =>
@@ -58,7 +58,7 @@ describe('on a real Redis (TEST_REDIS_URL)', function () {
   before(function () {
     if (!url) this.skip(); // pending: set TEST_REDIS_URL (eval "$(bash scripts/services.sh start)")
   });
-  engineContract('ClusterRouter on RedisBus nodes with the shared RedisRateLimiter buckets (3 nodes)', {
+  engineContract('ClusterEngine on RedisBus nodes with the shared RedisRateLimiter buckets (3 nodes)', {
     nodes: 3,
     sharedBuckets: true,
     start: redisNodes,

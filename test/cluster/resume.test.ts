@@ -6,7 +6,7 @@ import { validateServiceToAgentMessage, validateServiceToAppMessage, type Valida
 import { makeBridge, type Bridge } from '../../src/core/bridge.js';
 import { Directory, type Principal } from '../../src/core/directory.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
-import { ClusterRouter, homeOf } from '../../src/cluster/cluster-router.js';
+import { ClusterEngine, homeOf } from '../../src/cluster/cluster-engine.js';
 import { specCheckedHub, takeOffSpec } from './spec-checked-hub.js';
 import { peerConnector, principalToken, type Peer, agentRecord } from '../helpers/core-harness.js';
 import { HOME_ANSWER_MS } from '../../src/core/resume-desk.js';
@@ -30,7 +30,7 @@ function cluster(nodeIds: string[]) {
     directory.addAgent(agent);
     directory.addOrg({ org_id: 'org2', name: 'Org 2', created_at: 0 });
     directory.addApp(stranger);
-    nodes.set(id, makeBridge({ directory, clock, engine: new ClusterRouter(hub.join(id)) }));
+    nodes.set(id, makeBridge({ directory, clock, engine: new ClusterEngine(hub.join(id)) }));
   }
   const peer = peerConnector();
   function connect(node: string, principal: Principal, resumable = false): Peer {

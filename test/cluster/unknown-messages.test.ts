@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import type { BusMessage, ControlOp } from '../../generated/index.js';
 import { ClusterControl } from '../../src/cluster/control.js';
-import { ClusterRouter } from '../../src/cluster/cluster-router.js';
+import { ClusterEngine } from '../../src/cluster/cluster-engine.js';
 import { UnknownMessages } from '../../src/cluster/unknown-messages.js';
 import { LOG_WINDOW_MS } from '../../src/core/burst-log.js';
 import { registerClusterMetrics } from '../../src/ops/cluster-metrics.js';
@@ -34,7 +34,7 @@ describe('messages of another release on the bus (O16)', function () {
   it('counts, logs and drops a message of another version or an unknown kind; the rest goes on', async function () {
     const hub = specCheckedHub();
     const log = warnings();
-    const router = new ClusterRouter(hub.join('n1', log));
+    const router = new ClusterEngine(hub.join('n1', log));
     const newer = hub.join('n2'); // a node of a newer release, speaking to n1 directly
     newer.send('n1', foreign({ k: 'agent', v: 2, id: 'tutor', online: true, stamp: 5 }));
     newer.send('n1', foreign({ k: 'gossip', v: 1, id: 'tutor' }));

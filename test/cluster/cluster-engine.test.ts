@@ -10,7 +10,7 @@ import {
 import { makeBridge, type Bridge } from '../../src/core/bridge.js';
 import { Directory, type Principal } from '../../src/core/directory.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
-import { ClusterRouter, homeOf } from '../../src/cluster/cluster-router.js';
+import { ClusterEngine, homeOf } from '../../src/cluster/cluster-engine.js';
 import { specCheckedHub, takeOffSpec } from './spec-checked-hub.js';
 import { peerConnector, principalToken, type Peer, agentRecord } from '../helpers/core-harness.js';
 
@@ -25,17 +25,17 @@ const GRACE_MS = 10_000;
 function cluster(nodeIds: string[]) {
   const hub = specCheckedHub();
   const clock = new AdjustableClock({ frozen: true, start: 1_000_000 });
-  const nodes = new Map<string, { bridge: Bridge; router: ClusterRouter }>();
+  const nodes = new Map<string, { bridge: Bridge; engine: ClusterEngine }>();
   for (const id of nodeIds) {
     const directory = new Directory(); // each node has its own copy of the registrations, as from one database
     directory.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
     directory.addApp(app);
     directory.addAgent(agent);
     directory.addAgent(coach);
-    const router = new ClusterRouter(hub.join(id));
+    const engine = new ClusterEngine(hub.join(id));
     nodes.set(id, {
-      bridge: makeBridge({ directory, clock, engine: router, agentReconnectGraceMs: GRACE_MS }),
-      router,
+      bridge: makeBridge({ directory, clock, engine, agentReconnectGraceMs: GRACE_MS }),
+      engine,
     });
   }
   const peer = peerConnector({ reportClose: true });
@@ -64,7 +64,7 @@ function cluster(nodeIds: string[]) {
   return { hub, clock, nodes, connect, send, event, inFlight, settle: () => hub.settle() };
 }
 
-describe('several cores on one bus (the cluster router)', function () {
+describe('several cores on one bus (the cluster engine)', function () {
   afterEach(() => expect(takeOffSpec(), 'bus messages off the spec').to.deep.equal([]));
 
   it('carries a whole event between an app on one node and its agent on another', async function () {

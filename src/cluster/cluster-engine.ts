@@ -1,4 +1,4 @@
-// The router of a node among several (see core/router.ts for who holds what). Presence is gossiped: each node
+// The engine of a node among several (see core/engine.ts for who holds what). Presence is gossiped: each node
 // tells the others when an agent or app connects to it or leaves it, answers a new node's hello with what it
 // holds, and a node whose heartbeat expires takes its agents and apps with it. "Newer" between two connections
 // of one agent on two nodes is decided by a hybrid logical stamp (stamp, node): a connection opened after its
@@ -37,7 +37,7 @@ const newer = (a: Holder, b: Holder) => a.stamp > b.stamp || (a.stamp === b.stam
 /** Makes the per-app rate limit whose buckets every node shares (Redis's, cluster/redis-rate-limit.ts). */
 export type SharedBuckets = (perSecond: number, burst: number, shiftMs?: () => number) => EventRateLimit;
 
-export class ClusterRouter implements Engine {
+export class ClusterEngine implements Engine {
   readonly eventIdSuffix: string;
   readonly counters: ClusterCounters;
   private listener: EngineListener | undefined;
