@@ -148,7 +148,16 @@ function assemble(s: BridgeSettings) {
   });
   const appSide = new AppSide({ directory, admission, desk, shares, clock });
   const replies = new Replies({ endings, clock, log, counters, limits: s.events });
-  const agentSide = new AgentSide({ delivery: engine, table, endings, replies, resumes, shares, clock });
+  const agentSide = new AgentSide({
+    delivery: engine,
+    isLive,
+    table,
+    endings,
+    replies,
+    resumes,
+    shares,
+    clock,
+  });
   const connections: Connections = new Connections({
     ...s,
     presence: engine,
