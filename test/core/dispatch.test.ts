@@ -1,9 +1,9 @@
-// The handler maps of the app and agent sides are typed from the generated unions: a map that lacks a type does not
-// compile (the @ts-expect-error lines fail `npm run typecheck` the day it would), and each message reaches the
-// handler of its own type.
+// The app side's handler map and the agent side's switches are typed from the generated unions: a map that lacks a
+// type, or a switch without its case, does not compile (the @ts-expect-error lines fail `npm run typecheck` the day
+// it would), and each message reaches the handler of its own type.
 import { expect } from 'chai';
 import type { AgentToServiceMessage, AppToServiceMessage } from '../../generated/index.js';
-import { dispatch, type HandlerMap } from '../../src/core/dispatch.js';
+import { dispatch, unhandled, type HandlerMap } from '../../src/core/dispatch.js';
 
 /** A message the spec might add one day: until a handler exists for it, nothing compiles. */
 type CancelMessage = { type: 'cancel'; event_id: string };
@@ -24,6 +24,33 @@ export const withCancel: HandlerMap<AppToServiceMessage | CancelMessage, string[
 // @ts-expect-error a map without `error` must not compile
 export const lacksError: HandlerMap<AgentToServiceMessage, void, void> = { ping() {}, token() {}, reply() {} };
 
+/** The agent side's form (a switch per fragment): a type without a case reaches `unhandled`, which takes `never`. */
+export function agentFrame(message: AgentToServiceMessage): string {
+  switch (message.type) {
+    case 'ping':
+      return 'pong';
+    case 'token':
+    case 'reply':
+    case 'error':
+      return message.event_id;
+    default:
+      return unhandled(message);
+  }
+}
+
+export function forgetsError(message: AgentToServiceMessage): string {
+  switch (message.type) {
+    case 'ping':
+      return 'pong';
+    case 'token':
+    case 'reply':
+      return message.event_id;
+    default:
+      // @ts-expect-error a switch without `error` must not compile
+      return unhandled(message);
+  }
+}
+
 describe('the handler maps (exhaustive dispatch)', () => {
   it("hands each message to its own type's handler, narrowed", () => {
     const seen: string[] = [];
@@ -33,5 +60,10 @@ describe('the handler maps (exhaustive dispatch)', () => {
     const resume: AppToServiceMessage = { type: 'resume', event_id: 'e1', resume_token: 'r', after_seq: 0 };
     expect(dispatch(appHandlers, resume, seen)).to.equal('e1');
     expect(seen).to.deep.equal(['ping', 'event', 'resume']);
+  });
+
+  it('names the type a switch had no case for, should a message the types did not foresee reach it', () => {
+    expect(agentFrame({ type: 'token', event_id: 'e1', token: 'a' })).to.equal('e1');
+    expect(() => agentFrame({ type: 'cancel' } as unknown as AgentToServiceMessage)).to.throw('type cancel');
   });
 });
