@@ -1,4 +1,5 @@
 // The overview (D8): each node samples its own numbers into a ring; the admin API shows every node's.
+import type { OverviewNode } from '../../generated/index.js';
 import type { ControlHandlers } from '../cluster/control-handlers.js';
 import type { OverviewRing } from '../ops/overview-ring.js';
 import { fromEveryNode, type Peers } from './peers.js';
@@ -14,8 +15,12 @@ export function overviewHandlers(overview: OverviewRing, nodeId: string): Pick<C
 }
 
 /** Every node's numbers now and its samples taken after `after`, naming the nodes that did not answer. */
-export function everyNodesOverview(overview: OverviewRing, nodeId: string, peers: Peers) {
-  return (after: number | undefined) =>
+export function everyNodesOverview(
+  overview: OverviewRing,
+  nodeId: string,
+  peers: Peers,
+): (after: number | undefined) => Promise<{ nodes: OverviewNode[]; missing_nodes: string[] }> {
+  return (after) =>
     fromEveryNode(
       overview.node(nodeId, after),
       peers.gather({ op: 'overview', ...(after === undefined ? {} : { after }) }),
