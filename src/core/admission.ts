@@ -11,7 +11,8 @@ import { compactJson } from './compact-json.js';
 import type { AgentRecord, AppRecord, Directory } from './directory.js';
 import type { Delivery, Presence, Connection } from './engine.js';
 import type { Endings } from './endings.js';
-import { EventTable } from './event-table.js';
+import type { EventTable } from './event-table.js';
+import { payloadHeldBytes } from './event-in-flight.js';
 import * as frames from './frames.js';
 import { utf8Length } from './frames.js';
 import type { CoreCounters } from './limit-counters.js';
@@ -158,7 +159,7 @@ export class Admission {
     const { table, engine, clock, sessions, observer } = this.d;
     const { conn, app, start } = c;
     const { agent_id: agentId, thread_id: threadId } = c.message;
-    const tooMany = table.overBound(app.app_id, agentId, EventTable.payloadCost(c.payloadJson, start.payload_bytes));
+    const tooMany = table.overBound(app.app_id, agentId, payloadHeldBytes(c.payloadJson, start.payload_bytes));
     if (tooMany) {
       this.d.counters.eventsRefused[tooMany.bound]++;
       return this.reject(conn, 'TOO_MANY_EVENTS', tooMany.error, start, { agentId, admitted: true });

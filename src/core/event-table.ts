@@ -3,7 +3,7 @@
 // memory their streamed texts share per agent and on the node.
 import { errorText } from '../shared/error-text.js';
 import type { Connection } from './engine.js';
-import { EventInFlight, payloadHeldBytes, type EventStartFacts } from './event-in-flight.js';
+import { EventInFlight, type EventStartFacts } from './event-in-flight.js';
 import type { InFlightBound } from './limit-counters.js';
 import { ByteBudget, StreamedText } from './streamed-text.js';
 
@@ -80,11 +80,6 @@ export class EventTable {
       return { bound: 'payloads', error: errorText('TOO_MANY_EVENTS', 'payloads', { bytes: this.payloadBytes }) };
     }
     return undefined;
-  }
-
-  /** Bytes a payload of `bytes` UTF-8 bytes would hold once kept (what `overBound` is asked with). */
-  static payloadCost(json: string, bytes: number): number {
-    return payloadHeldBytes(json, bytes);
   }
 
   /** An accepted event, filed under its app, its app connection and its agent. */
