@@ -5,29 +5,18 @@
 //   skipped  - the run cannot do what it needs (no test clock, an action the provisioning means does not support,
 //              or — waived — a setting the user gave as null).
 import type { ClientKind, FixtureSet } from '../generated/index.js';
-import { Transcript, ProtocolViolation, type Actor, type TranscriptLine } from './actor.js';
+import { Transcript, ProtocolViolation, type Actor } from './actor.js';
 import type { Bindings } from './match.js';
-import { Placement, type PlacedConnection } from './nodes.js';
+import { Placement } from './nodes.js';
 import { NotSupported } from './provision/provisioner.js';
+import type { Outcome } from './outcome.js';
 import type { RunContext } from './run-context.js';
 import { actionsNeeded, clockTotalMs, inProfile, type Scenario, type Step } from './scenario.js';
 import { nullSettings, settingsBindings, settingsNumber } from './settings.js';
 import { runStep, StepFailure, type StepEnv } from './steps/index.js';
 import { unpack } from './steps/kinds.js';
 
-export interface Outcome {
-  status: 'passed' | 'failed' | 'errored' | 'skipped';
-  reason?: string;
-  /** With `skipped`: the user chose it (a setting given as null), so its requirements are waived, not missing. */
-  waived?: boolean;
-  failedStep?: number;
-  /** The requirements the failure breaks (the failing step's checks of the profile, or a frame requirement). */
-  failedRequirements?: string[];
-  /** With several nodes: each connection the scenario opened, in order, and the node it used. */
-  connections?: PlacedConnection[];
-  durationMs: number;
-  transcript: TranscriptLine[];
-}
+export type { Outcome } from './outcome.js';
 
 function skipReason(s: Scenario, ctx: RunContext): Pick<Outcome, 'reason' | 'waived'> | undefined {
   const unset = nullSettings(s.settings, ctx.settings);
