@@ -11,7 +11,8 @@ import {
   type Validator,
 } from '../generated/index.js';
 import { resumeFrameRule, type FrameRule } from './resume-frames.js';
-import { FRAME_REQUIREMENTS, type Profile } from './scenario.js';
+import type { Ledger } from './ledger.js';
+import { EXTENSION_FRAME_REQUIREMENTS as RES, FRAME_REQUIREMENTS, type Profile } from './scenario.js';
 
 export type Carrier = 'header' | 'query' | 'both' | 'none';
 
@@ -36,29 +37,58 @@ export class Transcript {
   }
 }
 
-/** A received frame broke a frame requirement (MSG-001 or MSG-002): it fails that requirement alone. */
-export class ProtocolViolation extends Error {
+/**
+ * Nothing came where a frame was awaited, on a connection still open: `awaited` names the frame type the step waited
+ * for (a pong, an accepted), which tells the runner whose rule the silence breaks (run.ts, barriers).
+ */
+export class NothingArrived extends Error {
   constructor(
     message: string,
-    readonly requirement: string,
+    readonly actor: string,
+    readonly endpoint: ClientKind,
+    readonly awaited: string | undefined,
   ) {
     super(message);
   }
 }
 
+/** A frame rule and the requirements a frame that keeps it counts as checked for. */
+interface JudgedRule {
+  rule: FrameRule;
+  judges: (frame: Record<string, unknown>) => string[];
+}
+
 /** A schema every received frame must fit, as a rule. */
-function schemaRule(requirement: string, validate: Validator<unknown>, what: string): FrameRule {
-  return (frame, text) =>
-    validate(frame)
-      ? undefined
-      : { requirement, problem: `an invalid ${what} ${text.slice(0, 300)}: ${describeErrors(validate.errors)}` };
+function schemaRule(requirement: string, validate: Validator<unknown>, what: string): JudgedRule {
+  return {
+    rule: (frame, text) =>
+      validate(frame)
+        ? undefined
+        : { requirement, problem: `an invalid ${what} ${text.slice(0, 300)}: ${describeErrors(validate.errors)}` },
+    judges: () => [requirement],
+  };
+}
+
+/** The extension's rules of every frame, and which of them a frame is judged by (R1 off, R2 accepted, R3 tokens). */
+function resumeRule(resumable: boolean, seen: Set<string>): JudgedRule {
+  return {
+    rule: resumeFrameRule(resumable, seen),
+    judges: (frame) =>
+      !resumable
+        ? [RES.notOptedIn]
+        : frame.type === 'accepted'
+          ? [RES.resumeToken]
+          : ['token', 'reply', 'error'].includes(String(frame.type))
+            ? [RES.positions]
+            : [],
+  };
 }
 
 /**
  * What every received frame is checked against: the open schemas (the protocol), then in the bridge profile ours;
  * in the resume profile, on app connections, the extension's rules of every frame (resume-frames.ts).
  */
-function frameRules(options: ConnectOptions): FrameRule[] {
+function frameRules(options: ConnectOptions): JudgedRule[] {
   const { endpoint, profile } = options;
   const open = (
     endpoint === 'app' ? validateOpenServiceToAppMessage : validateOpenServiceToAgentMessage
@@ -72,7 +102,7 @@ function frameRules(options: ConnectOptions): FrameRule[] {
       ? [schemaRule(FRAME_REQUIREMENTS.decision, closed, `${endpoint} frame by this implementation's closed schema`)]
       : []),
     ...(profile === 'resume' && endpoint === 'app'
-      ? [resumeFrameRule(!!options.resume, options.resumeTokens ?? new Set())]
+      ? [resumeRule(!!options.resume, options.resumeTokens ?? new Set())]
       : []),
   ];
 }
@@ -100,12 +130,17 @@ export interface ConnectOptions {
   resume?: boolean | undefined;
   /** The resume tokens the scenario's connections received so far (R2: one per event). */
   resumeTokens?: Set<string> | undefined;
+  /** Where a frame that breaks a frame rule is recorded (the scenario goes on), and the rules that held. */
+  ledger: Ledger;
 }
 
 export class Actor {
   private readonly queue: Record<string, unknown>[] = [];
   private waiting: ((frame: Record<string, unknown> | undefined) => void) | undefined;
-  private violation: ProtocolViolation | undefined;
+  /** A frame that could not be queued (not JSON text): a step waiting for it then waits in vain, because of it. */
+  unreadable = false;
+  /** The suite itself is closing the connection (the scenario's end, a drop): its close is not the target's. */
+  private closingBySuite = false;
   closeInfo: { code: number; reason: string } | undefined;
   private closeWaiter: (() => void) | undefined;
 
@@ -114,32 +149,38 @@ export class Actor {
     readonly endpoint: ClientKind,
     private readonly ws: WebSocket,
     private readonly transcript: Transcript,
-    rules: FrameRule[],
+    rules: JudgedRule[],
+    ledger: Ledger,
   ) {
     ws.on('message', (data, isBinary) => {
       const text = data.toString();
       transcript.add(name, 'received', isBinary ? `(binary, ${text.length} bytes)` : text);
-      let frame: unknown;
+      let frame: Record<string, unknown>;
       try {
         if (isBinary) throw new Error('binary frame');
-        frame = JSON.parse(text);
+        frame = JSON.parse(text) as Record<string, unknown>;
       } catch {
-        this.violation ??= new ProtocolViolation(
-          `${name} received a frame that is not JSON text: ${text.slice(0, 200)}`,
+        this.unreadable = true;
+        ledger.frameProblem(
           FRAME_REQUIREMENTS.protocol,
+          name,
+          `${name} received a frame that is not JSON text: ${text.slice(0, 200)}`,
         );
+        return this.wake(undefined);
       }
-      // Every rule sees every frame, in order: the extension's remember positions and tokens.
-      const problems = this.violation ? [] : rules.map((rule) => rule(frame as Record<string, unknown>, text));
-      const broken = problems.find((p) => p !== undefined);
-      if (broken) this.violation = new ProtocolViolation(`${name} received ${broken.problem}`, broken.requirement);
-      if (this.violation) return this.wake(undefined);
-      this.queue.push(frame as Record<string, unknown>);
+      // Every rule sees every frame, in order: the extension's remember positions and tokens. A broken rule is
+      // recorded and the frame still goes to the steps, which judge what they check of it.
+      for (const { rule, judges } of rules) {
+        const broken = rule(frame, text);
+        if (broken) ledger.frameProblem(broken.requirement, name, `${name} received ${broken.problem}`);
+        else ledger.checked(judges(frame));
+      }
+      this.queue.push(frame);
       this.wake(undefined);
     });
     ws.on('close', (code, reason) => {
       this.closeInfo = { code, reason: reason.toString() };
-      transcript.add(name, 'closed', `${code} ${reason.toString()}`);
+      if (!this.closingBySuite) transcript.add(name, 'closed', `${code} ${reason.toString()}`);
       this.wake(undefined);
       this.closeWaiter?.();
     });
@@ -172,7 +213,14 @@ export class Actor {
         ? { authorization: `Bearer ${options.token}` }
         : undefined;
     const ws = new WebSocket(url, { headers, handshakeTimeout: options.timeoutMs, perMessageDeflate: false });
-    const actor = new Actor(options.name, options.endpoint, ws, options.transcript, frameRules(options));
+    const actor = new Actor(
+      options.name,
+      options.endpoint,
+      ws,
+      options.transcript,
+      frameRules(options),
+      options.ledger,
+    );
     options.transcript.add(
       options.name,
       'note',
@@ -193,6 +241,10 @@ export class Actor {
     });
   }
 
+  private nothing(message: string, awaited: string | undefined): NothingArrived {
+    return new NothingArrived(message, this.name, this.endpoint, awaited);
+  }
+
   private wake(frame: Record<string, unknown> | undefined): void {
     const w = this.waiting;
     this.waiting = undefined;
@@ -205,10 +257,9 @@ export class Actor {
     this.ws.send(text);
   }
 
-  /** The next frame in order, or an error naming what happened instead. */
-  async next(timeoutMs: number): Promise<Record<string, unknown>> {
+  /** The next frame in order, or an error naming what happened instead; `awaited`: the type the step waits for. */
+  async next(timeoutMs: number, awaited?: string): Promise<Record<string, unknown>> {
     for (;;) {
-      if (this.violation) throw this.violation;
       const frame = this.queue.shift();
       if (frame) return frame;
       if (this.closeInfo)
@@ -222,7 +273,7 @@ export class Actor {
           resolve(true);
         };
       });
-      if (!arrived) throw new Error(`${this.name}: no frame within ${timeoutMs} ms`);
+      if (!arrived) throw this.nothing(`${this.name}: no frame within ${timeoutMs} ms`, awaited);
     }
   }
 
@@ -230,7 +281,6 @@ export class Actor {
   async take(type: string, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (this.violation) throw this.violation;
       const i = this.queue.findIndex((f) => f.type === type);
       if (i >= 0) {
         this.queue.splice(i, 1);
@@ -238,7 +288,7 @@ export class Actor {
       }
       if (this.closeInfo) return;
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`${this.name}: no ${type} within ${timeoutMs} ms`);
+      if (left <= 0) throw this.nothing(`${this.name}: no ${type} within ${timeoutMs} ms`, type);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiting = () => {
@@ -266,6 +316,11 @@ export class Actor {
     return this.ws.readyState === WebSocket.OPEN;
   }
 
+  /** Whether a frame of this type was received and not yet consumed (an agent holding its event). */
+  holds(type: string): boolean {
+    return this.queue.some((f) => f.type === type);
+  }
+
   /** Frames received and not yet consumed. */
   get pending(): number {
     return this.queue.length;
@@ -275,13 +330,18 @@ export class Actor {
     if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) this.ws.close(1000);
   }
 
-  terminate(): void {
+  /** Ends the connection; the transcript says why instead of showing the suite's 1006 as the target's close. */
+  terminate(why = 'end of the scenario'): void {
+    if (this.ws.readyState === WebSocket.CLOSED) return;
+    this.closingBySuite = true;
+    this.transcript.add(this.name, 'note', `closed by the suite (${why})`);
     this.ws.terminate();
   }
 
   /** Cuts the connection as a dead network does: the socket is destroyed, the target gets no close frame. */
   drop(): void {
     this.transcript.add(this.name, 'note', 'connection dropped (socket destroyed, no close frame)');
+    this.closingBySuite = true;
     this.ws.terminate();
   }
 }

@@ -2,8 +2,10 @@
 // several nodes of one bridge: `--url A --url B` or `--url A,B`), in the protocol profile (default), the bridge
 // profile or the resume profile (the resume extension); `bridge-conformance client --role app|agent --command …`
 // plays the bridge for a client. Exit codes: 0 conforms, 1 a MUST failed, 2 the run could not start, 3 incomplete.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
+import { readBaseline } from './baseline.js';
+import { progress, summary } from './report/console.js';
 import { html } from './report/html.js';
 import { junit } from './report/junit.js';
 import { judge, type RunResult, type ScenarioResult } from './results.js';
@@ -42,6 +44,7 @@ import { VERSION, type ClientKind } from '../generated/index.js';
 
 export interface CommonOptions {
   grep?: string;
+  exclude?: string;
   list: boolean;
   profile: Profile;
   reportJson?: string;
@@ -75,22 +78,6 @@ export function defaultAdminUrl(url: string): string {
   return `${u.protocol === 'wss:' ? 'https:' : 'http:'}//${u.host}`;
 }
 
-/** The baseline file: one requirement ID per line (a # starts a comment), or a YAML list. */
-function readBaseline(file: string | undefined): Set<string> {
-  if (!file) return new Set();
-  return new Set(
-    readFileSync(file, 'utf8')
-      .split('\n')
-      .map((l) =>
-        l
-          .replace(/#.*/, '')
-          .replace(/^\s*-\s*/, '')
-          .trim(),
-      )
-      .filter(Boolean),
-  );
-}
-
 /** The registry of a role and profile: CLI-… requirements are the client role's, the rest the server role's. */
 function requirementsOf(role: 'server' | 'client', profile: Profile): Requirement[] {
   return [...loadRequirements().values()].filter(
@@ -98,60 +85,29 @@ function requirementsOf(role: 'server' | 'client', profile: Profile): Requiremen
   );
 }
 
-/** Scenarios whose id, title or one of whose requirements matches `--grep`. */
+/** Scenarios whose id, title or one of whose requirements matches `--grep`, and none of them `--exclude`. */
 function selected<T extends { id: string; title: string; requirements: string[] }>(
   all: T[],
-  grep: string | undefined,
+  options: Pick<CommonOptions, 'grep' | 'exclude'>,
 ): T[] {
-  const re = grep ? new RegExp(grep, 'i') : undefined;
-  return all.filter((s) => !re || [s.id, s.title, ...s.requirements].some((text) => re.test(text)));
+  const matches = (re: RegExp, s: T) => [s.id, s.title, ...s.requirements].some((text) => re.test(text));
+  const grep = options.grep ? new RegExp(options.grep, 'i') : undefined;
+  const exclude = options.exclude ? new RegExp(options.exclude, 'i') : undefined;
+  return all.filter((s) => (!grep || matches(grep, s)) && !(exclude && matches(exclude, s)));
 }
 
-const MARKS: Record<ScenarioResult['status'], string> = {
-  passed: 'ok  ',
-  failed: 'FAIL',
-  errored: 'ERR ',
-  skipped: 'skip',
-};
-
-/** The line printed as each scenario ends. */
-function progress(s: ScenarioResult): void {
-  const mark = s.waived ? 'waiv' : MARKS[s.status];
-  const why = s.reason ? ` — ${s.failedStep ? `step ${s.failedStep}: ` : ''}${s.reason}` : '';
-  console.log(
-    `${mark} ${s.id} [${s.requirements.join(', ')}] ${s.durationMs} ms${s.failedRequirements ? ` (fails ${s.failedRequirements.join(', ')})` : ''}${why}`,
-  );
-}
-
-/** Prints every requirement that did not pass and the summary, writes the reports; returns the exit code. */
+/** Prints what did not pass and the summary, writes the reports; returns the exit code. */
 function finish(result: RunResult, options: CommonOptions): number {
-  for (const r of result.requirements) {
-    if (r.verdict !== 'passed')
-      console.log(
-        `requirement ${r.verdict.toUpperCase()}: ${r.id} (${r.level}, ${r.source}) ${r.text}${r.why ? `\n    ${r.why}` : ''}`,
-      );
-    else if (r.baseline)
-      console.log(
-        `requirement ${r.id} is in the baseline file ${options.expectedFailures} but PASSES now: remove it from the list`,
-      );
-  }
-  for (const org of result.leftBehind ?? [])
-    console.log(`left behind in the target: organization ${org} (clean-up failed)`);
-  const c = result.counts;
-  console.log(
-    `profile ${result.profile}: ${result.requirements.length} requirements, ${c.tested} tested (${c.passed} passed, ${c.failed} failed), ${c.skipped} skipped, ${c.errored} errored, ${c.waived} waived, ${c.untested} untested; MUST failed: ${result.failedByLevel.MUST}`,
-  );
-  console.log(`verdict: ${result.overall.headline}`);
+  for (const line of summary(result, options.expectedFailures)) console.log(line);
   if (options.reportJson) writeFileSync(options.reportJson, `${JSON.stringify(result, null, 2)}\n`);
   if (options.junit) writeFileSync(options.junit, junit(result));
   if (options.html) writeFileSync(options.html, html(result));
-  // Inconclusive: a requirement neither passed nor failed because its scenario could not judge it (errored) or none
-  // ran (untested); a run with any is not a pass.
-  console.log(
-    `requirements: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped, ${c.errored + c.untested} inconclusive (${c.errored} errored, ${c.untested} untested), ${c.waived} waived`,
-  );
   return result.overall.exitCode;
 }
+
+/** Whether a scenario run checks the requirement, or failed it (a barrier's rule, which it does not list). */
+const concerns = (results: ScenarioResult[], id: string) =>
+  results.some((s) => s.requirements.includes(id) || s.failedRequirements?.includes(id));
 
 /** What a scenario needs, for --list: the provisioning actions, clock time, settings, and whether a fixtures file serves it. */
 function needs(s: Scenario, settings: Settings): string {
@@ -185,7 +141,7 @@ async function serverRun(options: ServerOptions): Promise<number> {
   const profile = options.profile;
   const registry = loadRequirements();
   const all = loadScenarios(registry);
-  const scenarios = selected(all, options.grep).filter((s) =>
+  const scenarios = selected(all, options).filter((s) =>
     s.requirements.some((id) => !EVERY_FRAME.has(id) && inProfile(registry.get(id)!, profile)),
   );
   const settings = loadSettings(options.settings);
@@ -234,11 +190,11 @@ async function serverRun(options: ServerOptions): Promise<number> {
     // Numbered among the scenarios of its kind: the extension's added no node moves for the others (nodes.ts).
     const outcome = await runScenario(s, ctx, all.filter((x) => x.extension === s.extension).indexOf(s));
     results.push({ id: s.id, file: s.file, title: s.title, requirements: s.requirements, ...outcome });
-    progress(results[results.length - 1]!);
+    console.log(progress(results[results.length - 1]!));
   }
   const leftBehind = await cleanup(provisioner, ctx.createdOrgs);
   const judged = requirementsOf('server', profile).filter(
-    (r) => !options.grep || scenarios.some((s) => s.requirements.includes(r.id)),
+    (r) => (!options.grep && !options.exclude) || concerns(results, r.id),
   );
   const verdicts = judge(judged, results, readBaseline(options.expectedFailures));
   const result: RunResult = {
@@ -310,7 +266,7 @@ export async function client(options: ClientOptions): Promise<number> {
     s.requirements.some((id) => !everyFrame.has(id) && inProfile(registry.get(id)!, options.profile));
   const scenarios = selected(
     CLIENT_SCENARIOS.filter((s) => s.role === options.role && judged(s)),
-    options.grep,
+    options,
   );
   if (options.list) {
     for (const s of scenarios)
@@ -336,12 +292,10 @@ export async function client(options: ClientOptions): Promise<number> {
             profile: options.profile,
           });
     results.push({ id: s.id, file: 'client/scenarios.ts', title: s.title, requirements: s.requirements, ...outcome });
-    progress(results[results.length - 1]!);
+    console.log(progress(results[results.length - 1]!));
   }
   // Only the requirements this role's scenarios can check: the other role's are not "untested" here.
-  const mine = requirementsOf('client', options.profile).filter((r) =>
-    scenarios.some((s) => s.requirements.includes(r.id)),
-  );
+  const mine = requirementsOf('client', options.profile).filter((r) => concerns(results, r.id));
   const verdicts = judge(mine, results, readBaseline(options.expectedFailures));
   const result: RunResult = {
     suite,
@@ -373,13 +327,14 @@ function commonOptions(cmd: Command): Command {
       'protocol',
     )
     .option('--grep <regexp>', 'only scenarios whose id, title or requirements match')
+    .option('--exclude <regexp>', 'leave out scenarios whose id, title or requirements match (after --grep)')
     .option('--list', 'print the scenarios with what each needs, and exit', false)
     .option('--report-json <file>', 'write the full result as JSON')
     .option('--junit <file>', 'write JUnit XML (one test case per requirement)')
     .option('--html <file>', 'write a self-contained HTML report')
     .option(
       '--expected-failures <file>',
-      'baseline: requirement IDs known to fail (one per line); they are waived, and flagged when they pass',
+      'baseline: known failures, one per line (REQ-001, REQ-001@scenario, REQ-001@scenario#step); waived while they fail, and the run fails when one passes',
     );
 }
 

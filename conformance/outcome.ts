@@ -34,8 +34,11 @@ export interface Outcome {
   failedRequirements?: string[];
   /** Every failure seen, in order; the last one stopped the scenario unless it ran to its end. */
   failures?: Failure[];
-  /** Requirements at least one check of which ran here and held. Only these can be passed by this scenario. */
+  /** Requirements whose checks here all ran and held. Only these can be passed by this scenario. */
   checked?: string[];
+  /** Why it stopped before its end: `by` the failed requirement(s) that kept it from its remaining checks (they are
+   *  then *blocked*); without `by`, a setup that did not go as the scenario needs (they are *errored*). */
+  stop?: { step?: number; reason: string; by?: string[] };
   /** Set when the client under test broke the harness contract (it exited, or ignored the time scale): nothing
    *  left in the scenario could be judged, and that is the harness's finding, not a requirement's. */
   harness?: string;

@@ -1,28 +1,58 @@
 // From scenario outcomes to requirement verdicts and one overall verdict that the console, JSON, JUnit and HTML
-// all state the same way.
-//   failed   - a scenario failed at a step that checks it (or a frame broke it);
-//   passed   - not failed, and a scenario that checks it passed;
-//   waived   - left out by the user's own choice: a setting given as null, or listed in the baseline file
-//              (--expected-failures) and failed;
+// all state the same way. The root cause is blamed once: a requirement fails only where a check of it failed, and a
+// scenario stopped by that failure leaves its other requirements *blocked* by it, never failed, never passed.
+//   passed   - some scenario ran every check of it and they held; none failed;
+//   warning  - graded, not failed: a SHOULD or MAY that failed, or a MUST that held with a finding allowed but
+//              lenient (a slow answer);
+//   failed   - a MUST a check of which failed (a frame rule included), outside the baseline;
+//   blocked  - not reached: the scenarios checking it stopped at another requirement's failure (named), or the client
+//              under test broke the harness contract;
+//   errored  - not reached: its scenarios' set-up went wrong (provisioning refused, a set-up step's surprise);
 //   skipped  - every scenario checking it was skipped (no test clock, an unsupported provisioning action, …);
-//   errored  - its scenarios could not reach it (provisioning or a setup step went wrong, another check failed first);
-//   untested - no selected scenario checks it.
-// "conforms" (exit 0) only when every MUST of the profile passed or was waived; a MUST that failed: exit 1; a MUST
-// neither passed, waived nor failed (nothing tested, skipped, errored): exit 3, "incomplete".
-import type { Outcome } from './run.js';
+//   waived   - left out by the user: a setting given as null, or its failures all listed in the baseline file;
+//   untested - no selected scenario ran a check of it.
+// "conforms" (exit 0) only when every MUST of the profile passed (or warned) or was waived and the baseline is not
+// stale; a MUST failed or a stale baseline entry: exit 1; a MUST neither passed nor failed: exit 3, "incomplete".
+import { covers, type BaselineEntry, type BaselineVerdict } from './baseline.js';
+import type { Failure, Outcome } from './outcome.js';
 import type { Level, Profile, Requirement } from './scenario.js';
 import type { SuiteVersion } from './suite-version.js';
 
-export type Verdict = 'passed' | 'failed' | 'waived' | 'skipped' | 'errored' | 'untested';
+export type Verdict = 'passed' | 'warning' | 'failed' | 'blocked' | 'errored' | 'skipped' | 'waived' | 'untested';
 
-export const VERDICTS: readonly Verdict[] = ['passed', 'failed', 'waived', 'skipped', 'errored', 'untested'];
+export const VERDICTS: readonly Verdict[] = [
+  'passed',
+  'warning',
+  'failed',
+  'blocked',
+  'errored',
+  'skipped',
+  'waived',
+  'untested',
+];
+
+/** One failure of a requirement, in one scenario. */
+export interface RequirementFailure {
+  scenario: string;
+  step?: number;
+  reason: string;
+  /** Listed in the baseline file: it does not count. */
+  baseline?: boolean;
+}
 
 export interface RequirementResult extends Requirement {
   verdict: Verdict;
-  /** Why it is waived, skipped or errored; for a failure, the failing scenario's reason. */
+  /** Why, in one line: the first failure, the warning, what blocked it, why it was skipped or waived. */
   why?: string;
-  /** In the baseline file (--expected-failures): a listed one that passes is flagged, so the list can shrink. */
+  /** Every failure of it, in every scenario (a requirement failing in two scenarios names both). */
+  failures?: RequirementFailure[];
+  /** What was allowed but lenient, per scenario. */
+  warnings?: { scenario: string; reason: string }[];
+  /** With `blocked`: the failed requirements (or `harness`) that kept its scenarios from its checks. */
+  blockedBy?: string[];
+  /** Named in the baseline file. */
   baseline?: boolean;
+  /** The scenarios that check it, and those in which it failed as a barrier. */
   scenarios: string[];
 }
 
@@ -35,7 +65,7 @@ export interface ScenarioResult extends Outcome {
 
 export interface Overall {
   conforms: boolean;
-  /** 0 conforms, 1 a MUST failed, 3 incomplete. (2: the run could not start.) */
+  /** 0 conforms, 1 a MUST failed or the baseline is stale, 3 incomplete. (2: the run could not start.) */
   exitCode: 0 | 1 | 3;
   headline: string;
 }
@@ -55,6 +85,8 @@ export interface RunResult {
   settings?: Record<string, unknown>;
   settingsFile?: string;
   baselineFile?: string;
+  /** Each baseline entry and what became of it: used, stale (its failure is gone: the run fails) or unused. */
+  baseline?: BaselineVerdict[];
   startedAt: string;
   durationMs: number;
   hasClock: boolean;
@@ -62,81 +94,196 @@ export interface RunResult {
   leftBehind?: string[];
   scenarios: ScenarioResult[];
   requirements: RequirementResult[];
-  /** Requirements by verdict; `tested` = passed + failed. */
+  /** Requirements by verdict; `tested` = passed + warning + failed. */
   counts: Record<Verdict | 'tested', number>;
   /** Scenarios by status. */
   scenarioCounts: Record<Outcome['status'], number>;
-  /** Failed requirements by level (baseline entries excluded). */
+  /** Requirements a check of which failed, by level (baseline entries excluded; a failed SHOULD is a warning). */
   failedByLevel: Record<Level, number>;
   overall: Overall;
 }
 
-function verdictOf(req: Requirement, mine: ScenarioResult[]): { verdict: Verdict; why?: string } {
-  const failing = mine.find((s) => s.status === 'failed' && (s.failedRequirements ?? []).includes(req.id));
-  if (failing) return { verdict: 'failed', why: `${failing.id}: ${failing.reason}` };
-  if (mine.some((s) => s.status === 'passed')) return { verdict: 'passed' };
+type Judged = Pick<RunResult, 'requirements' | 'counts' | 'scenarioCounts' | 'failedByLevel' | 'overall' | 'baseline'>;
+
+const HARNESS = 'harness';
+
+function failuresOf(id: string, scenarios: ScenarioResult[], baseline: BaselineEntry[]): RequirementFailure[] {
+  return scenarios.flatMap((s) =>
+    failuresIn(s)
+      .filter((f) => f.requirements.includes(id))
+      .map((f) => ({
+        scenario: s.id,
+        ...(f.step ? { step: f.step } : {}),
+        reason: f.reason,
+        ...(baseline.some((e) => covers(e, id, s.id, f.step)) ? { baseline: true } : {}),
+      })),
+  );
+}
+
+/** Its failures; an outcome that lists only `failedRequirements` (made by older code): one failure of those. */
+const failuresIn = (s: ScenarioResult): Failure[] =>
+  s.failures ??
+  (s.failedRequirements?.length
+    ? [
+        {
+          requirements: s.failedRequirements,
+          reason: s.reason ?? 'failed',
+          ...(s.failedStep ? { step: s.failedStep } : {}),
+        },
+      ]
+    : []);
+
+/** What a scenario checked to the end; an outcome that does not say (made by older code): all of a passed one's. */
+const checkedIn = (s: ScenarioResult): string[] => s.checked ?? (s.status === 'passed' ? s.requirements : []);
+
+const where = (f: { scenario: string; step?: number }) => `${f.scenario}${f.step ? ` step ${f.step}` : ''}`;
+
+/** What kept a scenario from checking `id`: the failed requirements it stopped at, or the harness contract. */
+function blockers(s: ScenarioResult, id: string): string[] {
+  if (s.harness) return [HARNESS];
+  return (s.stop?.by ?? []).filter((b) => b !== id);
+}
+
+function notReached(
+  req: Requirement,
+  mine: ScenarioResult[],
+): Pick<RequirementResult, 'verdict' | 'why' | 'blockedBy'> {
   if (mine.length === 0) return { verdict: 'untested', why: 'no selected scenario checks it' };
-  const waived = mine.find((s) => s.status === 'skipped' && s.waived);
-  if (waived && mine.every((s) => s.status === 'skipped' && s.waived)) return { verdict: 'waived', why: waived.reason };
-  const skipped = mine.find((s) => s.status === 'skipped');
-  if (skipped && mine.every((s) => s.status === 'skipped')) return { verdict: 'skipped', why: skipped.reason };
-  const stopped = mine.find((s) => s.status === 'errored') ?? mine.find((s) => s.status === 'failed');
+  if (mine.every((s) => s.status === 'skipped')) {
+    const waived = mine.every((s) => s.waived);
+    return { verdict: waived ? 'waived' : 'skipped', why: mine.find((s) => !waived || s.waived)!.reason! };
+  }
+  const blocked = mine.filter((s) => blockers(s, req.id).length);
+  if (blocked.length) {
+    const by = [...new Set(blocked.flatMap((s) => blockers(s, req.id)))];
+    const named = by.map((b) => (b === HARNESS ? 'the harness contract (the client did not stay to the end)' : b));
+    return {
+      verdict: 'blocked',
+      blockedBy: by,
+      why: `blocked by ${named.join(', ')}: not reached in ${blocked.map((s) => s.id).join(', ')}`,
+    };
+  }
+  const errored = mine.find((s) => s.status === 'errored' || s.stop);
+  if (errored) return { verdict: 'errored', why: `${errored.id}: ${errored.stop?.reason ?? errored.reason}` };
   return {
-    verdict: 'errored',
-    why:
-      stopped?.status === 'failed'
-        ? `${stopped.id} stopped at another check first`
-        : `${stopped?.id}: ${stopped?.reason}`,
+    verdict: 'untested',
+    why: `no check of it ran in ${mine.map((s) => s.id).join(', ')} (outside the profile, or not reached)`,
   };
+}
+
+function verdictOf(req: Requirement, scenarios: ScenarioResult[], baseline: BaselineEntry[]): RequirementResult {
+  const failures = failuresOf(req.id, scenarios, baseline);
+  const mine = scenarios.filter((s) => s.requirements.includes(req.id));
+  const names = [...new Set([...mine.map((s) => s.id), ...failures.map((f) => f.scenario)])];
+  const warnings = scenarios.flatMap((s) =>
+    (s.warnings ?? []).filter((w) => w.requirement === req.id).map((w) => ({ scenario: s.id, reason: w.reason })),
+  );
+  const base: RequirementResult = {
+    ...req,
+    verdict: 'untested',
+    scenarios: names,
+    ...(failures.length ? { failures } : {}),
+    ...(warnings.length ? { warnings } : {}),
+    ...(baseline.some((e) => e.requirement === req.id) ? { baseline: true } : {}),
+  };
+  const open = failures.filter((f) => !f.baseline);
+  if (open.length) {
+    const first = `${where(open[0]!)}: ${open[0]!.reason}${open.length > 1 ? ` (and ${open.length - 1} more)` : ''}`;
+    return req.level === 'MUST'
+      ? { ...base, verdict: 'failed', why: first }
+      : { ...base, verdict: 'warning', why: `${req.level} not met: ${first}` };
+  }
+  if (failures.length)
+    return { ...base, verdict: 'waived', why: `its failures are listed in the baseline file (${where(failures[0]!)})` };
+  if (mine.some((s) => checkedIn(s).includes(req.id))) {
+    if (warnings.length)
+      return { ...base, verdict: 'warning', why: `${warnings[0]!.scenario}: ${warnings[0]!.reason}` };
+    return { ...base, verdict: 'passed' };
+  }
+  return { ...base, ...notReached(req, mine) };
+}
+
+/** What became of each baseline entry: used by a failure, stale (what it names now holds) or unused. */
+function baselineVerdicts(
+  entries: BaselineEntry[],
+  results: RequirementResult[],
+  scenarios: ScenarioResult[],
+): BaselineVerdict[] {
+  return entries.map((e) => {
+    const r = results.find((q) => q.id === e.requirement);
+    if (!r) return { ...e, use: 'unused', why: 'the run did not judge this requirement (another profile, --grep)' };
+    if (r.failures?.some((f) => covers(e, r.id, f.scenario, f.step))) return { ...e, use: 'used', why: 'it failed' };
+    if (e.scenario && !scenarios.some((s) => s.id === e.scenario))
+      return { ...e, use: 'unused', why: `scenario ${e.scenario} did not run` };
+    const held = scenarios.some((s) => (!e.scenario || s.id === e.scenario) && checkedIn(s).includes(r.id));
+    return held
+      ? { ...e, use: 'stale', why: `${r.id} holds now${e.scenario ? ` in ${e.scenario}` : ''}: remove the entry` }
+      : { ...e, use: 'unused', why: `${r.id} was not reached (${r.verdict})` };
+  });
 }
 
 export function judge(
   requirements: Requirement[],
   scenarios: ScenarioResult[],
-  baseline: Set<string>,
-): Pick<RunResult, 'requirements' | 'counts' | 'scenarioCounts' | 'failedByLevel' | 'overall'> {
-  const results: RequirementResult[] = [];
+  baseline: Iterable<string> | BaselineEntry[] = [],
+): Judged {
+  const entries = [...baseline].map((e) => (typeof e === 'string' ? { text: e, requirement: e } : e));
+  const results = requirements.map((req) => verdictOf(req, scenarios, entries));
   const failedByLevel: Record<Level, number> = { MUST: 0, SHOULD: 0, MAY: 0 };
-  for (const req of requirements) {
-    const mine = scenarios.filter((s) => s.requirements.includes(req.id));
-    let { verdict, why } = verdictOf(req, mine);
-    const listed = baseline.has(req.id);
-    if (listed && verdict === 'failed') {
-      verdict = 'waived';
-      why = `listed as a known failure in the baseline file (${why})`;
-    }
-    if (verdict === 'failed') failedByLevel[req.level]++;
-    results.push({
-      ...req,
-      verdict,
-      ...(why ? { why } : {}),
-      ...(listed ? { baseline: true } : {}),
-      scenarios: mine.map((s) => s.id),
-    });
-  }
+  for (const r of results) if (r.failures?.some((f) => !f.baseline)) failedByLevel[r.level]++;
   const counts = Object.fromEntries(VERDICTS.map((v) => [v, results.filter((r) => r.verdict === v).length])) as Record<
     Verdict | 'tested',
     number
   >;
-  counts.tested = counts.passed + counts.failed;
+  counts.tested = counts.passed + counts.warning + counts.failed;
   const statuses: Outcome['status'][] = ['passed', 'failed', 'errored', 'skipped'];
   const scenarioCounts = Object.fromEntries(
     statuses.map((st) => [st, scenarios.filter((s) => s.status === st).length]),
   ) as Record<Outcome['status'], number>;
-  return { requirements: results, counts, scenarioCounts, failedByLevel, overall: overall(results, failedByLevel) };
+  const used = baselineVerdicts(entries, results, scenarios);
+  return {
+    requirements: results,
+    counts,
+    scenarioCounts,
+    failedByLevel,
+    overall: overall(results, failedByLevel, used, scenarios),
+    ...(entries.length ? { baseline: used } : {}),
+  };
 }
 
-function overall(results: RequirementResult[], failedByLevel: Record<Level, number>): Overall {
+function overall(
+  results: RequirementResult[],
+  failedByLevel: Record<Level, number>,
+  baseline: BaselineVerdict[],
+  scenarios: ScenarioResult[],
+): Overall {
   const musts = results.filter((r) => r.level === 'MUST');
+  const stale = baseline.filter((e) => e.use === 'stale');
+  const staleNote = stale.length
+    ? `; the baseline is stale: ${stale.map((e) => e.text).join(', ')} now pass${stale.length === 1 ? 'es' : ''}`
+    : '';
   if (failedByLevel.MUST > 0)
     return {
       conforms: false,
       exitCode: 1,
-      headline: `does not conform: ${failedByLevel.MUST} MUST requirement(s) failed`,
+      headline: `does not conform: ${failedByLevel.MUST} MUST requirement(s) failed${staleNote}`,
     };
-  const open = musts.filter((r) => r.verdict !== 'passed' && r.verdict !== 'waived');
-  if (results.every((r) => r.verdict !== 'passed' && r.verdict !== 'failed'))
+  if (stale.length)
+    return {
+      conforms: false,
+      exitCode: 1,
+      headline: `baseline out of date: ${stale.map((e) => e.text).join(', ')} ${stale.length === 1 ? 'passes' : 'pass'} now; remove ${stale.length === 1 ? 'it' : 'them'} from the baseline file`,
+    };
+  const broke = scenarios.filter((s) => s.harness);
+  if (broke.length)
+    return {
+      conforms: false,
+      exitCode: 3,
+      headline: `incomplete: the client broke the harness contract in ${broke.length} scenario(s) (${broke[0]!.id}: ${broke[0]!.harness})`,
+    };
+  if (results.every((r) => !['passed', 'warning', 'failed'].includes(r.verdict)))
     return { conforms: false, exitCode: 3, headline: 'incomplete: no requirement was tested' };
+  const open = musts.filter((r) => !['passed', 'warning', 'waived'].includes(r.verdict));
   if (open.length)
     return {
       conforms: false,
@@ -144,9 +291,14 @@ function overall(results: RequirementResult[], failedByLevel: Record<Level, numb
       headline: `incomplete: ${open.length} MUST requirement(s) not tested (${open.map((r) => `${r.id} ${r.verdict}`).join(', ')})`,
     };
   const waived = musts.filter((r) => r.verdict === 'waived').length;
+  const warnings = results.filter((r) => r.verdict === 'warning').length;
+  const notes = [
+    ...(warnings ? [`${warnings} warning(s): a SHOULD not met, or allowed but lenient`] : []),
+    ...(waived ? [`${waived} waived by the user's settings or baseline`] : []),
+  ];
   return {
     conforms: true,
     exitCode: 0,
-    headline: `conforms: every MUST requirement passed${waived ? ` (${waived} waived by the user's settings or baseline)` : ''}`,
+    headline: `conforms: every MUST requirement passed${notes.length ? ` (${notes.join('; ')})` : ''}`,
   };
 }

@@ -57,6 +57,12 @@ export interface Requirement {
 export const FRAME_REQUIREMENTS = { protocol: 'MSG-001', decision: 'MSG-002' } as const;
 
 /**
+ * The rules whose frames scenarios wait on beside what they check: a pong on each endpoint, and `accepted` before
+ * the agent answers. When such a frame does not come, that rule fails and the scenario's other checks are blocked.
+ */
+export const BARRIERS = { appPong: 'HB-001', agentPong: 'HB-002', acceptedFirst: 'FLOW-011' } as const;
+
+/**
  * Judged on every frame an app connection receives in a scenario of the extension (resume-frames.ts): none of its
  * fields without `?resume=1` (R1); with it, a resume token on each `accepted` (R2) and positions on tokens (R3).
  */

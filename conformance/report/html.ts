@@ -1,36 +1,93 @@
-// A self-contained HTML page a person can read: the verdict (the same as the console's and the exit code's), every
-// requirement with its source, every scenario, and the frames exchanged in each one that failed or errored. Under
-// the title, which suite judged and by which requirement set (suite-version.ts).
-import type { RunResult } from '../results.js';
+// A self-contained HTML page a person can read from the top: the verdict (the same as the console's and the exit
+// code's) and, on one screen, every finding — failures first, then warnings, what was blocked and by what, what
+// could not be judged. Below, the requirements in that order with the passing ones folded away, then the scenarios
+// that did not pass with their frames (wrapped, not scrolled sideways), the passing ones folded. Under the title,
+// which suite judged and by which requirement set (suite-version.ts).
+import type { RequirementResult, RunResult, ScenarioResult, Verdict } from '../results.js';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 const STYLE = `body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#1b1b1b}
 table{border-collapse:collapse;width:100%;margin:1rem 0}th,td{border-bottom:1px solid #ddd;padding:.35rem .5rem;text-align:left;vertical-align:top}td:first-child{white-space:nowrap}
-.passed{color:#0a6b2b}.failed{color:#b00020;font-weight:600}.skipped,.untested,.errored{color:#6b5d00}.waived{color:#6b3fa0}
-pre{background:#f5f5f5;padding:.75rem;overflow:auto;font-size:13px}summary{cursor:pointer}code{font-size:13px}`;
+.passed{color:#0a6b2b}.failed{color:#b00020;font-weight:600}.warning{color:#8a5300;font-weight:600}.skipped,.untested,.errored,.blocked{color:#6b5d00}.waived{color:#6b3fa0}
+.findings li{margin:.2rem 0}.chips span{display:inline-block;margin:0 .75rem .25rem 0}
+a.s{text-decoration:none;margin-right:.4rem;white-space:nowrap}
+pre{background:#f5f5f5;padding:.75rem;font-size:13px;white-space:pre-wrap;overflow-wrap:anywhere}summary{cursor:pointer}code{font-size:13px}`;
+
+/** Findings first: the order of the requirement table and of the summary. */
+const ORDER: Verdict[] = ['failed', 'warning', 'blocked', 'errored', 'skipped', 'untested', 'waived', 'passed'];
+
+const MARK: Record<ScenarioResult['status'], string> = { passed: '✓', failed: '✗', errored: '!', skipped: '–' };
+
+function scenarioLink(s: ScenarioResult | undefined, id: string): string {
+  const status = !s ? 'untested' : s.waived ? 'waived' : s.status;
+  const mark = s ? MARK[s.status] : '';
+  return `<a class="s ${status}" href="#${id}" title="${status}">${mark} ${id}</a>`;
+}
+
+function row(q: RequirementResult, r: RunResult): string {
+  const byId = (id: string) => r.scenarios.find((s) => s.id === id);
+  const failing = new Set((q.failures ?? []).map((f) => f.scenario));
+  const ordered = [...q.scenarios].sort((a, b) => Number(failing.has(b)) - Number(failing.has(a)));
+  const where = (q.failures ?? [])
+    .map((f) => `<br><small>✗ ${esc(f.scenario)}${f.step ? ` step ${f.step}` : ''}: ${esc(f.reason)}</small>`)
+    .join('');
+  return `<tr><td><code>${q.id}</code></td><td>${q.level}</td><td>${q.source}</td><td class="${q.verdict}">${q.verdict}${q.baseline ? ' (baseline)' : ''}</td><td>${esc(q.text)}<br><small>${esc(q.cite)}${q.why && !q.failures ? ` · ${esc(q.why)}` : ''}</small>${where}</td><td>${ordered.map((id) => scenarioLink(byId(id), id)).join('')}</td></tr>`;
+}
+
+const table = (rows: string) =>
+  `<table><thead><tr><th>ID</th><th>Level</th><th>Source</th><th>Verdict</th><th>Requirement</th><th>Scenarios</th></tr></thead><tbody>
+${rows}
+</tbody></table>`;
+
+/** The one-screen list of what did not pass, blocked requirements grouped under what blocked them. */
+function findings(r: RunResult): string {
+  const items: string[] = [];
+  for (const q of r.requirements.filter((x) => x.verdict === 'failed' || x.verdict === 'warning'))
+    items.push(
+      `<li><span class="${q.verdict}">${q.verdict}</span> <code>${q.id}</code> (${q.level}) ${esc(q.text)} — ${esc(q.why ?? '')}</li>`,
+    );
+  const groups = new Map<string, string[]>();
+  for (const q of r.requirements.filter((x) => x.verdict === 'blocked')) {
+    const key = (q.blockedBy ?? []).join(', ');
+    groups.set(key, [...(groups.get(key) ?? []), q.id]);
+  }
+  for (const [by, ids] of groups)
+    items.push(
+      `<li><span class="blocked">blocked</span> by ${by === 'harness' ? 'the harness contract' : `<code>${esc(by)}</code>`}: ${ids.map((id) => `<code>${id}</code>`).join(' ')}</li>`,
+    );
+  for (const q of r.requirements.filter((x) => ['errored', 'skipped', 'untested'].includes(x.verdict)))
+    items.push(`<li><span class="${q.verdict}">${q.verdict}</span> <code>${q.id}</code> — ${esc(q.why ?? '')}</li>`);
+  for (const e of (r.baseline ?? []).filter((x) => x.use === 'stale'))
+    items.push(`<li><span class="failed">stale baseline entry</span> <code>${esc(e.text)}</code> — ${esc(e.why)}</li>`);
+  return items.length ? `<ul class="findings">${items.join('\n')}</ul>` : '<p class="passed">No findings.</p>';
+}
+
+function scenarioSection(s: ScenarioResult): string {
+  const frames = `<details${s.status === 'passed' ? '' : ' open'}><summary>frames exchanged</summary><pre>${esc(s.transcript.map((l) => `${String(l.at_ms).padStart(6)} ms  ${l.actor.padEnd(8)} ${l.direction.padEnd(8)} ${l.text}`).join('\n'))}</pre></details>`;
+  const failures = (s.failures ?? [])
+    .map((f) => `<li>${f.step ? `Step ${f.step}: ` : ''}${esc(f.reason)} — fails ${f.requirements.join(', ')}</li>`)
+    .join('');
+  const why = [
+    ...(failures ? [`<ul>${failures}</ul>`] : []),
+    ...(s.harness ? [`<p class="errored">Harness contract: ${esc(s.harness)}</p>`] : []),
+    ...(s.stop && !s.failures?.length
+      ? [`<p>${s.failedStep ? `Step ${s.failedStep}: ` : ''}${esc(s.stop.reason)}</p>`]
+      : []),
+    ...(s.status === 'skipped' && s.reason ? [`<p>${esc(s.reason)}</p>`] : []),
+    ...(s.warnings ?? []).map((w) => `<p class="warning">Warning (${w.requirement}): ${esc(w.reason)}</p>`),
+  ].join('');
+  const status = s.waived ? 'waived' : s.status;
+  return `<section id="${s.id}"><h3><span class="${status}">${status}</span> ${esc(s.title)} <small><code>${s.file}</code></small></h3><p>Requirements: ${s.requirements.map((q) => `<code>${q}</code>`).join(' ')} · ${s.durationMs} ms</p>${why}${s.status === 'skipped' ? '' : frames}</section>`;
+}
 
 export function html(r: RunResult): string {
   const c = r.counts;
-  const reqRows = r.requirements
-    .map(
-      (q) =>
-        `<tr><td><code>${q.id}</code></td><td>${q.level}</td><td>${q.source}</td><td class="${q.verdict}">${q.verdict}${q.baseline ? ' (baseline)' : ''}</td><td>${esc(q.text)}<br><small>${esc(q.cite)}${q.why ? ` · ${esc(q.why)}` : ''}</small></td><td>${q.scenarios.map((s) => `<a href="#${s}">${s}</a>`).join(' ')}</td></tr>`,
-    )
-    .join('\n');
-  const scenarios = r.scenarios
-    .map((s) => {
-      const frames =
-        s.status === 'failed' || s.status === 'errored'
-          ? `<details open><summary>frames exchanged</summary><pre>${esc(s.transcript.map((l) => `${String(l.at_ms).padStart(6)} ms  ${l.actor.padEnd(8)} ${l.direction.padEnd(8)} ${l.text}`).join('\n'))}</pre></details>`
-          : '';
-      const why = s.reason
-        ? `<p>${s.failedStep ? `Step ${s.failedStep}: ` : ''}${esc(s.reason)}${s.failedRequirements ? ` — fails ${s.failedRequirements.join(', ')}` : ''}</p>`
-        : '';
-      const status = s.waived ? 'waived' : s.status;
-      return `<section id="${s.id}"><h3><span class="${status}">${status}</span> ${esc(s.title)} <small><code>${s.file}</code></small></h3><p>Requirements: ${s.requirements.map((q) => `<code>${q}</code>`).join(' ')} · ${s.durationMs} ms</p>${why}${frames}</section>`;
-    })
-    .join('\n');
+  const sorted = [...r.requirements].sort((a, b) => ORDER.indexOf(a.verdict) - ORDER.indexOf(b.verdict));
+  const open = sorted.filter((q) => q.verdict !== 'passed');
+  const passed = sorted.filter((q) => q.verdict === 'passed');
+  const notPassed = r.scenarios.filter((s) => s.status !== 'passed');
+  const passing = r.scenarios.filter((s) => s.status === 'passed');
   const facts = [
     `Target <code>${esc(r.target)}</code>`,
     `${r.profile} profile`,
@@ -41,6 +98,9 @@ export function html(r: RunResult): string {
     `${(r.durationMs / 1000).toFixed(1)} s`,
     `test clock ${r.hasClock ? 'on' : 'off'}`,
   ];
+  const chips = ORDER.filter((v) => c[v] > 0)
+    .map((v) => `<span class="${v}">${c[v]} ${v}</span>`)
+    .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Bridge conformance: ${esc(r.target)}</title><style>${STYLE}</style></head>
 <body>
@@ -48,14 +108,16 @@ export function html(r: RunResult): string {
 <p>Judged by <code>bridge-conformance ${esc(r.suite.version)}</code> against the requirements <code>${esc(r.suite.requirements)}</code></p>
 <p><strong class="${r.overall.conforms ? 'passed' : 'failed'}">${esc(r.overall.headline)}</strong> (exit code ${r.overall.exitCode})</p>
 <p>${facts.join(' · ')}</p>
-<p>Requirements: ${r.requirements.length} — ${c.tested} tested (${c.passed} passed, ${c.failed} failed), ${c.skipped} skipped, ${c.errored} errored, ${c.waived} waived, ${c.untested} untested. Scenarios: ${r.scenarioCounts.passed} passed, ${r.scenarioCounts.failed} failed, ${r.scenarioCounts.errored} errored, ${r.scenarioCounts.skipped} skipped.</p>
+<p class="chips">${r.requirements.length} requirements: ${chips} · scenarios: ${r.scenarioCounts.passed} passed, ${r.scenarioCounts.failed} failed, ${r.scenarioCounts.errored} errored, ${r.scenarioCounts.skipped} skipped</p>
 ${r.leftBehind?.length ? `<p class="failed">Left behind in the target (clean-up failed): ${r.leftBehind.map(esc).join(', ')}</p>` : ''}
+<h2>Findings</h2>
+${findings(r)}
 <h2>Requirements</h2>
-<table><thead><tr><th>ID</th><th>Level</th><th>Source</th><th>Verdict</th><th>Requirement</th><th>Scenarios</th></tr></thead><tbody>
-${reqRows}
-</tbody></table>
+${open.length ? table(open.map((q) => row(q, r)).join('\n')) : ''}
+${passed.length ? `<details><summary>${passed.length} passed</summary>${table(passed.map((q) => row(q, r)).join('\n'))}</details>` : ''}
 <h2>Scenarios</h2>
-${scenarios}
+${notPassed.map(scenarioSection).join('\n')}
+${passing.length ? `<details><summary>${passing.length} passed scenarios</summary>${passing.map(scenarioSection).join('\n')}</details>` : ''}
 </body></html>
 `;
 }

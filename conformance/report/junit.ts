@@ -1,9 +1,15 @@
-// JUnit XML: one test case per requirement (classname conformance.<profile>.<ID>), so CI systems track each rule.
-// A failed requirement is a failure with the failing scenario's reason and frames; errored is an error; skipped,
-// waived (a setting of null, the baseline file) and untested are skipped with the reason. Level and source are
-// properties of each case. The suite's version and the requirement set's (suite-version.ts) are properties of the
-// test suite, where CI keeps them beside the results.
-import type { RunResult } from '../results.js';
+// JUnit XML: one test case per requirement (classname conformance.<profile>.<ID>), so CI systems track each rule,
+// graded so that a CI that gates on JUnit agrees with the exit code:
+//   failed (a MUST)       - <failure>, naming every scenario and step it failed at, with their frames;
+//   warning (a SHOULD not met, or allowed but lenient) - a passing case whose <system-out> starts "WARNING": a CI
+//                           marks no failure for it, as the exit code (0 when everything else conforms);
+//   errored               - <error> with the frames of the scenario whose set-up went wrong;
+//   blocked               - <skipped> naming the failure that blocked it (that failure is red on its own case); blocked
+//                           by the harness contract (nothing failed): <error>, since the run proves nothing;
+//   skipped, waived, untested - <skipped> with the reason.
+// Level, source, cite, grade and scenarios are properties of each case; the suite's version and the requirement
+// set's (suite-version.ts) are properties of the test suite, where CI keeps them beside the results.
+import type { RequirementResult, RunResult, ScenarioResult } from '../results.js';
 
 // Control characters are not allowed in XML 1.0 at all, escaped or not: they are dropped.
 // eslint-disable-next-line no-control-regex
@@ -11,40 +17,72 @@ const NOT_IN_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g;
 const esc = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(NOT_IN_XML, '');
 
+const frames = (s: ScenarioResult | undefined) =>
+  s ? s.transcript.map((l) => `${l.at_ms}ms ${l.actor} ${l.direction} ${l.text}`).join('\n') : '';
+
+/** The body of a case that did not simply pass, or nothing. */
+function body(q: RequirementResult, r: RunResult): string[] {
+  const scenario = (id: string) => r.scenarios.find((s) => s.id === id);
+  switch (q.verdict) {
+    case 'failed': {
+      const open = (q.failures ?? []).filter((f) => !f.baseline);
+      const text = open
+        .map((f) => `${f.scenario}${f.step ? ` step ${f.step}` : ''}: ${f.reason}\n\n${frames(scenario(f.scenario))}`)
+        .join('\n\n----\n\n');
+      return [`      <failure message="${esc(`${q.level} ${q.id}: ${q.why ?? 'failed'}`)}">${esc(text)}</failure>`];
+    }
+    case 'warning': {
+      const said = [
+        ...(q.failures ?? []).filter((f) => !f.baseline).map((f) => `${f.scenario}: ${f.reason}`),
+        ...(q.warnings ?? []).map((w) => `${w.scenario}: ${w.reason}`),
+      ];
+      return [`      <system-out>${esc(`WARNING (${q.level} ${q.id}): ${said.join('\n')}`)}</system-out>`];
+    }
+    case 'errored': {
+      const stopped = r.scenarios.find((s) => q.scenarios.includes(s.id) && (s.status === 'errored' || s.stop));
+      return [
+        `      <error message="${esc(`not judged: ${q.why ?? ''}`)}">${esc(`${q.why ?? ''}\n\n${frames(stopped)}`)}</error>`,
+      ];
+    }
+    case 'blocked':
+      if (q.blockedBy?.includes('harness')) {
+        const broke = r.scenarios.find((s) => q.scenarios.includes(s.id) && s.harness);
+        return [
+          `      <error message="${esc(`not judged: ${q.why ?? ''}`)}">${esc(`${broke?.harness ?? ''}\n\n${frames(broke)}`)}</error>`,
+        ];
+      }
+      return [`      <skipped message="${esc(`blocked: ${q.why ?? ''}`)}"/>`];
+    case 'passed':
+      return [];
+    default:
+      return [`      <skipped message="${esc(`${q.verdict}: ${q.why ?? ''}`)}"/>`];
+  }
+}
+
+const isError = (q: RequirementResult) =>
+  q.verdict === 'errored' || (q.verdict === 'blocked' && !!q.blockedBy?.includes('harness'));
+
 export function junit(r: RunResult): string {
   const c = r.counts;
-  const skipped = c.skipped + c.waived + c.untested;
-  const head = `tests="${r.requirements.length}" failures="${c.failed}" errors="${c.errored}" skipped="${skipped}" time="${(r.durationMs / 1000).toFixed(3)}"`;
+  const errors = r.requirements.filter(isError).length;
+  const skipped = r.requirements.filter((q) => !isError(q) && !['passed', 'warning', 'failed'].includes(q.verdict));
+  const head = `tests="${r.requirements.length}" failures="${c.failed}" errors="${errors}" skipped="${skipped.length}" time="${(r.durationMs / 1000).toFixed(3)}"`;
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="bridge-conformance ${r.profile} profile: ${esc(r.overall.headline)}" ${head}>`,
     `  <testsuite name="${esc(r.target)}" ${head} timestamp="${r.startedAt}">`,
-    `    <properties><property name="suite.version" value="${esc(r.suite.version)}"/><property name="requirements.version" value="${esc(r.suite.requirements)}"/></properties>`,
+    `    <properties><property name="suite.version" value="${esc(r.suite.version)}"/><property name="requirements.version" value="${esc(r.suite.requirements)}"/><property name="verdict" value="${esc(r.overall.headline)}"/><property name="exit.code" value="${r.overall.exitCode}"/></properties>`,
   ];
   for (const q of r.requirements) {
-    const scenario = r.scenarios.find((s) => s.status === 'failed' && s.failedRequirements?.includes(q.id));
     const time = (
       r.scenarios.filter((s) => q.scenarios.includes(s.id)).reduce((t, s) => t + s.durationMs, 0) / 1000
     ).toFixed(3);
     lines.push(
       `    <testcase classname="conformance.${r.profile}.${q.id}" name="${esc(`${q.id} (${q.level}) ${q.text}`)}" time="${time}">`,
+      `      <properties><property name="level" value="${q.level}"/><property name="source" value="${q.source}"/><property name="cite" value="${esc(q.cite)}"/><property name="grade" value="${q.verdict}"/><property name="scenarios" value="${esc(q.scenarios.join(' '))}"/></properties>`,
+      ...body(q, r),
+      '    </testcase>',
     );
-    lines.push(
-      `      <properties><property name="level" value="${q.level}"/><property name="source" value="${q.source}"/><property name="cite" value="${esc(q.cite)}"/><property name="scenarios" value="${esc(q.scenarios.join(' '))}"/></properties>`,
-    );
-    if (q.verdict === 'failed') {
-      const frames = scenario
-        ? `\n\n${scenario.transcript.map((l) => `${l.at_ms}ms ${l.actor} ${l.direction} ${l.text}`).join('\n')}`
-        : '';
-      lines.push(
-        `      <failure message="${esc(`${q.level} ${q.id}: ${q.why ?? 'failed'}`)}">${esc(`${q.why ?? ''}${frames}`)}</failure>`,
-      );
-    } else if (q.verdict === 'errored') {
-      lines.push(`      <error message="${esc(`not judged: ${q.why ?? ''}`)}"/>`);
-    } else if (q.verdict !== 'passed') {
-      lines.push(`      <skipped message="${esc(`${q.verdict}: ${q.why ?? ''}`)}"/>`);
-    }
-    lines.push('    </testcase>');
   }
   lines.push('  </testsuite>', '</testsuites>', '');
   return lines.join('\n');

@@ -37,11 +37,12 @@ function connectOptions(env: StepEnv, args: ConnectArgs | RefusedArgs, timeoutMs
     transcript: env.transcript,
     timeoutMs,
     profile: env.ctx.profile,
+    ledger: env.ledger,
   };
 }
 
 export const connect: StepHandler<'connect'> = async (args, env, timeoutMs) => {
-  env.actors.get(args.actor)?.terminate();
+  env.actors.get(args.actor)?.terminate('the name is connected again');
   env.actors.set(args.actor, await Actor.connect(connectOptions(env, args, timeoutMs)));
 };
 
@@ -52,7 +53,7 @@ export const connect: StepHandler<'connect'> = async (args, env, timeoutMs) => {
  * code as reason.
  */
 export const refused: StepHandler<'refused'> = async (args, env, timeoutMs) => {
-  env.actors.get(args.actor)?.terminate();
+  env.actors.get(args.actor)?.terminate('the name is connected again');
   const code = args.code;
   const attempt = await Actor.attempt(connectOptions(env, args, timeoutMs));
   if (!(attempt instanceof Actor)) return refusedOverHttp(env, args, attempt, code);

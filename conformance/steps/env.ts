@@ -4,6 +4,7 @@ import type { ClientKind } from '../../generated/index.js';
 import type { Actor, Transcript } from '../actor.js';
 import { expand } from '../generate.js';
 import { interpolate, mismatch, type Bindings, type MatchOptions } from '../match.js';
+import type { Ledger } from '../ledger.js';
 import type { Placement } from '../nodes.js';
 import type { RunContext } from '../run-context.js';
 import { inProfile } from '../scenario.js';
@@ -18,8 +19,24 @@ export class StepFailure extends Error {
   }
 }
 
+/**
+ * A step did not get what it relies on rather than what it checks: a frame whose coming is a rule of its own (a
+ * pong, an accepted, a forwarded token; `needs` in a scenario). That rule fails, and the scenario's remaining checks
+ * are blocked by it instead of failed.
+ */
+export class Barrier extends Error {
+  constructor(
+    message: string,
+    readonly requirement: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface StepEnv {
   ctx: RunContext;
+  /** What the scenario found so far: failures, the checks that held, warnings. */
+  ledger: Ledger;
   bindings: Bindings;
   kinds: Map<string, ClientKind>;
   actors: Map<string, Actor>;

@@ -1,6 +1,7 @@
 // Steps about frames: sending one, and what the target must (or must not) send back.
 import { mismatch } from '../match.js';
-import { actorOf, judge, StepFailure, value, type StepHandler } from './env.js';
+import { NothingArrived } from '../actor.js';
+import { actorOf, Barrier, judge, StepFailure, value, type StepHandler } from './env.js';
 
 export const send: StepHandler<'send'> = (args, env) => {
   const actor = actorOf(env, args.actor);
@@ -10,8 +11,29 @@ export const send: StepHandler<'send'> = (args, env) => {
 };
 
 export const expect: StepHandler<'expect'> = async (args, env, timeoutMs) => {
-  const frame = await actorOf(env, args.actor).next(timeoutMs);
-  judge(env, args.frame, frame, `${args.actor} expected ${JSON.stringify(args.frame)}`);
+  const wanted = typeOf(args.frame);
+  const what = `${args.actor} expected ${JSON.stringify(args.frame)}`;
+  let frame: Record<string, unknown>;
+  try {
+    frame = await actorOf(env, args.actor).next(timeoutMs, wanted);
+  } catch (err) {
+    if (args.needs && err instanceof NothingArrived) throw new Barrier(`${what}: ${err.message}`, args.needs);
+    throw err;
+  }
+  try {
+    judge(env, args.frame, frame, what);
+  } catch (err) {
+    // The frame the step relies on came, but not as its rule says (a token out of order): that rule's failure.
+    if (args.needs && wanted !== undefined && frame.type === wanted && err instanceof StepFailure && !err.requirement)
+      throw new Barrier(err.message, args.needs);
+    throw err;
+  }
+};
+
+/** The frame type a pattern waits for, when it names one plainly. */
+const typeOf = (pattern: unknown): string | undefined => {
+  const type = (pattern as { type?: unknown } | undefined)?.type;
+  return typeof type === 'string' ? type : undefined;
 };
 
 /** `count` frames, each matching one of `each`, and at least one matching `some` (rate limits, bursts). */
@@ -35,7 +57,7 @@ export const collect: StepHandler<'collect'> = async (args, env, timeoutMs) => {
 export const expectSilence: StepHandler<'expectSilence'> = async (args, env, timeoutMs) => {
   const actor = actorOf(env, args.actor);
   actor.send({ type: 'ping' });
-  const frame = await actor.next(timeoutMs);
+  const frame = await actor.next(timeoutMs, 'pong');
   if (frame.type !== 'pong')
     throw new StepFailure(`${args.actor} expected nothing before its pong, got ${JSON.stringify(frame)}`);
 };

@@ -1,9 +1,7 @@
-// The conformance engine's own rules: pattern matching with captures, and how outcomes become verdicts and one
-// overall verdict (the exit code every report repeats).
+// The conformance engine's own rules: pattern matching with captures and the values scenarios generate. How
+// outcomes become verdicts is results.test.ts.
 import { expect } from 'chai';
 import { mismatch, interpolate, type MatchOptions } from '../../conformance/match.js';
-import { judge, type ScenarioResult } from '../../conformance/results.js';
-import type { Requirement } from '../../conformance/scenario.js';
 import { expand } from '../../conformance/generate.js';
 
 describe('conformance patterns', function () {
@@ -91,98 +89,5 @@ describe('conformance patterns', function () {
     expect(
       (expand({ $stringOfBytes: { $minus: [250, { $length: 'agent-1' }, { $length: 'app' }] } }) as string).length,
     ).to.equal(240);
-  });
-});
-
-describe('conformance verdicts', function () {
-  const req = (id: string, level: Requirement['level'] = 'MUST'): Requirement => ({
-    id,
-    level,
-    source: 'protocol',
-    cite: 'spec/protocol.md#x',
-    text: id,
-  });
-  const scenario = (
-    id: string,
-    status: ScenarioResult['status'],
-    requirements: string[],
-    extra: Partial<ScenarioResult> = {},
-  ): ScenarioResult => ({
-    id,
-    file: `${id}.yaml`,
-    title: id,
-    requirements,
-    status,
-    durationMs: 1,
-    transcript: [],
-    ...extra,
-  });
-  const verdicts = (r: ReturnType<typeof judge>) => Object.fromEntries(r.requirements.map((q) => [q.id, q.verdict]));
-
-  it('fails only the requirements of the failing step; the others of its scenario are errored, never failed', function () {
-    const r = judge(
-      [req('A-001'), req('A-002'), req('A-003', 'SHOULD'), req('A-004')],
-      [
-        scenario('s1', 'failed', ['A-001', 'A-002'], { failedRequirements: ['A-002'] }),
-        scenario('s2', 'skipped', ['A-003'], { reason: 'no clock' }),
-      ],
-      new Set(),
-    );
-    expect(verdicts(r)).to.deep.equal({
-      'A-001': 'errored',
-      'A-002': 'failed',
-      'A-003': 'skipped',
-      'A-004': 'untested',
-    });
-    expect(r.failedByLevel).to.deep.equal({ MUST: 1, SHOULD: 0, MAY: 0 });
-    expect(r.overall).to.include({ conforms: false, exitCode: 1 });
-  });
-
-  it('an errored scenario blames nobody: incomplete, exit 3', function () {
-    const r = judge(
-      [req('A-001'), req('A-002')],
-      [scenario('s1', 'errored', ['A-001'], { reason: 'provisioning failed' }), scenario('s2', 'passed', ['A-002'])],
-      new Set(),
-    );
-    expect(verdicts(r)).to.deep.equal({ 'A-001': 'errored', 'A-002': 'passed' });
-    expect(r.requirements[0]!.why).to.match(/provisioning failed/);
-    expect(r.overall.exitCode).to.equal(3);
-    expect(r.overall.headline).to.match(/^incomplete: 1 MUST requirement\(s\) not tested \(A-001 errored\)/);
-  });
-
-  it('a run that tested nothing does not conform', function () {
-    const r = judge([req('A-001')], [scenario('s1', 'skipped', ['A-001'], { reason: 'no provisioning' })], new Set());
-    expect(r.overall).to.deep.equal({
-      conforms: false,
-      exitCode: 3,
-      headline: 'incomplete: no requirement was tested',
-    });
-  });
-
-  it('waives what the user left out (a null setting, the baseline), conforms, and flags a baseline entry that passes', function () {
-    const r = judge(
-      [req('A-001'), req('A-002'), req('A-003')],
-      [
-        scenario('s1', 'skipped', ['A-001'], { waived: true, reason: 'no rate limit (null)' }),
-        scenario('s2', 'failed', ['A-002'], { failedRequirements: ['A-002'], reason: 'broken' }),
-        scenario('s3', 'passed', ['A-003']),
-      ],
-      new Set(['A-002', 'A-003']),
-    );
-    expect(verdicts(r)).to.deep.equal({ 'A-001': 'waived', 'A-002': 'waived', 'A-003': 'passed' });
-    expect(r.requirements.find((q) => q.id === 'A-003')!.baseline).to.equal(true);
-    expect(r.failedByLevel.MUST).to.equal(0);
-    expect(r.overall).to.include({ conforms: true, exitCode: 0 });
-    expect(r.overall.headline).to.match(/2 waived/);
-  });
-
-  it('a failed SHOULD is reported but does not fail the run', function () {
-    const r = judge(
-      [req('A-001'), req('A-002', 'SHOULD')],
-      [scenario('s1', 'passed', ['A-001']), scenario('s2', 'failed', ['A-002'], { failedRequirements: ['A-002'] })],
-      new Set(),
-    );
-    expect(r.failedByLevel).to.deep.equal({ MUST: 0, SHOULD: 1, MAY: 0 });
-    expect(r.overall.exitCode).to.equal(0);
   });
 });
