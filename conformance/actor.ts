@@ -8,6 +8,7 @@ import {
   validateServiceToAgentMessage,
   validateServiceToAppMessage,
   type ClientKind,
+  type ReportTranscriptLine,
   type Validator,
 } from '../generated/index.js';
 import { resumeFrameRule, type FrameRule } from './resume-frames.js';
@@ -16,12 +17,8 @@ import { EXTENSION_FRAME_REQUIREMENTS as RES, FRAME_REQUIREMENTS, type Profile }
 
 export type Carrier = 'header' | 'query' | 'both' | 'none';
 
-export interface TranscriptLine {
-  at_ms: number;
-  actor: string;
-  direction: 'sent' | 'received' | 'closed' | 'note';
-  text: string;
-}
+/** One line of a scenario's transcript, as the reports show it (spec/conformance.yaml ReportTranscriptLine). */
+export type TranscriptLine = ReportTranscriptLine;
 
 export class Transcript {
   readonly lines: TranscriptLine[] = [];

@@ -3,6 +3,7 @@
 // scenario (`AGT-006@agt-bad-fields`) or at one step (`AGT-006@agt-bad-fields#14`). An entry whose failure is gone
 // is stale and fails the run, so the list only ever shrinks; one about what the run did not judge is unused.
 import { readFileSync } from 'node:fs';
+import type { ReportBaselineEntry } from '../generated/index.js';
 
 export interface BaselineEntry {
   /** The entry as written. */
@@ -12,12 +13,8 @@ export interface BaselineEntry {
   step?: number;
 }
 
-export type BaselineUse = 'used' | 'stale' | 'unused';
-
-export interface BaselineVerdict extends BaselineEntry {
-  use: BaselineUse;
-  why: string;
-}
+/** An entry and what became of it (spec/conformance.yaml ReportBaselineEntry). */
+export type BaselineVerdict = ReportBaselineEntry;
 
 const ENTRY = /^([A-Z]+-\d{3})(?:@([a-z0-9][a-z0-9-]*)(?:#(\d+))?)?$/;
 

@@ -4,7 +4,7 @@
 // plays the bridge for a client. Exit codes: 0 conforms, 1 a MUST failed, 2 the run could not start, 3 incomplete.
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { readBaseline } from './baseline.js';
+import { readBaseline, type BaselineEntry } from './baseline.js';
 import { progress, summary } from './report/console.js';
 import { html } from './report/html.js';
 import { junit } from './report/junit.js';
@@ -105,6 +105,15 @@ function finish(result: RunResult, options: CommonOptions): number {
   return result.overall.exitCode;
 }
 
+/** The baseline file's entries; a line that is no entry stops the run before it starts (exit 2). */
+function baselineOf(options: CommonOptions): BaselineEntry[] {
+  try {
+    return readBaseline(options.expectedFailures);
+  } catch (err) {
+    throw new PreflightError((err as Error).message);
+  }
+}
+
 /** Whether a scenario run checks the requirement, or failed it (a barrier's rule, which it does not list). */
 const concerns = (results: ScenarioResult[], id: string) =>
   results.some((s) => s.requirements.includes(id) || s.failedRequirements?.includes(id));
@@ -139,6 +148,7 @@ function provisionerFor(options: ServerOptions, target: Target, firstNode: strin
 
 async function serverRun(options: ServerOptions): Promise<number> {
   const profile = options.profile;
+  const baseline = baselineOf(options);
   const registry = loadRequirements();
   const all = loadScenarios(registry);
   const scenarios = selected(all, options).filter((s) =>
@@ -196,7 +206,7 @@ async function serverRun(options: ServerOptions): Promise<number> {
   const judged = requirementsOf('server', profile).filter(
     (r) => (!options.grep && !options.exclude) || concerns(results, r.id),
   );
-  const verdicts = judge(judged, results, readBaseline(options.expectedFailures));
+  const verdicts = judge(judged, results, baseline);
   const result: RunResult = {
     suite,
     role: 'server',
@@ -259,6 +269,13 @@ export async function client(options: ClientOptions): Promise<number> {
     console.error('bridge-conformance: the resume profile has no client scenarios; use --profile protocol or bridge');
     return 2;
   }
+  let baseline: BaselineEntry[];
+  try {
+    baseline = baselineOf(options);
+  } catch (err) {
+    console.error(`bridge-conformance: ${(err as Error).message}`);
+    return 2;
+  }
   const registry = loadRequirements();
   // A scenario that checks only our decisions (beyond the rules of every frame) runs in the bridge profile alone.
   const everyFrame = new Set([VALID_FRAMES, NO_TOKEN_IN_FRAMES, ONE_AGENT_CONNECTION]);
@@ -296,7 +313,7 @@ export async function client(options: ClientOptions): Promise<number> {
   }
   // Only the requirements this role's scenarios can check: the other role's are not "untested" here.
   const mine = requirementsOf('client', options.profile).filter((r) => concerns(results, r.id));
-  const verdicts = judge(mine, results, readBaseline(options.expectedFailures));
+  const verdicts = judge(mine, results, baseline);
   const result: RunResult = {
     suite,
     role: 'client',

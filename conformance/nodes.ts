@@ -2,7 +2,7 @@
 // connects. A cluster must behave as one bridge, so the suite puts an app and the agent it talks to on different
 // nodes, and moves each new connection of the same app or agent to the next node (an agent's second connection
 // that replaces its first, a second instance of an app, a reconnection).
-import type { ClientKind } from '../generated/index.js';
+import type { ClientKind, ReportConnection } from '../generated/index.js';
 import { PreflightError } from './preflight.js';
 
 /** `--url` as commander collects it: repeatable, each value one URL or a comma-separated list. */
@@ -24,10 +24,8 @@ export function nodeList(url: string | readonly string[]): string[] {
 }
 
 /** One connection of a scenario and the node it used (the report's record; only kept with several nodes). */
-export interface PlacedConnection {
-  actor: string;
-  node: string;
-}
+/** A connection a scenario opened and the node it used (spec/conformance.yaml ReportConnection). */
+export type PlacedConnection = ReportConnection;
 
 /** Where an app's first connection goes relative to an agent's: one node further, so they never share one. */
 const FIRST_NODE: Record<ClientKind, number> = { agent: 0, app: 1 };

@@ -14,94 +14,44 @@
 // "conforms" (exit 0) only when every MUST of the profile passed (or warned) or was waived and the baseline is not
 // stale; a MUST failed or a stale baseline entry: exit 1; a MUST neither passed nor failed: exit 3, "incomplete".
 import { covers, type BaselineEntry, type BaselineVerdict } from './baseline.js';
+import type {
+  ConformanceReport,
+  ReportOverall,
+  ReportRequirement,
+  ReportRequirementFailure,
+  ReportScenario,
+  ReportVerdict,
+} from '../generated/index.js';
 import type { Failure, Outcome } from './outcome.js';
-import type { Level, Profile, Requirement } from './scenario.js';
-import type { SuiteVersion } from './suite-version.js';
+import type { Level, Requirement } from './scenario.js';
 
-export type Verdict = 'passed' | 'warning' | 'failed' | 'blocked' | 'errored' | 'skipped' | 'waived' | 'untested';
+export type Verdict = ReportVerdict;
 
-export const VERDICTS: readonly Verdict[] = [
-  'passed',
-  'warning',
-  'failed',
-  'blocked',
-  'errored',
-  'skipped',
-  'waived',
-  'untested',
-];
+const EVERY_VERDICT: Record<Verdict, true> = {
+  passed: true,
+  warning: true,
+  failed: true,
+  blocked: true,
+  errored: true,
+  skipped: true,
+  waived: true,
+  untested: true,
+};
+export const VERDICTS = Object.keys(EVERY_VERDICT) as readonly Verdict[];
 
-/** One failure of a requirement, in one scenario. */
-export interface RequirementFailure {
-  scenario: string;
-  step?: number;
-  reason: string;
-  /** Listed in the baseline file: it does not count. */
-  baseline?: boolean;
-}
+/** One failure of a requirement, in one scenario (`baseline`: listed in the baseline file, so it does not count). */
+export type RequirementFailure = ReportRequirementFailure;
 
-export interface RequirementResult extends Requirement {
-  verdict: Verdict;
-  /** Why, in one line: the first failure, the warning, what blocked it, why it was skipped or waived. */
-  why?: string;
-  /** Every failure of it, in every scenario (a requirement failing in two scenarios names both). */
-  failures?: RequirementFailure[];
-  /** What was allowed but lenient, per scenario. */
-  warnings?: { scenario: string; reason: string }[];
-  /** With `blocked`: the failed requirements (or `harness`) that kept its scenarios from its checks. */
-  blockedBy?: string[];
-  /** Named in the baseline file. */
-  baseline?: boolean;
-  /** The scenarios that check it, and those in which it failed as a barrier. */
-  scenarios: string[];
-}
+/** A requirement's verdict and why (spec/conformance.yaml ReportRequirement). */
+export type RequirementResult = ReportRequirement;
 
-export interface ScenarioResult extends Outcome {
-  id: string;
-  file: string;
-  title: string;
-  requirements: string[];
-}
+/** How a scenario ended, with its identity (spec/conformance.yaml ReportScenario). */
+export type ScenarioResult = ReportScenario;
 
-export interface Overall {
-  conforms: boolean;
-  /** 0 conforms, 1 a MUST failed or the baseline is stale, 3 incomplete. (2: the run could not start.) */
-  exitCode: 0 | 1 | 3;
-  headline: string;
-}
+export type Overall = ReportOverall;
 
-export interface RunResult {
-  /** Which suite judged, and by which requirement set (suite-version.ts): a verdict is only comparable under both. */
-  suite: SuiteVersion;
-  role: 'server' | 'client';
-  profile: Profile;
-  /** The URL checked (with several nodes: all of them, separated by ", "), or the client command. */
-  target: string;
-  /** With several nodes of one bridge: their URLs, in the order given (each scenario's `connections` name them). */
-  nodes?: string[];
-  /** How registrations were made (server role). */
-  provisioning?: string;
-  /** The target settings used, and the file they came from. */
-  settings?: Record<string, unknown>;
-  settingsFile?: string;
-  baselineFile?: string;
-  /** Each baseline entry and what became of it: used, stale (its failure is gone: the run fails) or unused. */
-  baseline?: BaselineVerdict[];
-  startedAt: string;
-  durationMs: number;
-  hasClock: boolean;
-  /** Organizations the run created and could not remove (none when clean-up worked). */
-  leftBehind?: string[];
-  scenarios: ScenarioResult[];
-  requirements: RequirementResult[];
-  /** Requirements by verdict; `tested` = passed + warning + failed. */
-  counts: Record<Verdict | 'tested', number>;
-  /** Scenarios by status. */
-  scenarioCounts: Record<Outcome['status'], number>;
-  /** Requirements a check of which failed, by level (baseline entries excluded; a failed SHOULD is a warning). */
-  failedByLevel: Record<Level, number>;
-  overall: Overall;
-}
+/** The JSON report (`--report-json`; spec/conformance.yaml ConformanceReport): every report states the same. */
+export type RunResult = ConformanceReport;
 
 type Judged = Pick<RunResult, 'requirements' | 'counts' | 'scenarioCounts' | 'failedByLevel' | 'overall' | 'baseline'>;
 

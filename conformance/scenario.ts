@@ -11,6 +11,9 @@ import {
   validateScenarioFile,
   validators,
   type ErrorObject,
+  type ReportLevel,
+  type ReportProfile,
+  type ReportSource,
   type ScenarioFixtures,
 } from '../generated/index.js';
 import type { ProvisionAction } from './provision/provisioner.js';
@@ -22,27 +25,27 @@ const SETTING_KEYS = Object.keys(TARGET_SETTINGS_DEFAULTS);
 
 export const CONFORMANCE_DIR = resolve(import.meta.dirname);
 
-export type Level = 'MUST' | 'SHOULD' | 'MAY';
+export type Level = ReportLevel;
 
 /**
  * Where a requirement comes from: the protocol itself, a decision of this implementation, or an extension of this
  * implementation that a client opts into (resumable streams, R1-R9).
  */
-export type Source = 'protocol' | 'decision' | 'extension';
-export const SOURCES: readonly Source[] = ['protocol', 'decision', 'extension'];
+export type Source = ReportSource;
 
 /**
  * What a run judges: the protocol alone (the default); the protocol and this implementation's decisions; or the
  * resume extension alone, which no bridge owes the protocol and which must not count against one that lacks it.
  */
-export type Profile = 'protocol' | 'bridge' | 'resume';
-export const PROFILES: readonly Profile[] = ['protocol', 'bridge', 'resume'];
+export type Profile = ReportProfile;
 
 const PROFILE_SOURCES: Record<Profile, readonly Source[]> = {
   protocol: ['protocol'],
   bridge: ['protocol', 'decision'],
   resume: ['extension'],
 };
+export const PROFILES = Object.keys(PROFILE_SOURCES) as readonly Profile[];
+export const SOURCES = [...new Set(Object.values(PROFILE_SOURCES).flat())];
 
 export interface Requirement {
   id: string;

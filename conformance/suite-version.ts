@@ -3,15 +3,11 @@
 // versions agree. The suite's version is the package's; the requirement set's is a digest of the loaded registry,
 // so it moves with requirements.yaml even between two releases (a requirement added, removed or reworded).
 import { createHash } from 'node:crypto';
-import { VERSION } from '../generated/index.js';
+import { VERSION, type ReportSuite } from '../generated/index.js';
 import type { Requirement } from './scenario.js';
 
-export interface SuiteVersion {
-  /** The suite's version: package.json's, as `bridge-conformance --version` prints it. */
-  version: string;
-  /** The requirement set's version: `sha256:` and 16 hex characters (requirementsDigest). */
-  requirements: string;
-}
+/** Which suite judged, and by which requirement set (spec/conformance.yaml ReportSuite). */
+export type SuiteVersion = ReportSuite;
 
 /**
  * The digest of a requirement set: SHA-256 of its canonical JSON, every requirement's id, level, source, cite and

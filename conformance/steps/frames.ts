@@ -41,8 +41,21 @@ export const collect: StepHandler<'collect'> = async (args, env, timeoutMs) => {
   const actor = actorOf(env, args.actor);
   const count = Number(value(env, args.count));
   let someSeen = !args.some;
+  const types = new Set<unknown>();
   for (let i = 0; i < count; i++) {
-    const frame = await actor.next(timeoutMs);
+    const frame = await actor.next(timeoutMs).catch((err: unknown) => {
+      // Pongs the burst's pings were owed and none came: the pong's rule, not what the burst checks.
+      const owedPong = args.each.some((p) => typeOf(p) === 'pong') && !types.has('pong');
+      if (err instanceof NothingArrived && owedPong)
+        throw new NothingArrived(
+          `${err.message}, no pong among ${i} of ${count} frames`,
+          err.actor,
+          err.endpoint,
+          'pong',
+        );
+      throw err;
+    });
+    types.add(frame.type);
     const fits = args.each.some((p) => !mismatch(p, frame, env.bindings, new Map()));
     if (!fits)
       throw new StepFailure(

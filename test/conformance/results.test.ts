@@ -8,6 +8,7 @@ import { html } from '../../conformance/report/html.js';
 import { junit } from '../../conformance/report/junit.js';
 import { judge, type RunResult, type ScenarioResult } from '../../conformance/results.js';
 import type { Requirement } from '../../conformance/scenario.js';
+import { describeErrors, validateConformanceReport } from '../../generated/index.js';
 
 const req = (id: string, level: Requirement['level'] = 'MUST'): Requirement => ({
   id,
@@ -260,6 +261,19 @@ describe('conformance verdicts', function () {
       expect(xml).to.include('agt-bad-fields step 12: HB-002 broke');
       expect(xml).to.include('{&quot;type&quot;:&quot;ping&quot;,&quot;in&quot;:&quot;s9&quot;}');
       expect(xml).to.match(/<skipped message="blocked: blocked by HB-002/);
+    });
+
+    it('the JSON report is what spec/conformance.yaml says a report is', function () {
+      const r = report(
+        [req('HB-002'), req('AUTH-003'), req('A-003', 'SHOULD')],
+        [
+          stoppedAt('auth-carriers', ['AUTH-003', 'HB-002'], 'HB-002'),
+          scenario('s3', 'passed', ['A-003'], { warnings: [{ requirement: 'A-003', reason: 'slow' }] }),
+        ],
+        ['AUTH-003@auth-carriers'],
+      );
+      const json = JSON.parse(JSON.stringify(r)) as unknown;
+      expect(validateConformanceReport(json), describeErrors(validateConformanceReport.errors)).to.equal(true);
     });
 
     it('HTML puts the findings first and folds what passed', function () {

@@ -15,6 +15,7 @@ import { loadRequirements } from '../../conformance/scenario.js';
 import { requirementsDigest, suiteVersion } from '../../conformance/suite-version.js';
 import { ADMIN_TOKEN, startTestBridge } from '../helpers/bridge.js';
 import { runSuite } from './suite.js';
+import { describeErrors, validateConformanceReport } from '../../generated/index.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const PACKAGE_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -92,6 +93,8 @@ describe("the conformance suite's version", function () {
         `bridge-conformance ${PACKAGE_VERSION}, requirements ${suite.requirements}`,
       );
       expect(formats.json.suite).to.deep.equal({ version: PACKAGE_VERSION, requirements: suite.requirements });
+      // The whole report is what spec/conformance.yaml says a report is.
+      expect(validateConformanceReport(formats.json), describeErrors(validateConformanceReport.errors)).to.equal(true);
       expect(formats.junit).to.match(
         new RegExp(
           `<testsuite [^>]*>\\n    <properties><property name="suite\\.version" value="${PACKAGE_VERSION.replace(/\./g, '\\.')}"/><property name="requirements\\.version" value="${suite.requirements}"/>`,
