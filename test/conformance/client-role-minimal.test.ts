@@ -219,7 +219,7 @@ describe('conformance client role: an independent minimal client (broken-clients
       (['app', 'agent'] as Role[]).map(async (role) => ({
         profile,
         results: await run(
-          CLIENT_SCENARIOS.filter((s) => s.role === role && !s.optIn),
+          CLIENT_SCENARIOS.filter((s) => s.role === role && !s.slow),
           { profile },
         ),
       })),
@@ -255,7 +255,7 @@ describe('conformance client role: an independent minimal client (broken-clients
   it('passes the slow scenarios of both roles (slow: runs with CONFORMANCE_SLOW=1)', async function () {
     if (!SLOW) this.skip();
     const results = await run(
-      CLIENT_SCENARIOS.filter((s) => s.optIn),
+      CLIENT_SCENARIOS.filter((s) => s.slow),
       { profile: 'bridge' },
     );
     expect(results.map((r) => r.id)).to.have.members([
@@ -275,7 +275,7 @@ describe('conformance client role: an independent minimal client (broken-clients
 
   for (const role of ['app', 'agent'] as Role[]) {
     it(`--break exit-at-once (${role}) fails its first scenario within seconds, naming the exit code and stderr`, async () => {
-      const first = CLIENT_SCENARIOS.find((s) => s.role === role && !s.optIn)!;
+      const first = CLIENT_SCENARIOS.find((s) => s.role === role && !s.slow)!;
       const [result] = await run([first], { rule: 'exit-at-once', profile: 'bridge' });
       expect(result!.status, explain([result!])).to.equal('failed');
       expect(result!.durationMs, 'not the 30 s connect timeout').to.be.below(10_000);

@@ -14,7 +14,7 @@ import { loadRequirements } from '../../conformance/scenario.js';
  * real time (seconds of it: a backoff, a connection left alone), so three at once take a third of the time.
  */
 async function runRole(role: 'app' | 'agent', command: string, ids?: string[]): Promise<ScenarioResult[]> {
-  const scenarios = CLIENT_SCENARIOS.filter((c) => c.role === role && !c.optIn && (!ids || ids.includes(c.id)));
+  const scenarios = CLIENT_SCENARIOS.filter((c) => c.role === role && !c.slow && (!ids || ids.includes(c.id)));
   const results: ScenarioResult[] = new Array(scenarios.length);
   let next = 0;
   const lane = async () => {
@@ -68,7 +68,7 @@ describe('conformance client role', function () {
       'app-error-rate-limit-exceeded',
     ]);
     expect(
-      CLIENT_SCENARIOS.filter((s) => s.optIn)
+      CLIENT_SCENARIOS.filter((s) => s.slow)
         .map((s) => s.id)
         .sort(),
     ).to.deep.equal([
