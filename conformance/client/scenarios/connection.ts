@@ -165,7 +165,7 @@ async function pingInWindow(ctx: ClientContext, connection: number, requirements
     // Pings before the window are allowed (a client may ping at once to see the bridge answer).
     () => ctx.mock.frames.find((f) => f.connection === connection && f.frame?.type === 'ping' && f.at - openedAt >= lo),
     ctx.firstTimeout(hi + 1_000, LIMITS.heartbeatIntervalMs * (1 + tolerance) + 1_000),
-    `the client sent no ping within ${(hi / 1000).toFixed(1)} s after it connected${ctx.mock.isOpen(connection) ? '' : ' (it closed its connection)'}`,
+    `the client sent no ping between ${+(lo / 1000).toFixed(2)} and ${+(hi / 1000).toFixed(2)} s after it connected${ctx.mock.isOpen(connection) ? '' : ' (it closed its connection)'}`,
     requirements,
     false,
   );
