@@ -5,8 +5,9 @@ import type { Outcome } from '../outcome.js';
 import { runClientScenario, type ClientRunOptions, type ClientScenario } from './run.js';
 
 /**
- * Scenarios run at once by default. Measured on a 2-core machine with our two example clients (started with
- * `npx tsx`, ≈1 s of CPU each): see conformance/README.md, "Client role", for the figures that chose it.
+ * Scenarios run at once by default. At --time-scale 10 on a 2-core machine, 8 runs a role in ≈22 s with our
+ * example clients; on real time under load, starts that close together made a 1 s backoff timer 0.4–0.7 s late,
+ * so this default is still to be settled by a clean measurement (conformance/README.md, "Client role").
  */
 export const DEFAULT_JOBS = 8;
 
