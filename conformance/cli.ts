@@ -11,14 +11,10 @@ import { junit } from './report/junit.js';
 import { judge, type RunResult, type ScenarioResult } from './results.js';
 import type { RunContext } from './run-context.js';
 import { runScenario } from './run.js';
-import {
-  CONNECT_TIMEOUT_MS,
-  NO_TOKEN_IN_FRAMES,
-  ONE_AGENT_CONNECTION,
-  VALID_FRAMES,
-  runClientScenario,
-} from './client/run.js';
-import { CLIENT_SCENARIOS } from './client/scenarios.js';
+import { ANSWER_TIMEOUT_MS, ANSWER_WINDOW_MS, CONNECT_TIMEOUT_MS } from './client/run.js';
+import { DEFAULT_JOBS, runClientScenarios } from './client/run-all.js';
+import type { Outcome } from './outcome.js';
+import { clientScenarios } from './client/scenarios.js';
 import { addUrls, nodeList } from './nodes.js';
 import { checkProvisioner, checkUrl, PreflightError, probeNodes } from './preflight.js';
 import { AdminApiProvisioner } from './provision/admin-api.js';
@@ -254,8 +250,14 @@ export async function server(options: ServerOptions): Promise<number> {
 export interface ClientOptions extends CommonOptions {
   role: ClientKind;
   command: string;
-  slow: boolean;
+  /** Accepted for old command lines; every scenario runs now, slow ones included (--time-scale makes them fast). */
+  slow?: boolean;
   connectTimeoutMs: number;
+  /** Defaults (also for callers from code): DEFAULT_JOBS, 1, ANSWER_WINDOW_MS, ANSWER_TIMEOUT_MS. */
+  jobs?: number;
+  timeScale?: number;
+  answerWindowMs?: number;
+  answerTimeoutMs?: number;
 }
 
 /**
@@ -277,19 +279,10 @@ export async function client(options: ClientOptions): Promise<number> {
     return 2;
   }
   const registry = loadRequirements();
-  // A scenario that checks only our decisions (beyond the rules of every frame) runs in the bridge profile alone.
-  const everyFrame = new Set([VALID_FRAMES, NO_TOKEN_IN_FRAMES, ONE_AGENT_CONNECTION]);
-  const judged = (s: { requirements: string[] }) =>
-    s.requirements.some((id) => !everyFrame.has(id) && inProfile(registry.get(id)!, options.profile));
-  const scenarios = selected(
-    CLIENT_SCENARIOS.filter((s) => s.role === options.role && judged(s)),
-    options,
-  );
+  const scenarios = selected(clientScenarios(options.role, options.profile, registry), options);
   if (options.list) {
     for (const s of scenarios)
-      console.log(
-        `${s.id.padEnd(40)} ${s.requirements.join(',').padEnd(30)} ${s.title}${s.optIn ? ' (slow: --slow)' : ''}`,
-      );
+      console.log(`${s.id.padEnd(40)} ${s.requirements.join(',').padEnd(30)} ${s.title}${s.slow ? ' (slow)' : ''}`);
     return 0;
   }
   const target = `${options.role} client: ${options.command}`;
@@ -298,19 +291,29 @@ export async function client(options: ClientOptions): Promise<number> {
   console.log(`bridge-conformance: ${scenarios.length} client scenarios for the ${target}`);
   const started = performance.now();
   const startedAt = new Date().toISOString();
-  const results: ScenarioResult[] = [];
-  for (const s of scenarios) {
-    const outcome =
-      s.optIn && !options.slow
-        ? { status: 'skipped' as const, reason: 'slow scenario: pass --slow to run it', durationMs: 0, transcript: [] }
-        : await runClientScenario(s, {
-            command: options.command,
-            connectTimeoutMs: options.connectTimeoutMs,
-            profile: options.profile,
-          });
-    results.push({ id: s.id, file: 'client/scenarios.ts', title: s.title, requirements: s.requirements, ...outcome });
-    console.log(progress(results[results.length - 1]!));
-  }
+  const asResult = (s: (typeof scenarios)[number], outcome: Outcome): ScenarioResult => ({
+    id: s.id,
+    file: 'client/scenarios.ts',
+    title: s.title,
+    requirements: s.requirements,
+    ...outcome,
+  });
+  const outcomes = await runClientScenarios(
+    scenarios,
+    {
+      command: options.command,
+      connectTimeoutMs: options.connectTimeoutMs,
+      profile: options.profile,
+      timeScale: options.timeScale,
+      answerWindowMs: options.answerWindowMs,
+      answerTimeoutMs: options.answerTimeoutMs,
+    },
+    options.jobs ?? DEFAULT_JOBS,
+    (s, outcome) => {
+      console.log(progress(asResult(s, outcome)));
+    },
+  );
+  const results = scenarios.map((s, i) => asResult(s, outcomes[i]!));
   // Only the requirements this role's scenarios can check: the other role's are not "untested" here.
   const mine = requirementsOf('client', options.profile).filter((r) => concerns(results, r.id));
   const verdicts = judge(mine, results, baseline);
@@ -327,6 +330,23 @@ export async function client(options: ClientOptions): Promise<number> {
   };
   return finish(result, options);
 }
+
+/**
+ * The client role's time scale: 1 to 20. Beyond 20 the first backoff delay (1 s / K) is under 50 ms, where a
+ * machine's scheduling blurs "backs off" and "retries at once".
+ */
+const timeScaleOption = (v: string): number => {
+  const k = Number(v);
+  if (!Number.isFinite(k) || k < 1 || k > 20)
+    throw new InvalidArgumentError('--time-scale must be a number from 1 to 20');
+  return k;
+};
+
+const jobsOption = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('--jobs must be a whole number from 1');
+  return n;
+};
 
 const profileOption = (v: string): Profile => {
   if (!(PROFILES as readonly string[]).includes(v))
@@ -389,7 +409,26 @@ export function program(): Command {
       '--command <cmd>',
       'the client to run (a shell command line); it gets BRIDGE_URL, BRIDGE_TOKEN and BRIDGE_SCENARIO',
     )
-    .option('--slow', 'also run the slow scenarios (app-heartbeat: about 35 s)', false)
+    .option('--slow', 'accepted for old command lines: every scenario runs, slow ones included')
+    .option(
+      '--time-scale <k>',
+      "BRIDGE_TIME_SCALE for the client: the protocol's heartbeat and backoff run K times faster (1 to 20)",
+      timeScaleOption,
+      1,
+    )
+    .option('--jobs <n>', 'scenarios run at once', jobsOption, DEFAULT_JOBS)
+    .option(
+      '--answer-window-ms <ms>',
+      "an agent's answer later than this is slow (a warning)",
+      int('--answer-window-ms'),
+      ANSWER_WINDOW_MS,
+    )
+    .option(
+      '--answer-timeout-ms <ms>',
+      'an agent with no answer by then is silent (a failure)',
+      int('--answer-timeout-ms'),
+      ANSWER_TIMEOUT_MS,
+    )
     .option(
       '--connect-timeout-ms <ms>',
       'how long the client may take to start and connect',

@@ -1,11 +1,12 @@
 // What the client scenarios share: waiting for the client's connection, sending it events, reading its answers,
 // answering an app's events like a bridge with an echo agent, and judging reconnect delays.
 import { LIMITS, validateEventToAgentMessage } from '../../generated/index.js';
+import type { ClientContext } from './context.js';
 import type { ReceivedFrame } from './mock-bridge.js';
-import { MOCK_APP_ID, type ClientContext } from './run.js';
+import { MOCK_APP_ID } from './run.js';
 
-/** How long an agent has to answer an event. */
-export const ANSWER_MS = 10_000;
+/** How long the app has to print the reply the mock sent at once. */
+const PRINT_MS = 10_000;
 /** How long after its reply or error an agent's further frames for the event are watched for. */
 const AFTER_END_MS = 500;
 /** The event of the app's contract (conformance/README.md, "Client role"). */
@@ -74,6 +75,30 @@ export function sendEvent(
 export const forEvent = (eventId: string) => (f: ReceivedFrame) => f.frame?.event_id === eventId;
 const isEnd = (f: ReceivedFrame) => f.frame?.type === 'reply' || f.frame?.type === 'error';
 
+/**
+ * Waits for an agent's answer to an event (`find`: a reply or error, or its first frame), judged against the answer
+ * window: within it, on time; after it but before the hard limit, slow (a warning of CLI-007, naming the time);
+ * nothing by the hard limit, silent (a failure of `requirements`: silence leaves the app waiting).
+ */
+export async function answerOf<T>(
+  ctx: ClientContext,
+  eventId: string,
+  find: () => T | undefined,
+  what: string,
+  requirements: string[],
+): Promise<T> {
+  const { answerWindowMs, answerTimeoutMs } = ctx.settings;
+  const sent = ctx.mock.now();
+  const found = await ctx.waitFor(find, answerTimeoutMs, `silent: ${what} for event ${eventId}`, requirements);
+  const took = ctx.mock.now() - sent;
+  if (took > answerWindowMs)
+    ctx.warn(
+      'CLI-007',
+      `slow: the agent answered event ${eventId} after ${(took / 1000).toFixed(1)} s, beyond the answer window of ${answerWindowMs / 1000} s`,
+    );
+  return found;
+}
+
 /** Waits for the event's reply or error; checks its tokens come before it and (optionally) fit the limit. */
 export async function answered(
   ctx: ClientContext,
@@ -82,7 +107,9 @@ export async function answered(
   o: { checkFragments?: string[]; requirements: string[] },
 ): Promise<ReceivedFrame> {
   const fragments = o.checkFragments;
-  return ctx.waitFor(
+  const end = await answerOf(
+    ctx,
+    eventId,
     () => {
       const mine = ctx.framesSince(from).filter(forEvent(eventId));
       if (fragments) {
@@ -97,10 +124,11 @@ export async function answered(
       }
       return mine.find(isEnd);
     },
-    ANSWER_MS,
-    `the client sent no reply or error for event ${eventId} (silence leaves the app waiting)`,
+    'no reply or error',
     o.requirements,
   );
+  if (fragments) ctx.held(fragments);
+  return end;
 }
 
 /** After the end, nothing more for the event: no late token, no second reply or error. */
@@ -118,6 +146,7 @@ export async function nothingAfter(
       `after its ${end.frame?.type} for event ${eventId} the client sent ${late.map((f) => f.frame?.type).join(', ')} for it: a reply or error must come once, after all tokens`,
       requirements,
     );
+  ctx.held(requirements);
 }
 
 export interface AppAnswers {
@@ -175,7 +204,7 @@ export function answerEvents(ctx: ClientContext, o: AppAnswers = {}): void {
 export async function printedReply(ctx: ClientContext, requirements: string[]): Promise<void> {
   await ctx.waitFor(
     () => (ctx.client.stdout.some((l) => l.includes('You said: hello')) ? true : undefined),
-    ANSWER_MS,
+    PRINT_MS,
     'the client did not print the reply "You said: hello"',
     requirements,
   );
@@ -183,7 +212,8 @@ export async function printedReply(ctx: ClientContext, requirements: string[]): 
 
 /**
  * Lets the first `refusals` handshakes fail (HTTP 503, a bridge that is down), waits for the attempt after them,
- * and judges each delay between attempts against the protocol's backoff; returns the delays measured.
+ * and judges each delay between attempts against the protocol's backoff on the scaled clock; the first delay also
+ * tells whether the client honours the time scale. Returns the delays measured.
  */
 export async function judgeBackoff(
   ctx: ClientContext,
@@ -192,33 +222,41 @@ export async function judgeBackoff(
 ): Promise<number[]> {
   ctx.mock.refuseNext = refusals;
   const expected = Array.from({ length: refusals }, (_, i) => protocolDelay(i + 1));
+  const bands = expected.map((want) => ctx.band(want, BAND[1] - 1));
   await ctx.waitFor(
     () => ctx.mock.attempts[0],
     ctx.connectTimeoutMs,
     'the client made no connection attempt',
     requirements.growth,
+    false,
   );
   const delays: number[] = [];
   for (const [i, want] of expected.entries()) {
     const previous = ctx.mock.attempts[i]!.at;
     const over = requirements.cap && want === LIMITS.reconnectMaxDelayMs ? requirements.cap : requirements.growth;
+    const [lo, hi] = bands[i]!;
     const next = await ctx.waitFor(
       () => ctx.mock.attempts[i + 1],
-      want * BAND[1] + 500,
-      `the client did not try again within ${((want * BAND[1]) / 1000).toFixed(2)} s of failed attempt ${i + 1} (expected about ${want / 1000} s; delays so far ${delays.join(', ') || 'none'} ms)`,
+      ctx.firstTimeout(hi + 500, want * BAND[1] + 500),
+      `the client did not try again within ${(hi / 1000).toFixed(2)} s of failed attempt ${i + 1} (expected about ${ctx.scaled(want) / 1000} s; delays so far ${delays.join(', ') || 'none'} ms)`,
       over,
+      false,
     );
     const delay = next.at - previous;
     delays.push(delay);
-    if (delay < want * BAND[0] || delay > want * BAND[1]) {
+    if (i === 0) ctx.checkScale(delay, want, 'its first reconnect delay');
+    if (delay < lo || delay > hi) {
       ctx.fail(
-        `measured reconnect delays ${delays.join(', ')} ms; expected ${expected
+        `measured reconnect delays ${delays.join(', ')} ms; expected ${bands
           .slice(0, delays.length)
-          .map((b) => `${b * BAND[0]}–${b * BAND[1]}`)
-          .join(', ')} ms (±25 %)`,
+          .map(([l, h]) => `${Math.round(l)}–${Math.round(h)}`)
+          .join(
+            ', ',
+          )} ms (±25 %${ctx.settings.timeScale > 1 ? ` of the protocol's delays at time scale ${ctx.settings.timeScale}` : ''})`,
         over,
       );
     }
+    ctx.held(over);
   }
   return delays;
 }

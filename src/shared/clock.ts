@@ -30,6 +30,25 @@ export const systemClock: Clock = {
   },
 };
 
+/**
+ * The system clock run `k` times faster: a timer of `delayMs` fires after `delayMs / k` real milliseconds, and both
+ * readings advance `k` ms per real millisecond from the moment it was made. It serves the conformance suite's
+ * `--time-scale K` (BRIDGE_TIME_SCALE): a client built on it pings every 30/K s and backs off from 1/K s, so the
+ * heartbeat and backoff rules are judged in seconds instead of minutes. Not for production: every duration the
+ * client measures (timeouts, session TTLs) shrinks with it. `k` must be a finite number ≥ 1; 1 is the system clock.
+ */
+export function scaledClock(k: number): Clock {
+  if (!Number.isFinite(k) || k < 1) throw new RangeError(`a time scale must be a finite number >= 1, got ${k}`);
+  if (k === 1) return systemClock;
+  const wallOrigin = Date.now();
+  const monotonicOrigin = performance.now();
+  return {
+    now: () => Math.floor(wallOrigin + (Date.now() - wallOrigin) * k),
+    monotonic: () => monotonicOrigin + (performance.now() - monotonicOrigin) * k,
+    setTimer: (delayMs, fn) => systemClock.setTimer(delayMs / k, fn),
+  };
+}
+
 interface Pending {
   /** On the monotonic reading. */
   due: number;

@@ -1,7 +1,7 @@
 // Agent-only scenarios: answers (tokens within the fragment limit, one reply or error, never silence), errors
 // from the bridge, and the end of a replaced connection.
 import { CLOSE_CODES } from '../../../generated/index.js';
-import { answered, ANSWER_MS, connected, forEvent, nothingAfter, sendEvent } from '../checks.js';
+import { answered, answerOf, connected, forEvent, nothingAfter, sendEvent } from '../checks.js';
 import type { ReceivedFrame } from '../mock-bridge.js';
 import type { ClientScenario } from '../run.js';
 
@@ -54,12 +54,7 @@ export const agentHandlesInvalidEventId: ClientScenario = {
     ctx.next();
     const from = ctx.mock.frames.length;
     const first = sendEvent(ctx, 'this event will be forgotten by the bridge');
-    await ctx.waitFor(
-      () => ctx.framesSince(from).find(forEvent(first)),
-      ANSWER_MS,
-      `the client sent nothing for event ${first}`,
-      ['CLI-007'],
-    );
+    await answerOf(ctx, first, () => ctx.framesSince(from).find(forEvent(first)), 'nothing', ['CLI-007']);
     ctx.next();
     ctx.mock.send(
       { type: 'error', event_id: first, code: 'INVALID_EVENT_ID', error: `Unknown or finished event ${first}.` },
@@ -68,8 +63,7 @@ export const agentHandlesInvalidEventId: ClientScenario = {
     await ctx.pause(300);
     const next = ctx.mock.frames.length;
     const second = sendEvent(ctx, 'and this one must still be answered');
-    if (!ctx.mock.isOpen())
-      ctx.fail(`the client closed its connection after INVALID_EVENT_ID${ctx.client.describeExit()}`, ['CLI-008']);
+    if (!ctx.mock.isOpen()) ctx.fail('the client closed its connection after INVALID_EVENT_ID', ['CLI-008']);
     await answered(ctx, second, next, { requirements: ['CLI-008'] });
   },
 };
@@ -103,6 +97,7 @@ export const agentConnectionReplaced: ClientScenario = {
         `the agent connected again ${again} time(s) within ${REPLACED_WATCH_MS / 1000} s of CONNECTION_REPLACED: two instances would take the agent's one connection from each other`,
         ['CLI-016'],
       );
+    ctx.held(['CLI-016']);
   },
 };
 

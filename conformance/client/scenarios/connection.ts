@@ -12,7 +12,8 @@ import {
   reconnected,
   sendEvent,
 } from '../checks.js';
-import type { ClientContext, ClientScenario } from '../run.js';
+import { SCHEDULING_SLACK_MS, type ClientContext } from '../context.js';
+import type { ClientScenario } from '../run.js';
 
 const handshake = (role: ClientKind) => (role === 'app' ? 'CLI-002' : 'CLI-009');
 /** The mock plays a bridge for the app's event, so the app's contract (send, print) goes on as usual. */
@@ -85,7 +86,10 @@ function reconnectsAfterClose(role: ClientKind): ClientScenario {
   };
 }
 
-/** A client refused for its token is watched this long; a backoff client makes at most 4 attempts in it (0, 1, 3, 7 s). */
+/**
+ * A client refused for its token is watched this long (on the scaled clock); a backoff client makes at most 4
+ * attempts in it (0, 1, 3, 7 s).
+ */
 const REFUSED_WATCH_MS = 10_000;
 const REFUSED_MAX_ATTEMPTS = 5;
 
@@ -97,17 +101,23 @@ function refusedForGood(role: ClientKind): ClientScenario {
     requirements: ['CLI-012'],
     async script(ctx) {
       ctx.mock.refuseToken = true;
-      await ctx.waitFor(() => ctx.mock.attempts[0], ctx.connectTimeoutMs, 'the client made no connection attempt', [
-        'CLI-012',
-      ]);
+      await ctx.waitFor(
+        () => ctx.mock.attempts[0],
+        ctx.connectTimeoutMs,
+        'the client made no connection attempt',
+        ['CLI-012'],
+        false,
+      );
       ctx.next();
-      await ctx.pause(REFUSED_WATCH_MS);
+      const watch = ctx.scaled(REFUSED_WATCH_MS);
+      await ctx.pause(watch);
       const attempts = ctx.mock.attempts.length;
       if (attempts > REFUSED_MAX_ATTEMPTS)
         ctx.fail(
-          `the client made ${attempts} handshakes in ${REFUSED_WATCH_MS / 1000} s although its token was refused (a backoff from 1 s makes at most 4)`,
+          `the client made ${attempts} handshakes in ${watch / 1000} s although its token was refused (a backoff from ${ctx.scaled(LIMITS.reconnectBaseDelayMs)} ms makes at most 4)`,
           ['CLI-012'],
         );
+      ctx.held(['CLI-012']);
     },
   };
 }
@@ -135,42 +145,48 @@ function ignoresUnknown(role: ClientKind): ClientScenario {
       }
       await ctx.pause(300);
       if (!ctx.mock.isOpen(connection))
-        ctx.fail(`the client closed its connection after a message it did not know${ctx.client.describeExit()}`, [
-          'CLI-015',
-        ]);
+        ctx.fail('the client closed its connection after a message it did not know', ['CLI-015']);
+      ctx.held(['CLI-015']);
     },
   };
 }
 
-// ---- slow: real heartbeat periods and the backoff's cap --------------------------------------------------------
+// ---- slow: the heartbeat period and the backoff's cap (minutes on real time, seconds on a scaled clock) ----------
 
-const PING_WINDOW = [LIMITS.heartbeatIntervalMs - 5_000, LIMITS.heartbeatIntervalMs + 5_000] as const;
-
-/** The client's first ping on `connection` in the heartbeat window after it opened. */
+/**
+ * The client's first ping from 25 s after the connection opened (scaled) must come by 35 s: the heartbeat period
+ * ±5 s. It is the first timing of its scenario, so it also tells whether the client honours the time scale.
+ */
 async function pingInWindow(ctx: ClientContext, connection: number, requirements: string[]) {
-  const openedAt = ctx.mock.now();
-  return ctx.waitFor(
-    () =>
-      ctx.mock.frames.find(
-        (f) =>
-          f.connection === connection &&
-          f.frame?.type === 'ping' &&
-          f.at - openedAt >= PING_WINDOW[0] &&
-          f.at - openedAt <= PING_WINDOW[1],
-      ),
-    PING_WINDOW[1] + 1_000,
-    `the client sent no ping between ${PING_WINDOW[0] / 1000} and ${PING_WINDOW[1] / 1000} s after it connected${ctx.mock.isOpen(connection) ? '' : ' (it closed its connection)'}`,
+  const openedAt = ctx.mock.openedAt.get(connection) ?? ctx.mock.now();
+  const tolerance = 5_000 / LIMITS.heartbeatIntervalMs;
+  const [lo, hi] = ctx.band(LIMITS.heartbeatIntervalMs, tolerance);
+  const ping = await ctx.waitFor(
+    // Pings before the window are allowed (a client may ping at once to see the bridge answer).
+    () => ctx.mock.frames.find((f) => f.connection === connection && f.frame?.type === 'ping' && f.at - openedAt >= lo),
+    ctx.firstTimeout(hi + 1_000, LIMITS.heartbeatIntervalMs * (1 + tolerance) + 1_000),
+    `the client sent no ping between ${+(lo / 1000).toFixed(2)} and ${+(hi / 1000).toFixed(2)} s after it connected${ctx.mock.isOpen(connection) ? '' : ' (it closed its connection)'}`,
     requirements,
+    false,
   );
+  const after = ping.at - openedAt;
+  ctx.checkScale(after, LIMITS.heartbeatIntervalMs, 'its first ping');
+  if (after < lo || after > hi)
+    ctx.fail(
+      `the client sent its first ping ${(after / 1000).toFixed(2)} s after it connected, not between ${(lo / 1000).toFixed(2)} and ${(hi / 1000).toFixed(2)} s`,
+      requirements,
+    );
+  ctx.held(requirements);
+  return ping;
 }
 
 function heartbeat(role: ClientKind): ClientScenario {
   return {
     id: `${role}-heartbeat`,
     role,
-    title: `An ${role} pings every 30 s on a quiet connection, and after a connection whose ping was answered its backoff starts again at 1 s (slow: about 45 s)`,
+    title: `An ${role} pings every 30 s on a quiet connection, and after a connection whose ping was answered its backoff starts again at 1 s (slow: about 45 s on real time)`,
     requirements: [handshake(role), 'CLI-005', 'CLI-011', 'CLI-013'],
-    optIn: true,
+    slow: true,
     async script(ctx) {
       serveApp(ctx);
       ctx.mock.refuseNext = 3; // the backoff grows to 4 s before the connection that resets it
@@ -187,18 +203,22 @@ function heartbeat(role: ClientKind): ClientScenario {
       const closedAt = ctx.mock.now();
       ctx.mock.closeConnection(CLOSE_CODES.GOING_AWAY, 'SHUTTING_DOWN', connection);
       const base = LIMITS.reconnectBaseDelayMs;
+      const [, hi] = ctx.band(base, BAND[1] - 1);
       const next = await ctx.waitFor(
         () => ctx.mock.attempts.find((a) => a.at > closedAt),
-        8 * base * BAND[1],
+        ctx.band(8 * base, BAND[1] - 1)[1],
         'the client did not connect again after the bridge closed its connection',
         ['CLI-011', 'CLI-013'],
+        false,
       );
+      ctx.held(['CLI-011']);
       const delay = next.at - closedAt;
-      if (delay > base * BAND[1])
+      if (delay > hi)
         ctx.fail(
-          `the client came back ${delay} ms after a connection whose ping was answered; its backoff should start again at ${base} ms (±25 %)`,
+          `the client came back ${delay} ms after a connection whose ping was answered; its backoff should start again at ${ctx.scaled(base)} ms (at most ${Math.round(hi)} ms)`,
           ['CLI-013'],
         );
+      ctx.held(['CLI-013']);
     },
   };
 }
@@ -207,9 +227,9 @@ function deadConnection(role: ClientKind): ClientScenario {
   return {
     id: `${role}-dead-connection`,
     role,
-    title: `An ${role} that gets no pong within 5 s treats the connection as dead and reconnects (slow: about 37 s)`,
+    title: `An ${role} that gets no pong within 5 s treats the connection as dead and reconnects (slow: about 37 s on real time)`,
     requirements: [handshake(role), 'CLI-005', 'CLI-010'],
-    optIn: true,
+    slow: true,
     async script(ctx) {
       serveApp(ctx);
       const connection = await connected(ctx, [handshake(role)]);
@@ -217,11 +237,14 @@ function deadConnection(role: ClientKind): ClientScenario {
       ctx.next();
       const ping = await pingInWindow(ctx, connection, ['CLI-005']);
       ctx.next();
-      const limit = LIMITS.heartbeatTimeoutMs + LIMITS.reconnectBaseDelayMs * BAND[1] + 1_000;
+      // The pong timeout and the first backoff delay (its upper band), then 1 s (scaled, at least the slack) more.
+      const limit =
+        ctx.scaled(LIMITS.heartbeatTimeoutMs + LIMITS.reconnectBaseDelayMs * BAND[1]) +
+        Math.max(ctx.scaled(1_000), ctx.settings.timeScale > 1 ? SCHEDULING_SLACK_MS : 0);
       const next = await ctx.waitFor(
         () => ctx.mock.attempts.find((a) => a.at > ping.at),
         limit,
-        `the client did not reconnect after its ping got no pong (expected within ${LIMITS.heartbeatTimeoutMs / 1000} s of the ping, plus its first backoff delay)`,
+        `the client did not reconnect after its ping got no pong (expected within ${ctx.scaled(LIMITS.heartbeatTimeoutMs) / 1000} s of the ping, plus its first backoff delay)`,
         ['CLI-010'],
       );
       if (ctx.mock.isOpen(connection))
@@ -236,9 +259,9 @@ function backoffCap(role: ClientKind): ClientScenario {
   return {
     id: `${role}-backoff-cap`,
     role,
-    title: `An ${role} whose handshakes keep failing backs off 1, 2, 4 … 32 s, then no longer than 60 s (slow: about 3 min)`,
+    title: `An ${role} whose handshakes keep failing backs off 1, 2, 4 … 32 s, then no longer than 60 s (slow: about 3 min on real time)`,
     requirements: [handshake(role), 'CLI-004', 'CLI-022'],
-    optIn: true,
+    slow: true,
     async script(ctx) {
       serveApp(ctx);
       // 1 + 2 + … + 32 s, then two delays at the cap: an uncapped client's 128 s is caught at 75 s.

@@ -18,13 +18,14 @@ const BREAKS = [
   'no-reconnect',
   'strict-types',
   'token-in-payload',
-  'crash-on-error',
+  'close-on-error',
   'resend-at-once',
   'fight-replacement',
   'two-connections',
   'forget-after-reconnect',
   'big-fragment',
   'exit-at-once',
+  'ignore-scale',
 ] as const;
 type Break = (typeof BREAKS)[number];
 
@@ -47,10 +48,12 @@ if (breaks('exit-at-once')) {
   process.exit(3);
 }
 
-const PING_EVERY_MS = 30_000; // §4 rule 4
-const PONG_WITHIN_MS = 5_000; // §4 rule 4
-const BASE_DELAY_MS = 1_000; // §4 rule 5: start at 1 s, doubling…
-const MAX_DELAY_MS = 60_000; // …up to a cap of 60 s
+// The harness's BRIDGE_TIME_SCALE runs the protocol's heartbeat and backoff K times faster (K = 1 without it).
+const K = breaks('ignore-scale') ? 1 : Number(process.env.BRIDGE_TIME_SCALE ?? 1);
+const PING_EVERY_MS = 30_000 / K; // §4 rule 4
+const PONG_WITHIN_MS = 5_000 / K; // §4 rule 4
+const BASE_DELAY_MS = 1_000 / K; // §4 rule 5: start at 1 s, doubling…
+const MAX_DELAY_MS = 60_000 / K; // …up to a cap of 60 s
 const FRAGMENT_MAX_BYTES = 4096; // §8: each agent `token`
 /** Close codes after which retrying cannot help (the token is bad) and the one for a newer connection of ours. */
 const REFUSED = new Set([4401, 4410]);
@@ -77,6 +80,8 @@ const log = (line: string) => console.error(`minimal-client(${role}${broken ? `,
 let failures = 0;
 let opened = 0;
 let eventSent = false;
+/** With --break close-on-error: the connection was closed on an error, and is not reopened. */
+let closedOnPurpose = false;
 
 // Nothing else may hold the process open while it waits between attempts or after giving up: it runs until stopped.
 setInterval(() => {}, 1 << 30);
@@ -163,7 +168,11 @@ function connect(): void {
     } else if (role === 'app' && frame.type === 'error') {
       // Errors stop processing of the event (§7); the connection stays usable, so keep it and keep running.
       console.log(`error ${frame.code}: ${frame.error}`);
-      if (breaks('crash-on-error')) process.exit(1);
+      // Broken: the error ends the whole connection, not just the event (and it does not come back).
+      if (breaks('close-on-error')) {
+        closedOnPurpose = true;
+        return ws.close(1000, 'error');
+      }
       if (breaks('resend-at-once')) setTimeout(sendEvent, 50);
       // We never resend: the event was a one-off, and RATE_LIMIT_EXCEEDED's retry_after_seconds is thereby kept.
     }
@@ -192,6 +201,7 @@ function connect(): void {
     if (code === REPLACED && !breaks('fight-replacement'))
       return log('another connection with our token replaced this one: not reconnecting');
     if (number > 0 && breaks('no-reconnect')) return log('not reconnecting');
+    if (closedOnPurpose) return log('closed on an error: not reconnecting');
     reconnectLater();
   });
 }
