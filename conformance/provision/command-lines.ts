@@ -78,8 +78,10 @@ export class LinesSession {
     if (this.exited) return Promise.resolve();
     this.broken ??= 'the session was closed';
     const exited = new Promise<void>((resolve) => this.child.once('close', () => resolve()));
+    // waited for: the runner's process must not end (its work done) before the command has
+    this.idle(false);
     this.child.stdin.end();
-    const killer = setTimeout(() => this.child.kill('SIGKILL'), 5_000).unref();
+    const killer = setTimeout(() => this.child.kill('SIGKILL'), 5_000);
     return exited.finally(() => clearTimeout(killer));
   }
 

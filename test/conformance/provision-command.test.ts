@@ -5,9 +5,11 @@
 // request that learns its mode, then one process for the rest), one that does not is run once per request as before,
 // and whatever goes wrong in lines mode is one clear error naming the request.
 import { expect } from 'chai';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { CommandProvisioner } from '../../conformance/provision/command.js';
 import { hasClock, NotSupported, ProvisionError } from '../../conformance/provision/provisioner.js';
 import { startServer, type RunningBridge } from '../../src/server.js';
@@ -122,6 +124,21 @@ describe('a provisioning command in lines mode', function () {
     expect(logged()).to.deep.equal(['start', 'end', 'start', 'end']);
   });
 
+  it('ends a run of the command-line runner with its clean-up and verdict', async () => {
+    const { stdout } = await run('node', [
+      'bin/bridge-conformance.js',
+      'server',
+      '--url',
+      url,
+      '--provision',
+      example,
+      '--grep',
+      'life-rotation-grace-agent',
+    ]);
+    expect(stdout).to.include('clean-up: removed 1 organization(s) the run created');
+    expect(stdout).to.include('verdict: conforms');
+  });
+
   it('still runs a command that does not speak lines mode once per request', async () => {
     const { code, report } = await runSuite({
       url,
@@ -233,6 +250,8 @@ describe('a provisioning command in lines mode', function () {
     expect(starts(), 'one start per request').to.equal(4);
   });
 });
+
+const run = promisify(execFile);
 
 /** The error a request failed with; a request that succeeds fails the test. */
 async function failure(request: Promise<unknown>): Promise<Error> {
