@@ -1,11 +1,18 @@
 #!/usr/bin/env node
-// An example provisioning command for `bridge-conformance server --provision "node provision-admin-api.mjs"`:
-// one JSON request on stdin, one JSON answer on stdout, exit 3 for "not supported" (spec/conformance.yaml).
+// An example provisioning command for `bridge-conformance server --provision "node provision-admin-api.mjs"`
+// (spec/conformance.yaml). It speaks both modes the runner knows:
+//   - once per request: one JSON request on stdin, one JSON answer on stdout, exit 3 for "not supported";
+//   - lines mode, when BRIDGE_PROVISION_LINES=1: the line {"provision_lines":1} first, then for each request line
+//     ({"seq": n, "action": …}) one answer line ({"seq": n, "answer": …}, or {"seq": n, "unsupported": why} or
+//     {"seq": n, "error": why}), until stdin ends. One process for the whole run instead of one per request (a run
+//     moving the clock an hour makes ~120 requests).
 // It drives this project's admin API (/admin/v1); to adapt it to your bridge, rewrite the `actions` below
 // against your own admin interface. Plain Node 20 (global fetch), no dependencies.
 //
 //   BRIDGE_ADMIN_URL    http(s)://host:port of the admin API (default http://127.0.0.1:8080)
 //   BRIDGE_ADMIN_TOKEN  its bearer token (default: ADMIN_TOKEN)
+import { createInterface } from 'node:readline';
+
 const base = `${(process.env.BRIDGE_ADMIN_URL ?? 'http://127.0.0.1:8080').replace(/\/$/, '')}/admin/v1`;
 const token = process.env.BRIDGE_ADMIN_TOKEN ?? process.env.ADMIN_TOKEN;
 
@@ -98,14 +105,35 @@ const actions = {
   },
 };
 
-let input = '';
-for await (const chunk of process.stdin) input += chunk;
-try {
-  const request = JSON.parse(input);
-  const action = actions[request.action];
-  if (!action) throw new Unsupported(`unknown action ${request.action}`);
-  process.stdout.write(`${JSON.stringify(await action(request))}\n`);
-} catch (err) {
-  console.error(err instanceof Error ? err.message : String(err));
-  process.exitCode = err instanceof Unsupported ? 3 : 1;
+/**
+ * The answer line to one request: {"answer": …}, or why there is none ({"unsupported": why} or {"error": why}), with
+ * the request's `seq` when it has one (lines mode numbers its requests).
+ */
+async function reply(input) {
+  let seq;
+  try {
+    const request = JSON.parse(input);
+    seq = request.seq;
+    const action = actions[request.action];
+    if (!action) throw new Unsupported(`unknown action ${request.action}`);
+    return { seq, answer: await action(request) };
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return err instanceof Unsupported ? { seq, unsupported: why } : { seq, error: why };
+  }
+}
+
+if (process.env.BRIDGE_PROVISION_LINES === '1') {
+  process.stdout.write('{"provision_lines":1}\n');
+  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity }))
+    if (line.trim()) process.stdout.write(`${JSON.stringify(await reply(line))}\n`);
+} else {
+  let input = '';
+  for await (const chunk of process.stdin) input += chunk;
+  const r = await reply(input);
+  if ('answer' in r) process.stdout.write(`${JSON.stringify(r.answer)}\n`);
+  else {
+    console.error(r.unsupported ?? r.error);
+    process.exitCode = 'unsupported' in r ? 3 : 1;
+  }
 }

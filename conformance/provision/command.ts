@@ -1,6 +1,7 @@
-// Provisioning through a third party's own command (--provision "CMD"): run through the shell once per request,
-// one JSON request on stdin, one JSON answer on stdout (schemas in spec/conformance.yaml). Exit 3 = not supported.
-import { spawn } from 'node:child_process';
+// Provisioning through a third party's own command (--provision "CMD"), run through the shell (schemas in
+// spec/conformance.yaml). The first request asks it whether it speaks lines mode (BRIDGE_PROVISION_LINES=1): if it
+// does, one process answers every later request of the run (command-lines.ts); if not, it is run once per request as
+// it always was (command-once.ts), exit 3 = not supported.
 import {
   describeErrors,
   validateProvisionCreated,
@@ -13,43 +14,45 @@ import {
   type ProvisionedSession,
   type Validator,
 } from '../../generated/index.js';
+import { LinesSession } from './command-lines.js';
+import { runOnce } from './command-once.js';
+import { REQUEST_TIMEOUT_MS, type Reply } from './command-reply.js';
 import { NotSupported, ProvisionError, type ProvisionAction, type Provisioner } from './provisioner.js';
-
-const NOT_SUPPORTED_EXIT = 3;
-const TIMEOUT_MS = 60_000;
-
-interface Outcome {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, input: string): Promise<Outcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, { shell: true, stdio: ['pipe', 'pipe', 'pipe'], env: process.env });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.on('error', () => undefined); // a command that never reads its request still answers
-    child.stdin.end(input);
-  });
-}
-
-const lastLine = (text: string) => text.trim().split('\n').pop()?.slice(0, 300) ?? '';
 
 export class CommandProvisioner implements Provisioner {
   readonly description: string;
   readonly createsRegistrations = true;
 
-  constructor(private readonly command: string) {
+  /** `timeoutMs`: how long one request may take (a slow answer fails that request and stops the command). */
+  constructor(
+    private readonly command: string,
+    private readonly timeoutMs = REQUEST_TIMEOUT_MS,
+  ) {
     this.description = `provisioning command \`${command}\``;
+  }
+
+  /** Unknown until the first request has been answered. */
+  private lines: boolean | undefined;
+  private session: LinesSession | undefined;
+
+  /** One request, in the command's mode; the first also learns the mode. */
+  private async send(action: ProvisionAction, request: Record<string, unknown>): Promise<Reply> {
+    if (!this.lines) {
+      const { reply, lines } = await runOnce(
+        this.command,
+        action,
+        JSON.stringify(request),
+        this.lines === undefined,
+        this.timeoutMs,
+      );
+      this.lines ??= lines;
+      return reply;
+    }
+    const unreported = this.session?.unreported;
+    if (this.session?.broken) this.session = undefined;
+    if (unreported) throw new ProvisionError(unreported);
+    this.session ??= new LinesSession(this.command, this.timeoutMs);
+    return this.session.request(action, request);
   }
 
   private async ask<T>(
@@ -58,31 +61,30 @@ export class CommandProvisioner implements Provisioner {
     validate: Validator<T>,
     answerName: string,
   ): Promise<T> {
-    const outcome = await run(this.command, JSON.stringify({ action, ...request }));
-    if (outcome.code === NOT_SUPPORTED_EXIT) {
+    const reply = await this.send(action, { action, ...request });
+    if ('unsupported' in reply)
       throw new NotSupported(
         action,
-        `the provisioning command does not support ${action}${outcome.stderr.trim() ? `: ${lastLine(outcome.stderr)}` : ''}`,
+        `the provisioning command does not support ${action}${reply.unsupported.trim() ? `: ${reply.unsupported}` : ''}`,
       );
-    }
-    if (outcome.code !== 0) {
+    if ('error' in reply) {
+      const exit = reply.exit !== undefined ? ` (exit ${reply.exit})` : '';
       throw new ProvisionError(
-        `the provisioning command failed on ${action} (exit ${outcome.code})${outcome.stderr.trim() ? `: ${lastLine(outcome.stderr)}` : ''}`,
+        `the provisioning command failed on ${action}${exit}${reply.error.trim() ? `: ${reply.error}` : ''}`,
       );
     }
-    let answer: unknown;
-    try {
-      answer = JSON.parse(outcome.stdout);
-    } catch {
-      throw new ProvisionError(
-        `the provisioning command's answer to ${action} is not one JSON value: ${outcome.stdout.slice(0, 200)}`,
-      );
-    }
-    if (!validate(answer))
+    if (!validate(reply.answer))
       throw new ProvisionError(
         `the provisioning command's answer to ${action} is not a ${answerName}: ${describeErrors(validate.errors)}`,
       );
-    return answer;
+    return reply.answer;
+  }
+
+  /** Ends the lines session, if there is one (the command exits at the end of its input). */
+  async close(): Promise<void> {
+    const session = this.session;
+    this.session = undefined;
+    await session?.close();
   }
 
   async check(): Promise<void> {
@@ -126,7 +128,12 @@ export class CommandProvisioner implements Provisioner {
       .sessions;
   }
 
+  /** The run's last request: the lines session ends after it (a later request would start another). */
   async cleanup(orgIds: string[]): Promise<void> {
-    await this.ask('cleanup', { org_ids: orgIds }, validateProvisionDone, 'ProvisionDone');
+    try {
+      await this.ask('cleanup', { org_ids: orgIds }, validateProvisionDone, 'ProvisionDone');
+    } finally {
+      await this.close();
+    }
   }
 }

@@ -1,8 +1,10 @@
 // Provisioning script for the other bridge: one JSON request on stdin, one JSON answer on stdout, exit 0;
-// exit 3 = action not supported; exit 1 with a reason on stderr for anything else. It translates the
-// provisioning protocol into the bridge's own operator interface (see ops.ts).
-// Plain JavaScript, so that each request costs one `node` start and no compiler.
+// exit 3 = action not supported; exit 1 with a reason on stderr for anything else. With BRIDGE_PROVISION_LINES=1 it
+// speaks lines mode instead (spec/conformance.yaml ProvisionLinesHello): one process for the whole run. It translates
+// the provisioning protocol into the bridge's own operator interface (see ops.ts).
+// Plain JavaScript, so that a start costs one `node` and no compiler.
 // Usage: OTHER_BRIDGE_ADMIN_URL=http://127.0.0.1:PORT/_ops node test/conformance/other-bridge/provision.mjs
+import { createInterface } from 'node:readline';
 import { text } from 'node:stream/consumers';
 
 class Unsupported extends Error {}
@@ -88,11 +90,28 @@ async function handle(req) {
   }
 }
 
-try {
-  const req = JSON.parse(await text(process.stdin));
-  if (typeof req !== 'object' || req === null) throw new Error('the request must be a JSON object');
-  process.stdout.write(`${JSON.stringify(await handle(req))}\n`);
-} catch (e) {
-  process.stderr.write(`provision: ${e.message}\n`);
-  process.exitCode = e instanceof Unsupported ? 3 : 1;
+/** The answer line to one request: {answer} or {unsupported}/{error}, with the request's seq (lines mode) if any. */
+async function reply(input) {
+  let seq;
+  try {
+    const req = JSON.parse(input);
+    if (typeof req !== 'object' || req === null) throw new Error('the request must be a JSON object');
+    seq = req['seq'];
+    return { seq, answer: await handle(req) };
+  } catch (e) {
+    return e instanceof Unsupported ? { seq, unsupported: e.message } : { seq, error: e.message };
+  }
+}
+
+if (process.env['BRIDGE_PROVISION_LINES'] === '1') {
+  process.stdout.write('{"provision_lines":1}\n');
+  for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity }))
+    if (line.trim()) process.stdout.write(`${JSON.stringify(await reply(line))}\n`);
+} else {
+  const r = await reply(await text(process.stdin));
+  if ('answer' in r) process.stdout.write(`${JSON.stringify(r.answer)}\n`);
+  else {
+    process.stderr.write(`provision: ${r.unsupported ?? r.error}\n`);
+    process.exitCode = 'unsupported' in r ? 3 : 1;
+  }
 }
