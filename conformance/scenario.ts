@@ -188,6 +188,9 @@ function loadScenario(name: string, text: string, requirements: Map<string, Requ
   }
   checkSteps(failHere, raw.steps, '', new Set(raw.requirements));
   for (const id of raw.requirements) if (!requirements.has(id)) fail(name, `names unknown requirement ${id}`);
+  for (const id of needsIn(raw.steps))
+    if (!requirements.has(id))
+      fail(name, `a step needs unknown requirement ${id} (needs names the rule that brings its frame)`);
   // A scenario judges the extension or the rest, never both: its profile decides whether it runs at all.
   const sources = new Set(raw.requirements.map((id) => requirements.get(id)!.source === 'extension'));
   if (sources.size > 1)
@@ -244,6 +247,15 @@ export function allChecks(steps: Step[]): string[] {
     const { kind, args } = unpack(step);
     if (kind === 'repeat') return allChecks(args.steps);
     return [...(args.checks ?? []), ...(kind === 'refused' && args.form ? [args.form] : []), ...oursIn(args)];
+  });
+}
+
+/** The rules steps rely on for the frames they wait for (`needs`), at any depth. */
+function needsIn(steps: Step[]): string[] {
+  return steps.flatMap((step) => {
+    const { kind, args } = unpack(step);
+    if (kind === 'repeat') return needsIn(args.steps);
+    return 'needs' in args && args.needs ? [args.needs] : [];
   });
 }
 
