@@ -104,6 +104,8 @@ export interface ConnectOptions {
 
 export class Actor {
   private readonly queue: Record<string, unknown>[] = [];
+  /** performance.now() when each queued frame arrived: steps compare arrivals on different connections. */
+  private readonly arrivals = new WeakMap<object, number>();
   private waiting: ((frame: Record<string, unknown> | undefined) => void) | undefined;
   private violation: ProtocolViolation | undefined;
   closeInfo: { code: number; reason: string } | undefined;
@@ -117,6 +119,7 @@ export class Actor {
     rules: FrameRule[],
   ) {
     ws.on('message', (data, isBinary) => {
+      const at = performance.now();
       const text = data.toString();
       transcript.add(name, 'received', isBinary ? `(binary, ${text.length} bytes)` : text);
       let frame: unknown;
@@ -134,6 +137,7 @@ export class Actor {
       const broken = problems.find((p) => p !== undefined);
       if (broken) this.violation = new ProtocolViolation(`${name} received ${broken.problem}`, broken.requirement);
       if (this.violation) return this.wake(undefined);
+      if (frame && typeof frame === 'object') this.arrivals.set(frame, at);
       this.queue.push(frame as Record<string, unknown>);
       this.wake(undefined);
     });
@@ -224,6 +228,11 @@ export class Actor {
       });
       if (!arrived) throw new Error(`${this.name}: no frame within ${timeoutMs} ms`);
     }
+  }
+
+  /** When a frame `next` returned arrived (performance.now(), as `mark` records it). */
+  arrivedAt(frame: Record<string, unknown>): number | undefined {
+    return this.arrivals.get(frame);
   }
 
   /** Removes the first queued frame of a type (heartbeat pongs while the clock moves), keeping the others in order. */
