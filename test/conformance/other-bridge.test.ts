@@ -45,7 +45,7 @@ const CASES: Case[] = [
     fails: 'CONN-007',
     settings: { agent_timeout_ms: 30_000 },
   },
-  { break: 'drops-agent-on-bad-field', scenarios: ['agt-bad-fields'], fails: 'AGT-006' },
+  { break: 'drops-agent-on-bad-field', scenarios: ['agt-bad-fields'], fails: 'AGT-009' },
   { break: 'long-session-keys', scenarios: ['sess-key-limit'], fails: 'SESS-003' },
   { break: 'tokens-to-every-instance', scenarios: ['flow-app-instances'], fails: 'FLOW-008' },
   {
