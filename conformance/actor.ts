@@ -133,6 +133,8 @@ export interface ConnectOptions {
 
 export class Actor {
   private readonly queue: Record<string, unknown>[] = [];
+  /** performance.now() when each queued frame arrived: steps compare arrivals on different connections. */
+  private readonly arrivals = new WeakMap<object, number>();
   private waiting: ((frame: Record<string, unknown> | undefined) => void) | undefined;
   /** A frame that could not be queued (not JSON text): a step waiting for it then waits in vain, because of it. */
   unreadable = false;
@@ -150,6 +152,7 @@ export class Actor {
     ledger: Ledger,
   ) {
     ws.on('message', (data, isBinary) => {
+      const at = performance.now();
       const text = data.toString();
       transcript.add(name, 'received', isBinary ? `(binary, ${text.length} bytes)` : text);
       let frame: Record<string, unknown>;
@@ -172,6 +175,7 @@ export class Actor {
         if (broken) ledger.frameProblem(broken.requirement, name, `${name} received ${broken.problem}`);
         else ledger.checked(judges(frame));
       }
+      this.arrivals.set(frame, at);
       this.queue.push(frame);
       this.wake(undefined);
     });
@@ -272,6 +276,11 @@ export class Actor {
       });
       if (!arrived) throw this.nothing(`${this.name}: no frame within ${timeoutMs} ms`, awaited);
     }
+  }
+
+  /** When a frame `next` returned arrived (performance.now(), as `mark` records it). */
+  arrivedAt(frame: Record<string, unknown>): number | undefined {
+    return this.arrivals.get(frame);
   }
 
   /** Removes the first queued frame of a type (heartbeat pongs while the clock moves), keeping the others in order. */

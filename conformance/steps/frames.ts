@@ -1,7 +1,7 @@
 // Steps about frames: sending one, and what the target must (or must not) send back.
 import { mismatch } from '../match.js';
 import { NothingArrived } from '../actor.js';
-import { actorOf, Barrier, judge, StepFailure, value, type StepHandler } from './env.js';
+import { actorOf, Barrier, judge, StepFailure, value, type StepEnv, type StepHandler } from './env.js';
 
 export const send: StepHandler<'send'> = (args, env) => {
   const actor = actorOf(env, args.actor);
@@ -13,9 +13,10 @@ export const send: StepHandler<'send'> = (args, env) => {
 export const expect: StepHandler<'expect'> = async (args, env, timeoutMs) => {
   const wanted = typeOf(args.frame);
   const what = `${args.actor} expected ${JSON.stringify(args.frame)}`;
+  const actor = actorOf(env, args.actor);
   let frame: Record<string, unknown>;
   try {
-    frame = await actorOf(env, args.actor).next(timeoutMs, wanted);
+    frame = await actor.next(timeoutMs, wanted);
   } catch (err) {
     if (args.needs && err instanceof NothingArrived) throw new Barrier(`${what}: ${err.message}`, args.needs);
     throw err;
@@ -28,6 +29,10 @@ export const expect: StepHandler<'expect'> = async (args, env, timeoutMs) => {
       throw new Barrier(err.message, args.needs);
     throw err;
   }
+  // When the frame reached the suite, not when this step read it: frames wait in their connection's queue.
+  const arrived = actor.arrivedAt(frame) ?? performance.now();
+  if (args.notBefore) notBefore(env, args.actor, arrived, args.notBefore);
+  if (args.mark) env.marks.set(args.mark, arrived);
 };
 
 /** The frame type a pattern waits for, when it names one plainly. */
@@ -35,6 +40,20 @@ const typeOf = (pattern: unknown): string | undefined => {
   const type = (pattern as { type?: unknown } | undefined)?.type;
   return typeof type === 'string' ? type : undefined;
 };
+
+/**
+ * The frame arrived no earlier than `toleranceMs` before the mark (a frame on another connection): what one
+ * connection receives cannot be ordered exactly against another's, so the scenario says how much it allows.
+ */
+function notBefore(env: StepEnv, actor: string, arrived: number, bound: { mark: string; toleranceMs: number }): void {
+  const mark = env.marks.get(bound.mark);
+  if (mark === undefined) throw new StepFailure(`no step marked ${bound.mark}`);
+  const early = mark - arrived;
+  if (early > bound.toleranceMs)
+    throw new StepFailure(
+      `${actor}'s frame arrived ${Math.round(early)} ms before ${bound.mark} (at most ${bound.toleranceMs} ms allowed)`,
+    );
+}
 
 /** `count` frames, each matching one of `each`, and at least one matching `some` (rate limits, bursts). */
 export const collect: StepHandler<'collect'> = async (args, env, timeoutMs) => {

@@ -1022,12 +1022,18 @@
             "title": "ErrorToAgentMessage",
             "type": "object",
             "additionalProperties": false,
-            "description": "Service to agent (a decision, W3: the protocol does not show it). Same shape as the app's `error`\nwithout agent_id: it refuses a frame (the event, if any, goes on) or precedes the close of the connection.\n",
+            "description": "Service to agent (a decision, W3: the protocol does not show it). Same shape as the app's `error`\nwithout agent_id: it refuses a frame (the event, if any, goes on) or precedes the close of the connection.\nThe protocol shows only that an agent gets errors and that each has a code of its catalogue (section 7.2 of\nspec/protocol.md), so the open variant requires `type` and `code` alone and leaves `event_id` and `error`\nto W3 (a `null` or missing `event_id` breaks no protocol rule).\n",
             "required": [
               "type",
               "error",
               "code"
             ],
+            "x-open": {
+              "required": [
+                "type",
+                "code"
+              ]
+            },
             "properties": {
               "type": {
                 "const": "error",
@@ -1038,6 +1044,9 @@
               "error": {
                 "type": "string",
                 "description": "Human-readable explanation. Never contains a token or a payload.",
+                "x-open": {
+                  "type": null
+                },
                 "x-parser-schema-id": "<anonymous-schema-26>"
               },
               "code": "$ref:$.channels.app.messages.error.payload.properties.code"

@@ -13,6 +13,8 @@ export const BREAKS = {
   'tokens-to-every-instance': 'tokens and reply go to every connected instance of the app',
   'old-token-forever': 'a rotated-out token keeps working after the hour',
   'accepted-after-delivery': 'accepted is sent only once the agent answers with its first token or reply',
+  'event-before-accepted': 'the event is delivered to the agent first, and accepted is sent to the app 300 ms later',
+  'no-agent-pong': 'ping on the agent endpoint gets no pong',
 } as const;
 
 export type BreakName = keyof typeof BREAKS;

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { WebSocket } from 'ws';
+import { quotedEventId, wellFormed } from './agent-frames.js';
 import type { BreakName } from './breaks.js';
 import type { Clock } from './clock.js';
 import type { Client, Registry } from './registry.js';
@@ -187,6 +188,10 @@ export class Hub {
     }
     this.registry.touchSession(agent, app, thread);
     if (this.breaks.has('accepted-after-delivery')) return this.#launch(flight, link);
+    if (this.breaks.has('event-before-accepted')) {
+      this.#launch(flight, link);
+      return void setTimeout(() => this.#accept(flight), 300);
+    }
     // The event goes to the agent only once `accepted` has been written to the app.
     this.#accept(flight, () => this.#launch(flight, link));
   }
@@ -257,8 +262,10 @@ export class Hub {
 
   #onAgent(link: AgentLink, raw: string): void {
     const ws = link.ws;
-    const error = (code: string, text: string): void => send(ws, { type: 'error', code, error: text });
     let msg: unknown;
+    // Every error names the event its frame names, and says null when the frame names none it could use.
+    const error = (code: string, text: string): void =>
+      send(ws, { type: 'error', event_id: quotedEventId(msg), code, error: text });
     try {
       msg = JSON.parse(raw);
     } catch {
@@ -269,7 +276,7 @@ export class Hub {
       if (this.breaks.has('drops-agent-on-bad-field')) ws.close(1008, 'invalid message');
       return;
     }
-    if (msg['type'] === 'ping') return this.#pong(ws);
+    if (msg['type'] === 'ping') return this.breaks.has('no-agent-pong') ? undefined : this.#pong(ws);
 
     const eventId = msg['event_id'];
     const flight = typeof eventId === 'string' ? this.#flights.get(eventId) : undefined;
@@ -297,7 +304,7 @@ export class Hub {
       const code = msg['code'] === 'AGENT_TIMEOUT' ? 'AGENT_TIMEOUT' : 'AGENT_ERROR';
       return void this.#end(flight, 'error', { code, error: msg['error'] });
     }
-    const content = msg['content'] as string;
+    const content = typeof msg['content'] === 'string' ? msg['content'] : ''; // an incomplete reply is a whole one
     const meta = isObject(msg['metadata']) ? msg['metadata'] : {};
     this.#end(flight, 'reply', {
       thread_id: flight.thread,
@@ -314,25 +321,5 @@ export class Hub {
 
   #pong(ws: WebSocket): void {
     send(ws, { type: 'pong', ts: this.clock.now() });
-  }
-}
-
-/** Shape of an agent message, apart from its event_id (judged separately, as INVALID_EVENT_ID). */
-function wellFormed(msg: Frame): boolean {
-  switch (msg['type']) {
-    case 'ping':
-      return true;
-    case 'token':
-      return typeof msg['token'] === 'string';
-    case 'reply':
-      return (
-        typeof msg['content'] === 'string' &&
-        msg['done'] === true &&
-        (msg['metadata'] === undefined || isObject(msg['metadata']))
-      );
-    case 'error':
-      return typeof msg['error'] === 'string' && typeof msg['code'] === 'string';
-    default:
-      return false;
   }
 }

@@ -168,6 +168,7 @@ describe('other bridge (smoke)', function () {
     agent.send({ type: 'reply', event_id: event['event_id'], content: 'again', done: true });
     expect(await agent.next()).to.deep.equal({
       type: 'error',
+      event_id: event['event_id'],
       code: 'INVALID_EVENT_ID',
       error: 'no event of yours in flight with this event_id',
     });
