@@ -2904,6 +2904,7 @@
   },
   "x-error-catalogue": {
     "AGENT_NOT_FOUND": {
+      "origin": "protocol",
       "receivers": [
         "app"
       ],
@@ -2915,6 +2916,7 @@
       "cause": "The agent_id does not exist in the app's organization (an agent of another organization is reported the same way, never revealed)."
     },
     "AGENT_OFFLINE": {
+      "origin": "protocol",
       "receivers": [
         "app"
       ],
@@ -2929,6 +2931,7 @@
       "cause": "The agent is not connected when the event arrives, or its connection dropped with the event in flight and it did not come back within agentReconnectGraceMs (on several nodes, also when the agent's node stops answering, or the link to it is cut with the event in flight)."
     },
     "AGENT_TIMEOUT": {
+      "origin": "protocol",
       "receivers": [
         "app"
       ],
@@ -2940,6 +2943,7 @@
       "cause": "No reply within the agent timeout (agentTimeoutMs), or the agent itself reported AGENT_TIMEOUT."
     },
     "AGENT_ERROR": {
+      "origin": "protocol",
       "receivers": [
         "app"
       ],
@@ -2948,6 +2952,7 @@
       "cause": "The agent sent an error message for the event."
     },
     "PERMISSION_DENIED": {
+      "origin": "protocol",
       "receivers": [
         "app"
       ],
@@ -2959,6 +2964,7 @@
       "cause": "The app is not on the agent's allowlist."
     },
     "INVALID_AGENT_ID": {
+      "origin": "protocol",
       "receivers": [
         "app"
       ],
@@ -2970,6 +2976,7 @@
       "cause": "The event's agent_id is missing, not a string, longer than 64 characters, or has characters other than lowercase letters, digits and hyphens."
     },
     "INVALID_THREAD_ID": {
+      "origin": "protocol",
       "receivers": [
         "app"
       ],
@@ -2981,6 +2988,7 @@
       "cause": "The event's thread_id is missing, not a string, empty, longer than 121 characters, or contains control characters or unpaired surrogates."
     },
     "PAYLOAD_TOO_LARGE": {
+      "origin": "protocol",
       "receivers": [
         "app"
       ],
@@ -2992,6 +3000,7 @@
       "cause": "The event's payload is over payloadMaxBytes (64000) bytes of compact JSON; exactly 64000 is accepted."
     },
     "RATE_LIMIT_EXCEEDED": {
+      "origin": "protocol",
       "receivers": [
         "app"
       ],
@@ -3003,6 +3012,7 @@
       "cause": "The app sends events faster than its rate limit; metadata.retry_after_seconds says when to retry."
     },
     "TOO_MANY_EVENTS": {
+      "origin": "decision",
       "receivers": [
         "app"
       ],
@@ -3017,6 +3027,7 @@
       "cause": "The app already has eventsInFlightPerAppMax (1000) events in flight (accepted and not yet ended, all its connections together), or the agent has eventsInFlightPerAgentMax (1000), or the node has eventsInFlightMax (50000) or holds eventPayloadsMaxBytes (96 MiB) of their payloads. The event is refused instead of `accepted`; it is the last check (W7). Decision (L13, L23); the app may send it again once earlier events have ended."
     },
     "REPLY_TOO_LARGE": {
+      "origin": "decision",
       "receivers": [
         "app",
         "agent"
@@ -3033,6 +3044,7 @@
       "cause": "The agent's reply cannot reach the app in one frame, so the event ends with this code for both. Its text (the content, or the streamed fragments joined when content is empty) is over replyContentMaxBytes (976000) bytes as a JSON string, or the whole reply frame would be over frameMaxBytes, or content is empty and the bridge stopped keeping the streamed text (over streamedTextMaxBytes for the event, streamedTextPerAgentMaxBytes for the agent, or streamedTextTotalMaxBytes for the node). Decision (L14, L16); the agent gets it with the event_id in answer to its reply, the app in place of the reply."
     },
     "INVALID_JSON": {
+      "origin": "protocol",
       "receivers": [
         "app",
         "agent"
@@ -3047,6 +3059,7 @@
       "cause": "The frame is not valid JSON, or not a JSON object, or is a binary frame."
     },
     "INVALID_MESSAGE": {
+      "origin": "decision",
       "receivers": [
         "app",
         "agent"
@@ -3059,6 +3072,7 @@
       "cause": "Valid JSON but not a message of this endpoint (unknown or missing type, a missing or mistyped field, an unknown field). Decision (W4); the protocol names no code for it. An invalid app `event` is still answered in order and carries a service-generated event_id."
     },
     "RESUME_GAP": {
+      "origin": "extension",
       "receivers": [
         "app"
       ],
@@ -3072,6 +3086,7 @@
       "cause": "Resume extension (R6). The rest of the event's stream after `after_seq` can no longer be given whole, so the event ends for the app with this error instead of a partial answer presented as whole; the agent is not told (its event goes on or has ended). The bridge no longer keeps the event (its resumeWindowMs after the event ended is over, or it never existed, or it is another app's, or it was kept by a bridge or node that restarted), or fragments after `after_seq` were dropped to keep the buffers within streamedTextMaxBytes (the event), resumeBufferPerAppMaxBytes (the app) or resumeBufferMaxBytes (the node), or the node that holds the event does not answer."
     },
     "RESUME_REFUSED": {
+      "origin": "extension",
       "receivers": [
         "app"
       ],
@@ -3085,6 +3100,7 @@
       "cause": "Resume extension (R5). The resume names an event of the app's own that the connection may not take back — the resume token is not the one given to the connection that sent it (another instance of the app), or the event was sent without `?resume=1` — or an `after_seq` beyond the fragments sent. The event goes on for whoever holds it. An event of another app is never named so; its resume gets exactly the RESUME_GAP an unknown event gets (R5)."
     },
     "TOO_MANY_REQUESTS": {
+      "origin": "decision",
       "receivers": [
         "app"
       ],
@@ -3098,6 +3114,7 @@
       "cause": "Decision (F3, R10). The app's organization is over its fair share of `discover` (discoversPerOrgPerSecond) or `resume` frames (resumesPerOrgPerSecond), or of the bytes its resumes have sent again (resumeReplayBytesPerOrgPerSecond). Only that frame is refused; metadata.retry_after_seconds says when the same frame will be taken. A refused `resume` carries its `event_id`, and the event goes on for whoever holds it (it can be resumed later)."
     },
     "INVALID_EVENT_ID": {
+      "origin": "protocol",
       "receivers": [
         "agent"
       ],
@@ -3110,6 +3127,7 @@
       "cause": "A token, reply or error names an event that is unknown, not this agent's, or already finished (replied, failed or timed out)."
     },
     "MESSAGE_TOO_LARGE": {
+      "origin": "protocol",
       "receivers": [
         "agent"
       ],
@@ -3121,6 +3139,7 @@
       "cause": "A token fragment is over tokenFragmentMaxBytes (4096) UTF-8 bytes; the fragment is dropped and the event goes on."
     },
     "UNAUTHORIZED": {
+      "origin": "protocol",
       "receivers": [
         "app",
         "agent",
@@ -3144,6 +3163,7 @@
       "cause": "No token, or the token is wrong, expired or rotated out (also when a rotated-out token's grace ends on a live connection)."
     },
     "TOKEN_REVOKED": {
+      "origin": "protocol",
       "receivers": [
         "app",
         "agent",
@@ -3160,6 +3180,7 @@
       "cause": "The token's app or agent was deactivated (also sent to its live connections when that happens)."
     },
     "FORBIDDEN": {
+      "origin": "protocol",
       "receivers": [
         "app",
         "agent",
@@ -3179,6 +3200,7 @@
       "cause": "Wrong endpoint for the client kind (an agent token on /ws/app or an app token on /ws/agent), or an app asking for another organization's directory; on HTTP also a dashboard write without the session's X-CSRF-Token or from another site's page (D3)."
     },
     "CONNECTION_REPLACED": {
+      "origin": "decision",
       "receivers": [
         "agent"
       ],
@@ -3191,6 +3213,7 @@
       "cause": "Another connection opened with the same agent's token; the newer connection wins (one connection per agent). Decision; events in flight stay with the agent."
     },
     "HEARTBEAT_TIMEOUT": {
+      "origin": "decision",
       "receivers": [
         "app",
         "agent"
@@ -3205,6 +3228,7 @@
       "cause": "Nothing was received on the connection for idleCloseMs (three heartbeat periods), or a WebSocket ping the service sent after wsPingAfterMs of silence got no pong (nor any frame) within wsPongTimeoutMs of leaving the service. Decision (L7, L22)."
     },
     "TOO_MANY_CONNECTIONS": {
+      "origin": "decision",
       "receivers": [
         "app",
         "agent",
@@ -3224,6 +3248,7 @@
       "cause": "The handshake would go over a bound on live connections, checked in this order - the bridge's (connectionsMax), the remote address's (connectionsPerAddressMax), the app's (connectionsPerAppMax); the error text names which. Decision (L18); the client may retry with backoff once connections have closed. Over HTTP (503, written on the new TCP connection before its request is read, then the connection is closed) - the bridge already holds unauthenticatedConnectionsMax connections that have not completed an authenticated handshake (HTTP requests and keep-alive connections included), or unauthenticatedConnectionsPerAddressMax from this address. Decision (L21)."
     },
     "SLOW_CONSUMER": {
+      "origin": "decision",
       "receivers": [
         "app",
         "agent"
@@ -3240,6 +3265,7 @@
       "cause": "More than sendBufferMaxBytes were waiting for the client to read them (it reads slower than frames arrive for it), or more than sendBufferPerAppMaxBytes for all the connections of its app together, sendBufferPerAgentMaxBytes for its agent's, or sendBufferTotalMaxBytes for every connection of the node, and this connection held the most of them. The frame that would cross the limit is not sent to the connection closed; this error and the close follow what was already queued. Decision (W17, L19); events in flight go on, their frames for this connection are dropped."
     },
     "INCOMPLETE_MESSAGE": {
+      "origin": "decision",
       "receivers": [
         "app",
         "agent"
@@ -3256,6 +3282,7 @@
       "cause": "A WebSocket message the client began sending did not arrive whole within partialMessageTimeoutMs of its first byte, or the bytes of messages begun and not yet whole are over partialMessagesPerAppMaxBytes for the connections of one app, partialMessagesPerAgentMaxBytes for one agent's, or partialMessagesTotalMaxBytes for the node, and this connection held the most of them. Decision (L20); the client may reconnect and send the message again, whole and sooner."
     },
     "INTERNAL_ERROR": {
+      "origin": "protocol",
       "receivers": [
         "app",
         "agent",
@@ -3275,6 +3302,7 @@
       "cause": "A failure on the service side. The client may retry. When only one event is affected it ends that event instead (scope event) and the connection stays open."
     },
     "SHUTTING_DOWN": {
+      "origin": "decision",
       "receivers": [
         "app",
         "http"
@@ -3289,6 +3317,7 @@
       "cause": "The service is shutting down; an event in flight ends with this code, then the connection closes with 1001 (going away). Decision; the client may reconnect and retry."
     },
     "INVALID_REQUEST": {
+      "origin": "decision",
       "receivers": [
         "http"
       ],
@@ -3306,6 +3335,7 @@
       "cause": "An HTTP request body or query parameter is missing, mistyped or out of range, or not acceptable in the resource's state (an allowlist naming an app of another organization, rotating a deactivated token, a test event from a deactivated app or from an app of another organization)."
     },
     "REQUEST_TIMEOUT": {
+      "origin": "decision",
       "receivers": [
         "http"
       ],
@@ -3318,6 +3348,7 @@
       "cause": "An HTTP request (a WebSocket upgrade included) whose headers did not all arrive within httpHeadersTimeoutMs, or which did not arrive whole within httpRequestTimeoutMs; the connection is closed after this answer. Decision (L21)."
     },
     "NOT_FOUND": {
+      "origin": "decision",
       "receivers": [
         "http"
       ],
@@ -3337,6 +3368,7 @@
       "cause": "The organization, app or agent named in an HTTP path does not exist."
     },
     "ADMIN_API_DISABLED": {
+      "origin": "decision",
       "receivers": [
         "http"
       ],
@@ -3349,6 +3381,7 @@
       "cause": "The admin API is off because the server has no ADMIN_TOKEN."
     },
     "OVERLOADED": {
+      "origin": "decision",
       "receivers": [
         "http"
       ],

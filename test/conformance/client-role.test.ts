@@ -6,7 +6,7 @@
 // one) run against the mock bridge, as a third party's would be.
 import { expect } from 'chai';
 import { ERRORS } from '../../generated/index.js';
-import { APP_EVENT_ERRORS, codeOrigins } from '../../conformance/client/code-origins.js';
+import { APP_EVENT_ERRORS } from '../../conformance/client/scenarios/app.js';
 import { runClientScenarios } from '../../conformance/client/run-all.js';
 import type { ClientRunOptions } from '../../conformance/client/run.js';
 import { CLIENT_SCENARIOS, clientScenarios } from '../../conformance/client/scenarios.js';
@@ -139,7 +139,7 @@ describe('conformance client role', function () {
     expect(errorCodes('bridge')).to.deep.equal(
       [...protocol, 'REPLY_TOO_LARGE', 'SHUTTING_DOWN', 'TOO_MANY_EVENTS'].sort(),
     );
-    expect(codeOrigins().get('RESUME_GAP')).to.equal('extension');
+    expect(ERRORS.RESUME_GAP.origin).to.equal('extension');
     // Every code the catalogue lets the bridge send an app about its event is accounted for.
     expect(APP_EVENT_ERRORS.every((c) => ERRORS[c].scope === 'event')).to.equal(true);
     expect(APP_EVENT_ERRORS).to.include.members(errorCodes('bridge') as typeof APP_EVENT_ERRORS);

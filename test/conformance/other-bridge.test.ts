@@ -6,9 +6,11 @@
 // passes the protocol profile with no failed requirement; with one protocol rule broken at a time it fails exactly
 // that rule. In the bridge profile it fails only our decisions.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse as parseJunit } from 'junit2json';
+import type { RunResult } from '../../conformance/results.js';
 import { loadRequirements } from '../../conformance/scenario.js';
 import { startOtherBridge, type BreakName, type OtherBridge } from './other-bridge/bridge.js';
 import { explain, runSuite, withVerdict } from './suite.js';
@@ -80,6 +82,7 @@ describe('the conformance suite against a second, independent bridge', function 
     grep?: string;
     settings?: Record<string, unknown>;
     agentTimeoutMs?: number;
+    junit?: string;
   }) {
     const bridge = await startOtherBridge({
       breaks: options.breaks ?? [],
@@ -96,6 +99,7 @@ describe('the conformance suite against a second, independent bridge', function 
         settings,
         profile: options.profile ?? 'protocol',
         ...(options.grep ? { grep: options.grep } : {}),
+        ...(options.junit ? { junit: options.junit } : {}),
       });
     } finally {
       await bridge.close();
@@ -125,15 +129,63 @@ describe('the conformance suite against a second, independent bridge', function 
   });
 
   for (const c of CASES) {
-    it(`${c.break}: fails exactly ${c.fails}`, async () => {
+    const must = registry.get(c.fails)!.level === 'MUST';
+    it(`${c.break}: fails exactly ${c.fails}${must ? '' : ' (a SHOULD: a warning, and the run conforms)'}`, async () => {
+      const junit = join(dir, `${c.break}.xml`);
       const { code, report } = await suiteAgainst({
         breaks: [c.break],
         grep: `^(?:${c.scenarios.join('|')})$`,
         settings: c.settings ?? {},
+        junit,
       });
       expect(report!.scenarios.map((s) => s.id).sort(), 'scenarios run').to.deep.equal([...c.scenarios].sort());
-      expect(withVerdict(report, 'failed'), explain(report)).to.deep.equal([c.fails]);
-      expect(code).to.equal(registry.get(c.fails)!.level === 'MUST' ? 1 : 0);
+      expect(broken(report), explain(report)).to.deep.equal([c.fails]);
+      expect(withVerdict(report, must ? 'failed' : 'warning')).to.deep.equal([c.fails]);
+      expect(code).to.equal(must ? 1 : 0);
+      // A CI gating on the JUnit file agrees with the exit code: a failed SHOULD is no <failure>.
+      const read = await junitCases(junit);
+      expect(read.failed).to.deep.equal(must ? [c.fails] : []);
     });
   }
+
+  it('no-agent-pong, the whole protocol profile: HB-002 fails alone, what it kept the suite from is blocked by it', async () => {
+    const { code, report, output } = await suiteAgainst({ breaks: ['no-agent-pong'] });
+    expect(broken(report), explain(report)).to.deep.equal(['HB-002']);
+    const blocked = report!.requirements.filter((r) => r.verdict === 'blocked');
+    expect(blocked.length, 'the pong is a barrier in many scenarios').to.be.greaterThan(5);
+    expect(blocked.every((r) => r.blockedBy?.join() === 'HB-002')).to.equal(true);
+    expect(withVerdict(report, 'errored')).to.deep.equal([]);
+    expect(report!.requirements.find((r) => r.id === 'HB-002')!.failures!.length).to.be.greaterThan(5);
+    expect(output, 'AUTH-003: authentication was right').to.match(/^blocked by HB-002 \(not judged\): .*\bAUTH-003\b/m);
+    expect(code).to.equal(1);
+  });
+
+  it('a violation later in a scenario is reported beside an earlier frame failure, not masked by it', async () => {
+    // Errors to agents without a code break MSG-001 at the scenario's first error; a mistyped token dropped
+    // without an error breaks AGT-008 later in the same scenario. Both are found.
+    const { report } = await suiteAgainst({
+      breaks: ['agent-errors-without-code', 'mistyped-token-dropped'],
+      grep: '^agt-bad-fields$',
+    });
+    expect(broken(report), explain(report)).to.deep.equal(['AGT-008', 'MSG-001']);
+    const agt = report!.requirements.find((r) => r.id === 'AGT-008')!;
+    expect(agt.verdict).to.equal('failed');
+    expect(agt.failures![0]!.reason).to.match(/no frame within/);
+  });
 });
+
+/** The requirements a check of which failed, whatever their grade (failed for a MUST, warning for a SHOULD). */
+const broken = (report: RunResult | undefined): string[] =>
+  (report?.requirements ?? [])
+    .filter((r) => r.failures?.some((f) => !f.baseline))
+    .map((r) => r.id)
+    .sort();
+
+/** The JUnit file as a CI reads it: the cases marked failed (a failure or an error). */
+async function junitCases(file: string): Promise<{ failed: string[] }> {
+  const read = (await parseJunit(readFileSync(file, 'utf8'))) as {
+    testsuite?: { testcase?: { name?: string; failure?: unknown[]; error?: unknown[] }[] }[];
+  };
+  const cases = (read.testsuite ?? []).flatMap((s) => s.testcase ?? []);
+  return { failed: cases.filter((c) => c.failure?.length || c.error?.length).map((c) => c.name!.split(' ')[0]!) };
+}

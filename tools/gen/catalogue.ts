@@ -5,6 +5,7 @@ import type { Definitions, Schema } from './schemas.js';
 import { memberTypes } from './schemas.js';
 
 interface CatalogueEntry {
+  origin: string;
   receivers: string[];
   scope: string;
   retry: boolean;
@@ -16,6 +17,7 @@ interface CatalogueEntry {
 
 const RECEIVERS = new Set(['app', 'agent', 'http']);
 const SCOPES = new Set(['event', 'frame', 'connection', 'http']);
+const ORIGINS = new Set(['protocol', 'decision', 'extension']);
 
 function fail(message: string): never {
   throw new Error(`asyncapi.yaml: ${message}`);
@@ -39,6 +41,7 @@ function checkCatalogue(tree: Schema, defs: Definitions): Record<string, Catalog
     if (!entry.receivers?.length || entry.receivers.some((r) => !RECEIVERS.has(r)))
       fail(`${code}: receivers must be some of app, agent, http`);
     if (!SCOPES.has(entry.scope)) fail(`${code}: scope must be event, frame, connection or http`);
+    if (!ORIGINS.has(entry.origin)) fail(`${code}: origin must be protocol, decision or extension`);
     if (!entry.cause) fail(`${code}: cause is missing`);
     if (typeof entry.retry !== 'boolean') fail(`${code}: retry must be true or false`);
     for (const [situation, text] of Object.entries(entry.messages ?? {})) {
@@ -156,7 +159,15 @@ export function catalogueModule(tree: Schema, defs: Definitions): string {
     `/** event: ends one event; frame: refuses one frame; connection: error, then close; http: an HTTP error body. */`,
   );
   out.push(`export type ErrorScope = 'event' | 'frame' | 'connection' | 'http';`, '');
+  out.push(
+    `/** protocol: a code the protocol names; decision: this implementation's, where it names none; extension: an opt-in extension's. */`,
+  );
+  out.push(`export type ErrorOrigin = 'protocol' | 'decision' | 'extension';`, '');
   out.push(`export interface ErrorSpec {`);
+  out.push(
+    `  /** Where the code comes from: the conformance suite's profiles send and expect only their origins' codes. */`,
+  );
+  out.push(`  readonly origin: ErrorOrigin;`);
   out.push(`  readonly receivers: readonly ErrorReceiver[];`);
   out.push(`  readonly scope: ErrorScope;`);
   out.push(`  /** Whether the same request (or, for a connection error, a reconnect) can succeed later unchanged. */`);
@@ -171,6 +182,7 @@ export function catalogueModule(tree: Schema, defs: Definitions): string {
     // Every entry has every key (undefined where the code has none) and receivers as a plain list, so that
     // ERRORS[code] for any ErrorCode reads without a cast.
     const fields = [
+      `origin: ${JSON.stringify(e.origin)}`,
       `receivers: ${JSON.stringify(e.receivers)} as readonly ErrorReceiver[]`,
       `scope: ${JSON.stringify(e.scope)}`,
       `retry: ${e.retry}`,

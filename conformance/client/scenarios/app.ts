@@ -1,9 +1,8 @@
 // App-only scenarios: the handshake, the contract's event and its answers, and every error the bridge may send
-// about an event (one scenario per code of the catalogue, in the profiles that know the code: code-origins.ts):
+// about an event (one scenario per code of the catalogue, in the profiles that know the code: its `origin` in the catalogue):
 // the app keeps running and its connection, and does not send again at once.
-import type { ErrorCode } from '../../../generated/index.js';
+import { ERROR_CODES, ERRORS, type ErrorCode, type ErrorOrigin } from '../../../generated/index.js';
 import { answerEvents, APP_EVENT, connected, printedReply } from '../checks.js';
-import { APP_EVENT_ERRORS, codeOrigins, type CodeOrigin } from '../code-origins.js';
 import type { ClientScenario } from '../run.js';
 import type { Profile } from '../../scenario.js';
 
@@ -76,13 +75,13 @@ function errorFor(code: ErrorCode, eventId: string): Record<string, unknown> {
 }
 
 /** The profiles whose rules know a code of this origin: an extension's code is sent in none of these. */
-const PROFILES_OF: Record<CodeOrigin, Profile[]> = {
+const PROFILES_OF: Record<ErrorOrigin, Profile[]> = {
   protocol: ['protocol', 'bridge'],
   decision: ['bridge'],
   extension: [],
 };
 
-function appHandlesError(code: ErrorCode, origin: CodeOrigin): ClientScenario {
+function appHandlesError(code: ErrorCode, origin: ErrorOrigin): ClientScenario {
   const rateLimited = code === 'RATE_LIMIT_EXCEEDED';
   return {
     id: `app-error-${code.toLowerCase().replace(/_/g, '-')}`,
@@ -133,13 +132,16 @@ function appHandlesError(code: ErrorCode, origin: CodeOrigin): ClientScenario {
   };
 }
 
-const origins = codeOrigins();
+/** The codes the catalogue lets the bridge send an app about one of its events. */
+export const APP_EVENT_ERRORS = ERROR_CODES.filter(
+  (code) => ERRORS[code].receivers.includes('app') && ERRORS[code].scope === 'event',
+);
 
 /** One error scenario per code the bridge may send an app about its event, but an extension's (no profile has it). */
 export const APP_SCENARIOS = [
   appHandshake,
   appSendsValidEvent,
-  ...APP_EVENT_ERRORS.filter((code) => origins.get(code) !== 'extension').map((code) =>
-    appHandlesError(code, origins.get(code)!),
+  ...APP_EVENT_ERRORS.filter((code) => ERRORS[code].origin !== 'extension').map((code) =>
+    appHandlesError(code, ERRORS[code].origin),
   ),
 ];

@@ -15,6 +15,8 @@ export const BREAKS = {
   'accepted-after-delivery': 'accepted is sent only once the agent answers with its first token or reply',
   'event-before-accepted': 'the event is delivered to the agent first, and accepted is sent to the app 300 ms later',
   'no-agent-pong': 'ping on the agent endpoint gets no pong',
+  'agent-errors-without-code': 'errors sent to agents carry no code',
+  'mistyped-token-dropped': 'a token for an event in flight whose token is not a string is dropped without an error',
 } as const;
 
 export type BreakName = keyof typeof BREAKS;

@@ -265,12 +265,19 @@ export class Hub {
     let msg: unknown;
     // Every error names the event its frame names, and says null when the frame names none it could use.
     const error = (code: string, text: string): void =>
-      send(ws, { type: 'error', event_id: quotedEventId(msg), code, error: text });
+      send(
+        ws,
+        this.breaks.has('agent-errors-without-code')
+          ? { type: 'error', event_id: quotedEventId(msg), error: text }
+          : { type: 'error', event_id: quotedEventId(msg), code, error: text },
+      );
     try {
       msg = JSON.parse(raw);
     } catch {
       return error('INVALID_JSON', 'the frame is not JSON');
     }
+    if (this.breaks.has('mistyped-token-dropped') && isObject(msg) && msg['type'] === 'token')
+      if (typeof msg['event_id'] === 'string' && typeof msg['token'] !== 'string') return;
     if (!isObject(msg) || !wellFormed(msg)) {
       error('INVALID_JSON', 'not a valid agent message (token, reply, error or ping with their fields)');
       if (this.breaks.has('drops-agent-on-bad-field')) ws.close(1008, 'invalid message');
