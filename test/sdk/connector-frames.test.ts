@@ -1,5 +1,6 @@
 // What the agent connector does with frames off the agent endpoint's schema, played by a fake socket: an event it
-// cannot read still gets its one `error` (agents never stay silent), anything else is logged and ignored.
+// cannot read still gets its one `error` (agents never stay silent), anything else is logged and ignored; an error
+// with only what the protocol shows of it (a type and a code) is reported without inventing an event id or a text.
 import { expect } from 'chai';
 import type WebSocket from 'ws';
 import { AdjustableClock } from '../../src/shared/clock.js';
@@ -52,6 +53,15 @@ describe('agent connector, frames off the schema', function () {
     expect(notes).to.deep.equal([{ agentId: 'tutor', eventId: 'e1', code: 'AGENT_ERROR', message: problem }]);
     expect(warnings).to.have.length(1);
     expect(warnings[0]).to.match(/^invalid frame from the bridge ignored: type: "accepted" is not a message type/);
+
+    // Another bridge's error, as the protocol shows it (a type and a code): no event id, no text.
+    sockets[0]!.receive({ type: 'error', event_id: null, code: 'INVALID_JSON' });
+    expect(notes.at(-1)).to.deep.equal({
+      agentId: 'tutor',
+      code: 'INVALID_JSON',
+      message: '(no text; code INVALID_JSON)',
+    });
+    expect(warnings.at(-1)).to.equal('the bridge reported INVALID_JSON: (no text; code INVALID_JSON)');
     await connector.close();
   });
 });

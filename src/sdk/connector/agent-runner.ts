@@ -227,7 +227,11 @@ export class AgentRunner {
   }
 
   private onBridgeError(message: ErrorToAgentMessage): void {
-    const { code, error: text, event_id: eventId } = message;
+    // Frames are validated against the open schema, where the protocol shows an agent's error only as a type and a
+    // code: another bridge may send event_id null or no text, so neither is taken on trust.
+    const { code } = message;
+    const eventId = typeof message.event_id === 'string' ? message.event_id : undefined;
+    const text = typeof message.error === 'string' ? message.error : `(no text; code ${code})`;
     this.o.logger.warn({ agent_id: this.agentId, event_id: eventId, code }, `the bridge reported ${code}: ${text}`);
     this.o.notify('event-error', {
       agentId: this.agentId,
