@@ -23,6 +23,6 @@ status=0
 wait $app || status=$?
 a=$status
 wait $agent || status=$?
-for role in app agent; do echo "--- client role, $role: $out/clients-$role.log"; grep -E '^(FAIL|ERR |warn|requirement|profile|verdict)' "$out/clients-$role.log" || true; done
+for role in app agent; do echo "--- client role, $role: $out/clients-$role.log"; grep -E '^(FAIL|ERR |HARN|requirement|blocked|baseline|profile|verdict)' "$out/clients-$role.log" || true; done
 [ "$a" -ne 0 ] && exit "$a"
 exit "$status"

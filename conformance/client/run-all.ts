@@ -5,11 +5,11 @@ import type { Outcome } from '../outcome.js';
 import { runClientScenario, type ClientRunOptions, type ClientScenario } from './run.js';
 
 /**
- * Scenarios run at once by default. At --time-scale 10 on a 2-core machine, 8 runs a role in ≈22 s with our
- * example clients; on real time under load, starts that close together made a 1 s backoff timer 0.4–0.7 s late,
- * so this default is still to be settled by a clean measurement (conformance/README.md, "Client role").
+ * Scenarios run at once by default. On a quiet 2-core machine, with our example clients, 4 and 8 took the same time
+ * (real time: agent 168 s both, app 164 s and 170 s; --time-scale 10: 19-22 s), the run being as long as its longest
+ * scenario; fewer at once start fewer clients together, which under load made a 1 s backoff timer 0.4-0.7 s late.
  */
-export const DEFAULT_JOBS = 8;
+export const DEFAULT_JOBS = 4;
 
 /** Runs every scenario, at most `jobs` at once; `done` is told of each as it ends. Results in the given order. */
 export async function runClientScenarios(
