@@ -148,17 +148,25 @@ describe('the conformance suite against a second, independent bridge', function 
     });
   }
 
-  it('no-agent-pong, the whole protocol profile: HB-002 fails alone, what it kept the suite from is blocked by it', async () => {
-    const { code, report, output } = await suiteAgainst({ breaks: ['no-agent-pong'] });
-    expect(broken(report), explain(report)).to.deep.equal(['HB-002']);
-    const blocked = report!.requirements.filter((r) => r.verdict === 'blocked');
-    expect(blocked.length, 'the pong is a barrier in many scenarios').to.be.greaterThan(5);
-    expect(blocked.every((r) => r.blockedBy?.join() === 'HB-002')).to.equal(true);
-    expect(withVerdict(report, 'errored')).to.deep.equal([]);
-    expect(report!.requirements.find((r) => r.id === 'HB-002')!.failures!.length).to.be.greaterThan(5);
-    expect(output, 'AUTH-003: authentication was right').to.match(/^blocked by HB-002 \(not judged\): .*\bAUTH-003\b/m);
-    expect(code).to.equal(1);
-  });
+  // Two breaks that every scenario trips over, as a barrier: each is one failure, and what it kept the suite from
+  // is blocked by it, not failed (a bridge that never answers ping on the agent endpoint failed 18 MUSTs before).
+  const ROOT_CAUSES: { break: BreakName; fails: string; alsoBlocked: string }[] = [
+    { break: 'no-agent-pong', fails: 'HB-002', alsoBlocked: 'AUTH-003' },
+    { break: 'accepted-after-delivery', fails: 'FLOW-011', alsoBlocked: 'FLOW-001' },
+  ];
+  for (const c of ROOT_CAUSES) {
+    it(`${c.break}, the whole protocol profile: ${c.fails} fails alone, what it kept the suite from is blocked by it`, async () => {
+      const { code, report, output } = await suiteAgainst({ breaks: [c.break] });
+      expect(broken(report), explain(report)).to.deep.equal([c.fails]);
+      const blocked = report!.requirements.filter((r) => r.verdict === 'blocked');
+      expect(blocked.length, 'the barrier is in many scenarios').to.be.greaterThan(5);
+      expect(blocked.every((r) => r.blockedBy?.join() === c.fails)).to.equal(true);
+      expect(withVerdict(report, 'errored')).to.deep.equal([]);
+      expect(report!.requirements.find((r) => r.id === c.fails)!.failures!.length).to.be.greaterThan(5);
+      expect(output).to.match(new RegExp(`^blocked by ${c.fails} \\(not judged\\): .*\\b${c.alsoBlocked}\\b`, 'm'));
+      expect(code).to.equal(1);
+    });
+  }
 
   it('a violation later in a scenario is reported beside an earlier frame failure, not masked by it', async () => {
     // Errors to agents without a code break MSG-001 at the scenario's first error; a mistyped token dropped
