@@ -1,7 +1,7 @@
 // A self-contained HTML page a person can read from the top: the verdict (the same as the console's and the exit
 // code's) and, on one screen, every finding — failures first, then warnings, what was blocked and by what, what
 // could not be judged. Below, the requirements in that order with the passing ones folded away, then the scenarios
-// that did not pass with their frames (wrapped, not scrolled sideways), the passing ones folded. Under the title,
+// that did not pass with what failed (their frames folded, wrapped when opened), the passing ones folded. Under the title,
 // which suite judged and by which requirement set (suite-version.ts).
 import type { RequirementResult, RunResult, ScenarioResult, Verdict } from '../results.js';
 
@@ -32,7 +32,7 @@ function row(q: RequirementResult, r: RunResult): string {
   const where = (q.failures ?? [])
     .map((f) => `<br><small>✗ ${esc(f.scenario)}${f.step ? ` step ${f.step}` : ''}: ${esc(f.reason)}</small>`)
     .join('');
-  return `<tr><td><code>${q.id}</code></td><td>${q.level}</td><td>${q.source}</td><td class="${q.verdict}">${q.verdict}${q.baseline ? ' (baseline)' : ''}</td><td>${esc(q.text)}<br><small>${esc(q.cite)}${q.why && !q.failures ? ` · ${esc(q.why)}` : ''}</small>${where}</td><td>${ordered.map((id) => scenarioLink(byId(id), id)).join('')}</td></tr>`;
+  return `<tr><td><code>${q.id}</code></td><td>${q.level}</td><td>${q.source}</td><td class="${q.verdict}">${q.verdict}${q.baseline ? ' (baseline)' : ''}</td><td>${esc(q.text)}<br><small>${esc(q.cite)}${q.why && !q.failures ? ` · ${esc(q.why)}` : ''}</small>${where}</td><td>${ordered.map((id) => scenarioLink(byId(id), id)).join(' ')}</td></tr>`;
 }
 
 const table = (rows: string) =>
@@ -64,7 +64,8 @@ function findings(r: RunResult): string {
 }
 
 function scenarioSection(s: ScenarioResult): string {
-  const frames = `<details${s.status === 'passed' ? '' : ' open'}><summary>frames exchanged</summary><pre>${esc(s.transcript.map((l) => `${String(l.at_ms).padStart(6)} ms  ${l.actor.padEnd(8)} ${l.direction.padEnd(8)} ${l.text}`).join('\n'))}</pre></details>`;
+  // Folded: the failure and its step are said above them, and thirty open transcripts make a page nobody scrolls.
+  const frames = `<details><summary>frames exchanged (${s.transcript.length} lines)</summary><pre>${esc(s.transcript.map((l) => `${String(l.at_ms).padStart(6)} ms  ${l.actor.padEnd(8)} ${l.direction.padEnd(8)} ${l.text}`).join('\n'))}</pre></details>`;
   const failures = (s.failures ?? [])
     .map((f) => `<li>${f.step ? `Step ${f.step}: ` : ''}${esc(f.reason)} — fails ${f.requirements.join(', ')}</li>`)
     .join('');
