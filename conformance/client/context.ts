@@ -11,7 +11,7 @@ import { inProfile, loadRequirements } from '../scenario.js';
 import type { Warning } from '../outcome.js';
 import type { MockBridge, ReceivedFrame } from './mock-bridge.js';
 import type { ClientProcess } from './process.js';
-import type { ClientScenario } from './run.js';
+import type { ClientKind } from '../../generated/index.js';
 
 /** The requirements every frame or connection is checked against. */
 export const VALID_FRAMES = 'CLI-001';
@@ -37,6 +37,19 @@ export interface ClientSettings {
   answerWindowMs: number;
   /** No answer by this is "silent": a failure of CLI-007. */
   answerTimeoutMs: number;
+}
+
+/** One scenario of the client role: a script that drives the mock bridge and judges the client through its context. */
+export interface ClientScenario {
+  id: string;
+  role: ClientKind;
+  title: string;
+  requirements: string[];
+  /** It waits on the protocol's heartbeat or backoff cap (minutes on real time, seconds with --time-scale). */
+  slow?: boolean;
+  /** Only in these profiles (an error code of our decisions is sent only in the bridge profile); default: any. */
+  profiles?: Profile[];
+  script: (ctx: ClientContext) => Promise<void>;
 }
 
 /**

@@ -9,12 +9,20 @@ import { Transcript } from '../actor.js';
 import type { Outcome } from '../outcome.js';
 import type { Profile } from '../scenario.js';
 import type { ClientKind } from '../../generated/index.js';
-import { ClientContext, ClientFailure, HarnessBreach, NotJudged, type ClientSettings } from './context.js';
+import {
+  ClientContext,
+  ClientFailure,
+  HarnessBreach,
+  NotJudged,
+  type ClientScenario,
+  type ClientSettings,
+} from './context.js';
 import { MockBridge } from './mock-bridge.js';
 import { ClientProcess } from './process.js';
 
 export {
   ClientContext,
+  type ClientScenario,
   ClientFailure,
   HarnessBreach,
   NotJudged,
@@ -23,18 +31,6 @@ export {
   VALID_FRAMES,
 } from './context.js';
 export { ClientProcess } from './process.js';
-
-export interface ClientScenario {
-  id: string;
-  role: ClientKind;
-  title: string;
-  requirements: string[];
-  /** It waits on the protocol's heartbeat or backoff cap (minutes on real time, seconds with --time-scale). */
-  slow?: boolean;
-  /** Only in these profiles (an error code of our decisions is sent only in the bridge profile); default: any. */
-  profiles?: Profile[];
-  script: (ctx: ClientContext) => Promise<void>;
-}
 
 export interface ClientRunOptions {
   /** A shell command line. */
