@@ -53,6 +53,8 @@ export class NothingArrived extends Error {
 interface JudgedRule {
   rule: FrameRule;
   judges: (frame: Record<string, unknown>) => string[];
+  /** Not applied to a frame that already broke this requirement (the closed schema after the open one). */
+  skipAfter?: string;
 }
 
 /** A schema every received frame must fit, as a rule. */
@@ -96,7 +98,16 @@ function frameRules(options: ConnectOptions): JudgedRule[] {
   return [
     schemaRule(FRAME_REQUIREMENTS.protocol, open, `${endpoint} frame`),
     ...(profile === 'bridge'
-      ? [schemaRule(FRAME_REQUIREMENTS.decision, closed, `${endpoint} frame by this implementation's closed schema`)]
+      ? [
+          {
+            ...schemaRule(
+              FRAME_REQUIREMENTS.decision,
+              closed,
+              `${endpoint} frame by this implementation's closed schema`,
+            ),
+            skipAfter: FRAME_REQUIREMENTS.protocol,
+          },
+        ]
       : []),
     ...(profile === 'resume' && endpoint === 'app'
       ? [resumeRule(!!options.resume, options.resumeTokens ?? new Set())]
@@ -135,6 +146,8 @@ export class Actor {
   private readonly queue: Record<string, unknown>[] = [];
   /** performance.now() when each queued frame arrived: steps compare arrivals on different connections. */
   private readonly arrivals = new WeakMap<object, number>();
+  /** The frame rules each received frame broke (recorded in the ledger already). */
+  private readonly brokenFrames = new WeakMap<object, string[]>();
   private waiting: ((frame: Record<string, unknown> | undefined) => void) | undefined;
   /** A frame that could not be queued (not JSON text): a step waiting for it then waits in vain, because of it. */
   unreadable = false;
@@ -170,11 +183,17 @@ export class Actor {
       }
       // Every rule sees every frame, in order: the extension's remember positions and tokens. A broken rule is
       // recorded and the frame still goes to the steps, which judge what they check of it.
-      for (const { rule, judges } of rules) {
+      const broke: string[] = [];
+      for (const { rule, judges, skipAfter } of rules) {
+        // A frame that is no message of the protocol is not judged again by our closed schema: one defect, one blame.
+        if (skipAfter && broke.includes(skipAfter)) continue;
         const broken = rule(frame, text);
-        if (broken) ledger.frameProblem(broken.requirement, name, `${name} received ${broken.problem}`);
-        else ledger.checked(judges(frame));
+        if (broken) {
+          broke.push(broken.requirement);
+          ledger.frameProblem(broken.requirement, name, `${name} received ${broken.problem}`);
+        } else ledger.checked(judges(frame));
       }
+      if (broke.length) this.brokenFrames.set(frame, broke);
       this.arrivals.set(frame, at);
       this.queue.push(frame);
       this.wake(undefined);
@@ -320,6 +339,11 @@ export class Actor {
 
   get isOpen(): boolean {
     return this.ws.readyState === WebSocket.OPEN;
+  }
+
+  /** The frame rules a received frame broke (none: an empty list). */
+  broke(frame: object): string[] {
+    return this.brokenFrames.get(frame) ?? [];
   }
 
   /** Whether a frame of this type was received and not yet consumed (an agent holding its event). */

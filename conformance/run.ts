@@ -23,7 +23,7 @@ import {
   type Step,
 } from './scenario.js';
 import { nullSettings, settingsBindings, settingsNumber } from './settings.js';
-import { Barrier, runStep, StepFailure, type StepEnv } from './steps/index.js';
+import { Barrier, Consequence, runStep, StepFailure, type StepEnv } from './steps/index.js';
 import { unpack } from './steps/kinds.js';
 
 export type { Outcome } from './outcome.js';
@@ -205,11 +205,18 @@ function stopOf(err: unknown, step: number, current: { kind: string; checks: str
     return { reason, step, skipped: true };
   }
   if (step === 0) return { reason: `provisioning failed: ${reason}`, step };
+  const consequence = (of: string[]): Stop => ({
+    reason: `${reason} (a consequence of ${of.join(', ')}, already failed)`,
+    step,
+    by: of,
+  });
+  if (err instanceof Consequence) return consequence(err.requirements);
   const barrier =
     err instanceof Barrier ? err.requirement : err instanceof NothingArrived ? silenceRule(err, env) : undefined;
   if (barrier === MSG_001_ALREADY) return { reason, step, by: [FRAME_REQUIREMENTS.protocol] };
   if (barrier && judged(ctx, barrier))
     return { reason: `${reason} (${barrier})`, step, fails: [barrier], by: [barrier] };
+  if (env.taintedBy) return consequence(env.taintedBy);
   if (err instanceof StepFailure && err.requirement)
     return { reason, step, fails: [err.requirement], by: [err.requirement] };
   if (current.checks.length) return { reason, step, fails: current.checks, by: current.checks };

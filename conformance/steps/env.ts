@@ -33,10 +33,28 @@ export class Barrier extends Error {
   }
 }
 
+/**
+ * A step's surprise at a frame that already broke a frame rule (MSG-001: it is no message of the protocol): the
+ * same defect, blamed once on that rule; what the step checks of the frame is blocked, not failed.
+ */
+export class Consequence extends Error {
+  constructor(
+    message: string,
+    readonly requirements: string[],
+  ) {
+    super(message);
+  }
+}
+
 export interface StepEnv {
   ctx: RunContext;
   /** What the scenario found so far: failures, the checks that held, warnings. */
   ledger: Ledger;
+  /**
+   * The frame rules broken by a frame the scenario took a value from (a resume token, an event id): what it does
+   * with that value can no longer be judged on its own, so its later surprises are blocked by those rules.
+   */
+  taintedBy?: string[];
   bindings: Bindings;
   kinds: Map<string, ClientKind>;
   actors: Map<string, Actor>;
@@ -76,7 +94,8 @@ export const judges = (env: StepEnv) => (id: string) => {
  * Matches a frame or body: first what the protocol requires (every `$ours` left out), then, in a run that judges
  * them, the `$ours` parts, whose mismatch fails only their own requirement.
  */
-export function judge(env: StepEnv, pattern: unknown, actual: unknown, what: string): void {
+/** Returns the names it captured (bound from now on). */
+export function judge(env: StepEnv, pattern: unknown, actual: unknown, what: string): string[] {
   const captured: Bindings = new Map();
   // The whole frame goes with the mismatch: "expected pong, got error" alone hides the error's code and text.
   const received = ` (received ${JSON.stringify(actual)?.slice(0, 300)})`;
@@ -90,4 +109,5 @@ export function judge(env: StepEnv, pattern: unknown, actual: unknown, what: str
   });
   if (ours) throw new StepFailure(`${what}: ${ours}${received}`, failedOurs.requirement);
   for (const [k, v] of captured) env.bindings.set(k, v);
+  return [...captured.keys()];
 }

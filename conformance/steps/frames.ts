@@ -1,7 +1,7 @@
 // Steps about frames: sending one, and what the target must (or must not) send back.
 import { mismatch } from '../match.js';
 import { NothingArrived } from '../actor.js';
-import { actorOf, Barrier, judge, StepFailure, value, type StepEnv, type StepHandler } from './env.js';
+import { actorOf, Barrier, Consequence, judge, StepFailure, value, type StepEnv, type StepHandler } from './env.js';
 
 export const send: StepHandler<'send'> = (args, env) => {
   const actor = actorOf(env, args.actor);
@@ -22,8 +22,11 @@ export const expect: StepHandler<'expect'> = async (args, env, timeoutMs) => {
     throw err;
   }
   try {
-    judge(env, args.frame, frame, what);
+    const captured = judge(env, args.frame, frame, what);
+    if (captured.length && actor.broke(frame).length) env.taintedBy ??= actor.broke(frame);
   } catch (err) {
+    const broke = actor.broke(frame);
+    if (broke.length && err instanceof StepFailure) throw new Consequence(err.message, broke);
     // The frame the step relies on came, but not as its rule says (a token out of order): that rule's failure.
     if (args.needs && wanted !== undefined && frame.type === wanted && err instanceof StepFailure && !err.requirement)
       throw new Barrier(err.message, args.needs);
@@ -72,6 +75,11 @@ export const collect: StepHandler<'collect'> = async (args, env, timeoutMs) => {
     });
     types.add(frame.type);
     const fits = args.each.some((p) => !mismatch(p, frame, env.bindings, new Map()));
+    if (!fits && actor.broke(frame).length)
+      throw new Consequence(
+        `${args.actor} frame ${i + 1} of ${count} is no message of the protocol`,
+        actor.broke(frame),
+      );
     if (!fits)
       throw new StepFailure(
         `${args.actor} frame ${i + 1} of ${count} fits none of ${JSON.stringify(args.each)}: ${JSON.stringify(frame)}`,

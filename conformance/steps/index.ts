@@ -9,7 +9,7 @@ import { unpack, type Step, type StepArgsMap } from './kinds.js';
 import { deactivate, http, listSessions, rotateToken, setAllowlist } from './target.js';
 import { advanceClock, repeat } from './time.js';
 
-export { Barrier, StepFailure, type StepEnv } from './env.js';
+export { Barrier, Consequence, StepFailure, type StepEnv } from './env.js';
 
 const HANDLERS: { [K in keyof StepArgsMap]: StepHandler<K> } = {
   connect,
