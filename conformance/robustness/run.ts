@@ -22,7 +22,7 @@ const STAYS_OPEN = 'ERR-010';
 /** Another organization is still served after each case. */
 const CANARY = 'ROB-001';
 
-export const CAP_DEFAULTS = { maxConnections: 500, maxBytes: 64 * 1024 * 1024, maxDurationMs: 10 * 60_000 } as const;
+export const CAP_DEFAULTS = { maxConnections: 500, maxBytes: 50_000_000, maxDurationMs: 10 * 60_000 } as const;
 
 export interface RobustnessOptions {
   url: string;
