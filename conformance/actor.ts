@@ -277,6 +277,12 @@ export class Actor {
     this.ws.send(text);
   }
 
+  /** Sends a binary frame (robustness mode's hostile input); the transcript shows its size and first bytes. */
+  sendBinary(data: Buffer): void {
+    this.transcript.add(this.name, 'sent', `(binary, ${data.length} bytes) ${data.subarray(0, 32).toString('hex')}`);
+    this.ws.send(data, { binary: true });
+  }
+
   /** The next frame in order, or an error naming what happened instead; `awaited`: the type the step waits for. */
   async next(timeoutMs: number, awaited?: string): Promise<Record<string, unknown>> {
     for (;;) {

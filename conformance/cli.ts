@@ -11,6 +11,7 @@ import { junit } from './report/junit.js';
 import { judge, type RunResult, type ScenarioResult } from './results.js';
 import type { RunContext } from './run-context.js';
 import { runScenario } from './run.js';
+import { CAP_DEFAULTS, robustness, type RobustnessOptions } from './robustness/run.js';
 import { ANSWER_TIMEOUT_MS, ANSWER_WINDOW_MS, CONNECT_TIMEOUT_MS } from './client/run.js';
 import { DEFAULT_JOBS, runClientScenarios } from './client/run-all.js';
 import type { Outcome } from './outcome.js';
@@ -74,11 +75,14 @@ export function defaultAdminUrl(url: string): string {
   return `${u.protocol === 'wss:' ? 'https:' : 'http:'}//${u.host}`;
 }
 
-/** The registry of a role and profile: CLI-… requirements are the client role's, the rest the server role's. */
-function requirementsOf(role: 'server' | 'client', profile: Profile): Requirement[] {
-  return [...loadRequirements().values()].filter(
-    (r) => r.id.startsWith('CLI-') === (role === 'client') && inProfile(r, profile),
-  );
+/** The rules only one role judges: CLI-… the client role's, ROB-… robustness mode's; the rest the server role's. */
+const ROLE_PREFIXES = { client: 'CLI-', robustness: 'ROB-' } as const;
+
+/** The registry of a role and profile. */
+export function requirementsOf(role: 'server' | 'client' | 'robustness', profile: Profile): Requirement[] {
+  const prefixes = Object.entries(ROLE_PREFIXES);
+  const roleOf = (id: string) => prefixes.find(([, p]) => id.startsWith(p))?.[0] ?? 'server';
+  return [...loadRequirements().values()].filter((r) => roleOf(r.id) === role && inProfile(r, profile));
 }
 
 /** Scenarios whose id, title or one of whose requirements matches `--grep`, and none of them `--exclude`. */
@@ -438,5 +442,43 @@ export function program(): Command {
   commonOptions(clientCmd).action(async (opts: ClientOptions) => {
     process.exitCode = await client(opts);
   });
+  const robustnessCmd = cmd
+    .command('robustness')
+    .description('a seeded campaign of hostile input against a running bridge (loopback only unless you own it)')
+    .requiredOption('--url <url>', 'the bridge base URL, ending in /v1, e.g. ws://127.0.0.1:8080/v1')
+    .option('--provision <cmd>', 'provision through this command (JSON request on stdin, JSON answer on stdout)')
+    .option('--admin-url <url>', 'HTTP base of our admin API (default: the host of --url)')
+    .option('--admin-token <token>', 'admin token of our admin API (default: env ADMIN_TOKEN)')
+    .option('--seed <n>', 'the seed of the cases (default: a random one, printed first)', int('--seed'))
+    .option('--cases <n>', "how many cases to generate (default: the generator's)", int('--cases'))
+    .option('--canary-ms <ms>', "how long the canary's event may take after each case", int('--canary-ms'), 2_000)
+    .option('--timeout-ms <ms>', 'how long to wait for each expected frame', int('--timeout-ms'), 3_000)
+    .option(
+      '--max-connections <n>',
+      'cap: connections the run opens',
+      int('--max-connections'),
+      CAP_DEFAULTS.maxConnections,
+    )
+    .option('--max-bytes <n>', 'cap: bytes the run sends', int('--max-bytes'), CAP_DEFAULTS.maxBytes)
+    .option(
+      '--max-duration-ms <ms>',
+      'cap: how long the run takes',
+      int('--max-duration-ms'),
+      CAP_DEFAULTS.maxDurationMs,
+    )
+    .option('--i-own-this-target', 'allow a target that is not on loopback', false);
+  commonOptions(robustnessCmd).action(async (opts: RobustnessOptions) => {
+    process.exitCode = await robustness(opts, robustnessHelpers);
+  });
   return cmd;
 }
+
+/** What the robustness command borrows from the other roles: provisioning, selection, baseline, reports. */
+export const robustnessHelpers = {
+  provisionerFor: (o: RobustnessOptions, target: Target, firstNode: string) =>
+    provisionerFor({ ...o, realTime: false, realTimeMax: 0 }, target, firstNode),
+  selected,
+  baselineOf,
+  finish,
+  requirementsOf,
+};
