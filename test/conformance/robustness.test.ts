@@ -22,6 +22,8 @@ function standIn({ seed, cases = 6 }: { seed: number; cases?: number }): Case[] 
       frames: [{ text: '{not json' }],
       expect: { kind: 'error', code: 'INVALID_JSON', requirement: 'ERR-001' },
       source: 'protocol',
+      category: 'not-json',
+      conforms: false,
       why: 'a frame that is not JSON',
     },
     {
@@ -31,6 +33,8 @@ function standIn({ seed, cases = 6 }: { seed: number; cases?: number }): Case[] 
       frames: [{ text: '{"type":"nope"}' }],
       expect: { kind: 'any-error', requirement: 'ERR-011' },
       source: 'protocol',
+      category: 'unknown-type',
+      conforms: false,
       why: 'an unknown type',
     },
     {
@@ -40,6 +44,8 @@ function standIn({ seed, cases = 6 }: { seed: number; cases?: number }): Case[] 
       frames: [{ text: '{"type":"event","agent_id":"${agent_id}","thread_id":"t","payload":{}}' }],
       expect: { kind: 'accepted', requirement: 'FLOW-001' },
       source: 'protocol',
+      category: 'limit',
+      conforms: true,
       why: 'a valid event (boundary)',
     },
     {
@@ -49,6 +55,8 @@ function standIn({ seed, cases = 6 }: { seed: number; cases?: number }): Case[] 
       frames: [{ text: '{"type":"token","event_id":"${event_id}","token":123}' }],
       expect: { kind: 'any-error', requirement: 'AGT-008' },
       source: 'protocol',
+      category: 'wrong-type',
+      conforms: false,
       why: 'a token that is a number',
     },
     {
@@ -58,6 +66,8 @@ function standIn({ seed, cases = 6 }: { seed: number; cases?: number }): Case[] 
       frames: [{ text: '{"type":"token","event_id":"${event_id}","token":"hi"}' }],
       expect: { kind: 'accepted', requirement: 'FLOW-003' },
       source: 'protocol',
+      category: 'limit',
+      conforms: true,
       why: 'a token (boundary)',
     },
     {
@@ -67,6 +77,8 @@ function standIn({ seed, cases = 6 }: { seed: number; cases?: number }): Case[] 
       frames: [{ binary: Buffer.from([0, 1, 2, 255]).toString('base64') }],
       expect: { kind: 'error-or-silence', requirement: 'ERR-011' },
       source: 'protocol',
+      category: 'binary',
+      conforms: false,
       why: 'a binary frame',
     },
   ];
