@@ -15,10 +15,8 @@ import { judge } from '../results.js';
 import { FRAME_REQUIREMENTS, inProfile, loadRequirements, type Profile, type Requirement } from '../scenario.js';
 import { suiteLine, suiteVersion } from '../suite-version.js';
 import { Target } from '../target.js';
-import type { InputCase } from './cases.js';
+import { fillPlaceholders, KEEPS_CONNECTION, type Expectation, type InputCase } from './cases.js';
 
-/** The sender's connection survives a bad frame: the next ping is answered (spec/protocol.md#never-silent). */
-const STAYS_OPEN = 'ERR-010';
 /** Another organization is still served after each case. */
 const CANARY = 'ROB-001';
 
@@ -124,8 +122,12 @@ interface Fixture {
   agentToken: string;
 }
 
-const substitute = (text: string, vars: Record<string, string>) =>
-  text.replace(/\$\{(event_id|agent_id|app_id)\}/g, (m, name: string) => vars[name] ?? m);
+/** What a case is judged by in a profile: its stricter `ours` (a decision) with --profile bridge, else `expect`. */
+export const expectationOf = (c: InputCase, profile: Profile): Expectation =>
+  profile === 'bridge' && c.ours ? c.ours : c.expect;
+
+/** A case's title in the reports: its category, then what is wrong with the input. */
+export const titleOf = (c: InputCase) => `[${c.category}] ${c.why}`;
 
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
@@ -150,17 +152,19 @@ async function run(options: RobustnessOptions, helpers: RobustnessHelpers): Prom
   const registry = loadRequirements();
   const generate = helpers.generate ?? (await import('./cases.js')).generateCases;
   const generated = generate({ seed, ...(options.cases ? { cases: options.cases } : {}) });
-  const unknown = generated.find((c) => !registry.has(c.expect.requirement));
-  if (unknown) throw new PreflightError(`case ${unknown.id} names ${unknown.expect.requirement}, not a requirement`);
+  for (const c of generated)
+    for (const e of [c.expect, ...(c.ours ? [c.ours] : [])])
+      if (!registry.has(e.requirement))
+        throw new PreflightError(`case ${c.id} names ${e.requirement}, not a requirement`);
   const inScope = generated.filter((c) => c.source === 'protocol' || profile === 'bridge');
   const left = generated.length - inScope.length;
   const cases = helpers.selected(
-    inScope.map((c) => ({ ...c, title: c.why, requirements: [c.expect.requirement] })),
+    inScope.map((c) => ({ ...c, title: titleOf(c), requirements: [expectationOf(c, profile).requirement] })),
     options,
   );
   if (options.list) {
     for (const c of cases)
-      console.log(`${c.id.padEnd(28)} ${c.endpoint.padEnd(6)} ${c.expect.requirement.padEnd(9)} ${c.why}`);
+      console.log(`${c.id.padEnd(28)} ${c.endpoint.padEnd(6)} ${c.requirements[0]!.padEnd(9)} ${c.title}`);
     return 0;
   }
   const caps = {
@@ -230,9 +234,22 @@ async function run(options: RobustnessOptions, helpers: RobustnessHelpers): Prom
       actor.sendBinary(data);
     }
   };
-  /** Frames left from an earlier case (a late error) are noted, not judged. */
+  /** Ends an event the target agent was given, so that nothing stays in flight into the next case. */
+  const end = (agent: Actor, eventId: unknown) => {
+    if (!agent.isOpen) return;
+    const reply = JSON.stringify({ type: 'reply', event_id: eventId, content: 'done', done: true });
+    budget.send(Buffer.byteLength(reply));
+    agent.send(reply);
+  };
+  /**
+   * Frames left from an earlier case (a late error, a reply) are noted, not judged; an event that reached an agent
+   * (a frame the bridge took although the case expected an error, say) is ended by that agent.
+   */
   const drain = async (actor: Actor) => {
-    while (actor.pending) await actor.next(0).catch(() => undefined);
+    while (actor.pending) {
+      const f = await actor.next(0).catch(() => undefined);
+      if (f?.type === 'event' && actor.endpoint === 'agent') end(actor, f.event_id);
+    }
   };
   /** The next frame of a type on a connection, skipping others (noted in the transcript); undefined on silence. */
   const waitFor = async (actor: Actor, match: (f: Record<string, unknown>) => boolean, ms: number) => {
@@ -307,10 +324,11 @@ async function run(options: RobustnessOptions, helpers: RobustnessHelpers): Prom
 
   const results: ScenarioResult[] = [];
   let stopped: string | undefined;
+  /** The case's requirements: its expectation's, the connection staying (unless it may close), the canary, MSG-…. */
   const requirementsOfCase = (c: InputCase) => [
     ...new Set([
-      c.expect.requirement,
-      ...(c.expect.kind === 'error-or-silence' ? [] : [STAYS_OPEN]),
+      expectationOf(c, profile).requirement,
+      ...(c.mayClose ? [] : [KEEPS_CONNECTION[c.endpoint]]),
       CANARY,
       FRAME_REQUIREMENTS.protocol,
       ...(profile === 'bridge' ? [FRAME_REQUIREMENTS.decision] : []),
@@ -319,15 +337,19 @@ async function run(options: RobustnessOptions, helpers: RobustnessHelpers): Prom
   const untested = (c: InputCase, why: string): ScenarioResult => ({
     id: c.id,
     file: 'robustness/cases.ts',
-    title: c.why,
+    title: titleOf(c),
     requirements: requirementsOfCase(c),
     status: 'skipped',
     reason: `not run: ${why}`,
     durationMs: 0,
     transcript: [],
   });
+  const got = (f: Record<string, unknown> | undefined) =>
+    f ? JSON.stringify(f).slice(0, 200) : `nothing within ${options.timeoutMs} ms`;
 
+  let caseNumber = 0;
   for (const c of cases) {
+    caseNumber++;
     if (stopped) {
       results.push(untested(c, stopped));
       continue;
@@ -341,23 +363,30 @@ async function run(options: RobustnessOptions, helpers: RobustnessHelpers): Prom
     const fail = (requirement: string, reason: string) => failures.push({ requirements: [requirement], reason });
     const checked: string[] = [];
     const note = (text: string) => caseTranscript.add('suite', 'note', text);
-    note(`case ${c.id} (seed ${seed}, ${c.source}): ${c.why}`);
-    note(`expects ${c.expect.kind}${'code' in c.expect ? ` ${c.expect.code}` : ''} (${c.expect.requirement})`);
+    const e = expectationOf(c, profile);
+    const keeps = KEEPS_CONNECTION[c.endpoint];
+    note(
+      `case ${c.id} (seed ${seed}, ${c.source}, ${c.category}${c.message ? `, ${c.message}` : ''}, ${c.conforms ? 'a message by the open schema' : 'not a message by the open schema'}): ${c.why}`,
+    );
+    note(
+      `expects ${e.kind}${'code' in e ? ` ${e.code}` : ''} (${e.requirement}${e === c.ours ? ', our decision' : ''})${c.mayAccept ? '; the bridge may take the frame' : ''}${c.mayClose ? '; the bridge may close the connection' : ''}`,
+    );
     let crashed = false;
     try {
       budget.time();
       const t = fixtures.target;
-      const vars: Record<string, string> = { agent_id: t.agentId, app_id: t.appId };
+      const ids = { agent_id: t.agentId, app_id: t.appId, event_id: '${event_id}' };
       // The agent must be there for an event to be accepted: connect it first whenever an event may flow.
       const agent = await connect('agent1', 'agent', t.agentToken);
       const app = await connect('app1', 'app', t.appToken);
       await drain(agent);
       await drain(app);
       if (c.needsEvent) {
+        // A fresh event for every case that needs one, on its own thread.
         const event = JSON.stringify({
           type: 'event',
           agent_id: t.agentId,
-          thread_id: `rob-${c.id}`.slice(0, 60),
+          thread_id: `rob-${caseNumber}`,
           payload: { case: c.id },
         });
         budget.send(Buffer.byteLength(event));
@@ -368,16 +397,20 @@ async function run(options: RobustnessOptions, helpers: RobustnessHelpers): Prom
           throw new Error(
             `set-up: the event for the case was not ${accepted?.type !== 'accepted' ? 'accepted' : 'delivered'}`,
           );
-        vars.event_id = String(delivered.event_id);
+        ids.event_id = String(delivered.event_id);
       }
       const sender = c.endpoint === 'app' ? app : agent;
-      for (const frame of c.frames) send(sender, 'text' in frame ? { text: substitute(frame.text, vars) } : frame);
+      for (const frame of c.frames) send(sender, 'text' in frame ? { text: fillPlaceholders(frame.text, ids) } : frame);
 
       // (a) the expectation
-      const e = c.expect;
+      /** An event the app's frame started: the target agent ends it (reply), so that it does not linger. */
+      const endStarted = async () => {
+        const delivered = await waitFor(agent, (f) => f.type === 'event', options.timeoutMs);
+        if (delivered) end(agent, delivered.event_id);
+      };
       if (e.kind === 'error' || e.kind === 'any-error') {
         const errors: string[] = [];
-        const got = await waitFor(
+        const answer = await waitFor(
           sender,
           (f) => {
             if (f.type !== 'error') return false;
@@ -386,67 +419,67 @@ async function run(options: RobustnessOptions, helpers: RobustnessHelpers): Prom
           },
           options.timeoutMs,
         );
-        if (got) checked.push(e.requirement);
+        if (answer) checked.push(e.requirement);
         else
           fail(
             e.requirement,
             `sent ${c.frames.length} frame(s), expected ${e.kind === 'error' ? `error ${e.code}` : 'an error'}; got ${errors.length ? `error ${errors.join(', ')}` : sender.closeInfo ? `a close (${sender.closeInfo.code} ${sender.closeInfo.reason})` : `nothing within ${options.timeoutMs} ms`}`,
           );
       } else if (e.kind === 'error-or-silence') {
-        const got = await waitFor(sender, (f) => f.type === 'error', Math.min(options.timeoutMs, 500));
-        note(got ? `answered with error ${String(got.code)}` : 'no error (silence is allowed here)');
-        checked.push(e.requirement);
+        // With mayAccept the bridge may take the frame: an app's event `accepted`, an agent's frame forwarded.
+        const quietMs = Math.min(options.timeoutMs, 500);
+        // Sequential waits: a waiter left running would take the next frames (the pong) from its connection.
+        const forwarded =
+          c.mayAccept && c.endpoint === 'agent'
+            ? await waitFor(app, (f) => f.type === 'token' || f.type === 'reply', quietMs)
+            : undefined;
+        const answer =
+          forwarded ??
+          (await waitFor(sender, (f) => f.type === 'error' || (!!c.mayAccept && f.type === 'accepted'), quietMs));
+        if (answer?.type === 'error') note(`answered with error ${String(answer.code)}`);
+        else if (answer) note(`the bridge took the frame (${String(answer.type)}): allowed here`);
+        else note(`no error (silence is allowed here)`);
+        if (answer?.type === 'accepted') await endStarted();
+        if (!c.mayClose) checked.push(e.requirement);
       } else if (c.endpoint === 'app') {
-        const got = await waitFor(app, (f) => f.type === 'accepted' || f.type === 'error', options.timeoutMs);
-        if (got?.type === 'accepted') {
+        const answer = await waitFor(app, (f) => f.type === 'accepted' || f.type === 'error', options.timeoutMs);
+        if (answer?.type === 'accepted') {
           checked.push(e.requirement);
-          // End the event it started, so it does not linger into the next cases.
-          const delivered = await waitFor(agent, (f) => f.type === 'event', options.timeoutMs);
-          if (delivered) {
-            const reply = JSON.stringify({ type: 'reply', event_id: delivered.event_id, content: 'done', done: true });
-            budget.send(Buffer.byteLength(reply));
-            agent.send(reply);
-          }
-        } else
-          fail(
-            e.requirement,
-            `expected accepted; got ${got ? JSON.stringify(got).slice(0, 200) : `nothing within ${options.timeoutMs} ms`}`,
-          );
+          await endStarted();
+        } else fail(e.requirement, `expected accepted; got ${got(answer)}`);
       } else {
-        const got = await waitFor(app, (f) => f.type === 'token' || f.type === 'error', options.timeoutMs);
-        if (got?.type === 'token') checked.push(e.requirement);
+        // An agent's frame taken: its token, or its whole reply, reaches the app.
+        const answer = await waitFor(
+          app,
+          (f) => f.type === 'token' || f.type === 'reply' || f.type === 'error',
+          options.timeoutMs,
+        );
+        if (answer && answer.type !== 'error') checked.push(e.requirement);
         else
-          fail(
-            e.requirement,
-            `expected the agent's token forwarded to the app; got ${got ? JSON.stringify(got).slice(0, 200) : `nothing within ${options.timeoutMs} ms`}`,
-          );
+          fail(e.requirement, `expected the agent's ${c.message ?? 'frame'} forwarded to the app; got ${got(answer)}`);
       }
-      if (c.needsEvent && agent.isOpen) {
-        // End the case's event (it may be ended already: then an error comes, which the next case drains).
-        const reply = JSON.stringify({ type: 'reply', event_id: vars.event_id, content: 'done', done: true });
-        budget.send(Buffer.byteLength(reply));
-        agent.send(reply);
-      }
+      // End the case's event (it may be ended already: then an error comes, which the next case drains).
+      if (c.needsEvent) end(agent, ids.event_id);
 
       // (b) the sender's connection still answers ping
       if (sender.isOpen) {
         budget.send(15);
         sender.send({ type: 'ping' });
         const pong = await waitFor(sender, (f) => f.type === 'pong', options.timeoutMs);
-        if (pong) checked.push(STAYS_OPEN);
-        else if (e.kind !== 'error-or-silence')
-          fail(STAYS_OPEN, `the ${c.endpoint} connection did not answer ping after the case`);
+        if (pong) checked.push(keeps);
+        else if (!c.mayClose) fail(keeps, `the ${c.endpoint} connection did not answer ping after the case`);
         else note('no pong after the case');
-      } else if (e.kind !== 'error-or-silence') {
+      } else if (!c.mayClose) {
         fail(
-          STAYS_OPEN,
+          keeps,
           `the bridge closed the ${c.endpoint} connection (${sender.closeInfo?.code} ${sender.closeInfo?.reason}) after this case: errors about one message do not end the connection`,
         );
       } else
         note(
           `the connection was closed (${sender.closeInfo?.code} ${sender.closeInfo?.reason}): allowed here; the next case reconnects`,
         );
-
+      // An event the bridge took from an app's frame although the case expected an error: ended now.
+      if (c.endpoint === 'app') await drain(agent);
       // (c) the canary
       const latency = await canary(c.id);
       if (typeof latency === 'number') {
