@@ -537,7 +537,7 @@ async function run(options: RobustnessOptions, helpers: RobustnessHelpers): Prom
     results.push({
       id: c.id,
       file: 'robustness/cases.ts',
-      title: c.why,
+      title: titleOf(c),
       requirements: requirementsOfCase(c),
       status: all.length ? 'failed' : setup ? 'errored' : 'passed',
       ...(all.length

@@ -1,12 +1,13 @@
-// `bridge-conformance robustness` against our bridge, with a small stand-in case list (the generator, cases.ts, is
-// written apart): a run conforms with the canary's latencies recorded; a non-loopback target is refused before any
-// connection; the caps are printed and enforced; a seed gives back the same cases.
+// `bridge-conformance robustness` against our bridge, with a small stand-in case list and with 20 of the
+// generator's cases (cases.ts) in both profiles: a run conforms with the canary's latencies recorded; a non-loopback
+// target is refused before any connection; the caps are printed and enforced; a seed gives back the same cases.
 import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { robustnessHelpers } from '../../conformance/cli.js';
 import type { RunResult } from '../../conformance/results.js';
+import { generateCases } from '../../conformance/robustness/cases.js';
 import { CAP_DEFAULTS, robustness, type RobustnessOptions } from '../../conformance/robustness/run.js';
 import { ADMIN_TOKEN, startTestBridge } from '../helpers/bridge.js';
 
@@ -86,7 +87,10 @@ function standIn({ seed, cases = 6 }: { seed: number; cases?: number }): Case[] 
   return order.slice(0, cases).map((o) => o.c);
 }
 
-async function runRobustness(options: Partial<RobustnessOptions> & Pick<RobustnessOptions, 'url'>) {
+async function runRobustness(
+  options: Partial<RobustnessOptions> & Pick<RobustnessOptions, 'url'>,
+  generate: typeof standIn | typeof generateCases = standIn,
+) {
   const dir = mkdtempSync(join(tmpdir(), 'robustness-run-'));
   const reportJson = join(dir, 'report.json');
   const lines: string[] = [];
@@ -104,7 +108,7 @@ async function runRobustness(options: Partial<RobustnessOptions> & Pick<Robustne
         reportJson,
         ...options,
       },
-      { ...robustnessHelpers, generate: standIn },
+      { ...robustnessHelpers, generate },
     );
     let report: RunResult | undefined;
     try {
@@ -139,6 +143,22 @@ describe('bridge-conformance robustness', function () {
     const rob = report!.requirements.find((r) => r.id === 'ROB-001');
     expect(rob?.verdict).to.equal('passed');
   });
+
+  for (const profile of ['protocol', 'bridge'] as const)
+    it(`conforms against our bridge with 20 of the generator's cases (${profile} profile)`, async function () {
+      const bridge = await startTestBridge();
+      const { code, report, output } = await runRobustness(
+        { url: `${bridge.url.replace(/^http/, 'ws')}/v1`, adminToken: ADMIN_TOKEN, seed: 5, cases: 20, profile },
+        generateCases,
+      );
+      expect(code, output).to.equal(0);
+      const cases = report!.scenarios;
+      expect(cases.length).to.equal(report!.robustness!.cases).and.to.be.greaterThan(10);
+      expect(cases.filter((s) => s.status !== 'passed').map((s) => `${s.id}: ${s.reason}`)).to.deep.equal([]);
+      expect(cases.every((s) => /^\[[a-z-]+\] /.test(s.title))).to.equal(true);
+      expect(report!.robustness!.canary.latenciesMs).to.have.length(cases.length);
+      expect(report!.robustness!.canary.p50Ms).to.be.a('number');
+    });
 
   it('refuses a target that is not on loopback, before any connection (exit 2)', async function () {
     const { code, output, report } = await runRobustness({ url: 'ws://192.0.2.1:9/v1', adminToken: 'x', seed: 1 });
