@@ -2,6 +2,7 @@
 // the spec (the generated schemas' client-to-service messages and x-limits), each case with what the protocol says
 // the bridge must do with it and the requirement that judges it. Pure and seeded: no I/O beyond reading the spec
 // once (spec-model.ts), no sockets; the same seed gives the same cases in the same order.
+import { ENDPOINT_PATHS } from '../../generated/index.js';
 import { describeLimits, limitCases, type LimitMapping } from './limits.js';
 import {
   clientMessages,
@@ -210,7 +211,7 @@ function frameCases(endpoint: Endpoint, messages: ClientMessage[]): Draft[] {
       ...base,
       id: `${endpoint}.binary.garbage`,
       category: 'binary',
-      frames: [{ binary: Buffer.from([0xff, 0xfe, 0x00, 0x80, 0xc0, 0x7b]).toString('base64') }],
+      frames: [{ binary: Buffer.from('fffe0080c07b', 'hex').toString('base64') }],
       why: 'a binary frame of bytes that are not UTF-8',
       ...protocol(quiet(keeps)),
     },
@@ -305,7 +306,8 @@ function interleavingCases(messages: ClientMessage[]): Draft[] {
 function allCases(model: SpecModel): InputCase[] {
   const drafts: Draft[] = [];
   const both = [...clientMessages(model, 'app'), ...clientMessages(model, 'agent')];
-  for (const endpoint of ['app', 'agent'] as const) {
+  // app first: ENDPOINT_PATHS lists the client kinds in the spec's order.
+  for (const endpoint of Object.keys(ENDPOINT_PATHS) as Endpoint[]) {
     const messages = both.filter((m) => m.endpoint === endpoint);
     drafts.push(...frameCases(endpoint, messages));
     for (const m of messages) drafts.push(...schemaCases(model, m));

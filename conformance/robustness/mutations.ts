@@ -1,9 +1,10 @@
 // The schema side of the robustness generator: which messages a client sends (from the generated `Open…ToService`
 // unions, the resume extension left out), a valid instance of each (its schema's example, ids as placeholders), and
 // for each field what the schema does not accept (wrong JSON types, pattern, const and enum violations).
+import type { ClientKind } from '../../generated/index.js';
 import { deref, refName, type Schema, type SpecModel } from './spec-model.js';
 
-export type Endpoint = 'app' | 'agent';
+export type Endpoint = ClientKind;
 export type JsonType = 'number' | 'string' | 'boolean' | 'null' | 'array' | 'object';
 
 export const JSON_TYPES: readonly JsonType[] = ['number', 'string', 'boolean', 'null', 'array', 'object'];
