@@ -42,6 +42,19 @@ export const untested = (c: InputCase, profile: Profile, why: string): ScenarioR
   transcript: [],
 });
 
+/** A frame the bridge sends an app for an agent's frame it took: a token, a reply, an agent's error. */
+const isForward = (f: Record<string, unknown>) => f.type === 'token' || f.type === 'reply' || f.type === 'error';
+
+/** Whether a frame's text, as the app received it, ends the event (its reply or an error for it). */
+function endsEvent(text: string, eventId: string): boolean {
+  try {
+    const f = JSON.parse(text) as Record<string, unknown>;
+    return f.event_id === eventId && (f.type === 'reply' || f.type === 'error');
+  } catch {
+    return false;
+  }
+}
+
 export interface CaseContext {
   seed: number;
   profile: Profile;
@@ -140,17 +153,18 @@ export async function runCase(c: InputCase, ctx: CaseContext): Promise<CaseRun> 
           `sent ${c.frames.length} frame(s), expected ${e.kind === 'error' ? `error ${e.code}` : 'an error'}; got ${errors.length ? `error ${errors.join(', ')}` : sender.closeInfo ? `a close (${sender.closeInfo.code} ${sender.closeInfo.reason})` : `nothing within ${options.timeoutMs} ms`}`,
         );
     } else if (e.kind === 'error-or-silence') {
-      // With mayAccept the bridge may take the frame: an app's event `accepted`, an agent's frame forwarded.
+      // With mayAccept the bridge may take the frame: an app's event `accepted`, an agent's frame forwarded (a
+      // token, a reply, or an agent's error, which reaches the app as an error for the event).
       const quietMs = Math.min(options.timeoutMs, 500);
       // Sequential waits: a waiter left running would take the next frames (the pong) from its connection.
       const forwarded =
         c.mayAccept && c.endpoint === 'agent'
-          ? await conns.waitFor(app, (f) => f.type === 'token' || f.type === 'reply', quietMs)
+          ? await conns.waitFor(app, (f) => f.event_id === ids.event_id && isForward(f), quietMs)
           : undefined;
       const answer =
         forwarded ??
         (await conns.waitFor(sender, (f) => f.type === 'error' || (!!c.mayAccept && f.type === 'accepted'), quietMs));
-      if (answer?.type === 'error') note(`answered with error ${String(answer.code)}`);
+      if (answer?.type === 'error' && !forwarded) note(`answered with error ${String(answer.code)}`);
       else if (answer) note(`the bridge took the frame (${String(answer.type)}): allowed here`);
       else note(`no error (silence is allowed here)`);
       if (answer?.type === 'accepted') await endStarted();
@@ -178,8 +192,27 @@ export async function runCase(c: InputCase, ctx: CaseContext): Promise<CaseRun> 
       if (answer && answer.type !== 'error') checked.push(e.requirement);
       else fail(e.requirement, `expected the agent's ${c.message ?? 'frame'} forwarded to the app; got ${got(answer)}`);
     }
-    // End the case's event (it may be ended already: then an error comes, which the next case drains).
-    if (c.needsEvent) conns.end(agent, ids.event_id);
+    // End the case's event (it may be ended already: then an error comes, which the next case drains). AGT-009: an
+    // event a bad agent frame did not end still ends with the agent's reply, which reaches the app.
+    if (c.needsEvent) {
+      const endedAlready = caseTranscript.lines.some(
+        (l) => l.actor === app.name && l.direction === 'received' && endsEvent(l.text, ids.event_id),
+      );
+      conns.end(agent, ids.event_id);
+      if (!endedAlready && c.endpoint === 'agent' && agent.isOpen) {
+        const ended = await conns.waitFor(
+          app,
+          (f) => f.event_id === ids.event_id && (f.type === 'reply' || f.type === 'error'),
+          options.timeoutMs,
+        );
+        if (ended?.type === 'reply') checked.push(keeps);
+        else
+          fail(
+            keeps,
+            `after this case the agent's reply to its event in flight did not reach the app (got ${got(ended)}): a bad agent frame does not cost the agent its events`,
+          );
+      }
+    }
 
     // (b) the sender's connection still answers ping
     if (sender.isOpen) {
