@@ -1,7 +1,8 @@
 // What the robustness generator reads of the spec: the generated JSON Schemas (generated/schemas.json, closed and
 // `Open…` variants) and the root extension `x-limits` of spec/asyncapi.yaml with each limit's unit and applies_to
 // (the generated LIMITS keep only the values). Read once, on first use; the generator itself does no I/O.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { parse } from 'yaml';
 
@@ -42,15 +43,30 @@ let cached: SpecModel | undefined;
 /** The spec model of this repository (generated/schemas.json and spec/asyncapi.yaml), read once. */
 export function loadSpecModel(root = ROOT): SpecModel {
   if (root === ROOT && cached) return cached;
-  const schemas = JSON.parse(readFileSync(resolve(root, 'generated/schemas.json'), 'utf8')) as {
+  const files = specFiles(root);
+  const schemas = JSON.parse(readFileSync(files.schemas, 'utf8')) as {
     definitions: Record<string, Schema>;
   };
-  const asyncapi = parse(readFileSync(resolve(root, 'spec/asyncapi.yaml'), 'utf8')) as {
+  const asyncapi = parse(readFileSync(files.asyncapi, 'utf8')) as {
     'x-limits': Record<string, LimitSpec>;
   };
   const model = { definitions: schemas.definitions, limits: asyncapi['x-limits'] };
   if (root === ROOT) cached = model;
   return model;
+}
+
+/**
+ * Where the two files are: in this repository, under its root; in the installed conformance package, in the protocol
+ * package it depends on, which exports both (`./schemas.json`, `./spec/*`).
+ */
+function specFiles(root: string): { schemas: string; asyncapi: string } {
+  const here = { schemas: resolve(root, 'generated/schemas.json'), asyncapi: resolve(root, 'spec/asyncapi.yaml') };
+  if (existsSync(here.schemas) && existsSync(here.asyncapi)) return here;
+  const require = createRequire(import.meta.url);
+  return {
+    schemas: require.resolve('@agent-messaging-bridge/protocol/schemas.json'),
+    asyncapi: require.resolve('@agent-messaging-bridge/protocol/spec/asyncapi.yaml'),
+  };
 }
 
 /** The definition a `$ref` (`#/definitions/Name`) names, or the schema itself when it is no reference. */

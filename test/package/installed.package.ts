@@ -251,6 +251,25 @@ describe('the packages, installed outside this repository', function () {
       expect(JSON.stringify(json)).to.include(VERSION);
     });
 
+    it('runs the robustness mode against that bridge, its cases generated from the protocol package', function () {
+      const report = join(dir, 'robustness.json');
+      const out = runner.run(runner.bin('bridge-conformance'), [
+        'robustness',
+        '--url',
+        ws,
+        '--admin-token',
+        ADMIN_TOKEN,
+        '--seed',
+        '7',
+        '--cases',
+        '20',
+        '--report-json',
+        report,
+      ]);
+      expect(out).to.match(/verdict: conforms/);
+      expect(JSON.parse(readFileSync(report, 'utf8')).scenarios.length).to.be.greaterThan(15);
+    });
+
     it('judges an agent written on the client package (client role)', function () {
       const clientDir = join(dir, 'client');
       runner.write(
