@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the conformance suite against this repository's bridge, started as a separate process (as npm start does) with the
 # test clock on, over real sockets: the protocol profile, the bridge profile (our own decisions too), then the
-# resume profile (the resume extension, R1-R8). PROFILES (space-separated) runs fewer. Reports go to
+# resume profile (the resume extension, R1-R8), then the robustness mode in the protocol and bridge profiles
+# (SKIP_ROBUSTNESS=1 leaves it out). PROFILES (space-separated) runs fewer profiles. Reports go to
 # test-output/conformance-<profile>.{json,xml,html}. Extra arguments go to every run. With BRIDGE_URLS (URLs
 # separated by commas) it starts nothing and checks those nodes of one bridge instead; REPORT_NAME (conformance)
 # names the reports. Exit code: 0 when every profile
@@ -51,4 +52,21 @@ for profile in ${PROFILES:-protocol bridge resume}; do
   echo "conformance suite, $profile profile: exit $code, $(( $(date +%s) - started )) s; reports in $out/$name-$profile.{json,xml,html}"
   [ "$status" -ne 0 ] || status=$code
 done
+
+# The robustness mode (issue 31's first slice): every generated hostile-input case, in the protocol and bridge
+# profiles, each followed by the canary of another organization. The full list is the same for every seed.
+if [ -z "${SKIP_ROBUSTNESS:-}" ]; then
+  for profile in protocol bridge; do
+    started=$(date +%s)
+    set +e
+    node bin/bridge-conformance.js robustness --profile "$profile" --url "$urls" --admin-token "$ADMIN_TOKEN" --seed 1 \
+      --report-json "$out/$name-robustness-$profile.json" --junit "$out/$name-robustness-$profile.xml" \
+      --html "$out/$name-robustness-$profile.html" > "$out/$name-robustness-$profile.log" 2>&1
+    code=$?
+    set -e
+    grep -E '^(FAIL|ERR |requirement|blocked|verdict)' "$out/$name-robustness-$profile.log" || true
+    echo "robustness mode, $profile profile: exit $code, $(( $(date +%s) - started )) s; reports in $out/$name-robustness-$profile.{json,xml,html}"
+    [ "$status" -ne 0 ] || status=$code
+  done
+fi
 exit $status
