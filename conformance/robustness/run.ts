@@ -15,7 +15,7 @@ import { Target } from '../target.js';
 import { percentile } from './canary.js';
 import type { InputCase } from './cases.js';
 import { Connections, type Fixture } from './connections.js';
-import { expectationOf, runCase, titleOf, untested } from './judge-case.js';
+import { expectationOf, runCase, titleOf, untested, type CaseContext } from './judge-case.js';
 import { Budget, checkLoopback } from './safety.js';
 
 export { CAP_DEFAULTS, checkLoopback } from './safety.js';
@@ -75,34 +75,18 @@ async function run(options: RobustnessOptions, helpers: RobustnessHelpers): Prom
   const profile = options.profile;
   const baseline = helpers.baselineOf(options);
   const registry = loadRequirements();
-  const generate = helpers.generate ?? (await import('./cases.js')).generateCases;
-  const generated = generate({ seed, ...(options.cases ? { cases: options.cases } : {}) });
-  for (const c of generated)
-    for (const e of [c.expect, ...(c.ours ? [c.ours] : [])])
-      if (!registry.has(e.requirement))
-        throw new PreflightError(`case ${c.id} names ${e.requirement}, not a requirement`);
-  const inScope = generated.filter((c) => c.source === 'protocol' || profile === 'bridge');
-  const left = generated.length - inScope.length;
-  const cases = helpers.selected(
-    inScope.map((c) => ({ ...c, title: titleOf(c), requirements: [expectationOf(c, profile).requirement] })),
-    options,
-  );
+  const { cases, left } = await casesOf(seed, options, helpers, registry);
   if (options.list) {
     for (const c of cases)
       console.log(`${c.id.padEnd(28)} ${c.endpoint.padEnd(6)} ${c.requirements[0]!.padEnd(9)} ${c.title}`);
     return 0;
   }
-  const caps = {
-    connections: options.maxConnections,
-    bytes: options.maxBytes,
-    durationMs: options.maxDurationMs,
-  };
+  const caps = { connections: options.maxConnections, bytes: options.maxBytes, durationMs: options.maxDurationMs };
   console.log(
     `caps: at most ${caps.connections} connections, ${caps.bytes} bytes sent, ${caps.durationMs} ms (--max-connections, --max-bytes, --max-duration-ms)`,
   );
   await probeNodes([options.url], options.timeoutMs * 3);
-  const target = new Target({ timeoutMs: options.timeoutMs });
-  const provisioner = helpers.provisionerFor(options, target, options.url);
+  const provisioner = helpers.provisionerFor(options, new Target({ timeoutMs: options.timeoutMs }), options.url);
   await checkProvisioner(provisioner);
   const suite = suiteVersion(registry);
   console.log(suiteLine(suite));
@@ -112,64 +96,29 @@ async function run(options: RobustnessOptions, helpers: RobustnessHelpers): Prom
 
   const budget = new Budget(options);
   const startedAt = new Date().toISOString();
-  const created = await provisioner.create(
-    {
-      orgs: ['org1', 'org2'],
-      apps: { app1: 'org1', app2: 'org2' },
-      agents: { agent1: { org: 'org1' }, agent2: { org: 'org2' } },
-    },
-    'robustness',
-  );
-  const createdOrgs = provisioner.createsRegistrations ? Object.values(created.orgs).map((o) => o.org_id) : [];
-  const pair = (app: string, agent: string): Fixture => ({
-    appId: created.apps[app]!.app_id,
-    appToken: created.apps[app]!.token,
-    agentId: created.agents[agent]!.agent_id,
-    agentToken: created.agents[agent]!.token,
-  });
-  const fixtures = { target: pair('app1', 'agent1'), canary: pair('app2', 'agent2') };
+  const { fixtures, createdOrgs } = await provisionPairs(provisioner);
   const conns = new Connections({ url: options.url, timeoutMs: options.timeoutMs, profile }, budget);
-  const canaryLatencies: { case: string; ms: number }[] = [];
-  const results: ScenarioResult[] = [];
-  let stopped: string | undefined;
-  let caseNumber = 0;
-  for (const c of cases) {
-    caseNumber++;
-    if (stopped) {
-      results.push(untested(c, profile, stopped));
-      continue;
-    }
-    const ran = await runCase(c, { seed, profile, options, conns, budget, fixtures, caseNumber });
-    results.push(ran.result);
-    if (ran.latencyMs !== undefined) canaryLatencies.push({ case: c.id, ms: ran.latencyMs });
-    stopped = ran.stopped;
-    if (ran.crashed) console.log(`bridge-conformance: ${stopped}; the remaining cases are untested`);
-  }
+  const ran = await runCases(cases, { seed, profile, options, conns, budget, fixtures, caseNumber: 0 });
   conns.closeAll();
-  const leftBehind: string[] = [];
-  if (createdOrgs.length && !stopped?.startsWith('the target stopped')) {
-    try {
-      await provisioner.cleanup(createdOrgs);
-    } catch {
-      leftBehind.push(...createdOrgs);
-    }
-  } else leftBehind.push(...(stopped?.startsWith('the target stopped') ? createdOrgs : []));
-  if (stopped) console.log(`bridge-conformance: the run stopped: ${stopped}`);
+  const leftBehind = await cleanUp(provisioner, createdOrgs, ran.stopped);
+  if (ran.stopped) console.log(`bridge-conformance: the run stopped: ${ran.stopped}`);
 
-  const named = new Set(results.flatMap((s) => s.requirements));
+  const named = new Set(ran.results.flatMap((r) => r.requirements));
   const judged = [
     ...[...registry.values()].filter((r) => named.has(r.id) && !r.id.startsWith('ROB-') && inProfile(r, profile)),
     ...helpers.requirementsOf('robustness', profile),
   ];
-  const verdicts = judge(judged, results, baseline);
-  const notRun = results.filter((s) => s.status === 'skipped').length;
+  const verdicts = judge(judged, ran.results, baseline);
+  const notRun = ran.results.filter((r) => r.status === 'skipped').length;
+  // Untested cases never let a run pass: judge() sees only the requirements, which other cases may have passed.
   if (notRun && verdicts.overall.exitCode === 0)
     verdicts.overall = {
       conforms: false,
       exitCode: 3,
-      headline: `incomplete: ${notRun} case(s) untested (${stopped})`,
+      headline: `incomplete: ${notRun} case(s) untested (${ran.stopped})`,
     };
-  const sorted = canaryLatencies.map((l) => l.ms).sort((a, b) => a - b);
+  const sorted = ran.latencies.map((l) => l.ms).sort((a, b) => a - b);
+  const canaryFigures = sorted.length ? { p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) } : {};
   const result: RunResult = {
     suite,
     role: 'robustness',
@@ -181,24 +130,93 @@ async function run(options: RobustnessOptions, helpers: RobustnessHelpers): Prom
     durationMs: budget.elapsedMs,
     hasClock: false,
     leftBehind,
-    scenarios: results,
+    scenarios: ran.results,
     ...verdicts,
     robustness: {
       seed,
       cases: cases.length,
       untested: notRun,
-      ...(stopped ? { stopped } : {}),
+      ...(ran.stopped ? { stopped: ran.stopped } : {}),
       caps,
       used: { connections: budget.connections, bytes: budget.bytes, durationMs: budget.elapsedMs },
-      canary: {
-        latenciesMs: canaryLatencies,
-        ...(sorted.length ? { p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99) } : {}),
-      },
+      canary: { latenciesMs: ran.latencies, ...canaryFigures },
     },
   };
   if (sorted.length)
-    console.log(
-      `canary: ${sorted.length} answers, p50 ${result.robustness!.canary.p50Ms} ms, p99 ${result.robustness!.canary.p99Ms} ms`,
-    );
+    console.log(`canary: ${sorted.length} answers, p50 ${canaryFigures.p50Ms} ms, p99 ${canaryFigures.p99Ms} ms`);
   return helpers.finish(result, options);
+}
+
+/** The run's cases: generated from the seed, checked against the registry, kept to the profile, then selected. */
+async function casesOf(
+  seed: number,
+  options: RobustnessOptions,
+  helpers: RobustnessHelpers,
+  registry: Map<string, Requirement>,
+) {
+  const generate = helpers.generate ?? (await import('./cases.js')).generateCases;
+  const generated = generate({ seed, ...(options.cases ? { cases: options.cases } : {}) });
+  for (const c of generated)
+    for (const e of [c.expect, ...(c.ours ? [c.ours] : [])])
+      if (!registry.has(e.requirement))
+        throw new PreflightError(`case ${c.id} names ${e.requirement}, not a requirement`);
+  const inScope = generated.filter((c) => c.source === 'protocol' || options.profile === 'bridge');
+  const cases = helpers.selected(
+    inScope.map((c) => ({ ...c, title: titleOf(c), requirements: [expectationOf(c, options.profile).requirement] })),
+    options,
+  );
+  return { cases, left: generated.length - inScope.length };
+}
+
+/** Org1's app and agent (the target pair) and org2's (the canary, another organization), provisioned once. */
+async function provisionPairs(provisioner: Provisioner) {
+  const created = await provisioner.create(
+    {
+      orgs: ['org1', 'org2'],
+      apps: { app1: 'org1', app2: 'org2' },
+      agents: { agent1: { org: 'org1' }, agent2: { org: 'org2' } },
+    },
+    'robustness',
+  );
+  const pair = (app: string, agent: string): Fixture => ({
+    appId: created.apps[app]!.app_id,
+    appToken: created.apps[app]!.token,
+    agentId: created.agents[agent]!.agent_id,
+    agentToken: created.agents[agent]!.token,
+  });
+  return {
+    fixtures: { target: pair('app1', 'agent1'), canary: pair('app2', 'agent2') },
+    createdOrgs: provisioner.createsRegistrations ? Object.values(created.orgs).map((o) => o.org_id) : [],
+  };
+}
+
+/** Every case in order; once the run stops (a cap, the target gone) the rest are reported untested. */
+async function runCases(cases: InputCase[], ctx: CaseContext) {
+  const latencies: { case: string; ms: number }[] = [];
+  const results: ScenarioResult[] = [];
+  let stopped: string | undefined;
+  for (const [i, c] of cases.entries()) {
+    if (stopped) {
+      results.push(untested(c, ctx.profile, stopped));
+      continue;
+    }
+    const ran = await runCase(c, { ...ctx, caseNumber: i + 1 });
+    results.push(ran.result);
+    if (ran.latencyMs !== undefined) latencies.push({ case: c.id, ms: ran.latencyMs });
+    stopped = ran.stopped;
+    if (ran.crashed) console.log(`bridge-conformance: ${stopped}; the remaining cases are untested`);
+  }
+  return { results, latencies, stopped };
+}
+
+/** Removes what the run created, unless the target is gone; returns what is left behind. */
+async function cleanUp(provisioner: Provisioner, orgs: string[], stopped: string | undefined): Promise<string[]> {
+  if (!orgs.length) return [];
+  if (stopped?.startsWith('the target stopped')) return orgs;
+  try {
+    await provisioner.cleanup(orgs);
+    return [];
+  } catch {
+    return orgs;
+  }
 }
