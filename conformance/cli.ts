@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { readBaseline, type BaselineEntry } from './baseline.js';
+import type { CommonOptions } from './options.js';
 import { progress, summary } from './report/console.js';
 import { html } from './report/html.js';
 import { junit } from './report/junit.js';
@@ -39,16 +40,7 @@ import { suiteLine, suiteVersion } from './suite-version.js';
 import { Target } from './target.js';
 import { VERSION, type ClientKind } from '../generated/index.js';
 
-export interface CommonOptions {
-  grep?: string;
-  exclude?: string;
-  list: boolean;
-  profile: Profile;
-  reportJson?: string;
-  junit?: string;
-  html?: string;
-  expectedFailures?: string;
-}
+export type { CommonOptions } from './options.js';
 
 export interface ServerOptions extends CommonOptions {
   /** One base URL, or several nodes of one bridge: a list, or URLs separated by commas (both may be mixed). */

@@ -5,6 +5,7 @@
 // file is the run: options, provisioning, the loop, the report; one case is judge-case.ts, the canary canary.ts, the
 // connections connections.ts, the loopback check and caps safety.ts.
 import { randomInt } from 'node:crypto';
+import type { CommonOptions } from '../options.js';
 import { checkProvisioner, checkUrl, PreflightError, probeNodes } from '../preflight.js';
 import type { Provisioner } from '../provision/provisioner.js';
 import type { RunResult, ScenarioResult } from '../results.js';
@@ -20,7 +21,7 @@ import { Budget, checkLoopback } from './safety.js';
 
 export { CAP_DEFAULTS, checkLoopback } from './safety.js';
 
-export interface RobustnessOptions {
+export interface RobustnessOptions extends CommonOptions {
   url: string;
   adminUrl?: string;
   adminToken?: string;
@@ -33,14 +34,6 @@ export interface RobustnessOptions {
   maxConnections: number;
   maxBytes: number;
   maxDurationMs: number;
-  grep?: string;
-  exclude?: string;
-  list: boolean;
-  profile: Profile;
-  reportJson?: string;
-  junit?: string;
-  html?: string;
-  expectedFailures?: string;
 }
 
 /** What cli.ts lends (no import circle): its provisioning, selection, baseline and reports, and the generator. */
