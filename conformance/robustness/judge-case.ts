@@ -302,7 +302,9 @@ async function endCaseEvent(c: InputCase, { app, agent, ids }: Stage, ctx: CaseC
     (f) => f.event_id === ids.event_id && (f.type === 'reply' || f.type === 'error'),
     ctx.options.timeoutMs,
   );
-  if (ended?.type === 'reply') return void s.checked.push(keeps);
+  // The case's own agent error may have ended the event, its AGENT_ERROR reaching the app after the look above.
+  const byTheAgent = ended?.type === 'error' && (ended.code === 'AGENT_ERROR' || ended.code === 'AGENT_TIMEOUT');
+  if (ended?.type === 'reply' || byTheAgent) return void s.checked.push(keeps);
   s.fail(
     keeps,
     `after this case the agent's reply to its event in flight did not reach the app (got ${got(ended, ctx.options.timeoutMs)}): a bad agent frame does not cost the agent its events`,
