@@ -181,11 +181,13 @@ const RULES: Record<string, Rule> = {
     at: protocol({ kind: 'accepted', requirement: 'ERR-004' }),
     over: protocol(err('PAYLOAD_TOO_LARGE', 'ERR-004')),
   },
-  // #fragment-limit: UTF-8 bytes of the token string (after JSON decoding).
+  // #fragment-limit: UTF-8 bytes of the token string (after JSON decoding). "4 KB" reads as 4000 or 4096 bytes, so
+  // at 4096 the protocol lets a bridge forward the fragment or refuse it, keeping the connection (AGT-009);
+  // forwarding exactly 4096 bytes is ours (W11, AGT-005), as in agt-fragment-size. 4097 is over on either reading.
   'agent.token.token': {
     overhead: 0,
     variants: ['ascii', 'multibyte', 'escaped'],
-    at: protocol({ kind: 'accepted', requirement: 'AGT-003' }),
+    at: { mayAccept: true, ...protocol(quiet('AGT-009'), { kind: 'accepted', requirement: 'AGT-005' }) },
     over: protocol(err('MESSAGE_TOO_LARGE', 'AGT-003')),
   },
   // The protocol bounds no id; a well-formed agent_id no agent has is AGENT_NOT_FOUND. Ours: 1-64 (L1).
