@@ -2,14 +2,11 @@
 // generator's cases (cases.ts) in both profiles: a run conforms with the canary's latencies recorded; a non-loopback
 // target is refused before any connection; the caps are printed and enforced; a seed gives back the same cases.
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { robustnessHelpers } from '../../conformance/cli.js';
-import type { RunResult } from '../../conformance/results.js';
 import { generateCases } from '../../conformance/robustness/cases.js';
 import { CAP_DEFAULTS, robustness, type RobustnessOptions } from '../../conformance/robustness/run.js';
 import { ADMIN_TOKEN, startTestBridge } from '../helpers/bridge.js';
+import { captured } from './suite.js';
 
 type Case = ReturnType<NonNullable<Parameters<typeof robustness>[1]['generate']>>[number];
 
@@ -87,18 +84,12 @@ function standIn({ seed, cases = 6 }: { seed: number; cases?: number }): Case[] 
   return order.slice(0, cases).map((o) => o.c);
 }
 
-async function runRobustness(
+function runRobustness(
   options: Partial<RobustnessOptions> & Pick<RobustnessOptions, 'url'>,
   generate: typeof standIn | typeof generateCases = standIn,
 ) {
-  const dir = mkdtempSync(join(tmpdir(), 'robustness-run-'));
-  const reportJson = join(dir, 'report.json');
-  const lines: string[] = [];
-  const { log, error } = console;
-  console.log = (...args: unknown[]) => void lines.push(args.join(' '));
-  console.error = (...args: unknown[]) => void lines.push(args.join(' '));
-  try {
-    const code = await robustness(
+  return captured((reportJson) =>
+    robustness(
       {
         profile: 'protocol',
         list: false,
@@ -109,19 +100,8 @@ async function runRobustness(
         ...options,
       },
       { ...robustnessHelpers, generate },
-    );
-    let report: RunResult | undefined;
-    try {
-      report = JSON.parse(readFileSync(reportJson, 'utf8')) as RunResult;
-    } catch {
-      report = undefined;
-    }
-    return { code, report, output: lines.join('\n') };
-  } finally {
-    console.log = log;
-    console.error = error;
-    rmSync(dir, { recursive: true, force: true });
-  }
+    ),
+  );
 }
 
 describe('bridge-conformance robustness', function () {

@@ -16,14 +16,8 @@ export interface SuiteRun {
 }
 
 export async function runSuite(options: SuiteOptions): Promise<SuiteRun> {
-  const dir = mkdtempSync(join(tmpdir(), 'conformance-run-'));
-  const reportJson = join(dir, 'report.json');
-  const lines: string[] = [];
-  const { log, error } = console;
-  console.log = (...args: unknown[]) => void lines.push(args.join(' '));
-  console.error = (...args: unknown[]) => void lines.push(args.join(' '));
-  try {
-    const code = await server({
+  return captured((reportJson) =>
+    server({
       profile: 'protocol',
       realTime: false,
       realTimeMax: 20_000,
@@ -31,7 +25,20 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteRun> {
       list: false,
       reportJson,
       ...options,
-    });
+    }),
+  );
+}
+
+/** Runs a mode of the runner in-process with its console captured, and reads back the JSON report it wrote. */
+export async function captured(run: (reportJson: string) => Promise<number>): Promise<SuiteRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'conformance-run-'));
+  const reportJson = join(dir, 'report.json');
+  const lines: string[] = [];
+  const { log, error } = console;
+  console.log = (...args: unknown[]) => void lines.push(args.join(' '));
+  console.error = (...args: unknown[]) => void lines.push(args.join(' '));
+  try {
+    const code = await run(reportJson);
     let report: RunResult | undefined;
     try {
       report = JSON.parse(readFileSync(reportJson, 'utf8')) as RunResult;
