@@ -3,14 +3,7 @@
 // does not stop it), the requirements whose checks it actually ran and saw hold (only those can pass), and, when it
 // stopped early, why: a failure (its remaining requirements are then *blocked* by the failed one), a setup that went
 // wrong (errored: nobody blamed) or a client that broke the harness contract (client role).
-import type {
-  ReportScenario,
-  ReportScenarioFailure,
-  ReportScenarioStatus,
-  ReportScenarioWarning,
-} from '../generated/index.js';
-
-export type ScenarioStatus = ReportScenarioStatus;
+import type { ReportScenario, ReportScenarioFailure, ReportScenarioWarning } from '../generated/index.js';
 
 /** One failure: the requirements it breaks (a step's judged checks, a frame rule, a barrier's own rule). */
 export type Failure = ReportScenarioFailure;
