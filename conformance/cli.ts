@@ -443,6 +443,15 @@ export function program(): Command {
     .option('--admin-token <token>', 'admin token of our admin API (default: env ADMIN_TOKEN)')
     .option('--seed <n>', 'the seed of the cases (default: a random one, printed first)', int('--seed'))
     .option('--cases <n>', "how many cases to generate (default: the generator's)", int('--cases'))
+    .option(
+      '--scale <scale>',
+      'how much the resource cases hold: quick (seconds each) or full (a benchmark-style run; raise the caps)',
+      (v: string) => {
+        if (v !== 'quick' && v !== 'full') throw new InvalidArgumentError('--scale is quick or full');
+        return v;
+      },
+      'quick',
+    )
     .option('--canary-ms <ms>', "how long the canary's event may take after each case", int('--canary-ms'), 2_000)
     .option('--timeout-ms <ms>', 'how long to wait for each expected frame', int('--timeout-ms'), 3_000)
     .option(

@@ -14,6 +14,7 @@ const SLOW_LANES = {
       'test/conformance/other-bridge.test.ts',
       'test/conformance/other-bridge/smoke.test.ts',
       'test/conformance/provision-command.test.ts',
+      'test/conformance/robustness-resources.test.ts',
       'test/conformance/several-nodes.test.ts',
     ],
     jobs: 3,

@@ -10,14 +10,15 @@ const MARKS: Record<ScenarioResult['status'], string> = {
   skipped: 'skip',
 };
 
-/** The line printed as each scenario ends. */
+/** The line printed as each scenario ends, then what it observed (informational, not judged), a line each. */
 export function progress(s: ScenarioResult): string {
   const mark = s.waived ? 'waiv' : s.harness ? 'HARN' : MARKS[s.status];
   const why = s.harness ?? s.reason;
   const at = s.failedStep ? `step ${s.failedStep}: ` : '';
   const fails = s.failedRequirements?.length ? ` (fails ${s.failedRequirements.join(', ')})` : '';
   const warns = s.warnings?.length ? ` (warning: ${s.warnings.map((w) => w.requirement).join(', ')})` : '';
-  return `${mark} ${s.id} [${s.requirements.join(', ')}] ${s.durationMs} ms${fails}${warns}${why ? ` — ${at}${why}` : ''}`;
+  const line = `${mark} ${s.id} [${s.requirements.join(', ')}] ${s.durationMs} ms${fails}${warns}${why ? ` — ${at}${why}` : ''}`;
+  return [line, ...(s.informational ?? []).map((o) => `       info: ${o.what}: ${o.value}`)].join('\n');
 }
 
 const title = (r: RequirementResult) => `${r.id} (${r.level}, ${r.source}) ${r.text}`;

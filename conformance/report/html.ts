@@ -82,6 +82,21 @@ function scenarioSection(s: ScenarioResult): string {
   return `<section id="${s.id}"><h3><span class="${status}">${status}</span> ${esc(s.title)} <small><code>${s.file}</code></small></h3><p>Requirements: ${s.requirements.map((q) => `<code>${q}</code>`).join(' ')} · ${s.durationMs} ms</p>${why}${s.status === 'skipped' ? '' : frames}</section>`;
 }
 
+/** What the resource cases saw the bridge do: observed where the protocol states no bound, never judged. */
+function informational(r: RunResult): string {
+  const observed = r.scenarios.filter((s) => s.informational?.length);
+  if (!observed.length) return '';
+  const rows = observed
+    .map(
+      (s) =>
+        `<tr><td><a href="#${s.id}">${esc(s.id)}</a> <span class="${s.status}">${s.status}</span></td><td>${s.informational!.map((o) => `${esc(o.what)}: <strong>${esc(String(o.value))}</strong>`).join('<br>')}</td></tr>`,
+    )
+    .join('\n');
+  return `<h2>What the bridge did (informational)</h2>
+<p>Observed where the protocol states no bound; not judged. A case fails only where the bridge stopped answering or left the canary unserved (ROB-001, ROB-002).</p>
+<table><thead><tr><th>Case</th><th>Observed</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
 export function html(r: RunResult): string {
   const c = r.counts;
   const sorted = [...r.requirements].sort((a, b) => ORDER.indexOf(a.verdict) - ORDER.indexOf(b.verdict));
@@ -116,6 +131,7 @@ ${findings(r)}
 <h2>Requirements</h2>
 ${open.length ? table(open.map((q) => row(q, r)).join('\n')) : ''}
 ${passed.length ? `<details><summary>${passed.length} passed</summary>${table(passed.map((q) => row(q, r)).join('\n'))}</details>` : ''}
+${informational(r)}
 <h2>Scenarios</h2>
 ${notPassed.map(scenarioSection).join('\n')}
 ${passing.length ? `<details><summary>${passing.length} passed scenarios</summary>${passing.map(scenarioSection).join('\n')}</details>` : ''}

@@ -7,6 +7,7 @@
 //   blocked               - <skipped> naming the failure that blocked it (that failure is red on its own case); blocked
 //                           by the harness contract (nothing failed): <error>, since the run proves nothing;
 //   skipped, waived, untested - <skipped> with the reason.
+// What robustness mode's resource cases observed (informational, never judged) is the test suite's <system-out>.
 // Level, source, cite, grade and scenarios are properties of each case; the suite's version and the requirement
 // set's (suite-version.ts) are properties of the test suite, where CI keeps them beside the results.
 import type { RequirementResult, RunResult, ScenarioResult } from '../results.js';
@@ -84,6 +85,16 @@ export function junit(r: RunResult): string {
       '    </testcase>',
     );
   }
+  const observed = r.scenarios.filter((s) => s.informational?.length);
+  if (observed.length)
+    lines.push(
+      `    <system-out>${esc(
+        [
+          'INFORMATIONAL (what the bridge did where the protocol states no bound; not judged):',
+          ...observed.map((s) => `${s.id}: ${s.informational!.map((o) => `${o.what}: ${o.value}`).join('; ')}`),
+        ].join('\n'),
+      )}</system-out>`,
+    );
   lines.push('  </testsuite>', '</testsuites>', '');
   return lines.join('\n');
 }

@@ -1,14 +1,19 @@
 // ROB-001's probe: after each case another organization (the canary, app2 -> agent2) is still served; its latency.
 import type { Connections, Fixture } from './connections.js';
 
-/** app2 -> agent2 -> reply at app2 within `canaryMs`; the latency, or why not. */
+/**
+ * app2 -> agent2 -> reply at app2 within `canaryMs`; the latency, or why not. `fresh`: the app connects anew (during a
+ * resource case's load, a new handshake is what a bridge out of slots would refuse).
+ */
 export async function canary(
   conns: Connections,
   c: Fixture,
   caseId: string,
-  options: { canaryMs: number; timeoutMs: number },
+  options: { canaryMs: number; timeoutMs: number; fresh?: boolean },
 ): Promise<number | string> {
-  const app = await conns.connect('canary-app', 'app', c.appToken);
+  if (options.fresh) conns.release(['canary-app'], 'a new handshake for the canary during the load');
+  const app = await conns.connect('canary-app', 'app', c.appToken).catch((err: Error) => err.message);
+  if (typeof app === 'string') return `the canary app (another organization) could not connect: ${app}`;
   const agent = await conns.connect('canary-agent', 'agent', c.agentToken);
   await conns.drain(app);
   await conns.drain(agent);

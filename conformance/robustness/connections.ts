@@ -131,6 +131,11 @@ export class Connections {
     }
   }
 
+  /** Ends the named clients' connections (a resource case holds their app and agent itself). */
+  release(names: string[], why: string): void {
+    for (const name of names) this.actors.get(name)?.terminate(why);
+  }
+
   closeAll(): void {
     for (const a of this.actors.values()) a.terminate('end of the run');
   }

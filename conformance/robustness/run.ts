@@ -13,10 +13,13 @@ import { judge } from '../results.js';
 import { inProfile, loadRequirements, type Profile, type Requirement } from '../scenario.js';
 import { suiteLine, suiteVersion } from '../suite-version.js';
 import { Target } from '../target.js';
+import { progress } from '../report/console.js';
 import { percentile } from './canary.js';
 import type { InputCase } from './cases.js';
 import { Connections, type Fixture } from './connections.js';
-import { expectationOf, runCase, titleOf, untested, type CaseContext } from './judge-case.js';
+import { CANARY, expectationOf, runCase, titleOf, untested, type CaseContext } from './judge-case.js';
+import { RESOURCE_CASES, resourceTitle, runResourceCase, UNDER_LOAD, untestedResource } from './resources/run.js';
+import type { ResourceCase, Scale } from './resources/types.js';
 import { Budget, checkLoopback } from './safety.js';
 
 export { CAP_DEFAULTS, checkLoopback } from './safety.js';
@@ -28,6 +31,7 @@ export interface RobustnessOptions extends CommonOptions {
   provision?: string;
   seed?: number;
   cases?: number;
+  scale: Scale;
   canaryMs: number;
   timeoutMs: number;
   iOwnThisTarget?: boolean;
@@ -69,9 +73,14 @@ async function run(options: RobustnessOptions, helpers: RobustnessHelpers): Prom
   const baseline = helpers.baselineOf(options);
   const registry = loadRequirements();
   const { cases, left } = await casesOf(seed, options, helpers, registry);
+  const resources = helpers.selected(
+    RESOURCE_CASES.map((c) => ({ ...c, title: resourceTitle(c), requirements: [UNDER_LOAD, CANARY] })),
+    options,
+  );
   if (options.list) {
     for (const c of cases)
       console.log(`${c.id.padEnd(28)} ${c.endpoint.padEnd(6)} ${c.requirements[0]!.padEnd(9)} ${c.title}`);
+    for (const c of resources) console.log(`${c.id.padEnd(28)} ${'-'.padEnd(6)} ${UNDER_LOAD.padEnd(9)} ${c.title}`);
     return 0;
   }
   const caps = { connections: options.maxConnections, bytes: options.maxBytes, durationMs: options.maxDurationMs };
@@ -84,7 +93,7 @@ async function run(options: RobustnessOptions, helpers: RobustnessHelpers): Prom
   const suite = suiteVersion(registry);
   console.log(suiteLine(suite));
   console.log(
-    `bridge-conformance: ${cases.length} robustness cases, ${profile} profile${left ? ` (${left} decision cases need --profile bridge)` : ''}, against ${options.url}; provisioning: ${provisioner.description}`,
+    `bridge-conformance: ${cases.length} robustness cases and ${resources.length} resource cases (scale ${options.scale}), ${profile} profile${left ? ` (${left} decision cases need --profile bridge)` : ''}, against ${options.url}; provisioning: ${provisioner.description}`,
   );
 
   const budget = new Budget(options);
@@ -92,6 +101,16 @@ async function run(options: RobustnessOptions, helpers: RobustnessHelpers): Prom
   const { fixtures, createdOrgs } = await provisionPairs(provisioner);
   const conns = new Connections({ url: options.url, timeoutMs: options.timeoutMs, profile }, budget);
   const ran = await runCases(cases, { seed, profile, options, conns, budget, fixtures, caseNumber: 0 });
+  await runResources(resources, ran, {
+    seed,
+    scale: options.scale,
+    options,
+    conns,
+    budget,
+    fixtures,
+    provisioner,
+    createdOrgs,
+  });
   conns.closeAll();
   const leftBehind = await cleanUp(provisioner, createdOrgs, ran.stopped);
   if (ran.stopped) console.log(`bridge-conformance: the run stopped: ${ran.stopped}`);
@@ -99,10 +118,11 @@ async function run(options: RobustnessOptions, helpers: RobustnessHelpers): Prom
   const named = new Set(ran.results.flatMap((r) => r.requirements));
   const judged = [
     ...[...registry.values()].filter((r) => named.has(r.id) && !r.id.startsWith('ROB-') && inProfile(r, profile)),
-    ...helpers.requirementsOf('robustness', profile),
+    // ROB-002 only where resource cases ran: leaving them out (--exclude resource.) leaves nothing untested.
+    ...helpers.requirementsOf('robustness', profile).filter((r) => named.has(r.id)),
   ];
   const verdicts = judge(judged, ran.results, baseline);
-  const notRun = ran.results.filter((r) => r.status === 'skipped').length;
+  const notRun = ran.results.filter((r) => r.status === 'skipped' && r.reason?.startsWith('not run:')).length;
   // Untested cases never let a run pass: judge() sees only the requirements, which other cases may have passed.
   if (notRun && verdicts.overall.exitCode === 0)
     verdicts.overall = {
@@ -127,6 +147,7 @@ async function run(options: RobustnessOptions, helpers: RobustnessHelpers): Prom
     ...verdicts,
     robustness: {
       seed,
+      scale: options.scale,
       cases: cases.length,
       untested: notRun,
       ...(ran.stopped ? { stopped: ran.stopped } : {}),
@@ -200,6 +221,26 @@ async function runCases(cases: InputCase[], ctx: CaseContext) {
     if (ran.crashed) console.log(`bridge-conformance: ${stopped}; the remaining cases are untested`);
   }
   return { results, latencies, stopped };
+}
+
+/** The resource cases after the input cases, unless the run stopped; their results and canary latencies join. */
+async function runResources(
+  resources: ResourceCase[],
+  ran: Awaited<ReturnType<typeof runCases>>,
+  ctx: Parameters<typeof runResourceCase>[1],
+): Promise<void> {
+  for (const c of resources) {
+    if (ran.stopped) {
+      ran.results.push(untestedResource(c, ran.stopped));
+      continue;
+    }
+    const done = await runResourceCase(c, ctx);
+    ran.results.push(done.result);
+    console.log(progress(done.result)); // a few cases, each with what it observed: said as they end
+    if (done.latencyMs !== undefined) ran.latencies.push({ case: c.id, ms: done.latencyMs });
+    ran.stopped = done.stopped;
+    if (done.crashed) console.log(`bridge-conformance: ${done.stopped}; the remaining cases are untested`);
+  }
 }
 
 /** Removes what the run created, unless the target is gone; returns what is left behind. */

@@ -2,7 +2,8 @@
 // connections, bytes sent and time (printed before it starts); whether the target still answers after a case.
 import { PreflightError, probeEndpoint } from '../preflight.js';
 
-export const CAP_DEFAULTS = { maxConnections: 500, maxBytes: 50_000_000, maxDurationMs: 10 * 60_000 } as const;
+/** Enough for every input case and the resource cases at `--scale quick`; `--scale full` needs more, given. */
+export const CAP_DEFAULTS = { maxConnections: 2_000, maxBytes: 100_000_000, maxDurationMs: 10 * 60_000 } as const;
 
 export interface Caps {
   maxConnections: number;

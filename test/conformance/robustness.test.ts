@@ -95,6 +95,8 @@ function runRobustness(
         list: false,
         canaryMs: 2_000,
         timeoutMs: 1_000,
+        scale: 'quick',
+        exclude: 'resource.', // the resource cases have their own tests (robustness-resources.test.ts)
         ...CAP_DEFAULTS,
         reportJson,
         ...options,

@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { WebSocketServer } from 'ws';
 import type { BreakName } from './breaks.js';
+import { makeFragile, type FragilityName } from './fragilities.js';
 import type { Clock } from './clock.js';
 import { refuse, type Hub } from './connections.js';
 import { OPS_KEY, OpError, runOp } from './ops.js';
@@ -34,6 +35,8 @@ export function createHttp(
   hub: Hub,
   clock: Clock,
   breaks: ReadonlySet<BreakName>,
+  fragile: ReadonlySet<FragilityName> = new Set(),
+  die: () => void = () => {},
 ): { server: Server; terminateSockets: () => void } {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -65,6 +68,7 @@ export function createHttp(
   });
 
   const wss = new WebSocketServer({ noServer: true });
+  const fragility = makeFragile(server, fragile, die);
   server.on('upgrade', (req, socket, head) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const kind = url.pathname === '/v1/ws/app' ? 'app' : url.pathname === '/v1/ws/agent' ? 'agent' : undefined;
@@ -77,6 +81,7 @@ export function createHttp(
       if (auth.client.kind !== kind) {
         return refuse(ws, kind === 'app' && breaks.has('forbidden-as-unauthorized') ? 'UNAUTHORIZED' : 'FORBIDDEN');
       }
+      if (kind === 'app') fragility.app(ws);
       if (kind === 'app') hub.attachApp(ws, auth.client);
       else hub.attachAgent(ws, auth.client);
     });
