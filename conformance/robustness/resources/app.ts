@@ -1,5 +1,6 @@
 // The target app's own connection in a resource case (outside the transcript: it sends thousands of frames).
 import WebSocket from 'ws';
+import { LIMITS } from '../../../generated/index.js';
 import type { ResourceContext } from './types.js';
 
 export interface AppLink {
@@ -22,7 +23,7 @@ export function connectApp(
     headers: { authorization: `Bearer ${ctx.target.appToken}` },
     handshakeTimeout: ctx.timeoutMs,
     perMessageDeflate: false,
-    maxPayload: 16 * 1024 * 1024,
+    maxPayload: 64 * LIMITS.frameMaxBytes, // an answer past the protocol's frame limit is read, to be reported
   });
   ctx.hold(() => ws.terminate());
   const link: AppLink = { ws, frames: [], bytes: 0, next: () => Promise.resolve(undefined) };

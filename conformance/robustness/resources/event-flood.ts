@@ -2,7 +2,7 @@
 // refuses the rest (a rate limit, a bound on events in flight), and whether another organization is still served.
 import { connectAgent, sendJson } from './agent.js';
 import { connectApp } from './app.js';
-import { sleep, tally, type ResourceCase } from './types.js';
+import { sleep, SUITE_QUEUE_MAX, tally, type ResourceCase } from './types.js';
 
 export const eventFlood: ResourceCase = {
   id: 'resource.event-flood',
@@ -31,7 +31,7 @@ export const eventFlood: ResourceCase = {
         payload: { n: i },
       });
       if (i === Math.floor(n / 2)) void ctx.probe().then(() => undefined);
-      if (app.ws.bufferedAmount > 1024 * 1024) await sleep(5);
+      if (app.ws.bufferedAmount > SUITE_QUEUE_MAX) await sleep(5);
     }
     const sentMs = Math.round(performance.now() - started);
     // Every event ends: accepted then a reply or an error, or refused at once with an error.

@@ -1,11 +1,13 @@
 // One app resumes an ended stream over and over: a resume is a small request whose answer is the whole stream again.
 // Where the bridge offers the resume extension, how much it sends back, and how it meters it, is observed.
+import { LIMITS } from '../../../generated/index.js';
 import { connectAgent, sendJson } from './agent.js';
 import { connectApp } from './app.js';
 import { NotApplicable, sleep, tally, type ResourceCase } from './types.js';
 
 const FRAGMENT = 'r'.repeat(4000);
-const FRAGMENTS = 240; // a 960 KB stream: within what a bridge keeps of one event (L14's 976,000 bytes)
+// A stream just within what a bridge keeps of one event's text (L14).
+const FRAGMENTS = Math.floor(LIMITS.streamedTextMaxBytes / FRAGMENT.length) - 4;
 
 export const resumeFlood: ResourceCase = {
   id: 'resource.resume-flood',

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import WebSocket from 'ws';
+import type { ClientKind } from '../../../generated/index.js';
 
 export interface Endpoint {
   host: string;
@@ -17,7 +18,7 @@ export interface Endpoint {
   localAddress?: string;
 }
 
-export function endpointOf(url: string, kind: 'app' | 'agent'): Endpoint {
+export function endpointOf(url: string, kind: ClientKind): Endpoint {
   const u = new URL(`${url.replace(/\/$/, '')}/ws/${kind}`);
   const secure = u.protocol === 'wss:';
   const host = u.hostname.replace(/^\[|\]$/g, '');

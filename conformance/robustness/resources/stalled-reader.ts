@@ -2,11 +2,9 @@
 // agent, tells it, or closes the app. A bridge that keeps every unread frame holds what the agent streams.
 import { connectAgent, sendJson } from './agent.js';
 import { clientFrame, closeAtEnd, endpointOf, openRaw, upgradeRaw } from './sockets.js';
-import { sleep, tally, type ResourceCase } from './types.js';
+import { sleep, SUITE_QUEUE_MAX, tally, type ResourceCase } from './types.js';
 
 const FRAGMENT = 'x'.repeat(4000);
-/** What the agent lets its own socket queue before it waits: the suite holds no more than this. */
-const AGENT_QUEUE_MAX = 1024 * 1024;
 
 export const stalledReader: ResourceCase = {
   id: 'resource.stalled-reader',
@@ -35,7 +33,7 @@ export const stalledReader: ResourceCase = {
     let waitedMs = 0;
     const stream = (async () => {
       while (sent < ctx.amounts.streamBytes && performance.now() - started < ctx.amounts.holdMs && !agent.closed) {
-        if (agent.ws.bufferedAmount > AGENT_QUEUE_MAX) {
+        if (agent.ws.bufferedAmount > SUITE_QUEUE_MAX) {
           waitedMs += 10; // the bridge is not reading the agent: backpressure
           await sleep(10);
           continue;

@@ -1,7 +1,7 @@
 // A resource case: one thing a client can make a bridge hold, held within a count and a time, with the canary served
 // during it and the target checked after it (ROB-002). What the bridge did about it is observed, not judged: the
 // protocol states no bound for any of it.
-import type { FixtureSet, ProvisionCreated } from '../../../generated/index.js';
+import { LIMITS, type FixtureSet, type ProvisionCreated } from '../../../generated/index.js';
 import type { Fixture } from '../connections.js';
 import type { Budget } from '../safety.js';
 
@@ -34,7 +34,7 @@ export const SCALES: Record<Scale, Amounts> = {
     unfinishedFrames: 40,
     unfinishedBytes: 256 * 1024,
     holdMs: 2_000,
-    streamBytes: 8 * 1024 * 1024,
+    streamBytes: 8 * LIMITS.frameMaxBytes,
     events: 1_500,
     resumes: 1_000,
     directoryAgents: 100,
@@ -45,7 +45,7 @@ export const SCALES: Record<Scale, Amounts> = {
     unfinishedFrames: 400,
     unfinishedBytes: 512 * 1024,
     holdMs: 15_000,
-    streamBytes: 64 * 1024 * 1024,
+    streamBytes: 64 * LIMITS.frameMaxBytes,
     events: 20_000,
     resumes: 10_000,
     directoryAgents: 2_000,
@@ -92,5 +92,8 @@ export function tally(values: string[]): string {
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
   return [...counts].map(([v, n]) => `${v} ×${n}`).join(', ') || 'none';
 }
+
+/** What the suite lets one of its own sockets queue before it waits: one largest frame. */
+export const SUITE_QUEUE_MAX = LIMITS.frameMaxBytes;
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
