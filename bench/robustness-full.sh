@@ -24,7 +24,7 @@ set +e
 node bin/bridge-conformance.js robustness --url "ws://127.0.0.1:$port/v1" --admin-token "$ADMIN_TOKEN" --seed 1 \
   --scale full --max-connections 6000 --max-bytes 600000000 --max-duration-ms 1800000 \
   --report-json "$out/robustness-full.json" --junit "$out/robustness-full.xml" --html "$out/robustness-full.html" "$@" \
-  | tee "$out/robustness-full.log" | grep -E '^(FAIL|ERR |requirement|blocked|verdict|canary)|^(ok  |skip) resource\.|^ {7}info:'
+  | tee "$out/robustness-full.log" | grep -E '^(caps|FAIL|ERR |requirement|blocked|verdict|canary)|^(ok  |skip) resource\.|^ {7}info:'
 code=${PIPESTATUS[0]}
 set -e
 if [ -r "/proc/$bridge/status" ]; then
