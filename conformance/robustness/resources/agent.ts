@@ -1,5 +1,6 @@
 // The target agent's own connection in a resource case (outside the transcript: it streams thousands of fragments).
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
+import { opened, targetClient } from './sockets.js';
 import type { ResourceContext } from './types.js';
 
 export interface AgentLink {
@@ -13,15 +14,9 @@ export interface AgentLink {
   closed?: string;
 }
 
-/** Connects the target agent (not from the hostile address: it is the victim here, not the attacker). */
+/** Connects the target agent; `onEvent` hears each event delivered. */
 export function connectAgent(ctx: ResourceContext, onEvent?: (eventId: string) => void): Promise<AgentLink> {
-  ctx.budget.connect();
-  const ws = new WebSocket(`${ctx.url.replace(/\/$/, '')}/ws/agent`, {
-    headers: { authorization: `Bearer ${ctx.target.agentToken}` },
-    handshakeTimeout: ctx.timeoutMs,
-    perMessageDeflate: false,
-  });
-  ctx.hold(() => ws.terminate());
+  const ws = targetClient(ctx, 'agent');
   const link: AgentLink = { ws, errors: [], events: [], nextEvent: () => Promise.resolve(undefined) };
   let waiting: ((id: string) => void) | undefined;
   ws.on('message', (data) => {
@@ -51,13 +46,7 @@ export function connectAgent(ctx: ResourceContext, onEvent?: (eventId: string) =
             resolve(id);
           };
         });
-  ws.on('close', (code, reason) => (link.closed = `close ${code} ${reason.toString()}`.trim()));
-  ws.on('error', () => {});
-  return new Promise((resolve, reject) => {
-    ws.once('open', () => resolve(link));
-    ws.once('unexpected-response', (_req, res) => reject(new Error(`the agent's upgrade got HTTP ${res.statusCode}`)));
-    ws.once('error', reject);
-  });
+  return opened(ws, link, 'the agent');
 }
 
 /** Sends a frame, counting it against the run's bytes. */

@@ -1,32 +1,24 @@
 // The target app's own connection in a resource case (outside the transcript: it sends thousands of frames).
-import WebSocket from 'ws';
-import { LIMITS } from '../../../generated/index.js';
+import type WebSocket from 'ws';
+import { opened, targetClient } from './sockets.js';
 import type { ResourceContext } from './types.js';
 
 export interface AppLink {
   ws: WebSocket;
-  /** Every frame received, parsed; and how many bytes they came to. */
-  frames: Record<string, unknown>[];
+  /** How many bytes the frames received came to. */
   bytes: number;
   closed?: string;
   /** Resolves with the first frame received from now on that matches, or undefined after `ms`. */
   next(match: (f: Record<string, unknown>) => boolean, ms: number): Promise<Record<string, unknown> | undefined>;
 }
 
-/** Connects the target app (`?resume=1` when `resumable`); each frame is shown to `keep`, and kept if it says so. */
+/** Connects the target app (`?resume=1` when `resumable`); `onFrame` hears each frame received, parsed. */
 export function connectApp(
   ctx: ResourceContext,
-  options: { resumable?: boolean; keep?: (f: Record<string, unknown>) => boolean } = {},
+  options: { resumable?: boolean; onFrame?: (f: Record<string, unknown>) => void } = {},
 ): Promise<AppLink> {
-  ctx.budget.connect();
-  const ws = new WebSocket(`${ctx.url.replace(/\/$/, '')}/ws/app${options.resumable ? '?resume=1' : ''}`, {
-    headers: { authorization: `Bearer ${ctx.target.appToken}` },
-    handshakeTimeout: ctx.timeoutMs,
-    perMessageDeflate: false,
-    maxPayload: 64 * LIMITS.frameMaxBytes, // an answer past the protocol's frame limit is read, to be reported
-  });
-  ctx.hold(() => ws.terminate());
-  const link: AppLink = { ws, frames: [], bytes: 0, next: () => Promise.resolve(undefined) };
+  const ws = targetClient(ctx, 'app', options.resumable ? '?resume=1' : '');
+  const link: AppLink = { ws, bytes: 0, next: () => Promise.resolve(undefined) };
   const waiters = new Set<{
     match: (f: Record<string, unknown>) => boolean;
     resolve: (f: Record<string, unknown>) => void;
@@ -39,7 +31,7 @@ export function connectApp(
     } catch {
       return;
     }
-    if (!options.keep || options.keep(f)) link.frames.push(f);
+    options.onFrame?.(f);
     for (const w of waiters)
       if (w.match(f)) {
         waiters.delete(w);
@@ -52,11 +44,5 @@ export function connectApp(
       const timer = setTimeout(() => (waiters.delete(w), resolve(undefined)), ms);
       waiters.add(w);
     });
-  ws.on('close', (code, reason) => (link.closed = `close ${code} ${reason.toString()}`.trim()));
-  ws.on('error', () => {});
-  return new Promise((resolve, reject) => {
-    ws.once('open', () => resolve(link));
-    ws.once('unexpected-response', (_req, res) => reject(new Error(`the app's upgrade got HTTP ${res.statusCode}`)));
-    ws.once('error', reject);
-  });
+  return opened(ws, link, 'the app');
 }

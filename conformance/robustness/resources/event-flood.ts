@@ -14,11 +14,10 @@ export const eventFlood: ResourceCase = {
     );
     const answers = { accepted: 0, replies: 0, errors: [] as string[] };
     const app = await connectApp(ctx, {
-      keep: (f) => {
+      onFrame: (f) => {
         if (f.type === 'accepted') answers.accepted++;
         else if (f.type === 'reply') answers.replies++;
         else if (f.type === 'error') answers.errors.push(String(f.code));
-        return false;
       },
     });
     ctx.note(`app1 sends ${n} events as fast as it can; agent1 answers each at once`);

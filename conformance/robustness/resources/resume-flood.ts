@@ -15,7 +15,7 @@ export const resumeFlood: ResourceCase = {
   title: 'a flood of resumes of one ended 488 KB stream (resume extension)',
   async run(ctx) {
     const agent = await connectAgent(ctx);
-    const first = await connectApp(ctx, { resumable: true, keep: (f) => f.type !== 'token' });
+    const first = await connectApp(ctx, { resumable: true });
     sendJson(ctx, first.ws, {
       type: 'event',
       agent_id: ctx.target.agentId,
@@ -45,13 +45,12 @@ export const resumeFlood: ResourceCase = {
     const answers = { replays: 0, errors: [] as string[] };
     const app = await connectApp(ctx, {
       resumable: true,
-      keep: (f) => {
+      onFrame: (f) => {
         if (f.type === 'reply') answers.replays++;
         else if (f.type === 'error') {
           if (!answers.errors.includes(String(f.code))) ctx.note(`first ${String(f.code)}: ${JSON.stringify(f)}`);
           answers.errors.push(String(f.code));
         }
-        return false;
       },
     });
     ctx.note(

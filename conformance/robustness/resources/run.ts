@@ -6,9 +6,8 @@ import { Transcript } from '../../actor.js';
 import type { Provisioner } from '../../provision/provisioner.js';
 import type { ScenarioResult } from '../../results.js';
 import { canary } from '../canary.js';
-import type { Connections, Fixture } from '../connections.js';
-import { CANARY, type CaseRun } from '../judge-case.js';
-import { CapReached, targetAlive, type Budget } from '../safety.js';
+import { CANARY, type CaseContext, type CaseRun } from '../judge-case.js';
+import { CapReached, targetAlive } from '../safety.js';
 import { manyConnections } from './connections.js';
 import { largeDirectory } from './directory.js';
 import { eventFlood } from './event-flood.js';
@@ -33,17 +32,13 @@ export const UNDER_LOAD = 'ROB-002';
 const REQUIREMENTS = [UNDER_LOAD, CANARY];
 const FILE = 'robustness/resources';
 
-export interface ResourceRunContext {
-  seed: number;
+/** An input case's context (its seed, the run's connections, budget and fixtures), and what resource cases add. */
+export type ResourceRunContext = Omit<CaseContext, 'profile' | 'caseNumber'> & {
   scale: Scale;
-  options: { url: string; timeoutMs: number; canaryMs: number };
-  conns: Connections;
-  budget: Budget;
-  fixtures: { target: Fixture; canary: Fixture };
   provisioner: Provisioner;
   /** Organizations registered by the cases, for the run's clean-up. */
   createdOrgs: string[];
-}
+};
 
 export const resourceTitle = (c: ResourceCase) => `[resource] ${c.title}`;
 

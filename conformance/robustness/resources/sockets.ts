@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import WebSocket from 'ws';
-import type { ClientKind } from '../../../generated/index.js';
+import { LIMITS, type ClientKind } from '../../../generated/index.js';
+import type { ResourceContext } from './types.js';
 
 export interface Endpoint {
   host: string;
@@ -163,4 +164,31 @@ export function closeAtEnd(bytes: Buffer): string | undefined {
     if (bytes[i] === 0x88 && length < 126 && i + 2 + length === bytes.length) return closeOf(bytes.subarray(i + 2));
   }
   return undefined;
+}
+
+/**
+ * A client of the target pair, from the canary's address (it is the victim of the load, not its source), outside the
+ * transcript (it sends and receives thousands of frames), ended when the case ends.
+ */
+export function targetClient(ctx: ResourceContext, kind: ClientKind, query = ''): WebSocket {
+  ctx.budget.connect();
+  const ws = new WebSocket(`${ctx.url.replace(/\/$/, '')}/ws/${kind}${query}`, {
+    headers: { authorization: `Bearer ${kind === 'app' ? ctx.target.appToken : ctx.target.agentToken}` },
+    handshakeTimeout: ctx.timeoutMs,
+    perMessageDeflate: false,
+    maxPayload: 64 * LIMITS.frameMaxBytes, // an answer past the protocol's frame limit is read, to be reported
+  });
+  ctx.hold(() => ws.terminate());
+  return ws;
+}
+
+/** Resolves with `link` once its client is open (how it closes is kept on it), or why the upgrade failed. */
+export function opened<T extends { closed?: string }>(ws: WebSocket, link: T, who: string): Promise<T> {
+  ws.on('close', (code, reason) => (link.closed = `close ${code} ${reason.toString()}`.trim()));
+  ws.on('error', () => {});
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve(link));
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`${who}'s upgrade got HTTP ${res.statusCode}`)));
+    ws.once('error', reject);
+  });
 }
