@@ -18,7 +18,7 @@ import { machine } from './report.js';
 export const GUARD_ARGS = ['--scenarios', '1,2,3', '--duration', '5', '--warmup', '2', '--rates', '10000'];
 const BASELINE = join(ROOT, 'bench/baseline.json');
 
-type Results = { scenarios: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Results = { scenarios: Record<string, any> };  
 
 /** The figures the guard follows, read from one results file; higher is better unless `lowerIsBetter`. */
 export const FIGURES: { name: string; lowerIsBetter?: boolean; read(r: Results): number | null }[] = [
@@ -47,7 +47,7 @@ export const FIGURES: { name: string; lowerIsBetter?: boolean; read(r: Results):
   },
 ];
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 function quotient(s: any, f: (x: any) => number): number | null {
   if (!s?.bridge || !s?.relay || !f(s.relay)) return null;
   return Number((f(s.bridge) / f(s.relay)).toFixed(3));
