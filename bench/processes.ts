@@ -1,5 +1,5 @@
-// The processes of a benchmark run: the bridge as in production, the bare relay, and load generators, each its own
-// process so that no two share an event loop.
+// The processes of a benchmark run: the bridge as in production, the bare relay, the Socket.IO relay, and load
+// generators, each its own process so that no two share an event loop.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -136,19 +136,25 @@ export async function startBridge(
 }
 
 /** bench/relay.ts; `batch`: with the bridge's write batching (--batch). */
-export async function startRelay(batch = false): Promise<Server> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(ROOT, 'bench/relay.ts'), '--port', '0', ...(batch ? ['--batch'] : [])],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  const { logs, logBytes } = tail(child, 'relay');
+export function startRelay(batch = false): Promise<Server> {
+  return startListener('relay', 'bench/relay.ts', batch ? ['--batch'] : []);
+}
+
+/** bench/socketio-relay.ts: the Socket.IO peer. */
+export function startSocketIoRelay(): Promise<Server> {
+  return startListener('socket.io relay', 'bench/socketio-relay.ts');
+}
+
+/** A server of this checkout's bench/ that prints `listening <port>` once it accepts connections. */
+async function startListener(name: string, script: string, args: string[] = []): Promise<Server> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script), '--port', '0', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const { logs, logBytes } = tail(child, name);
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`the relay did not start in 20 s:\n${logs()}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`the ${name} did not start in 20 s:\n${logs()}`)), 20_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const m = /listening (\d+)/.exec(out);
@@ -157,7 +163,7 @@ export async function startRelay(batch = false): Promise<Server> {
         resolve(Number(m[1]));
       }
     });
-    child.once('exit', (code) => reject(new Error(`the relay exited with ${code}:\n${logs()}`)));
+    child.once('exit', (code) => reject(new Error(`the ${name} exited with ${code}:\n${logs()}`)));
   });
   return { child, port, url: `ws://127.0.0.1:${port}`, pid: child.pid!, logs, logBytes };
 }

@@ -1,7 +1,8 @@
-// Benchmark harness: the bridge as in production against a bare WebSocket relay, the same load generator for
-// both, each in its own process. Prints a table per scenario and the targets; writes bench/results/<time>.json.
+// Benchmark harness: the bridge as in production against a bare WebSocket relay and (scenarios 1 to 3) a Socket.IO
+// relay, the same load generator for all, each in its own process. Prints a table per scenario and the targets;
+// writes bench/results/<time>.json.
 //
-//   npm run bench -- [--quick] [--scenarios 1,2,3,4,abuse,cluster] [--only bridge|relay] [--profile] [--attacks in-flight,...]
+//   npm run bench -- [--quick] [--scenarios 1,2,3,4,abuse,cluster] [--only bridge|relay|socketio] [--profile] [--attacks in-flight,...]
 //                    [--duration S] [--warmup S] [--m 4] [--n 4] [--window 16] [--payload-bytes 1000]
 //                    [--rates 1000,10000,30000] [--event-rate 2000] [--event-window 32] [--event-apps 8]
 //                    [--idle-connections 20000] [--soak 600] [--soak-events 20]
@@ -9,9 +10,9 @@
 //                    [--resume-rates 1000,10000] [--resume-events 2000] [--resume-fragments 50]
 //                    [--bridge-dir DIR]
 //
-//   1  token streaming agent -> app, closed loop: fragments/s, bridge / relay
-//   2  token streaming, open loop at fixed rates: the latency the bridge adds over the relay
-//   3  event acceptance with the event log on: accepted/s and latency (baseline: the relay's /echo)
+//   1  token streaming agent -> app, closed loop: fragments/s, bridge / relay, bridge / socket.io
+//   2  token streaming, open loop at fixed rates: the latency the bridge adds over the relay, and socket.io's
+//   3  event acceptance with the event log on: accepted/s and latency (baseline: the relay's /echo; socket.io)
 //   4  idle connections: server RSS per connection, then a soak of light traffic (growth is a leak)
 //   abuse  the worst single hostile clients, one per fresh bridge: peak memory, a canary's replies, codes (not in the
 //          default set: run it with --scenarios abuse; --attacks picks some of bench/scenarios/abuse-specs.ts's)
@@ -84,7 +85,8 @@ function seconds(name: string, text: string, min: number): number {
 const quick = values.quick!;
 const startedAt = new Date();
 const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
-if (values.only && values.only !== 'bridge' && values.only !== 'relay') throw new Error('--only takes bridge or relay');
+if (values.only && !['bridge', 'relay', 'socketio'].includes(values.only))
+  throw new Error('--only takes bridge, relay or socketio');
 const scenarios = values.scenarios!.split(',').map((x) => x.trim());
 for (const x of scenarios)
   if (!['1', '2', '3', '4', 'abuse', 'cluster', 'resume'].includes(x))
@@ -124,7 +126,7 @@ const settings: Settings = {
   resumeFragments: whole('resume-fragments', values['resume-fragments'] ?? (quick ? '10' : '50')),
   ...(postgresUrl ? { postgresUrl } : {}),
   ...(redisUrl ? { redisUrl } : {}),
-  ...(values.only ? { only: values.only as 'bridge' | 'relay' } : {}),
+  ...(values.only ? { only: values.only as NonNullable<Settings['only']> } : {}),
   ...(attacks ? { attacks: attacks as Settings['attacks'] } : {}),
   ...(values.profile ? { profileDir: join(ROOT, 'bench/results/profiles', stamp) } : {}),
 };

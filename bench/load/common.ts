@@ -6,7 +6,8 @@ import { WebSocket, type ClientOptions } from 'ws';
 
 /** What every timed scenario of the generator is told. */
 export interface TimedConfig {
-  target: 'bridge' | 'relay';
+  /** The bridge, bench/relay.ts or bench/socketio-relay.ts. */
+  target: 'bridge' | 'relay' | 'socketio';
   /** `ws://host:port`. */
   url: string;
   /** Closed loop: frames awaiting their answer per stream or socket. */

@@ -4,7 +4,8 @@
 //   closed loop: K events awaiting their `accepted` per app socket, each answer lets the app send one more;
 //   open loop: a fixed total rate, sent on a schedule round-robin over the apps.
 // Baseline: bench/relay.ts's /echo, a bare ws server answering every frame with a fixed one without reading it.
-import type { WebSocket } from 'ws';
+// The Socket.IO peer (bench/socketio-relay.ts): the app emits `event` with an acknowledgement (its `accepted`), the
+// relay emits it to the agent's room and the agent replies at once, as on the bridge.
 import {
   drain,
   Errors,
@@ -18,11 +19,12 @@ import {
   type TimedConfig,
   type TimedResult,
 } from './common.js';
+import { connectSocketIo, watchDisconnect } from './socketio.js';
 import { ENDPOINT_PATHS } from '../../generated/index.js';
 
 export interface EventsConfig extends TimedConfig {
   scenario: 'events';
-  /** bridge: the agents answer, the apps send (one socket each); relay: one /echo socket per entry. */
+  /** bridge, socketio: the agents answer, the apps send (one socket each); relay: one /echo socket per entry. */
   apps: { app_id: string; token: string }[];
 }
 
@@ -55,7 +57,9 @@ class Fifo {
 }
 
 interface AppSide {
-  ws: WebSocket;
+  /** Sends one event (the payload is the run's). */
+  send(agentId: string, threadId: string): void;
+  close(): void;
   pending: Fifo;
   sent: number;
 }
@@ -64,9 +68,10 @@ export async function runEvents(cfg: EventsConfig): Promise<EventsResult> {
   const errors = new Errors();
   const latencies = new Latencies();
   const closedLoop = cfg.rate === undefined;
-  const payloadJson = JSON.stringify({ text: 'x'.repeat(cfg.payloadBytes) });
-  const agentIds = cfg.target === 'bridge' ? (cfg.agents ?? []).map((a) => a.agent_id) : ['echo'];
-  if (!agentIds.length) throw new Error('bridge target: need at least one agent');
+  const payload = { text: 'x'.repeat(cfg.payloadBytes) };
+  const payloadJson = JSON.stringify(payload);
+  const agentIds = cfg.target === 'relay' ? ['echo'] : (cfg.agents ?? []).map((a) => a.agent_id);
+  if (!agentIds.length) throw new Error(`${cfg.target} target: need at least one agent`);
   let measuring = false;
   let stopping = false;
   let accepted = 0;
@@ -84,38 +89,75 @@ export async function runEvents(cfg: EventsConfig): Promise<EventsResult> {
       ws.on('close', (code) => !stopping && errors.add(`agent ${i}`, `closed ${code}`));
     }
   }
+  const hooks = { errors, stopping: () => stopping };
+  if (cfg.target === 'socketio') {
+    for (const [i, agentId] of agentIds.entries()) {
+      const agent = await connectSocketIo(cfg.url, { agent_id: agentId });
+      agent.on('event', (msg: { event_id: string }) =>
+        agent.emit('reply', { event_id: msg.event_id, content: 'ok', done: true }),
+      );
+      watchDisconnect(agent, `agent ${i}`, hooks);
+    }
+  }
   const apps: AppSide[] = [];
   for (const [j, a] of cfg.apps.entries()) {
-    const ws =
-      cfg.target === 'bridge'
-        ? await open(`${cfg.url}${ENDPOINT_PATHS.app}`, { authorization: `Bearer ${a.token}` })
-        : await open(`${cfg.url}/echo`);
-    const side: AppSide = { ws, pending: new Fifo(), sent: 0 };
+    const pending = new Fifo();
+    const onAccepted = () => {
+      const now = performance.now();
+      const sentAt = pending.shift();
+      if (sentAt === undefined) return errors.add(`app ${j}`, 'accepted without an event');
+      if (measuring) {
+        accepted++;
+        latencies.add(now - sentAt);
+      }
+      if (closedLoop && !stopping) send(side, now);
+    };
+    let side: AppSide;
+    if (cfg.target === 'socketio') {
+      const app = await connectSocketIo(cfg.url);
+      // The acknowledgement is the `accepted`; an error in it (no agent in the room) answers the event all the same.
+      const ack = (answer: { error?: string }) => {
+        if (answer.error) errors.add(`app ${j}`, answer.error);
+        onAccepted();
+      };
+      side = {
+        send: (agentId, threadId) => app.emit('event', { agent_id: agentId, thread_id: threadId, payload }, ack),
+        close: () => app.disconnect(),
+        pending,
+        sent: 0,
+      };
+      app.on('reply', () => replies++);
+      watchDisconnect(app, `app ${j}`, hooks);
+    } else {
+      const ws =
+        cfg.target === 'bridge'
+          ? await open(`${cfg.url}${ENDPOINT_PATHS.app}`, { authorization: `Bearer ${a.token}` })
+          : await open(`${cfg.url}/echo`);
+      side = {
+        send: (agentId, threadId) =>
+          ws.send(
+            `{"type":"event","agent_id":${JSON.stringify(agentId)},"thread_id":"${threadId}","payload":${payloadJson}}`,
+          ),
+        close: () => ws.close(),
+        pending,
+        sent: 0,
+      };
+      ws.on('message', (data) => {
+        const text = data.toString();
+        const type = frameType(text);
+        if (type === 'accepted') onAccepted();
+        else if (type === 'reply') replies++;
+        else errors.add(`app ${j}`, text);
+      });
+      ws.on('close', (code) => !stopping && errors.add(`app ${j}`, `closed ${code}`));
+    }
     apps.push(side);
-    ws.on('message', (data) => {
-      const text = data.toString();
-      const type = frameType(text);
-      if (type === 'accepted') {
-        const now = performance.now();
-        const sentAt = side.pending.shift();
-        if (sentAt === undefined) return errors.add(`app ${j}`, 'accepted without an event');
-        if (measuring) {
-          accepted++;
-          latencies.add(now - sentAt);
-        }
-        if (closedLoop && !stopping) send(side, now);
-      } else if (type === 'reply') replies++;
-      else errors.add(`app ${j}`, text);
-    });
-    ws.on('close', (code) => !stopping && errors.add(`app ${j}`, `closed ${code}`));
   }
 
   function send(side: AppSide, dueAt: number): void {
     const k = side.sent++;
     side.pending.push(dueAt);
-    side.ws.send(
-      `{"type":"event","agent_id":${JSON.stringify(agentIds[k % agentIds.length])},"thread_id":"t-${k % 64}","payload":${payloadJson}}`,
-    );
+    side.send(agentIds[k % agentIds.length]!, `t-${k % 64}`);
   }
 
   let stopPacer = () => {};
@@ -130,7 +172,7 @@ export async function runEvents(cfg: EventsConfig): Promise<EventsResult> {
   stopPacer();
   const unanswered = await drain(() => apps.reduce((n, a) => n + a.pending.size, 0));
   if (unanswered) errors.add('drain', `${unanswered} events never accepted`);
-  for (const a of apps) a.ws.close();
+  for (const a of apps) a.close();
 
   return {
     ...timedResult(cfg, cpu, latencies, errors),

@@ -4,9 +4,11 @@
 //   closed loop (scenario 1): K fragments in flight per stream, each arrival lets the agent send one more;
 //   open loop (scenario 2): a fixed total rate, fragments due on a schedule whatever the server does, latency
 //   counted from the due time (so a stall shows, instead of slowing the sender down).
-// Targets: the bridge (tokens from run.ts) or bench/relay.ts (one app and one agent socket per stream, paired by
-// key; the same JSON frames, forwarded verbatim). On several nodes of one bridge, `appUrl` and `agentUrl` put the
-// apps and the agents on the nodes of the placement measured (both default to `url`; the relay is one server).
+// Targets: the bridge (tokens from run.ts), bench/relay.ts (one app and one agent socket per stream, paired by
+// key; the same JSON frames, forwarded verbatim) or bench/socketio-relay.ts (one socket per agent and per app, as
+// on the bridge; the same content as Socket.IO events: ./socketio.ts). On several nodes of one bridge, `appUrl` and
+// `agentUrl` put the apps and the agents on the nodes of the placement measured (both default to `url`; the relays
+// are one server).
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
@@ -22,6 +24,8 @@ import {
   type TimedConfig,
   type TimedResult,
 } from './common.js';
+import { socketIoStreams } from './socketio.js';
+import type { Hooks, Stream } from './stream.js';
 import { ENDPOINT_PATHS } from '../../generated/index.js';
 import { resumeQuery } from '../../src/sdk/resume.js';
 
@@ -72,18 +76,6 @@ const WORDS =
     ' ',
   );
 
-interface Stream {
-  threadId: string;
-  eventId?: string;
-  agentWs: WebSocket;
-  appWs: WebSocket;
-  inFlight: number;
-  started: boolean;
-  /** Fragments sent, and the number the app expects next (with `sequence`). */
-  sent: number;
-  next: number;
-}
-
 export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResult> {
   const payloadText = 'x'.repeat(cfg.payloadBytes);
   const errors = new Errors();
@@ -101,10 +93,11 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
     const count = 1 + (wordSeed++ % 5);
     let text = cfg.sequence ? `${dueAt.toFixed(3)}/${s.sent}` : dueAt.toFixed(3);
     for (let i = 0; i < count; i++) text += ` ${WORDS[(wordSeed * 7 + i * 13) % WORDS.length]}`;
-    return JSON.stringify({ type: 'token', event_id: s.eventId, token: text });
+    return text;
   };
   // Sends of one event-loop turn leave corked, so a burst goes out in a few writes instead of one per frame (the
-  // generator must not be the bottleneck of a 2-core machine). Both targets get the same treatment.
+  // generator must not be the bottleneck of a 2-core machine). Every target gets the same treatment (the Socket.IO
+  // agent's too: ./socketio.ts).
   const corked = new Set<Socket>();
   const uncorkAll = () => {
     for (const sock of corked) sock.uncork();
@@ -112,13 +105,13 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
   };
   const sendFragment = (s: Stream, dueAt: number) => {
     s.inFlight++;
-    const sock = (s.agentWs as unknown as { _socket: Socket })._socket;
+    const sock = s.agentTcp;
     if (!corked.has(sock)) {
       if (corked.size === 0) setImmediate(uncorkAll);
       corked.add(sock);
       sock.cork();
     }
-    s.agentWs.send(fragmentFor(s, dueAt));
+    s.sendToken(fragmentFor(s, dueAt));
     s.sent++;
   };
   const startStream = (s: Stream) => {
@@ -150,34 +143,31 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
       s.next = seq + 1;
     } else order.out_of_order++;
   };
-  const eventFrame = (s: Stream, agentId: string) =>
-    JSON.stringify({ type: 'event', agent_id: agentId, thread_id: s.threadId, payload: { text: payloadText } });
 
   // On several nodes an agent's arrival reaches the apps' node through Redis a moment after its socket opened, so
   // an event sent at once can be refused AGENT_OFFLINE (retry: true). Sent again, and counted: a client would see it.
-  const agentOf = new Map<Stream, string>();
   let startRetries = 0;
   const retryStart = (s: Stream): boolean => {
     if (s.started || stopping) return false;
     startRetries++;
-    setTimeout(() => s.appWs.send(eventFrame(s, agentOf.get(s)!)), 50);
+    setTimeout(() => s.sendEvent(payloadText), 50);
     return true;
+  };
+  const hooks: Hooks = {
+    errors,
+    stopping: () => stopping,
+    startStream,
+    onToken,
+    onReply: () => replies++,
+    retryStart,
   };
   const streams =
     cfg.target === 'bridge'
-      ? await bridgeStreams(cfg, startStream, onToken, errors, () => replies++, retryStart)
-      : await relayStreams(cfg, startStream, onToken, errors);
-  for (const s of streams) {
-    s.appWs.on('close', (code, reason) => !stopping && errors.add('app socket', `closed ${code} ${reason.toString()}`));
-    s.agentWs.on(
-      'close',
-      (code, reason) => !stopping && errors.add('agent socket', `closed ${code} ${reason.toString()}`),
-    );
-  }
-  for (const [i, s] of streams.entries()) {
-    agentOf.set(s, cfg.agents?.[Math.floor(i / cfg.n)]?.agent_id ?? `agent-${i}`);
-    s.appWs.send(eventFrame(s, agentOf.get(s)!));
-  }
+      ? await bridgeStreams(cfg, hooks)
+      : cfg.target === 'socketio'
+        ? await socketIoStreams(cfg, hooks)
+        : await relayStreams(cfg, hooks);
+  for (const s of streams) s.sendEvent(payloadText);
 
   const startDeadline = performance.now() + 10_000;
   while (!streams.every((s) => s.started)) {
@@ -198,7 +188,7 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
   stopping = true;
   stopPacer();
 
-  // Drain the fragments in flight, then (bridge) end each event with a reply.
+  // Drain the fragments in flight, then (bridge, Socket.IO) end each event with a reply.
   const undrained = await drain(() => streams.reduce((a, s) => a + s.inFlight, 0));
   if (undrained) errors.add('drain', `${undrained} fragments never arrived`);
   if (cfg.sequence) {
@@ -209,17 +199,13 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
         `${order.out_of_order} fragments out of order, ${order.skipped} skipped over (of ${order.sent} sent)`,
       );
   }
-  if (cfg.target === 'bridge') {
-    for (const s of streams)
-      s.agentWs.send(JSON.stringify({ type: 'reply', event_id: s.eventId, content: 'done', done: true }));
+  if (cfg.target !== 'relay') {
+    for (const s of streams) s.sendReply();
     const replyDeadline = performance.now() + 5000;
     while (replies < streams.length && performance.now() < replyDeadline) await sleep(5);
     if (replies < streams.length) errors.add('reply', `${streams.length - replies} replies missing`);
   }
-  for (const s of streams) {
-    s.appWs.close();
-    s.agentWs.close();
-  }
+  for (const s of streams) s.close();
 
   return {
     ...timedResult(cfg, cpu, latencies, errors),
@@ -233,21 +219,43 @@ export async function runStreaming(cfg: StreamingConfig): Promise<StreamingResul
   };
 }
 
-type OnToken = (s: Stream, token: string, frameBytes: number) => void;
-
 /** The app endpoint of `base` (`ws://host:port`), asking for resumable streams or not. */
 export const appEndpoint = (base: string, resume = false) =>
   resumeQuery(new URL(`${base}${ENDPOINT_PATHS.app}`), resume).toString();
 
+/** A stream over two ws sockets (the bridge's and the bare relay's frames); closes while running are errors. */
+function wsStream(
+  hooks: Hooks,
+  ids: { threadId: string; agentId: string; eventId?: string },
+  agentWs: WebSocket,
+  appWs: WebSocket,
+): Stream {
+  const s: Stream = {
+    ...ids,
+    inFlight: 0,
+    started: false,
+    sent: 0,
+    next: 0,
+    agentTcp: (agentWs as unknown as { _socket: Socket })._socket,
+    sendEvent: (text) =>
+      appWs.send(JSON.stringify({ type: 'event', agent_id: s.agentId, thread_id: s.threadId, payload: { text } })),
+    sendToken: (text) => agentWs.send(JSON.stringify({ type: 'token', event_id: s.eventId, token: text })),
+    sendReply: () => agentWs.send(JSON.stringify({ type: 'reply', event_id: s.eventId, content: 'done', done: true })),
+    close: () => {
+      appWs.close();
+      agentWs.close();
+    },
+  };
+  const closed = (who: string) => (code: number, reason: Buffer) =>
+    !hooks.stopping() && hooks.errors.add(who, `closed ${code} ${reason.toString()}`);
+  appWs.on('close', closed('app socket'));
+  agentWs.on('close', closed('agent socket'));
+  return s;
+}
+
 /** One socket per agent and per app, authenticated by their tokens; streams found by thread id and agent id. */
-async function bridgeStreams(
-  cfg: StreamingConfig,
-  startStream: (s: Stream) => void,
-  onToken: OnToken,
-  errors: Errors,
-  onReply: () => void,
-  retryStart: (s: Stream) => boolean,
-): Promise<Stream[]> {
+async function bridgeStreams(cfg: StreamingConfig, hooks: Hooks): Promise<Stream[]> {
+  const { errors, startStream, onToken, onReply, retryStart } = hooks;
   const agents = cfg.agents ?? [];
   const apps = cfg.apps ?? [];
   if (agents.length !== cfg.m || apps.length !== cfg.n) throw new Error('bridge target: need m agents and n apps');
@@ -264,15 +272,12 @@ async function bridgeStreams(
   const byAppAgent = new Map<string, Stream>(); // `${appIdx}/${agent_id}`
   for (let i = 0; i < cfg.m; i++) {
     for (let j = 0; j < cfg.n; j++) {
-      const s: Stream = {
-        threadId: `bench-${i}-${j}`,
-        agentWs: agentSockets[i]!,
-        appWs: appSockets[j]!,
-        inFlight: 0,
-        started: false,
-        sent: 0,
-        next: 0,
-      };
+      const s = wsStream(
+        hooks,
+        { threadId: `bench-${i}-${j}`, agentId: agents[i]!.agent_id },
+        agentSockets[i]!,
+        appSockets[j]!,
+      );
       streams.push(s);
       byThread.set(s.threadId, s);
       byAppAgent.set(`${j}/${agents[i]!.agent_id}`, s);
@@ -309,28 +314,24 @@ async function bridgeStreams(
 }
 
 /** A pair of sockets per stream on the relay (one server: `url`); the event id has the bridge's shape (a 26-character ULID). */
-async function relayStreams(
-  cfg: StreamingConfig,
-  startStream: (s: Stream) => void,
-  onToken: OnToken,
-  errors: Errors,
-): Promise<Stream[]> {
+async function relayStreams(cfg: StreamingConfig, hooks: Hooks): Promise<Stream[]> {
+  const { errors, startStream, onToken } = hooks;
   const streams: Stream[] = [];
   for (let i = 0; i < cfg.m; i++) {
     for (let j = 0; j < cfg.n; j++) {
       const key = `s-${i}-${j}`;
       const appWs = await open(`${cfg.url}/app?key=${key}`);
       const agentWs = await open(`${cfg.url}/agent?key=${key}`);
-      const s: Stream = {
-        threadId: `bench-${i}-${j}`,
-        eventId: `01BENCH${String(i * cfg.n + j).padStart(19, '0')}`,
+      const s = wsStream(
+        hooks,
+        {
+          threadId: `bench-${i}-${j}`,
+          agentId: `agent-${i * cfg.n + j}`,
+          eventId: `01BENCH${String(i * cfg.n + j).padStart(19, '0')}`,
+        },
         agentWs,
         appWs,
-        inFlight: 0,
-        started: false,
-        sent: 0,
-        next: 0,
-      };
+      );
       streams.push(s);
       agentWs.on('message', (data) => {
         const msg = JSON.parse(data.toString()) as { type: string };

@@ -137,7 +137,8 @@ export async function idleConnections(s: Settings) {
       : '';
   console.error(`Scenario 4: ${count} idle connections${capped}, soak ${s.soakS} s`);
   const results: Partial<Record<'bridge' | 'relay', IdleRun>> = {};
-  for (const t of s.only ? [s.only] : (['relay', 'bridge'] as const)) results[t] = await runTarget(t, s, count);
+  // No Socket.IO peer here: `--only socketio` runs neither target.
+  for (const t of ['relay', 'bridge'] as const) if (!s.only || s.only === t) results[t] = await runTarget(t, s, count);
   const { bridge, relay } = results;
   const first = bridge?.soak[0];
   const last = bridge?.soak[bridge.soak.length - 1];

@@ -17,7 +17,8 @@ export interface Settings {
   idleConnections: number;
   soakS: number;
   soakEventsPerS: number;
-  only?: 'bridge' | 'relay';
+  /** Run one target alone: the bridge, the bare relay or the Socket.IO relay (scenario 4 has no Socket.IO peer). */
+  only?: 'bridge' | 'relay' | 'socketio';
   /** Scenario cluster: the servers it makes its database and links its nodes on (skipped without both). */
   postgresUrl?: string;
   redisUrl?: string;
