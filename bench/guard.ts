@@ -18,7 +18,7 @@ import { machine } from './report.js';
 export const GUARD_ARGS = ['--scenarios', '1,2,3', '--duration', '5', '--warmup', '2', '--rates', '10000'];
 const BASELINE = join(ROOT, 'bench/baseline.json');
 
-type Results = { scenarios: Record<string, any> };  
+type Results = { scenarios: Record<string, any> };
 
 /** The figures the guard follows, read from one results file; higher is better unless `lowerIsBetter`. */
 export const FIGURES: { name: string; lowerIsBetter?: boolean; read(r: Results): number | null }[] = [
@@ -37,6 +37,17 @@ export const FIGURES: { name: string; lowerIsBetter?: boolean; read(r: Results):
     read: (r) => r.scenarios.open_loop_latency?.find((x: { rate: number }) => x.rate === 10_000)?.added_p99_ms ?? null,
   },
   {
+    name: '2 p99 at 10k/s, bridge/socket.io',
+    lowerIsBetter: true,
+    read: (r) =>
+      r.scenarios.open_loop_latency?.find((x: { rate: number }) => x.rate === 10_000)?.ratio_bridge_over_socketio ??
+      null,
+  },
+  {
+    name: '3 accepted/s, bridge/socket.io',
+    read: (r) => r.scenarios.event_acceptance?.ratio_bridge_over_socketio ?? null,
+  },
+  {
     name: '3 accepted/s, bridge/echo',
     read: (r) => quotient(r.scenarios.event_acceptance, (x) => x.closed.accepted_per_s),
   },
@@ -47,7 +58,6 @@ export const FIGURES: { name: string; lowerIsBetter?: boolean; read(r: Results):
   },
 ];
 
- 
 function quotient(s: any, f: (x: any) => number): number | null {
   if (!s?.bridge || !s?.relay || !f(s.relay)) return null;
   return Number((f(s.bridge) / f(s.relay)).toFixed(3));
