@@ -140,9 +140,13 @@ export function startRelay(batch = false): Promise<Server> {
   return startListener('relay', 'bench/relay.ts', batch ? ['--batch'] : []);
 }
 
-/** bench/socketio-relay.ts: the Socket.IO peer. */
-export function startSocketIoRelay(): Promise<Server> {
-  return startListener('socket.io relay', 'bench/socketio-relay.ts');
+/**
+ * bench/socketio-relay.ts: the Socket.IO peer; with `redis`, one node of several over @socket.io/redis-adapter
+ * (`key`: the prefix of its pub/sub channels, the same for every node of one run).
+ */
+export function startSocketIoRelay(redis?: { url: string; key: string }): Promise<Server> {
+  const args = redis ? ['--redis-url', redis.url, '--redis-key', redis.key] : [];
+  return startListener('socket.io relay', 'bench/socketio-relay.ts', args);
 }
 
 /** A server of this checkout's bench/ that prints `listening <port>` once it accepts connections. */
