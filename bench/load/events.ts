@@ -93,8 +93,14 @@ export async function runEvents(cfg: EventsConfig): Promise<EventsResult> {
   if (cfg.target === 'socketio') {
     for (const [i, agentId] of agentIds.entries()) {
       const agent = await connectSocketIo(cfg.url, { agent_id: agentId });
-      agent.on('event', (msg: { event_id: string }) =>
-        agent.emit('reply', { event_id: msg.event_id, content: 'ok', done: true }),
+      // On several nodes the event names the app's socket and the reply carries it back (bench/socketio-relay.ts).
+      agent.on('event', (msg: { event_id: string; app?: string }) =>
+        agent.emit(
+          'reply',
+          msg.app === undefined
+            ? { event_id: msg.event_id, content: 'ok', done: true }
+            : { event_id: msg.event_id, app: msg.app, content: 'ok', done: true },
+        ),
       );
       watchDisconnect(agent, `agent ${i}`, hooks);
     }

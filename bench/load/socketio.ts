@@ -33,9 +33,17 @@ interface Forwarded {
 }
 
 /**
+ * The relay on several nodes (its --redis-url) names the app's socket in the event (`app`) and routes the agent's
+ * frames back by it, so the agent's `token` and `reply` carry it then; on one node the event has none and the
+ * frames are as they were.
+ */
+type ToApp = Forwarded & { app?: string };
+
+/**
  * Scenarios 1 and 2 on the Socket.IO relay: one socket per agent and per app, as on the bridge. The agent learns
- * each event's id from the `event` it receives (streams found by thread id); the app finds the stream of a `token`
- * by that id (same process, and the agent has it before its first fragment leaves).
+ * each event's id from the `event` it receives (streams found by thread id), and the app's socket id with it when
+ * the relay runs on several nodes (`appUrl` and `agentUrl`: the apps' and the agents' node); the app finds the
+ * stream of a `token` by the event id (same process, and the agent has it before its first fragment leaves).
  *
  * Corking: the agent's TCP socket is corked per event-loop turn, as for the ws targets (runStreaming does it, on
  * `agentTcp`), so the generator writes a turn's fragments in a few writes whatever the target. Socket.IO's client
@@ -44,21 +52,21 @@ interface Forwarded {
  * fragment that the others do not, and the server's figures would be the generator's.
  */
 export async function socketIoStreams(
-  cfg: Pick<TimedConfig, 'url' | 'agents'> & { m: number; n: number },
+  cfg: Pick<TimedConfig, 'url' | 'agents'> & { m: number; n: number; appUrl?: string; agentUrl?: string },
   hooks: Hooks,
 ): Promise<Stream[]> {
-  const { errors, startStream, onToken, onReply } = hooks;
+  const { errors, startStream, onToken, onReply, retryStart } = hooks;
   const agentIds = Array.from({ length: cfg.m }, (_, i) => cfg.agents?.[i]?.agent_id ?? `agent-${i}`);
-  const agents = await Promise.all(agentIds.map((agent_id) => connectSocketIo(cfg.url, { agent_id })));
-  const apps = await Promise.all(Array.from({ length: cfg.n }, () => connectSocketIo(cfg.url)));
+  const agents = await Promise.all(agentIds.map((agent_id) => connectSocketIo(cfg.agentUrl ?? cfg.url, { agent_id })));
+  const apps = await Promise.all(Array.from({ length: cfg.n }, () => connectSocketIo(cfg.appUrl ?? cfg.url)));
   const streams: Stream[] = [];
-  const byThread = new Map<string, Stream>();
+  const byThread = new Map<string, Stream & { app?: string }>();
   const byEvent = new Map<string, Stream>();
   for (let i = 0; i < cfg.m; i++) {
     for (let j = 0; j < cfg.n; j++) {
       const agent = agents[i]!;
       const app = apps[j]!;
-      const s: Stream = {
+      const s: Stream & { app?: string } = {
         threadId: `bench-${i}-${j}`,
         agentId: agentIds[i]!,
         inFlight: 0,
@@ -70,10 +78,24 @@ export async function socketIoStreams(
           app.emit(
             'event',
             { agent_id: s.agentId, thread_id: s.threadId, payload: { text } },
-            (ack: { event_id?: string; error?: string }) => ack.error && errors.add(`app ${j}`, ack.error),
+            // Refused because no node has its agent yet: sent again and counted, as on the bridge.
+            (ack: { event_id?: string; error?: string }) =>
+              ack.error && !(ack.error === 'agent offline' && retryStart(s)) && errors.add(`app ${j}`, ack.error),
           ),
-        sendToken: (text) => agent.emit('token', { event_id: s.eventId, token: text }),
-        sendReply: () => agent.emit('reply', { event_id: s.eventId, content: 'done', done: true }),
+        sendToken: (text) =>
+          agent.emit(
+            'token',
+            s.app === undefined
+              ? { event_id: s.eventId, token: text }
+              : { event_id: s.eventId, app: s.app, token: text },
+          ),
+        sendReply: () =>
+          agent.emit(
+            'reply',
+            s.app === undefined
+              ? { event_id: s.eventId, content: 'done', done: true }
+              : { event_id: s.eventId, app: s.app, content: 'done', done: true },
+          ),
         close: () => {
           app.disconnect();
           agent.disconnect();
@@ -85,10 +107,11 @@ export async function socketIoStreams(
   }
   agents.forEach((agent, i) => {
     watchDisconnect(agent, `agent ${i}`, hooks);
-    agent.on('event', (msg: Forwarded & { thread_id: string }) => {
+    agent.on('event', (msg: ToApp & { thread_id: string }) => {
       const s = byThread.get(msg.thread_id);
       if (!s) return errors.add(`agent ${i}`, `unexpected event ${JSON.stringify(msg).slice(0, 200)}`);
       s.eventId = msg.event_id;
+      s.app = msg.app;
       byEvent.set(msg.event_id, s);
       startStream(s);
     });

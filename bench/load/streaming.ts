@@ -6,9 +6,9 @@
 //   counted from the due time (so a stall shows, instead of slowing the sender down).
 // Targets: the bridge (tokens from run.ts), bench/relay.ts (one app and one agent socket per stream, paired by
 // key; the same JSON frames, forwarded verbatim) or bench/socketio-relay.ts (one socket per agent and per app, as
-// on the bridge; the same content as Socket.IO events: ./socketio.ts). On several nodes of one bridge, `appUrl` and
-// `agentUrl` put the apps and the agents on the nodes of the placement measured (both default to `url`; the relays
-// are one server).
+// on the bridge; the same content as Socket.IO events: ./socketio.ts). On several nodes of one bridge, or of the
+// Socket.IO relay with its Redis adapter, `appUrl` and `agentUrl` put the apps and the agents on the nodes of the
+// placement measured (both default to `url`; the bare relay is one server).
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSocket } from 'ws';
@@ -35,7 +35,7 @@ export interface StreamingConfig extends TimedConfig {
   m: number;
   n: number;
   apps?: { app_id: string; token: string }[];
-  /** The bridge's node the apps, and the agents, connect to (several nodes of one bridge); `url` when absent. */
+  /** The node the apps, and the agents, connect to (several nodes of the bridge or the Socket.IO relay); `url` when absent. */
   appUrl?: string;
   agentUrl?: string;
   /**
