@@ -24,6 +24,8 @@ export interface Reading {
   machine: { busy_s: number; steal_s: number } | null;
   /** The Redis server's CPU seconds (INFO cpu): the whole server, others' use of it included. */
   redis_cpu_s: number | null;
+  /** PUBLISH commands the Redis server has run (INFO commandstats): the whole server, others' included. */
+  redis_publishes: number | null;
   load1: number;
 }
 
@@ -70,23 +72,38 @@ function machineCpu(): Reading['machine'] {
   }
 }
 
-async function redisCpu(redis: Redis | undefined): Promise<number | null> {
-  if (!redis) return null;
+/**
+ * A server without the bridge's /metrics (the Socket.IO relay on several nodes): its CPU time, and none of the
+ * bridge's counters (what its adapter sent through Redis is the server's PUBLISH count, Reading.redis_publishes).
+ */
+export async function cpuOnly(server: Server): Promise<NodeCounters> {
+  const cpu_s = procCpuSeconds(server.pid) ?? NaN;
+  return { publishes: 0, messages: 0, dropped: 0, tokens_forwarded: 0, lost: 0, cpu_s };
+}
+
+async function redisCpu(redis: Redis | undefined): Promise<Pick<Reading, 'redis_cpu_s' | 'redis_publishes'>> {
+  if (!redis) return { redis_cpu_s: null, redis_publishes: null };
   try {
     const info = await redis.info('cpu');
     const at = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? NaN);
-    return at('used_cpu_sys') + at('used_cpu_user');
+    const calls = /^cmdstat_publish:calls=(\d+)/m.exec(await redis.info('commandstats'))?.[1];
+    return { redis_cpu_s: at('used_cpu_sys') + at('used_cpu_user'), redis_publishes: Number(calls ?? 0) };
   } catch {
-    return null;
+    return { redis_cpu_s: null, redis_publishes: null };
   }
 }
 
-export async function read(nodes: Server[], redis?: Redis): Promise<Reading> {
+/** `counters`: how each server's counters are read (the bridge's /metrics, or cpuOnly for the Socket.IO relay). */
+export async function read(
+  nodes: Server[],
+  redis?: Redis,
+  counters: (server: Server) => Promise<NodeCounters> = nodeCounters,
+): Promise<Reading> {
   return {
     at: performance.now(),
-    nodes: await Promise.all(nodes.map(nodeCounters)),
+    nodes: await Promise.all(nodes.map(counters)),
     machine: machineCpu(),
-    redis_cpu_s: await redisCpu(redis),
+    ...(await redisCpu(redis)),
     load1: round(loadavg()[0]!, 2),
   };
 }
@@ -113,6 +130,10 @@ export function difference(before: Reading, after: Reading) {
     node_cpu_s: round(sum('cpu_s')),
     redis_cpu_s:
       before.redis_cpu_s !== null && after.redis_cpu_s !== null ? round(after.redis_cpu_s - before.redis_cpu_s) : null,
+    redis_publishes:
+      before.redis_publishes !== null && after.redis_publishes !== null
+        ? after.redis_publishes - before.redis_publishes
+        : null,
     machine: {
       cores: cpus().length,
       load1_before: before.load1,

@@ -7,17 +7,22 @@
 //        was lost or reordered on the way.
 //   two vs one: two generators, each with half the agents and apps of its own, against one node alone (PostgreSQL,
 //        and SQLite for scenario 1's store), then against one node each of the two-node bridge.
+//   Socket.IO: last, the hop's runs again on two Socket.IO relays over @socket.io/redis-adapter (./cluster-socketio.ts),
+//        reported beside the bridge's hop (./cluster-hop.ts).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import type { StreamingConfig, StreamingResult } from '../load/streaming.js';
+import type { StreamingConfig } from '../load/streaming.js';
 import { createBenchDatabase, type BenchDatabase } from '../postgres.js';
-import { provision, runGenerator, shutdown, startBridge, type Credentials, type Server } from '../processes.js';
-import { difference, read, scrape, type Reading } from './cluster-counters.js';
-import { clusterTables, skippedTable, type ClusterRun, type Placement, type Setup } from './cluster-tables.js';
+import { provision, shutdown, startBridge, type Credentials } from '../processes.js';
+import { scrape } from './cluster-counters.js';
+import { generator, measureRun } from './cluster-run.js';
+import { socketIoTwoNodes } from './cluster-socketio.js';
+import type { ClusterRun, Placement, Setup } from './cluster-figures.js';
+import { clusterTables, skippedTable } from './cluster-tables.js';
 import type { Settings } from './settings.js';
 
 type Node = Awaited<ReturnType<typeof startBridge>>;
@@ -42,11 +47,14 @@ export async function cluster(s: Settings) {
   console.error(`Scenario cluster: two nodes over PostgreSQL and Redis, ${s.warmupS + s.durationS} s per run`);
   const redis = new Redis(s.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 5000, lazyConnect: true });
   const runs: ClusterRun[] = [];
+  let socketIoError: string | null;
   try {
     await redis.connect();
     await twoNodes(s, redis, runs);
     await oneNode(s, redis, runs, 'one node, PostgreSQL');
     await oneNode(s, redis, runs, 'one node, SQLite');
+    // After the bridge's runs, so that they are taken as they were before the peer was added.
+    socketIoError = await socketIoTwoNodes(s, redis, runs);
   } catch (err) {
     const why = `could not run: ${(err as Error).message.split('\n')[0]}`;
     console.error(`Scenario cluster ${why}\n${(err as Error).message}`);
@@ -54,7 +62,7 @@ export async function cluster(s: Settings) {
   } finally {
     redis.disconnect();
   }
-  return clusterTables(s, runs);
+  return clusterTables(s, runs, socketIoError);
 }
 
 /** Every run of the two-node bridge: the hop (same node, then different nodes), then one generator per node. */
@@ -111,67 +119,6 @@ async function oneNode(s: Settings, redis: Redis, runs: ClusterRun[], setup: Set
     await shutdown(node, dir);
     await db?.drop();
   }
-}
-
-function generator(
-  s: Settings,
-  rate: number | undefined,
-  appNode: Server,
-  agentNode: Server,
-  creds: Credentials,
-): StreamingConfig {
-  return {
-    scenario: 'streaming',
-    target: 'bridge',
-    url: appNode.url,
-    appUrl: appNode.url,
-    agentUrl: agentNode.url,
-    serverPid: appNode.pid, // the events' node: where each fragment ends up
-    m: creds.agents.length,
-    n: creds.apps.length,
-    window: s.window,
-    payloadBytes: s.payloadBytes,
-    warmupS: s.warmupS,
-    durationS: s.durationS,
-    sequence: true,
-    ...creds,
-    ...(rate === undefined ? {} : { rate }),
-  };
-}
-
-async function measureRun(
-  s: Settings,
-  setup: Setup,
-  placement: Placement,
-  rate: number | undefined,
-  nodes: Node[],
-  redis: Redis,
-  configs: StreamingConfig[],
-): Promise<ClusterRun> {
-  console.error(
-    `  ${setup}, ${placement}: ${rate === undefined ? 'closed loop' : `${rate} fragments/s`}, ${s.warmupS + s.durationS} s...`,
-  );
-  const before = await read(nodes, redis);
-  const window: Partial<Record<'start' | 'end', Promise<Reading>>> = {};
-  const onLine = (line: string) => {
-    if (line === 'MEASURING') window.start = read(nodes, redis);
-    if (line === 'MEASURED') window.end = read(nodes, redis);
-  };
-  const generators = await Promise.all(
-    configs.map((c, i) => runGenerator<StreamingResult>(c, i === 0 ? onLine : undefined)),
-  );
-  const after = await read(nodes, redis);
-  for (const node of nodes)
-    if (node.child.exitCode !== null) throw new Error(`a node exited during the run:\n${node.logs()}`);
-  return {
-    setup,
-    placement,
-    rate: rate ?? null,
-    generators,
-    fragments_per_s: generators.reduce((a, g) => a + g.fragments_per_s, 0),
-    counters: difference(before, after),
-    window: window.start && window.end ? difference(await window.start, await window.end) : null,
-  };
 }
 
 /** Until each node counts the others alive: provisioning before that would not be told to them. */
