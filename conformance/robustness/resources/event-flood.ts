@@ -29,7 +29,7 @@ export const eventFlood: ResourceCase = {
         thread_id: `rob-flood-${i % 50}`,
         payload: { n: i },
       });
-      if (i === Math.floor(n / 2)) void ctx.probe().then(() => undefined);
+      if (i === Math.floor(n / 2)) void ctx.probe();
       if (app.ws.bufferedAmount > SUITE_QUEUE_MAX) await sleep(5);
     }
     const sentMs = Math.round(performance.now() - started);

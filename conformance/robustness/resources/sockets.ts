@@ -32,8 +32,8 @@ export function endpointOf(url: string, kind: ClientKind): Endpoint {
   };
 }
 
-const wsUrl = (e: Endpoint, query = '') =>
-  `${e.secure ? 'wss' : 'ws'}://${e.host.includes(':') ? `[${e.host}]` : e.host}:${e.port}${e.path}${query}`;
+const wsUrl = (e: Endpoint) =>
+  `${e.secure ? 'wss' : 'ws'}://${e.host.includes(':') ? `[${e.host}]` : e.host}:${e.port}${e.path}`;
 
 /** How a WebSocket client's attempt ended: open (and still open), refused with an HTTP status, closed, or failed. */
 export type Outcome =
@@ -49,13 +49,13 @@ export type Outcome =
 export function openClient(
   e: Endpoint,
   token: string,
-  options: { timeoutMs: number; settleMs: number; query?: string; hostile?: boolean },
+  options: { timeoutMs: number; settleMs: number },
 ): Promise<Outcome> {
-  const ws = new WebSocket(wsUrl(e, options.query), {
+  const ws = new WebSocket(wsUrl(e), {
     headers: { authorization: `Bearer ${token}` },
     handshakeTimeout: options.timeoutMs,
     perMessageDeflate: false,
-    ...(options.hostile !== false && e.localAddress ? { localAddress: e.localAddress } : {}),
+    ...(e.localAddress ? { localAddress: e.localAddress } : {}),
   });
   let error: string | undefined;
   return new Promise((resolve) => {
