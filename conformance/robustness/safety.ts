@@ -48,21 +48,25 @@ export class Budget {
   }
 }
 
-/** Whether the target still answers: /healthz where it has one, and a new handshake. */
+/**
+ * Whether the target still answers. The protocol's proof is a new handshake; `/healthz` is this implementation's,
+ * not the protocol's, so it counts only where it answers: a 5xx says the target is unwell, and with no connection
+ * left in the budget an answer below 500 is the only proof. A target that gives no HTTP answer there is judged by
+ * the handshake alone.
+ */
 export async function targetAlive(url: string, timeoutMs: number, budget: Budget): Promise<boolean> {
   const u = new URL(url);
-  try {
-    const res = await fetch(`${u.protocol === 'wss:' ? 'https:' : 'http:'}//${u.host}/healthz`, {
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    if (res.status >= 500) return false;
-  } catch {
-    return false;
-  }
+  const healthy = await fetch(`${u.protocol === 'wss:' ? 'https:' : 'http:'}//${u.host}/healthz`, {
+    signal: AbortSignal.timeout(timeoutMs),
+  }).then(
+    (res) => res.status < 500,
+    () => undefined,
+  );
+  if (healthy === false) return false;
   try {
     budget.connect();
   } catch {
-    return true; // no connection left to prove it: the health check answered
+    return healthy === true; // no connection left to prove it: only the health check's answer can
   }
   return probeEndpoint(url, timeoutMs).then(
     () => true,
