@@ -17,6 +17,7 @@
 import type { Knex } from 'knex';
 import { systemClock, type Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
+import { commitStatements, dialectOf, type Dialect } from './commit-sql.js';
 import { ChangeQueue, batchSize, halves, type Batch, type EventRow, type SessionRow } from './change-queue.js';
 import { failureOf, refusesRows } from './commit-failure.js';
 import { DroppedRows, type DropReason } from './dropped-rows.js';
@@ -27,103 +28,8 @@ export type { EventRow, SessionRow };
 type EventPatch = Partial<Omit<EventRow, 'event_id'>>;
 
 /**
- * Rows per multi-row statement: 13 columns x 2,500 rows = 32,500 bound values, under SQLite's 32,766 (since 3.32)
- * and PostgreSQL's 65,535; the SQL text (~110 KB) stays under SQLite's 1 MB.
- */
-const ROWS_PER_STATEMENT = 2_500;
-
-/**
- * `columns` as they are, when they name every field of `R`: a field added to the spec (so to the record) fails to
- * compile here until it has a column (and a migration), rather than being dropped silently on write.
- */
-function everyColumn<R>() {
-  return <const C extends readonly (keyof R)[]>(
-    ...columns: C &
-      ([Exclude<keyof R, C[number]>] extends [never] ? unknown : { missing: Exclude<keyof R, C[number]> }[])
-  ) => columns;
-}
-
-const EVENT_COLUMNS = everyColumn<EventRow>()(
-  'event_id',
-  'app_id',
-  'agent_id',
-  'thread_id',
-  'session_key',
-  'status',
-  'outcome',
-  'code',
-  'payload_bytes',
-  'tokens_used',
-  'received_at',
-  'completed_at',
-  'latency_ms',
-);
-const SESSION_COLUMNS = everyColumn<SessionRow>()(
-  'session_key',
-  'agent_id',
-  'app_id',
-  'thread_id',
-  'created_at',
-  'expires_at',
-);
-
-/**
- * A multi-row upsert as SQL text, made once per table and row count. Knex's query compiler took a tenth of the
- * bridge's time under event load (it re-quotes every column of every row each commit); this statement means the
- * same as `insert(rows).onConflict(key).merge()` and is valid SQLite and PostgreSQL (knex.raw numbers the `?` as
- * `$1`, `$2`… for pg; PostgreSQL takes each value's type from its target column). A key appears once per batch (the
- * queues are maps by key): PostgreSQL refuses a statement that would update one row twice.
- */
-function upsertStatement(table: string, columns: readonly string[], key: string): (rows: number) => string {
-  const cache = new Map<number, string>();
-  const names = columns.map((c) => `"${c}"`).join(', ');
-  const tuple = `(${columns.map(() => '?').join(', ')})`;
-  const updates = columns
-    .filter((c) => c !== key)
-    .map((c) => `"${c}" = excluded."${c}"`)
-    .join(', ');
-  return (rows) => {
-    let sql = cache.get(rows);
-    if (!sql) {
-      sql = `INSERT INTO "${table}" (${names}) VALUES ${Array(rows).fill(tuple).join(', ')} ON CONFLICT ("${key}") DO UPDATE SET ${updates}`;
-      cache.set(rows, sql);
-    }
-    return sql;
-  };
-}
-const upsertEvents = upsertStatement('events', EVENT_COLUMNS, 'event_id');
-const upsertSessions = upsertStatement('sessions', SESSION_COLUMNS, 'session_key');
-
-const deleteSessions = (keys: number) =>
-  `DELETE FROM "sessions" WHERE "session_key" IN (${Array(keys).fill('?').join(', ')})`;
-
-function bindings<R>(rows: R[], columns: readonly (keyof R)[]): Knex.Value[] {
-  const out: Knex.Value[] = [];
-  for (const row of rows) for (const c of columns) out.push((row[c] ?? null) as Knex.Value);
-  return out;
-}
-
-/** A batch as SQL statements with their bound values, as few as ROWS_PER_STATEMENT allows. */
-function statements(batch: Batch): [string, Knex.Value[]][] {
-  const out: [string, Knex.Value[]][] = [];
-  for (let i = 0; i < batch.events.length; i += ROWS_PER_STATEMENT) {
-    const rows = batch.events.slice(i, i + ROWS_PER_STATEMENT);
-    out.push([upsertEvents(rows.length), bindings(rows, EVENT_COLUMNS)]);
-  }
-  for (let i = 0; i < batch.sessionUpserts.length; i += ROWS_PER_STATEMENT) {
-    const rows = batch.sessionUpserts.slice(i, i + ROWS_PER_STATEMENT);
-    out.push([upsertSessions(rows.length), bindings(rows, SESSION_COLUMNS)]);
-  }
-  for (let i = 0; i < batch.sessionDeletes.length; i += ROWS_PER_STATEMENT) {
-    const keys = batch.sessionDeletes.slice(i, i + ROWS_PER_STATEMENT);
-    out.push([deleteSessions(keys.length), keys]);
-  }
-  return out;
-}
-
-/**
- * Rows a commit writes at most by default (EVENT_LOG_COMMIT_MAX_ROWS): four statements, a few MB of SQLite's WAL
- * or PostgreSQL's, and far more than a group-commit window gathers at the bridge's capacity (~17k events/s x 20 ms).
+ * Rows a commit writes at most by default (EVENT_LOG_COMMIT_MAX_ROWS): four statements on PostgreSQL, one on SQLite,
+ * a few MB of either's write-ahead log, and far more than a group-commit window gathers at the bridge's capacity (~17k events/s x 20 ms).
  */
 export const DEFAULT_COMMIT_MAX_ROWS = 10_000;
 
@@ -182,6 +88,7 @@ export class WriteBehind {
   private failureLoggedAt = 0;
   private readonly clock: Clock;
   private readonly commitMaxRows: number;
+  private readonly dialect: Dialect;
 
   constructor(
     private readonly db: Knex,
@@ -190,6 +97,7 @@ export class WriteBehind {
   ) {
     this.clock = options.clock ?? systemClock;
     this.commitMaxRows = options.commitMaxRows ?? DEFAULT_COMMIT_MAX_ROWS;
+    this.dialect = dialectOf(db);
     this.drops = new DroppedRows(this.clock, log, options.maxRows);
     this.retryMs = options.retryMs ?? { first: RETRY_FIRST_MS, max: RETRY_MAX_MS };
   }
@@ -359,7 +267,7 @@ export class WriteBehind {
   }
 
   private async commit(batch: Batch): Promise<void> {
-    const sql = statements(batch);
+    const sql = commitStatements(batch, this.dialect);
     if (sql.length === 1) await this.db.raw(...sql[0]!);
     else {
       await this.db.transaction(async (trx) => {

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { LIMITS } from '../../generated/index.js';
 import type { Config } from '../../src/config.js';
 import { SWEEP_INTERVAL_MS } from '../../src/server.js';
-import type { Logger } from '../../src/shared/logger.js';
+import { silentLogger, type Logger } from '../../src/shared/logger.js';
 import { DAY_MS, iso } from '../../src/shared/time.js';
 import { WriteBehind, type EventRow } from '../../src/store/write-behind.js';
 import { startTestBridge, type TestBridge, disconnect } from '../helpers/bridge.js';
@@ -498,7 +498,7 @@ describeEachDatabase('the event log', function (db) {
       }
     });
 
-    it('writes every row of a group commit of thousands of events (several statements, one transaction), and their outcomes over them', async function () {
+    it('writes every row of a group commit of thousands of events (several statements on PostgreSQL), and their outcomes over them', async function () {
       const knex = await db.open({ migrate: true });
       const errors: string[] = [];
       const log: Logger = {
@@ -560,6 +560,42 @@ describeEachDatabase('the event log', function (db) {
           latency_ms: replied ? 40 : null,
         });
       });
+    });
+
+    it('stores the thread ids an app sent as they are, a lone surrogate as U+FFFD, and deletes sessions by key', async function () {
+      const knex = await db.open({ migrate: true });
+      const writer = new WriteBehind(knex, silentLogger, { flushMs: 1_000, maxRows: 100 });
+      const threads = ['a"b\\c', 'é😀\\ud800', 'line\nbreak\ttab', 'lone \ud800 high', 'lone \udfff low'];
+      const at = Date.parse('2026-11-22T12:00:00.000Z');
+      threads.forEach((thread_id, i) => {
+        writer.insertEvent({
+          event_id: `01KEW${i}`,
+          app_id: 'app-a',
+          agent_id: 'agent-a',
+          thread_id,
+          session_key: null,
+          status: 'rejected',
+          outcome: 'rejected',
+          code: 'INVALID_THREAD_ID',
+          payload_bytes: 0,
+          tokens_used: Number.MAX_SAFE_INTEGER,
+          received_at: at + i,
+          completed_at: at + i,
+          latency_ms: 0,
+        });
+        const session = { agent_id: 'agent-a', app_id: 'app-a', thread_id, created_at: at, expires_at: at + DAY_MS };
+        writer.upsertSession({ session_key: `s${i}`, ...session });
+      });
+      await writer.flush();
+      writer.deleteSessions(['s0', 's2']);
+      await writer.close();
+
+      const stored = ['a"b\\c', 'é😀\\ud800', 'line\nbreak\ttab', 'lone \ufffd high', 'lone \ufffd low'];
+      const rows: EventRow[] = await knex('events').select().orderBy('received_at');
+      expect(rows.map((r) => r.thread_id)).to.deep.equal(stored);
+      expect(rows.map((r) => r.tokens_used)).to.deep.equal(threads.map(() => Number.MAX_SAFE_INTEGER));
+      const sessions = await knex('sessions').select('session_key', 'thread_id').orderBy('session_key');
+      expect(sessions).to.deep.equal([1, 3, 4].map((i) => ({ session_key: `s${i}`, thread_id: stored[i] })));
     });
 
     it('logs any tokens_used an agent reports, however large (the spec sets no maximum)', async function () {
