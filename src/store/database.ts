@@ -9,7 +9,7 @@ import { shownUrl } from '../shared/shown-url.js';
 import { migrationSource } from './migrations.js';
 import { postgresConfig, whileMigrating } from './postgres.js';
 import { lockPostgres } from './postgres-lock.js';
-import { sqliteConfig, sqliteFile } from './sqlite.js';
+import { checkSqliteVersion, sqliteConfig, sqliteFile } from './sqlite.js';
 
 export interface ClaimOptions {
   /**
@@ -63,7 +63,8 @@ export async function openDatabase(url: string): Promise<Knex> {
   const knex = connectDatabase(url);
   const migrate = () => knex.migrate.latest({ migrationSource });
   try {
-    await (kind(url) === 'postgres' ? whileMigrating(url, migrate) : migrate());
+    if (kind(url) === 'postgres') await whileMigrating(url, migrate);
+    else await checkSqliteVersion(knex).then(migrate);
   } catch (err) {
     await knex.destroy().catch(() => {});
     throw new DatabaseOpenError(`cannot open the database ${shownUrl(url)}: ${(err as Error).message}`);

@@ -52,3 +52,30 @@ export function sqliteConfig(url: string): Knex.Config {
     },
   };
 }
+
+/** The oldest SQLite whose JSON functions the event log's commits use (jsonb, ->>: commit-sql.ts). */
+export const SQLITE_MIN_VERSION = '3.45.0';
+
+/** Whether `version` (as sqlite_version() gives it) is older than SQLITE_MIN_VERSION. */
+export function sqliteTooOld(version: string): boolean {
+  const have = version.split('.').map(Number);
+  const need = SQLITE_MIN_VERSION.split('.').map(Number);
+  for (const [i, part] of need.entries()) {
+    const ahead = (have[i] ?? 0) - part;
+    if (ahead) return ahead < 0;
+  }
+  return false;
+}
+
+/**
+ * Refuses at start an SQLite too old for the event log, rather than failing every group commit later: the sqlite3
+ * package's own build bundles a newer one; only a build against an old system library lacks it.
+ */
+export async function checkSqliteVersion(knex: Knex): Promise<void> {
+  const [row] = (await knex.raw('SELECT sqlite_version() AS version')) as { version: string }[];
+  const version = row?.version ?? '0';
+  if (sqliteTooOld(version))
+    throw new Error(
+      `SQLite ${version} is too old: the bridge needs ${SQLITE_MIN_VERSION} or later (its JSONB functions)`,
+    );
+}

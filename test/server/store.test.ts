@@ -11,6 +11,7 @@ import knexFactory, { type Knex } from 'knex';
 import { validators } from '../../generated/index.js';
 import { startServer, type RunningBridge } from '../../src/server.js';
 import { openDatabase } from '../../src/store/database.js';
+import { SQLITE_MIN_VERSION, sqliteTooOld } from '../../src/store/sqlite.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { startEvent } from '../helpers/events.js';
 import { TestClient } from '../helpers/ws-client.js';
@@ -228,6 +229,20 @@ describe('DATABASE_URL', function () {
       expect(refused).to.equal(
         `cannot open the database ${scheme}://bridge:***@127.0.0.1:1/bridge?sslmode=disable&password=***: connect ECONNREFUSED 127.0.0.1:1`,
       );
+    }
+  });
+});
+
+describe('the SQLite library', function () {
+  it(`is refused below ${SQLITE_MIN_VERSION} (the event log's JSONB commits), and the one installed is not`, async function () {
+    expect(['3.40.1', '3.44.9', '2.99.99'].filter(sqliteTooOld)).to.have.length(3);
+    expect(['3.45.0', '3.45', '3.52.0', '4.0.0'].filter(sqliteTooOld)).to.deep.equal([]);
+    const knex = await openDatabase('sqlite::memory:');
+    try {
+      const [{ version }] = await knex.raw('SELECT sqlite_version() AS version');
+      expect(sqliteTooOld(version), version).to.equal(false);
+    } finally {
+      await knex.destroy();
     }
   });
 });
