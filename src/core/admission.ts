@@ -190,7 +190,16 @@ export class Admission {
     const opened = sessions.open(sessionKey, agentId, app.app_id, threadId, ttlMs, start.received_at);
     if (opened.evicted) this.evicted(opened.evicted);
     if (opened.change !== 'reused') observer.sessionOpened(opened.session, opened.change);
-    observer.eventAccepted({ ...start, event_id: eventId, session_key: sessionKey });
+    // Field by field, not a spread of `start`: a slow object clone per event otherwise.
+    observer.eventAccepted({
+      event_id: eventId,
+      app_id: start.app_id,
+      agent_id: start.agent_id,
+      thread_id: start.thread_id,
+      session_key: sessionKey,
+      payload_bytes: start.payload_bytes,
+      received_at: start.received_at,
+    });
   }
 
   private timedOut(eventId: string): void {
