@@ -14,6 +14,7 @@ import type { SessionTable } from './core/sessions.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/logger.js';
 import { AuditStore } from './store/audit-log.js';
+import { SignInStore } from './store/sign-ins.js';
 import { isPostgresUrl } from './store/database-url.js';
 import { EventLogReader } from './store/event-log.js';
 import { RegistryStore } from './store/registry.js';
@@ -107,7 +108,9 @@ async function startOnDatabase(
       ? undefined
       : await services.add(metricsServer(config.metricsPort, config.metricsHost));
   const front = await services.add(httpConnections(tls));
-  const cluster = config.redisUrl ? await services.add(clusterLink(config.redisUrl, config.nodeId, log)) : undefined;
+  const cluster = config.redisUrl
+    ? await services.add(clusterLink(config.redisUrl, config.nodeId, log))
+    : undefined;
   const peers = cluster ?? NO_PEERS;
   const nodeId = nodeIdOf(cluster, config);
   const store = new RegistryStore(db);
@@ -148,8 +151,9 @@ async function startOnDatabase(
   const readiness = new Readiness({ db, writer, cluster });
   const ready = readiness.check;
   const metricsUrl = apart && (await services.add(metricsPort(apart, { registry: metrics.registry, log, ready })));
-  const web = { config, log, time, registry, audit, directory, reader, writer, sessions, overview, bridge, nodeId };
-  const app = webApp({ ...web, peers, readiness, metrics: apart ? undefined : metrics.registry });
+  const signIns = new SignInStore(db);
+  const web = { config, log, time, registry, audit, signIns, directory, reader, writer, sessions, overview, bridge };
+  const app = webApp({ ...web, nodeId, peers, readiness, metrics: apart ? undefined : metrics.registry });
   const listening = { config, bounds, tls, app, bridge, unauthenticated, readiness, metrics, metricsUrl, clock, log };
   const { url, port } = await services.add(httpListening(front, listening));
   const close = stopWithin(services, config.shutdownTimeoutMs, log);

@@ -4,6 +4,7 @@ import Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import { LIMITS } from '../generated/index.js';
 import type { Logger } from './shared/logger.js';
+import type { SignInStore } from './store/sign-ins.js';
 import { dashboardHeaders, dashboardRoutes, isDashboardPath } from './dashboard/routes.js';
 import { AdminSessions } from './http/admin-sessions.js';
 import { adminOnly } from './http/auth.js';
@@ -17,12 +18,14 @@ export interface AppDeps extends RouteDeps, LiveDeps {
   log: Logger;
   /** Reverse proxies whose X-Forwarded-* headers are believed (TRUST_PROXY): ctx.secure, ctx.ip (O12). */
   trustProxy: number;
+  /** Dashboard sign-ins, in the database every node reads (D1). */
+  signIns: SignInStore;
 }
 
 export function httpApp(deps: AppDeps): Koa {
   const app = new Koa(proxyOptions(deps.trustProxy));
   app.silent = true; // errors become {code, error} bodies in errorBodies and are logged there
-  const sessions = new AdminSessions(deps.clock);
+  const sessions = new AdminSessions(deps.signIns, deps.clock);
   const router = routes(deps);
   const live = liveRoutes(deps);
   const dashboard = dashboardRoutes({ adminToken: deps.adminToken, sessions, audit: deps.audit });

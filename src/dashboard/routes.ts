@@ -71,9 +71,9 @@ export function dashboardRoutes(deps: {
     ctx.body = asset.body;
   });
 
-  router.get('/dashboard/session', (ctx) => {
+  router.get('/dashboard/session', async (ctx) => {
     if (!isAdminToken) throw adminApiOff();
-    const session = sessionOf(ctx, sessions);
+    const session = await sessionOf(ctx, sessions);
     if (!session) throw problem('UNAUTHORIZED', 'not_signed_in');
     ctx.body = view(session);
   });
@@ -83,22 +83,22 @@ export function dashboardRoutes(deps: {
     requireOwnOrigin(ctx);
     const { admin_token } = body(ctx, validateDashboardSignIn);
     if (!isAdminToken(admin_token)) throw problem('UNAUTHORIZED', 'not_the_admin_token');
-    const previous = sessionOf(ctx, sessions);
-    if (previous) sessions.close(previous.id);
-    const session = sessions.open();
+    const previous = await sessionOf(ctx, sessions);
+    if (previous) await sessions.close(previous);
+    const { cookie, session } = await sessions.open();
     await audit.record(sessionActor(session), 'dashboard.sign_in', null);
-    setSessionCookie(ctx, session);
+    setSessionCookie(ctx, cookie);
     ctx.body = view(session);
   });
   router.delete('/dashboard/session', async (ctx) => {
     if (!isAdminToken) throw adminApiOff();
-    const session = sessionOf(ctx, sessions);
+    const session = await sessionOf(ctx, sessions);
     if (!session) {
       clearSessionCookie(ctx);
       throw problem('UNAUTHORIZED', 'signed_out_already');
     }
     requireCsrf(ctx, session);
-    sessions.close(session.id);
+    await sessions.close(session);
     clearSessionCookie(ctx);
     await audit.record(sessionActor(session), 'dashboard.sign_out', null);
     ctx.status = 204;

@@ -40,7 +40,7 @@ export function adminOnly(adminToken: string | undefined, sessions: AdminSession
       if (!given || !isAdminToken(given)) throw new Problem('UNAUTHORIZED', errorText('UNAUTHORIZED', 'admin_token'));
       ctx.state.actor = ADMIN_TOKEN_ACTOR;
     } else {
-      const session = sessionOf(ctx, sessions);
+      const session = await sessionOf(ctx, sessions);
       if (!session) throw new Problem('UNAUTHORIZED', errorText('UNAUTHORIZED', 'admin_token_or_session'));
       requireCsrf(ctx, session);
       ctx.state.actor = sessionActor(session);

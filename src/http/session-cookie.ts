@@ -11,7 +11,7 @@ import { ADMIN_SESSION_TTL_MS, type AdminSession, type AdminSessions } from './a
 export const SESSION_COOKIE = 'bridge_session';
 const READ_ONLY = new Set(['GET', 'HEAD']);
 
-export function sessionOf(ctx: Context, sessions: AdminSessions): AdminSession | undefined {
+export function sessionOf(ctx: Context, sessions: AdminSessions): Promise<AdminSession | undefined> {
   return sessions.find(ctx.cookies.get(SESSION_COOKIE));
 }
 
@@ -41,15 +41,15 @@ export function requireCsrf(ctx: Context, session: AdminSession): void {
 }
 
 /**
- * How the audit trail names a dashboard session: the first 12 hex digits of the SHA-256 of its id (AuditActor's
+ * How the audit trail names a dashboard session: the first 12 hex digits of the SHA-256 of its cookie (AuditActor's
  * pattern). It tells two sessions apart without being usable as a cookie.
  */
 export function sessionActor(session: AdminSession): AuditActor {
-  return { kind: 'dashboard_session', session: hashToken(session.id).toString('hex').slice(0, 12) };
+  return { kind: 'dashboard_session', session: session.key.slice(0, 12) };
 }
 
-export function setSessionCookie(ctx: Context, session: AdminSession): void {
-  ctx.append('Set-Cookie', sessionCookie(ctx, session.id, ADMIN_SESSION_TTL_MS / 1000));
+export function setSessionCookie(ctx: Context, cookie: string): void {
+  ctx.append('Set-Cookie', sessionCookie(ctx, cookie, ADMIN_SESSION_TTL_MS / 1000));
 }
 
 export function clearSessionCookie(ctx: Context): void {

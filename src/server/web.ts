@@ -10,6 +10,7 @@ import type { SessionTable } from '../core/sessions.js';
 import type { OverviewRing } from '../ops/overview-ring.js';
 import type { Logger } from '../shared/logger.js';
 import type { EventLogReader } from '../store/event-log.js';
+import type { SignInStore } from '../store/sign-ins.js';
 import type { WriteBehind } from '../store/write-behind.js';
 import { httpApp } from '../web-app.js';
 import { clockMoved, type BridgeClock } from './clock.js';
@@ -26,6 +27,7 @@ export interface WebParts {
   time: BridgeClock;
   registry: Registry;
   audit: AuditTrail;
+  signIns: SignInStore;
   directory: Directory;
   reader: EventLogReader;
   writer: WriteBehind;
@@ -44,6 +46,7 @@ export function webApp(parts: WebParts): Koa {
   return httpApp({
     registry: parts.registry,
     audit: parts.audit,
+    signIns: parts.signIns,
     directory: parts.directory,
     clock: time.clock,
     testClock: time.testClock,

@@ -141,6 +141,23 @@ const MIGRATIONS: Migration[] = [
       await knex.schema.dropTable('admin_audit');
     },
   },
+  {
+    name: '006_dashboard_sign_ins',
+    // Dashboard sign-ins (D1), shared by every node on the database and kept across restarts: the SHA-256 of the
+    // cookie, never the cookie. `expires_at` is indexed for the pruning each sign-in does.
+    async up(knex) {
+      await knex.schema.createTable('dashboard_sign_ins', (t) => {
+        t.string('key', 64).primary();
+        t.string('csrf_token', 64).notNullable();
+        t.bigInteger('created_at').notNullable();
+        t.bigInteger('expires_at').notNullable();
+        t.index(['expires_at']);
+      });
+    },
+    async down(knex) {
+      await knex.schema.dropTable('dashboard_sign_ins');
+    },
+  },
 ];
 
 export const migrationSource: Knex.MigrationSource<Migration> = {

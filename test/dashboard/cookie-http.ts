@@ -19,8 +19,11 @@ export interface Answer {
   headers: Headers;
 }
 
+/** Where to send: a test bridge, or a real `bridge serve` process. */
+type Target = Pick<TestBridge, 'url'>;
+
 export async function send(
-  bridge: TestBridge,
+  bridge: Target,
   method: string,
   path: string,
   options: BrowserRequest = {},
@@ -60,7 +63,7 @@ export interface SignedIn {
 }
 
 /** Signs in as the page does and returns the cookie to send back and the CSRF token. */
-export async function signIn(bridge: TestBridge, extra: BrowserRequest = {}): Promise<SignedIn> {
+export async function signIn(bridge: Target, extra: BrowserRequest = {}): Promise<SignedIn> {
   const res = await send(bridge, 'POST', '/dashboard/session', {
     body: { admin_token: ADMIN_TOKEN },
     origin: bridge.url,

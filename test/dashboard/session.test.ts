@@ -1,8 +1,13 @@
 // Dashboard sessions (spec/openapi.yaml /dashboard/session, decisions D1–D4): sign-in with the admin token sets an
 // HttpOnly, SameSite=Strict cookie; the admin API takes that cookie, and a write by cookie needs the session's
-// X-CSRF-Token from the bridge's own origin; sessions end at sign-out, after 12 hours, or with the bridge.
+// X-CSRF-Token from the bridge's own origin; sessions end at sign-out or after 12 hours, and are kept in the database
+// (across restarts, and for every node: test/cluster/sign-ins.test.ts), at most ADMIN_SESSIONS_MAX of them.
 import { expect } from 'chai';
+import { ADMIN_SESSIONS_MAX, AdminSessions } from '../../src/http/admin-sessions.js';
+import { AdjustableClock } from '../../src/shared/clock.js';
+import { SignInStore } from '../../src/store/sign-ins.js';
 import { ADMIN_TOKEN, startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { describeEachDatabase } from '../helpers/databases.js';
 import { send, signIn } from './cookie-http.js';
 
 const HOUR = 3_600_000;
@@ -207,5 +212,38 @@ describe('dashboard sessions', function () {
     expect(second.cookie).not.to.equal(first.cookie);
     expect((await send(bridge, 'GET', '/dashboard/session', { cookie: first.cookie })).status).to.equal(401);
     expect((await send(bridge, 'GET', '/dashboard/session', { cookie: second.cookie })).status).to.equal(200);
+  });
+});
+
+describeEachDatabase('dashboard sign-ins kept in the database', function (db) {
+  const start = () => startTestBridge({ databaseUrl: db.url() });
+
+  it('keeps a sign-in across a restart of the bridge, its CSRF token and expiry unchanged', async function () {
+    const first = await start();
+    const signedIn = await signIn(first);
+    const before = (await send(first, 'GET', '/dashboard/session', { cookie: signedIn.cookie })).body;
+    await first.close();
+
+    const second = await start();
+    const { cookie, csrf } = signedIn;
+    const after = await send(second, 'GET', '/dashboard/session', { cookie, schema: 'DashboardSession' });
+    expect(after.status).to.equal(200);
+    expect(after.body).to.deep.equal(before);
+    const made = await send(second, 'POST', '/admin/v1/organizations', { cookie, csrf, body: { name: 'After' } });
+    expect(made.status).to.equal(201);
+  });
+
+  it(`keeps at most ${ADMIN_SESSIONS_MAX} live sign-ins (here 3): one more ends the oldest, and the others stay`, async function () {
+    const knex = await db.open({ migrate: true });
+    const clock = new AdjustableClock({ frozen: true, start: Date.parse('2026-11-22T12:00:00.000Z') });
+    const sessions = new AdminSessions(new SignInStore(knex), clock, 3);
+    const opened = [];
+    for (let i = 0; i < 4; i++) {
+      opened.push((await sessions.open()).cookie);
+      clock.advance(1);
+    }
+    const live = await Promise.all(opened.map(async (cookie) => Boolean(await sessions.find(cookie))));
+    expect(live).to.deep.equal([false, true, true, true]);
+    expect(await knex('dashboard_sign_ins').count({ n: '*' })).to.deep.equal([{ n: 3 }]);
   });
 });

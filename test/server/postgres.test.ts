@@ -153,6 +153,7 @@ describePostgres('the PostgreSQL store', function (db) {
         '003_events_pending',
         '004_postgres_tokens_used',
         '005_admin_audit',
+        '006_dashboard_sign_ins',
       ]);
     } finally {
       await Promise.all(nodes.map((k) => k.destroy()));
