@@ -90,6 +90,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** This node's id among several (default: a new random one at every start). */
   nodeId: string | undefined;
+  /** The start of every Redis key and channel of this bridge's nodes (REDIS_PREFIX). */
+  redisPrefix: string;
 }
 
 /**
@@ -304,6 +306,7 @@ const SCHEMA = {
     METRICS_HOST: { type: 'string', minLength: 1, default: '127.0.0.1' },
     REDIS_URL: { type: 'string', pattern: '^rediss?://' },
     NODE_ID: { type: 'string', pattern: '^[a-z0-9]{1,16}$' },
+    REDIS_PREFIX: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,32}$', default: 'bridge' },
   },
 } as const;
 
@@ -351,6 +354,7 @@ const MEANING: Record<string, string> = {
   TRUST_PROXY: 'the number of reverse proxies in front of the bridge, 0 for none',
   REDIS_URL: 'redis://host:port or rediss://host:port',
   NODE_ID: '1 to 16 lowercase letters and digits',
+  REDIS_PREFIX: '1 to 32 letters, digits, _ . or -',
 };
 
 /**
@@ -446,5 +450,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsHost: raw.METRICS_HOST,
     redisUrl: raw.REDIS_URL,
     nodeId: raw.NODE_ID,
+    redisPrefix: raw.REDIS_PREFIX,
   };
 }

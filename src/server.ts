@@ -109,7 +109,7 @@ async function startOnDatabase(
       : await services.add(metricsServer(config.metricsPort, config.metricsHost));
   const front = await services.add(httpConnections(tls));
   const cluster = config.redisUrl
-    ? await services.add(clusterLink(config.redisUrl, config.nodeId, log))
+    ? await services.add(clusterLink({ ...config, redisUrl: config.redisUrl }, log))
     : undefined;
   const peers = cluster ?? NO_PEERS;
   const nodeId = nodeIdOf(cluster, config);

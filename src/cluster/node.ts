@@ -25,6 +25,8 @@ export interface ClusterNode {
 
 export async function joinCluster(options: {
   redisUrl: string;
+  /** Of every key and channel (REDIS_PREFIX): bridges that share a Redis, each with its own, never hear each other. */
+  prefix: string;
   nodeId: string | undefined;
   log: Logger;
 }): Promise<ClusterNode> {
@@ -33,6 +35,7 @@ export async function joinCluster(options: {
   try {
     bus = await RedisBus.connect({
       url: options.redisUrl,
+      prefix: options.prefix,
       nodeId: options.nodeId,
       heartbeatMs: LIMITS.nodeHeartbeatMs,
       expiryMs: LIMITS.nodeExpiryMs,

@@ -10,10 +10,14 @@ import type { Metrics } from '../ops/metrics.js';
 import type { ChosenEngine } from './engine.js';
 import type { Service } from './services.js';
 
-export function clusterLink(redisUrl: string, nodeId: string | undefined, log: Logger): Service<ClusterNode> {
+export function clusterLink(
+  config: Pick<Config, 'redisUrl' | 'redisPrefix' | 'nodeId'> & { redisUrl: string },
+  log: Logger,
+): Service<ClusterNode> {
+  const { redisUrl, redisPrefix, nodeId } = config;
   return {
     name: 'cluster link',
-    start: () => joinCluster({ redisUrl, nodeId, log }),
+    start: () => joinCluster({ redisUrl, prefix: redisPrefix, nodeId, log }),
     stop: (cluster) => cluster.close(),
   };
 }

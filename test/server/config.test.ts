@@ -63,6 +63,7 @@ describe('configuration from the environment', function () {
       metricsHost: '127.0.0.1',
       redisUrl: undefined,
       nodeId: undefined,
+      redisPrefix: 'bridge',
     });
   });
 
@@ -124,6 +125,7 @@ describe('configuration from the environment', function () {
       METRICS_HOST: '0.0.0.0',
       REDIS_URL: 'redis://redis.internal:6379',
       NODE_ID: 'b2',
+      REDIS_PREFIX: 'bridge-b',
     });
     expect(config).to.deep.equal({
       port: 9000,
@@ -182,6 +184,7 @@ describe('configuration from the environment', function () {
       metricsHost: '0.0.0.0',
       redisUrl: 'redis://redis.internal:6379',
       nodeId: 'b2',
+      redisPrefix: 'bridge-b',
     });
   });
 
@@ -215,11 +218,16 @@ describe('configuration from the environment', function () {
     expect(documented).to.have.members([...CONFIG_VARIABLES]);
   });
 
-  it('takes REDIS_URL and NODE_ID for a node of several, and refuses a URL of another scheme without echoing it (it may hold a password)', function () {
-    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', NODE_ID: 'n1' })).to.include({
+  it('takes REDIS_URL, NODE_ID and REDIS_PREFIX for a node of several, and refuses a URL of another scheme without echoing it (it may hold a password)', function () {
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', NODE_ID: 'n1', REDIS_PREFIX: 'eu.bridge' })).to.include({
       redisUrl: 'redis://127.0.0.1:6379',
       nodeId: 'n1',
+      redisPrefix: 'eu.bridge',
     });
+    expect(() => loadConfig({ REDIS_PREFIX: 'bridge:a' })).to.throw(
+      ConfigError,
+      'REDIS_PREFIX must be a value matching ^[A-Za-z0-9_.-]{1,32}$ (1 to 32 letters, digits, _ . or -)',
+    );
     expect(() => loadConfig({ REDIS_URL: 'http://u:secret@redis:6379' })).to.throw(
       ConfigError,
       'REDIS_URL must be a value matching ^rediss?:// (redis://host:port or rediss://host:port)',
