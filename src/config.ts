@@ -2,6 +2,7 @@
 import envSchema from 'env-schema';
 import { LIMITS } from '../generated/index.js';
 import { DEFAULT_COMMIT_MAX_ROWS } from './store/write-behind.js';
+import { unknownSettings, type UnknownSetting } from './unknown-settings.js';
 
 export interface Config {
   port: number;
@@ -92,6 +93,8 @@ export interface Config {
   nodeId: string | undefined;
   /** The start of every Redis key and channel of this bridge's nodes (REDIS_PREFIX). */
   redisPrefix: string;
+  /** Variables of the environment that look like settings but are none (a misspelling): warned at start. */
+  unknownSettings: UnknownSetting[];
 }
 
 /**
@@ -451,5 +454,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: raw.REDIS_URL,
     nodeId: raw.NODE_ID,
     redisPrefix: raw.REDIS_PREFIX,
+    unknownSettings: unknownSettings(env, CONFIG_VARIABLES),
   };
 }

@@ -82,6 +82,10 @@ export function makeLogger(level: Config['logLevel']): Logger {
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningBridge> {
   const log = options.log ?? makeLogger(config.logLevel);
+  for (const { name, meant } of config.unknownSettings) {
+    const hint = meant ? `; did you mean ${meant}?` : '';
+    log.warn({ variable: name, ...(meant ? { meant } : {}) }, `${name} is not a setting of the bridge: ignored${hint}`);
+  }
   // Before the database: a wrong certificate is the operator's to fix, and no lock or file need be touched for it.
   const tls = config.tlsCertFile && config.tlsKeyFile ? readTlsFiles(config.tlsCertFile, config.tlsKeyFile) : undefined;
   if (config.redisUrl && !isPostgresUrl(config.databaseUrl)) {

@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { CONFIG_VARIABLES, ConfigError, MAX_TIMER_MS, loadConfig } from '../../src/config.js';
 import { LIMITS } from '../../generated/index.js';
+import { startTestBridge } from '../helpers/bridge.js';
+import { capturedLog } from '../helpers/log.js';
 
 describe('configuration from the environment', function () {
   it('runs with nothing set: port 8080 on localhost, SQLite under ./data, admin API off, test clock off', function () {
@@ -64,6 +66,7 @@ describe('configuration from the environment', function () {
       redisUrl: undefined,
       nodeId: undefined,
       redisPrefix: 'bridge',
+      unknownSettings: [],
     });
   });
 
@@ -185,6 +188,7 @@ describe('configuration from the environment', function () {
       redisUrl: 'redis://redis.internal:6379',
       nodeId: 'b2',
       redisPrefix: 'bridge-b',
+      unknownSettings: [],
     });
   });
 
@@ -339,5 +343,42 @@ describe('configuration from the environment', function () {
       );
       expect(message).not.to.include('\n');
     });
+  });
+
+  it('names the variables that look like settings but are none: a misspelling, BRIDGE_…, or a family of settings', function () {
+    const env = {
+      ADMIN_TOKN: 'secret',
+      EVENT_LOG_RETENTION: '3',
+      BRIDGE_TESTCLOCK: '1',
+      MAX_EVENTS_IN_FLIGHT_PER_ORG: '5',
+      RATE_LIMIT: '10',
+      LOG_LEVL: 'debug',
+      PATH: '/bin',
+      HOME: '/root',
+      NODE_ENV: 'production',
+      REDIS_HOST: 'redis',
+      PORT: '80',
+    };
+    expect(loadConfig(env).unknownSettings).to.deep.equal([
+      { name: 'ADMIN_TOKN', meant: 'ADMIN_TOKEN' },
+      { name: 'BRIDGE_TESTCLOCK', meant: 'BRIDGE_TEST_CLOCK' },
+      { name: 'EVENT_LOG_RETENTION' },
+      { name: 'LOG_LEVL', meant: 'LOG_LEVEL' },
+      { name: 'MAX_EVENTS_IN_FLIGHT_PER_ORG' },
+      { name: 'RATE_LIMIT' },
+    ]);
+    expect(loadConfig({}).unknownSettings).to.deep.equal([]);
+  });
+
+  it('warns at start of each, by name, never with its value', async function () {
+    const { log, lines } = capturedLog('warn');
+    const { unknownSettings } = loadConfig({ ADMIN_TOKN: 'hunter2-secret', BRIDGE_FOO: 'x' });
+    await startTestBridge({ unknownSettings }, { log });
+    const warned = lines().filter((l) => l.variable);
+    expect(warned.map((l) => l.msg)).to.deep.equal([
+      'ADMIN_TOKN is not a setting of the bridge: ignored; did you mean ADMIN_TOKEN?',
+      'BRIDGE_FOO is not a setting of the bridge: ignored',
+    ]);
+    expect(JSON.stringify(lines())).not.to.include('hunter2');
   });
 });
