@@ -12,7 +12,7 @@ import type { Bridge } from './core/bridge.js';
 import type { Directory } from './core/directory.js';
 import type { SessionTable } from './core/sessions.js';
 import type { Clock } from './shared/clock.js';
-import type { Logger } from './shared/logger.js';
+import { withFields, type Logger } from './shared/logger.js';
 import { AuditStore } from './store/audit-log.js';
 import { SignInStore } from './store/sign-ins.js';
 import { isPostgresUrl } from './store/database-url.js';
@@ -133,7 +133,9 @@ async function startOnDatabase(
   await services.add(sweeps(swept));
   const bounds = connectionBounds(config.maxConnections);
   const { maxWebSockets } = bounds;
-  const core = { directory, engine, clock, log, sessions, observer, maxWebSockets, agentReconnectGraceMs };
+  // The core's lines say which node they come from: one operator reads the logs of every node together.
+  const coreLog = withFields(log, { node: nodeId });
+  const core = { directory, engine, clock, log: coreLog, sessions, observer, maxWebSockets, agentReconnectGraceMs };
   const bridge = await services.add(bridgeCore(config, core));
   watch(bridge);
   await services.add(overviewSampling(overview));

@@ -16,6 +16,7 @@ import type { Owner } from './held-bytes.js';
 import type { CoreCounters } from './limit-counters.js';
 import type { LiveClient } from './live-picture.js';
 import type { Heartbeats, Liveness } from './liveness.js';
+import { OwnerLog, type LoggedClient } from './owner-log.js';
 import type { ConnectionHandlers, Socket } from './transport.js';
 
 export interface Client {
@@ -23,6 +24,8 @@ export interface Client {
   principal: Principal;
   address: string | undefined;
   connectedAt: number;
+  /** `connectedAt` on the monotonic clock: how long it lasted, whatever the wall clock did. */
+  startedAt: number;
   lastPingAt: number | null;
   liveness: Liveness;
   /** Dropped (closed, refused, replaced) or shut down: its socket's last frames and timers are not heard. */
@@ -62,6 +65,15 @@ export interface ConnectionsDeps {
   hooks: ConnectionHooks;
 }
 
+const loggedClient = (p: Principal): LoggedClient =>
+  p.kind === 'app' ? { kind: 'app', id: p.app.app_id } : { kind: 'agent', id: p.agent.agent_id };
+
+/** What a connection's log lines say of its client: never a token. */
+const clientFields = (p: Principal) =>
+  p.kind === 'app'
+    ? { kind: p.kind, app_id: p.app.app_id, org_id: p.app.org_id }
+    : { kind: p.kind, agent_id: p.agent.agent_id, org_id: p.agent.org_id };
+
 const ownerOf = (p: Principal): Owner =>
   p.kind === 'app' ? { kind: 'app', id: p.app.app_id } : { kind: 'agent', id: p.agent.agent_id };
 
@@ -69,8 +81,11 @@ export class Connections {
   private readonly clients = new Map<Connection, Client>();
   // A client can make these happen as often as it likes: logged a burst at a time, each one counted.
   private readonly refusedLog: BurstLog<HandshakeRefusalCode>;
+  /** Each connection opened and closed, at info, within a budget per app or agent. */
+  private readonly connLog: OwnerLog;
 
   constructor(private readonly d: ConnectionsDeps) {
+    this.connLog = new OwnerLog(d.log, d.clock, 'connections');
     this.refusedLog = new BurstLog<HandshakeRefusalCode>({
       clock: d.clock,
       windowMs: LOG_WINDOW_MS,
@@ -116,6 +131,7 @@ export class Connections {
       principal,
       address,
       connectedAt: clock.now(),
+      startedAt: clock.monotonic(),
       lastPingAt: null,
       liveness,
       gone: false,
@@ -125,13 +141,14 @@ export class Connections {
       resumable,
     };
     this.clients.set(conn, client);
-    this.d.log.debug({ conn: conn.id, endpoint: principal.kind, address }, 'connection open');
+    const who = loggedClient(principal);
+    this.connLog.info(who, 'opened', { conn: conn.id, ...clientFields(principal), address }, 'connection open');
     if (principal.kind === 'agent') this.attachAgent(conn, principal.agent.agent_id);
     return {
       message: (data, isBinary) => this.receive(client, data, isBinary),
-      closed: () => {
+      closed: (code, reason) => {
         tracked.gone();
-        this.drop(client);
+        this.drop(client, { code, reason: reason || 'closed by the client or the network' });
       },
       partial: tracked.partial,
       pong: () => client.liveness.pong(),
@@ -143,8 +160,9 @@ export class Connections {
     const client = this.clients.get(conn);
     const toAgent = client?.principal.kind === 'agent';
     conn.send(toAgent ? frames.agentError(code, error) : frames.appError(code, error));
-    conn.close(ERRORS[code].closeCode ?? CLOSE_CODES.INTERNAL_ERROR, code);
-    if (client) this.drop(client);
+    const closeCode = ERRORS[code].closeCode ?? CLOSE_CODES.INTERNAL_ERROR;
+    conn.close(closeCode, code);
+    if (client) this.drop(client, { code: closeCode, reason: code });
   }
 
   /** Refuses every connection `match` picks. */
@@ -161,6 +179,7 @@ export class Connections {
     }
     this.clients.clear();
     this.refusedLog.stop();
+    this.connLog.stop();
   }
 
   stats(): { apps: number; agents: number } {
@@ -207,11 +226,19 @@ export class Connections {
   }
 
   /** The one way a client stops being one, whoever ended it (its socket, a refusal, a revocation): once. */
-  private drop(client: Client): void {
+  private drop(client: Client, how: { code: number | undefined; reason: string }): void {
     if (client.gone) return;
     client.gone = true;
     client.backlog = [];
     const { conn, principal } = client;
+    const fields = {
+      conn: conn.id,
+      ...clientFields(principal),
+      close_code: how.code ?? null,
+      reason: how.reason.slice(0, 123), // a close reason's most; a client's may be anything
+      duration_ms: Math.round(this.d.clock.monotonic() - client.startedAt),
+    };
+    this.connLog.info(loggedClient(principal), 'closed', fields, 'connection closed');
     this.clients.delete(conn);
     client.liveness.stop();
     this.d.bounds.remove(principal, client.address);

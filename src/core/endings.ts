@@ -6,6 +6,7 @@ import type { Clock, Timer } from '../shared/clock.js';
 import { errorText } from '../shared/error-text.js';
 import type { Logger } from '../shared/logger.js';
 import { BurstLog, LOG_WINDOW_MS } from './burst-log.js';
+import { OwnerLog } from './owner-log.js';
 import type { Connection, Presence } from './engine.js';
 import type { EventInFlight } from './event-in-flight.js';
 import type { EventTable } from './event-table.js';
@@ -35,8 +36,11 @@ export class Endings {
   private readonly offlineGrace = new Map<string, Timer>();
   // An app that goes with 1000 events in flight lets go of 1000 texts at once: one line, not 1000.
   private readonly discardedLog: BurstLog<NotKept | 'app_gone'>;
+  /** Each event ended in error, at info, within a budget per agent (whose events they are). */
+  private readonly errorLog: OwnerLog;
 
   constructor(private readonly d: EndingsDeps) {
+    this.errorLog = new OwnerLog(d.log, d.clock, 'events ended in error');
     this.discardedLog = new BurstLog<NotKept | 'app_gone'>({
       clock: d.clock,
       windowMs: LOG_WINDOW_MS,
@@ -73,6 +77,14 @@ export class Endings {
   /** Ends the event with an error to its app. */
   fail(ev: EventInFlight, code: ErrorCode, error: string, outcome: EventEnd['outcome']): void {
     this.end(ev, { outcome, code, tokens_used: null, completed_at: this.d.clock.now() });
+    const fields = {
+      event_id: ev.eventId,
+      app_id: ev.app.app_id,
+      agent_id: ev.agentId,
+      code,
+      latency_ms: ev.latencyMs(this.d.clock),
+    };
+    this.errorLog.info({ kind: 'agent', id: ev.agentId }, code, fields, 'event ended in error');
     this.deliverFinal(ev, frames.appError(code, error, { event_id: ev.eventId, agent_id: ev.agentId }));
   }
 
@@ -136,5 +148,6 @@ export class Endings {
 
   stop(): void {
     this.discardedLog.stop();
+    this.errorLog.stop();
   }
 }

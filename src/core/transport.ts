@@ -29,8 +29,8 @@ export interface Socket {
 export interface ConnectionHandlers {
   /** A frame arrived (binary frames as `isBinary` with empty text: the core refuses them). */
   message(data: string, isBinary: boolean): void;
-  /** The socket is gone, whoever closed it. */
-  closed(): void;
+  /** The socket is gone, whoever closed it: the close code and reason, when the transport had them. */
+  closed(code?: number, reason?: string): void;
   /**
    * After a read: the bytes received of a message not yet whole (0 between messages), and whether a message began
    * since the last report (L20). Called when either changed.

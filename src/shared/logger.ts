@@ -9,3 +9,13 @@ export interface Logger {
 
 const nothing = () => {};
 export const silentLogger: Logger = { debug: nothing, info: nothing, warn: nothing, error: nothing };
+
+/** `log` with `fields` on every line (a node's id on the core's lines); a line's own fields win. */
+export function withFields(log: Logger, fields: object): Logger {
+  return {
+    debug: (more, message) => log.debug({ ...fields, ...more }, message),
+    info: (more, message) => log.info({ ...fields, ...more }, message),
+    warn: (more, message) => log.warn({ ...fields, ...more }, message),
+    error: (more, message) => log.error({ ...fields, ...more }, message),
+  };
+}

@@ -70,7 +70,7 @@ export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketE
     };
     ws.on('error', (err) => log.warn({ conn: socket.id, address: facts.address, err: err.message }, 'websocket error'));
     const handlers = bridge.connect(socket, facts);
-    ws.on('close', () => handlers.closed());
+    ws.on('close', (code: number, reason: Buffer) => handlers.closed(code, reason.toString()));
     ws.on('message', (data: RawData, isBinary: boolean) => handlers.message(isBinary ? '' : data.toString(), isBinary));
     ws.on('pong', () => handlers.pong?.());
     // The same bytes ws reads, after it has: the core learns what a message under way holds, when that changes (L20).

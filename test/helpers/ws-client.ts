@@ -155,8 +155,9 @@ export class TestClient<Incoming extends { type: string }> {
     return this.closeInfo !== undefined;
   }
 
-  close(): void {
-    if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) this.ws.close();
+  close(code?: number, reason?: string): void {
+    if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING)
+      this.ws.close(code, reason);
   }
 }
 
