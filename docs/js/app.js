@@ -639,6 +639,7 @@
                   "INVALID_REQUEST",
                   "REQUEST_TIMEOUT",
                   "NOT_FOUND",
+                  "METHOD_NOT_ALLOWED",
                   "ADMIN_API_DISABLED",
                   "OVERLOADED",
                   "RESUME_GAP",
@@ -3356,7 +3357,6 @@
       "retry": false,
       "messages": {
         "route": "No route for {method} {path}.",
-        "method": "{method} is not supported on {path}.",
         "organization": "Organization {org_id} does not exist.",
         "owner": "{owner} does not exist.",
         "test_clock": "The test clock exists only when the bridge runs with BRIDGE_TEST_CLOCK=1.",
@@ -3366,6 +3366,19 @@
       },
       "http_status": 404,
       "cause": "The organization, app or agent named in an HTTP path does not exist."
+    },
+    "METHOD_NOT_ALLOWED": {
+      "origin": "decision",
+      "receivers": [
+        "http"
+      ],
+      "scope": "http",
+      "retry": false,
+      "messages": {
+        "method": "{method} is not supported on {path}; it takes {allow}."
+      },
+      "http_status": 405,
+      "cause": "The HTTP path exists but not with this method; the answer's `Allow` header lists the methods it takes."
     },
     "ADMIN_API_DISABLED": {
       "origin": "decision",

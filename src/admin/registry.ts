@@ -93,6 +93,25 @@ export class Registry {
     return { organizations: page.items.map(orgView), next_after: page.next_after };
   }
 
+  /** One organization, as its list shows it. */
+  organization(orgId: string): Organization {
+    return orgView(this.org(orgId));
+  }
+
+  /** One app, deactivated ones included, as its organization's list shows it. */
+  app(appId: string): App {
+    const app = this.directory.apps.get(appId);
+    if (!app) throw problem('NOT_FOUND', 'owner', { owner: ownerName('app', appId) });
+    return this.appView(app);
+  }
+
+  /** One agent, deactivated ones included, as its organization's list shows it. */
+  agent(agentId: string): Agent {
+    const agent = this.directory.agents.get(agentId);
+    if (!agent) throw problem('NOT_FOUND', 'owner', { owner: ownerName('agent', agentId) });
+    return this.agentView(agent);
+  }
+
   async createOrganization(body: OrganizationCreate): Promise<Organization> {
     const org: OrgRecord = { org_id: registrationId(body.name), name: body.name, created_at: this.clock.now() };
     await this.store.insertOrg(org);

@@ -12,8 +12,12 @@ export function errorBodies(log: Logger) {
       await next();
       if (ctx.status === 404 && ctx.body === undefined)
         throw new Problem('NOT_FOUND', errorText('NOT_FOUND', 'route', { method: ctx.method, path: ctx.path }));
-      if (ctx.status === 405)
-        throw new Problem('NOT_FOUND', errorText('NOT_FOUND', 'method', { method: ctx.method, path: ctx.path }));
+      if (ctx.status === 405) {
+        // The router set Allow; it stays on the answer with the error body.
+        const allow = ctx.response.get('Allow') || 'none';
+        const fields = { method: ctx.method, path: ctx.path, allow };
+        throw new Problem('METHOD_NOT_ALLOWED', errorText('METHOD_NOT_ALLOWED', 'method', fields));
+      }
     } catch (err) {
       const problem = toProblem(err);
       if (problem.code === 'INTERNAL_ERROR') log.error({ err, path: ctx.path, method: ctx.method }, 'request failed');

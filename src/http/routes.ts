@@ -17,14 +17,17 @@ import {
   validateOrganizationUpdate,
   validateOrgId,
   validateSessionKey,
+  type Agent,
   type AgentDirectory,
   type AgentList,
+  type App,
   type AppList,
   type AuditLog,
   type ClockNow,
   type Health,
   type Readiness,
   type SessionList,
+  type Organization,
   type OrganizationList,
   QUERY_PARAMETERS,
   VERSION,
@@ -150,6 +153,9 @@ export function routes(deps: RouteDeps): Router {
     await audit.record(actorOf(ctx), 'organization.create', org.org_id, { name: org.name });
     created(ctx, org);
   });
+  admin.get('/organizations/:org_id', (ctx) => {
+    ctx.body = registry.organization(ctx.params.org_id!) satisfies Organization;
+  });
   admin.patch('/organizations/:org_id', async (ctx) => {
     const { view, previous } = await registry.updateOrganization(
       ctx.params.org_id!,
@@ -193,6 +199,12 @@ export function routes(deps: RouteDeps): Router {
       ttl_days: agent.ttl_days,
     });
     created(ctx, agent);
+  });
+  admin.get('/apps/:app_id', (ctx) => {
+    ctx.body = registry.app(ctx.params.app_id!) satisfies App;
+  });
+  admin.get('/agents/:agent_id', (ctx) => {
+    ctx.body = registry.agent(ctx.params.agent_id!) satisfies Agent;
   });
   admin.patch('/apps/:app_id', async (ctx) => {
     const { view, previous } = await registry.updateApp(ctx.params.app_id!, body(ctx, validateAppUpdate));

@@ -271,14 +271,13 @@ describe('admin API', function () {
     expect(unknown.body.code).to.equal('NOT_FOUND');
   });
 
-  it('answers 404 NOT_FOUND for unknown routes and methods, and GET /healthz 200 with its version without a token', async function () {
+  it('answers 404 NOT_FOUND for unknown routes (a wrong method is 405: below), and GET /healthz 200 with its version without a token', async function () {
     const bridge = await startTestBridge();
     for (const [method, path, token] of [
       ['GET', '/nope', null],
       ['GET', '/v1/nope', ADMIN_TOKEN],
       ['GET', '/admin/v1/nope', ADMIN_TOKEN],
-      ['DELETE', '/admin/v1/organizations', ADMIN_TOKEN],
-      ['POST', '/healthz', null],
+      ['POST', '/admin/v1/nope', ADMIN_TOKEN],
     ] as const) {
       const res = await bridge.http(method, path, { token });
       expect(res.status, `${method} ${path}`).to.equal(404);
@@ -318,6 +317,60 @@ describe('admin API', function () {
       expect(bad.status, JSON.stringify(body)).to.equal(400);
       expect(bad.body.code).to.equal('INVALID_REQUEST');
       expect(bad.body.error).to.match(/advance_ms/);
+    }
+  });
+
+  it('answers a wrong method on a path that exists with 405 METHOD_NOT_ALLOWED and Allow, and a path that does not with 404', async function () {
+    const bridge = await startTestBridge();
+    const org = await bridge.org();
+    const call = async (method: string, path: string) => {
+      const res = await fetch(new URL(path, bridge.url), {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      return { status: res.status, allow: res.headers.get('allow'), body: (await res.json()) as any };
+    };
+    const wrong = await call('PUT', '/admin/v1/organizations');
+    expect(wrong).to.deep.include({ status: 405, allow: 'HEAD, GET, POST' });
+    expect(wrong.body).to.deep.equal({
+      code: 'METHOD_NOT_ALLOWED',
+      error: 'PUT is not supported on /admin/v1/organizations; it takes HEAD, GET, POST.',
+    });
+    expect(await call('POST', `/admin/v1/organizations/${org.org_id}`)).to.deep.include({
+      status: 405,
+      allow: 'HEAD, GET, PATCH, DELETE',
+    });
+    expect((await call('DELETE', '/healthz')).status).to.equal(405);
+    const missing = await call('GET', '/admin/v1/nothing-here');
+    expect(missing).to.deep.include({ status: 404, allow: null });
+    expect(missing.body.code).to.equal('NOT_FOUND');
+  });
+
+  it('reads one organization, app and agent as their lists show them, deactivated ones too; 404 for an unknown id', async function () {
+    const bridge = await startTestBridge();
+    const org = await bridge.org('Readable');
+    const app = await bridge.app(org.org_id);
+    const agent = await bridge.agent(org.org_id);
+    await bridge.http('POST', `/admin/v1/apps/${app.app_id}/deactivate`);
+    const listed = {
+      org: (await bridge.http('GET', '/admin/v1/organizations')).body.organizations[0],
+      app: (await bridge.http('GET', `/admin/v1/organizations/${org.org_id}/apps`)).body.apps[0],
+      agent: (await bridge.http('GET', `/admin/v1/organizations/${org.org_id}/agents`)).body.agents[0],
+    };
+    const one = {
+      org: await bridge.http('GET', `/admin/v1/organizations/${org.org_id}`, { schema: 'Organization' }),
+      app: await bridge.http('GET', `/admin/v1/apps/${app.app_id}`, { schema: 'App' }),
+      agent: await bridge.http('GET', `/admin/v1/agents/${agent.agent_id}`, { schema: 'Agent' }),
+    };
+    expect(one.org.body).to.deep.equal(listed.org);
+    expect(one.app.body).to.deep.equal(listed.app);
+    expect(one.app.body.active).to.equal(false);
+    expect(one.agent.body).to.deep.equal(listed.agent);
+    expect(JSON.stringify(one)).not.to.include(app.token);
+    for (const path of ['/admin/v1/organizations/nope', '/admin/v1/apps/app_nope', '/admin/v1/agents/agent_nope']) {
+      const missing = await bridge.http('GET', path);
+      expect(missing.status, path).to.equal(404);
+      expect(missing.body.code).to.equal('NOT_FOUND');
     }
   });
 });
