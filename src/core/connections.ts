@@ -16,7 +16,7 @@ import type { Owner } from './held-bytes.js';
 import type { CoreCounters } from './limit-counters.js';
 import type { LiveClient } from './live-picture.js';
 import type { Heartbeats, Liveness } from './liveness.js';
-import { OwnerLog, type LoggedClient } from './owner-log.js';
+import { OwnerLog } from './owner-log.js';
 import type { ConnectionHandlers, Socket } from './transport.js';
 
 export interface Client {
@@ -64,9 +64,6 @@ export interface ConnectionsDeps {
   counters: CoreCounters;
   hooks: ConnectionHooks;
 }
-
-const loggedClient = (p: Principal): LoggedClient =>
-  p.kind === 'app' ? { kind: 'app', id: p.app.app_id } : { kind: 'agent', id: p.agent.agent_id };
 
 /** What a connection's log lines say of its client: never a token. */
 const clientFields = (p: Principal) =>
@@ -141,8 +138,12 @@ export class Connections {
       resumable,
     };
     this.clients.set(conn, client);
-    const who = loggedClient(principal);
-    this.connLog.info(who, 'opened', { conn: conn.id, ...clientFields(principal), address }, 'connection open');
+    this.connLog.info(
+      ownerOf(principal),
+      'opened',
+      { conn: conn.id, ...clientFields(principal), address },
+      'connection open',
+    );
     if (principal.kind === 'agent') this.attachAgent(conn, principal.agent.agent_id);
     return {
       message: (data, isBinary) => this.receive(client, data, isBinary),
@@ -238,7 +239,7 @@ export class Connections {
       reason: how.reason.slice(0, 123), // a close reason's most; a client's may be anything
       duration_ms: Math.round(this.d.clock.monotonic() - client.startedAt),
     };
-    this.connLog.info(loggedClient(principal), 'closed', fields, 'connection closed');
+    this.connLog.info(ownerOf(principal), 'closed', fields, 'connection closed');
     this.clients.delete(conn);
     client.liveness.stop();
     this.d.bounds.remove(principal, client.address);

@@ -2,22 +2,16 @@
 // occurrence so that an operator can follow a client, within a budget per client and window: past it the client's
 // occurrences are counted and told in one line when the window ends. One client that opens connections in a loop
 // fills neither the disk nor the others' share of the log; nothing goes untold.
-import type { ClientKind } from '../../generated/index.js';
 import type { Clock, Timer } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { LOG_WINDOW_MS } from './burst-log.js';
+import type { Owner } from './held-bytes.js';
 
 /** Lines about one client per window, one by one; the rest of its window is one line. */
 export const LINES_PER_CLIENT_PER_WINDOW = 20;
 
-/** An app or an agent, as the log names it. */
-export interface LoggedClient {
-  kind: ClientKind;
-  id: string;
-}
-
 interface Window {
-  client: LoggedClient;
+  client: Owner;
   lines: number;
   /** What was not written one by one, by kind of occurrence. */
   untold: Map<string, number>;
@@ -35,7 +29,7 @@ export class OwnerLog {
   ) {}
 
   /** Writes `fields` and `message` at info, or counts the occurrence as `kind` when the client's budget is spent. */
-  info(client: LoggedClient, kind: string, fields: object, message: string): void {
+  info(client: Owner, kind: string, fields: object, message: string): void {
     const key = `${client.kind}:${client.id}`;
     let window = this.windows.get(key);
     if (!window) this.windows.set(key, (window = { client, lines: 0, untold: new Map() }));
