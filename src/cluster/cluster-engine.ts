@@ -6,8 +6,15 @@
 // other yet, the later by the machines' clocks (microseconds; NTP keeps them within milliseconds) is newer.
 // What the nodes say to each other is the spec's (the internal `bus` channel of asyncapi.yaml, O16); each message
 // carries its kind `k` and the bus version `v`.
-import { BUS_VERSION as v, type BusMessage, type BusSnapshot } from '../../generated/index.js';
-import type { AgentEventMessage, Connection, Engine, EngineListener, ResumeRequest } from '../core/engine.js';
+import { BUS_VERSION as v, type BusMessage, type BusSnapshot, type BusToAgent } from '../../generated/index.js';
+import type {
+  AgentEventMessage,
+  Connection,
+  Engine,
+  EngineListener,
+  EventToAgent,
+  ResumeRequest,
+} from '../core/engine.js';
 import { RateLimiter, type EventRateLimit } from '../core/rate-limit.js';
 import type { Logger } from '../shared/logger.js';
 import { silentLogger } from '../shared/logger.js';
@@ -120,15 +127,19 @@ export class ClusterEngine implements Engine {
     return this.holders.get(agentId)?.node === holder.node;
   }
 
-  toAgent(agentId: string, frame: string): boolean {
+  toAgent(agentId: string, frame: string, event?: EventToAgent): boolean {
     const local = this.localAgents.get(agentId);
     if (local) {
       local.send(frame);
+      if (event) this.listener?.eventDelivered(agentId, event);
       return true;
     }
     const holder = this.holders.get(agentId);
     if (!holder || holder.node === this.me) return false;
-    this.bus.send(holder.node, { k: 'to-agent', v, agent: agentId, frame });
+    const message: BusToAgent = { k: 'to-agent', v, agent: agentId, frame };
+    if (event) message.e = event.eventId;
+    if (event?.traceparent) message.tp = event.traceparent;
+    this.bus.send(holder.node, message);
     return true;
   }
 
@@ -185,7 +196,7 @@ export class ClusterEngine implements Engine {
   private receive(from: string, message: BusMessage): void {
     switch (message.k) {
       case 'to-agent':
-        return this.deliverToLocalAgent(message.agent, message.frame);
+        return this.deliverToLocalAgent(message.agent, message.frame, message.e, message.tp);
       case 'agent-msg':
         return this.listener?.agentMessage(message.agent, message.msg);
       case 'agent':
@@ -219,9 +230,13 @@ export class ClusterEngine implements Engine {
     }
   }
 
-  private deliverToLocalAgent(agentId: string, frame: string): void {
+  private deliverToLocalAgent(agentId: string, frame: string, eventId?: string, traceparent?: string): void {
     const conn = this.localAgents.get(agentId);
-    if (conn) return conn.send(frame);
+    if (conn) {
+      conn.send(frame);
+      if (eventId) this.listener?.eventDelivered(agentId, { eventId, traceparent });
+      return;
+    }
     this.counters.framesForGoneAgent++;
     this.log.info(
       { agent_id: agentId },

@@ -36,6 +36,8 @@ export interface AdmissionDeps {
   log: Logger;
   counters: CoreCounters;
   newEventId: () => string;
+  /** The trace context to send with an event to its agent's node, once the observer was told it was accepted. */
+  traceparentOf(eventId: string): string | undefined;
   agentTimeoutMs: number;
   /** Whether `conn` is still a live connection of this node (an answer that took a round trip may find it gone). */
   isLive(conn: Connection): boolean;
@@ -183,9 +185,6 @@ export class Admission {
     ev.startTimer(clock, this.d.agentTimeoutMs, () => this.timedOut(eventId));
 
     conn.send(frames.accepted(eventId, agentId, sessionKey, resumeToken?.token));
-    const session_key = agentSessionKey(app.app_id, threadId);
-    const toAgent = { event_id: eventId, app_id: app.app_id, thread_id: threadId, session_key };
-    engine.toAgent(agentId, frames.eventToAgent(toAgent, c.payloadJson));
     const ttlMs = agent.ttl_days * DAY_MS;
     const opened = sessions.open(sessionKey, agentId, app.app_id, threadId, ttlMs, start.received_at);
     if (opened.evicted) this.evicted(opened.evicted);
@@ -200,6 +199,10 @@ export class Admission {
       payload_bytes: start.payload_bytes,
       received_at: start.received_at,
     });
+    const session_key = agentSessionKey(app.app_id, threadId);
+    const toAgent = { event_id: eventId, app_id: app.app_id, thread_id: threadId, session_key };
+    const event = { eventId, traceparent: this.d.traceparentOf(eventId) };
+    engine.toAgent(agentId, frames.eventToAgent(toAgent, c.payloadJson), event);
   }
 
   private timedOut(eventId: string): void {

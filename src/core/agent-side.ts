@@ -23,6 +23,7 @@ import { utf8Length } from './frames.js';
 import { parseInbound } from './inbound.js';
 import type { AgentAnswer, Replies } from './replies.js';
 import type { KeptStream } from './kept-stream.js';
+import type { BridgeObserver } from './observer.js';
 import type { ResumeStore } from './resume-store.js';
 
 export interface AgentSideDeps {
@@ -34,6 +35,7 @@ export interface AgentSideDeps {
   replies: Replies;
   resumes: ResumeStore;
   shares: FairShares;
+  observer: BridgeObserver;
   clock: Clock;
 }
 
@@ -128,5 +130,6 @@ export class AgentSide {
   private keepText(ev: EventInFlight, fragment: string, size: number): void {
     const notKept = ev.streamedFragment(fragment, size);
     if (notKept) this.d.endings.discardText(ev, notKept);
+    if (ev.fragmentCount === 1) this.d.observer.eventFirstFragment(ev.eventId, ev.latencyMs(this.d.clock));
   }
 }

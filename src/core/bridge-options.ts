@@ -34,6 +34,11 @@ export interface BridgeOptions {
   sessions?: SessionTable;
   /** Told about every event's start and end and every session opened (event log, metrics, persistence). */
   observer?: BridgeObserver;
+  /**
+   * The trace context (W3C `traceparent`) of an event told accepted to the observer, sent with it to its agent's node
+   * (default: none: events are not traced).
+   */
+  traceparentOf?: (eventId: string) => string | undefined;
   /** Events in flight one app may have, all its connections together (default LIMITS.eventsInFlightPerAppMax). */
   maxEventsInFlightPerApp?: number;
   /** Events in flight one agent may have (default LIMITS.eventsInFlightPerAgentMax). */
@@ -83,6 +88,7 @@ export interface BridgeSettings {
   rateLimiter: EventRateLimit;
   sessions: SessionTable;
   observer: BridgeObserver;
+  traceparentOf: (eventId: string) => string | undefined;
   events: EventTableLimits;
   connectionLimits: ConnectionLimits;
   byteBounds: Omit<ByteBoundsOptions, 'clock' | 'log' | 'refuse'>;
@@ -90,6 +96,8 @@ export interface BridgeSettings {
   resumeBounds: ResumeBounds;
   fairShares: FairShareLimits;
 }
+
+const untraced = () => undefined;
 
 export function settingsOf(o: BridgeOptions): BridgeSettings {
   const textMaxBytes = o.streamedTextMaxBytes ?? LIMITS.streamedTextMaxBytes;
@@ -103,6 +111,7 @@ export function settingsOf(o: BridgeOptions): BridgeSettings {
     rateLimiter: o.rateLimiter ?? new RateLimiter(0, 0),
     sessions: o.sessions ?? new SessionTable(),
     observer: o.observer ?? noObserver,
+    traceparentOf: o.traceparentOf ?? untraced,
     events: {
       perApp: o.maxEventsInFlightPerApp ?? LIMITS.eventsInFlightPerAppMax,
       perAgent: o.maxEventsInFlightPerAgent ?? LIMITS.eventsInFlightPerAgentMax,

@@ -156,6 +156,7 @@ function assemble(s: BridgeSettings) {
     replies,
     resumes,
     shares,
+    observer: s.observer,
     clock,
   });
   const connections: Connections = new Connections({
@@ -167,7 +168,7 @@ function assemble(s: BridgeSettings) {
     counters,
     hooks: hooksOf(appSide, agentSide, endings, table, desk),
   });
-  engine.listen(fromOtherNodes({ delivery: engine, agentSide, connections, endings, desk, log }));
+  engine.listen(fromOtherNodes({ delivery: engine, agentSide, connections, endings, desk, observer: s.observer, log }));
   return {
     s,
     counters,

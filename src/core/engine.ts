@@ -19,8 +19,16 @@ export interface Connection {
 // bus between nodes carries them in (spec/asyncapi.yaml, channel `bus`).
 export type { AgentEventMessage, ResumeRequest };
 
-/** What the engine tells the core about the other nodes (on one node: nothing, ever). */
+/** The event a frame to an agent carries, so that its delivery can be told, with its trace context (W3C). */
+export interface EventToAgent {
+  eventId: string;
+  traceparent: string | undefined;
+}
+
+/** What the engine tells the core: what the other nodes did (on one node: nothing, ever), and deliveries. */
 export interface EngineListener {
+  /** An event was handed to its agent's connection on this node (sent here or by its home node). */
+  eventDelivered(agentId: string, event: EventToAgent): void;
   /** An agent connected to another node sent this about an event held here. */
   agentMessage(agentId: string, message: AgentEventMessage): void;
   /** The agent's connection ended, or its node is gone (false), or it is connected again somewhere (true). */
@@ -60,8 +68,11 @@ export interface Presence {
 export interface Delivery {
   /** Appended to the ids of events made here, so that an agent's node can tell their home; '' on one node. */
   readonly eventIdSuffix: string;
-  /** Delivers a frame to the agent's connection, wherever it is; false when the agent is not connected. */
-  toAgent(agentId: string, frame: string): boolean;
+  /**
+   * Delivers a frame to the agent's connection, wherever it is; false when the agent is not connected. An event's
+   * frame names the event: its delivery is told to the listener by the node that hands it to the connection.
+   */
+  toAgent(agentId: string, frame: string, event?: EventToAgent): boolean;
   /** Hands an agent's message to the node its event lives on; false when that is this node or no live node. */
   toEventHome(agentId: string, message: AgentEventMessage): boolean;
 }

@@ -1,4 +1,4 @@
-// What other nodes hand this one through the engine: an agent's message for an event held here, the agents'
+// What the engine tells the core: an event handed to its agent here, and what other nodes hand this one: an agent's message for an event held here, the agents'
 // comings and goings, and the two ends of a resume relayed between nodes (R8). A bug costs that one message,
 // never the engine's other listeners.
 import { errorText } from '../shared/error-text.js';
@@ -7,6 +7,7 @@ import type { AgentSide } from './agent-side.js';
 import type { Connections } from './connections.js';
 import type { Delivery, EngineListener } from './engine.js';
 import type { Endings } from './endings.js';
+import type { BridgeObserver } from './observer.js';
 import type { ResumeDesk } from './resume-desk.js';
 
 export interface FromOtherNodesDeps {
@@ -15,6 +16,7 @@ export interface FromOtherNodesDeps {
   connections: Connections;
   endings: Endings;
   desk: ResumeDesk;
+  observer: BridgeObserver;
   log: Logger;
 }
 
@@ -28,6 +30,8 @@ export function fromOtherNodes(d: FromOtherNodesDeps): EngineListener {
     }
   };
   return {
+    eventDelivered: (agentId, event) =>
+      d.observer.eventDelivered({ event_id: event.eventId, agent_id: agentId, traceparent: event.traceparent }),
     agentMessage(agentId, message) {
       try {
         d.agentSide.eventMessage(agentId, message, (frame) => d.delivery.toAgent(agentId, frame));

@@ -1,6 +1,6 @@
 // The engine of a bridge of one node: the agents' connections in a map, the apps' in a set, every event at home and
 // the rate limit's buckets in this process. Nothing here ever crosses a node: there is no other.
-import type { Connection, Engine } from './engine.js';
+import type { Connection, Engine, EngineListener, EventToAgent } from './engine.js';
 import { RateLimiter, type EventRateLimit } from './rate-limit.js';
 
 /** A connection of another node: there is none, so nothing sent to it goes anywhere. */
@@ -10,8 +10,12 @@ export class MemoryEngine implements Engine {
   readonly eventIdSuffix = '';
   private readonly agents = new Map<string, Connection>();
   private readonly apps = new Set<string>();
+  /** No other node to hear from: told only of deliveries. */
+  private listener: EngineListener | undefined;
 
-  listen(): void {} // no other node to hear from
+  listen(listener: EngineListener): void {
+    this.listener = listener;
+  }
 
   attachAgent(agentId: string, conn: Connection): Connection | undefined {
     const previous = this.agents.get(agentId);
@@ -33,10 +37,11 @@ export class MemoryEngine implements Engine {
     return this.agents.has(agentId); // this node's picture is the whole truth
   }
 
-  toAgent(agentId: string, frame: string): boolean {
+  toAgent(agentId: string, frame: string, event?: EventToAgent): boolean {
     const conn = this.agents.get(agentId);
     if (!conn) return false;
     conn.send(frame);
+    if (event) this.listener?.eventDelivered(agentId, event);
     return true;
   }
 

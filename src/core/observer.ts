@@ -23,13 +23,25 @@ export type EventEnd = Pick<EventRecord, 'event_id' | 'code' | 'tokens_used'> & 
   latency_ms: NonNullable<EventRecord['latency_ms']>;
 };
 
+/** An event handed to its agent's connection on this node: the event's home, or the agent's node when another. */
+export interface EventDelivered {
+  event_id: string;
+  agent_id: string;
+  /** The trace context its home node sent with it (W3C `traceparent`), when the home traces and is another node. */
+  traceparent: string | undefined;
+}
+
 export interface BridgeObserver {
   /**
    * An app event answered with an error instead of `accepted`. `admitted`: the rate limit let it through (so a
    * client can produce such events only at its rate); false for those refused before it or by it (O1).
    */
   eventRejected(event: EventStart, code: ErrorCode, admitted: boolean): void;
+  /** Told before the event goes to its agent, so that what is told of its delivery comes after. */
   eventAccepted(event: EventStart): void;
+  eventDelivered(delivered: EventDelivered): void;
+  /** The first fragment of an event held here was forwarded toward its app, `ms` after the event was received. */
+  eventFirstFragment(eventId: string, ms: number): void;
   eventEnded(event: EventEnd): void;
   sessionOpened(session: SessionRecord, change: SessionChange): void;
   /** A session removed before its expiry to keep its app within sessionsPerAppMax (L17), or the node within sessionsMax (L23). */
@@ -40,6 +52,8 @@ const nothing = () => {};
 export const noObserver: BridgeObserver = {
   eventRejected: nothing,
   eventAccepted: nothing,
+  eventDelivered: nothing,
+  eventFirstFragment: nothing,
   eventEnded: nothing,
   sessionOpened: nothing,
   sessionEvicted: nothing,
@@ -50,6 +64,8 @@ export function fanOut(...observers: BridgeObserver[]): BridgeObserver {
   return {
     eventRejected: (e, code, admitted) => observers.forEach((o) => o.eventRejected(e, code, admitted)),
     eventAccepted: (e) => observers.forEach((o) => o.eventAccepted(e)),
+    eventDelivered: (d) => observers.forEach((o) => o.eventDelivered(d)),
+    eventFirstFragment: (id, ms) => observers.forEach((o) => o.eventFirstFragment(id, ms)),
     eventEnded: (e) => observers.forEach((o) => o.eventEnded(e)),
     sessionOpened: (s, change) => observers.forEach((o) => o.sessionOpened(s, change)),
     sessionEvicted: (s) => observers.forEach((o) => o.sessionEvicted(s)),

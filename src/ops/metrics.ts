@@ -277,6 +277,12 @@ export function makeMetrics(
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     registers: [registry],
   });
+  const firstFragment = new Histogram({
+    name: 'bridge_event_first_fragment_seconds',
+    help: 'Time from an app event to the first token fragment forwarded for it (events that stream; on their home node).',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
   const acceptFailures = new Counter({
     name: 'bridge_accept_failures_total',
     help: 'Connections the bridge could not accept, by reason: MAX_CONNECTIONS (over the cap below the open-files limit), or the accept error (EMFILE, ENFILE, ENOBUFS, ENOMEM, OTHER).',
@@ -318,6 +324,8 @@ export function makeMetrics(
         if (!admitted) notLogged.inc({ code });
       },
       eventAccepted: nothing,
+      eventDelivered: nothing,
+      eventFirstFragment: (_id, ms) => firstFragment.observe(ms / 1000),
       eventEnded(e) {
         events.inc({ status: 'delivered', outcome: e.outcome });
         if (e.outcome === 'replied') latency.observe(e.latency_ms / 1000);

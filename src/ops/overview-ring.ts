@@ -91,6 +91,8 @@ export class OverviewRing {
     eventAccepted: () => {
       this.accepted++;
     },
+    eventDelivered: () => {},
+    eventFirstFragment: () => {},
     eventRejected: (_event, code) => {
       this.rejected++;
       this.countError(code);

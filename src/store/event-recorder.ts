@@ -36,6 +36,8 @@ export function eventRecorder(writer: WriteBehind): BridgeObserver {
     eventAccepted(e) {
       writer.insertEvent(startRow(e, 'pending', null));
     },
+    eventDelivered() {},
+    eventFirstFragment() {},
     eventEnded(end) {
       writer.updateEvent(end.event_id, end); // its event_id is the row's: assigned over it unchanged
     },

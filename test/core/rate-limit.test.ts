@@ -67,6 +67,8 @@ describe('the bridge on a clock that steps (F1)', function () {
     const observer = {
       eventRejected() {},
       eventAccepted() {},
+      eventDelivered() {},
+      eventFirstFragment() {},
       eventEnded: (e: (typeof ended)[number]) => ended.push(e),
       sessionOpened() {},
       sessionEvicted() {},

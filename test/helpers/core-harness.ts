@@ -86,6 +86,8 @@ export function recordingBridge(directory: Directory, options: Partial<BridgeOpt
   const observer = {
     eventRejected: (e: EventStart, code: ErrorCode) => rejected.push([e, code]),
     eventAccepted() {},
+    eventDelivered() {},
+    eventFirstFragment() {},
     eventEnded: (e: EventEnd) => ended.push(e),
     sessionOpened() {},
     sessionEvicted() {},

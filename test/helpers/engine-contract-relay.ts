@@ -43,6 +43,29 @@ function deliveryCases(rig: Rig, several: boolean): void {
         expect(conn.sent).to.deep.equal(['f']);
       });
 
+    it("an event's delivery is told by the node that hands it to the agent's connection, and only an event's", async function () {
+      const conn = fakeConnection();
+      a().engine.attachAgent('tutor', conn);
+      const event = { eventId: a().eventId(), traceparent: undefined };
+      expect(a().engine.toAgent('tutor', 'e', event)).to.equal(true);
+      expect(a().engine.toAgent('tutor', 'f')).to.equal(true);
+      expect(a().listener.calls('eventDelivered')).to.deep.equal([['tutor', event]]);
+    });
+
+    if (several)
+      it("an event sent from another node is told delivered where the agent is, with the home's trace context", async function () {
+        const conn = fakeConnection();
+        b().engine.attachAgent('tutor', conn);
+        await until('the agent seen on a', () => a().engine.isAgentOnline('tutor'));
+        const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+        const event = { eventId: a().eventId(), traceparent };
+        expect(a().engine.toAgent('tutor', 'e', event)).to.equal(true);
+        await until('the delivery told on b', () => b().listener.calls('eventDelivered').length > 0);
+        expect(conn.sent).to.deep.equal(['e']);
+        expect(b().listener.calls('eventDelivered')).to.deep.equal([['tutor', event]]);
+        expect(a().listener.calls('eventDelivered')).to.deep.equal([]);
+      });
+
     it('toEventHome is false for an event made on this node (its home is here)', function () {
       expect(a().engine.toEventHome('tutor', token(a().eventId()))).to.equal(false);
     });

@@ -1,7 +1,14 @@
 // The rig of the engine contract (engine-contract.ts): the nodes of one bridge, each an engine with fake
 // connections that keep what they were sent and a listener that keeps what it was told, and the ways to wait for
 // news between nodes on any bus (real time polled briefly: a Redis bus cannot be stepped by a test clock).
-import type { AgentEventMessage, Connection, Engine, EngineListener, ResumeRequest } from '../../src/core/engine.js';
+import type {
+  AgentEventMessage,
+  Connection,
+  Engine,
+  EngineListener,
+  EventToAgent,
+  ResumeRequest,
+} from '../../src/core/engine.js';
 import { eventIdFactory } from '../../src/core/ids.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { eventually } from './eventually.js';
@@ -40,6 +47,9 @@ export class RecordingListener implements EngineListener {
   /** The arguments of each call of `kind`, in order. */
   calls<K extends keyof EngineListener>(kind: K): Call<K>[] {
     return this.heard.filter(([k]) => k === kind).map(([, ...args]) => args as Call<K>);
+  }
+  eventDelivered(agentId: string, event: EventToAgent) {
+    this.heard.push(['eventDelivered', agentId, event]);
   }
   agentMessage(agentId: string, message: AgentEventMessage) {
     this.heard.push(['agentMessage', agentId, message]);
