@@ -6,7 +6,7 @@ import { ERRORS } from '../../generated/index.js';
 import { startTestBridge } from '../helpers/bridge.js';
 import { capturedLog } from '../helpers/log.js';
 import { eventually } from '../helpers/eventually.js';
-import { startEvent } from '../helpers/events.js';
+import { exchange, startEvent } from '../helpers/events.js';
 
 describe('the log at info', function () {
   it('says each connection opened and closed: client, node, close code and reason, duration; and each event ended in error', async function () {
@@ -55,5 +55,46 @@ describe('the log at info', function () {
     await agentClient.waitForClose();
     const closed = lines().find((l) => l.msg === 'connection closed' && l.agent_id === agent.agent_id);
     expect(closed).to.include({ kind: 'agent', close_code: ERRORS.TOKEN_REVOKED.closeCode, reason: 'TOKEN_REVOKED' });
+  });
+});
+
+describe('the log at debug', function () {
+  it('follows each event by its id: accepted, delivered, first fragment and ended, with times; no token or payload', async function () {
+    const { log, lines } = capturedLog('debug');
+    const bridge = await startTestBridge({ logLevel: 'debug', nodeId: 'n7' }, { log });
+    const { app, agent, appClient, agentClient } = await bridge.pair();
+    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id, 'lesson-secret', {
+      q: 'payload-secret',
+    });
+    bridge.clock.advance(40);
+    agentClient.send({ type: 'token', event_id, token: 'token-secret' });
+    await appClient.expect('token');
+    bridge.clock.advance(60);
+    agentClient.send({ type: 'reply', event_id, content: 'reply-secret', done: true });
+    await appClient.expect('reply');
+
+    await eventually('the ended line', () => lines().some((l) => l.msg === 'event ended'), Boolean);
+    const steps = lines().filter((l) => l.event_id === event_id);
+    expect(steps.map((l) => l.msg)).to.deep.equal([
+      'event accepted',
+      'event delivered to its agent',
+      'event: first fragment forwarded',
+      'event ended',
+    ]);
+    expect(steps[0]).to.include({ app_id: app.app_id, agent_id: agent.agent_id, node: 'n7', level: 20 });
+    expect(steps[1]).to.include({ agent_id: agent.agent_id, ms: 0 });
+    expect(steps[2]).to.include({ ms: 40 });
+    expect(steps[3]).to.include({ outcome: 'replied', ms: 100 });
+    const text = JSON.stringify(lines());
+    for (const secret of ['lesson-secret', 'payload-secret', 'token-secret', 'reply-secret', app.token, agent.token])
+      expect(text).not.to.include(secret);
+  });
+
+  it('writes no line per event at info', async function () {
+    const { log, lines } = capturedLog('debug');
+    const bridge = await startTestBridge({ logLevel: 'info' }, { log });
+    const { agent, appClient, agentClient } = await bridge.pair();
+    const { event_id } = await exchange(appClient, agentClient, agent.agent_id);
+    expect(lines().filter((l) => l.event_id === event_id)).to.deep.equal([]);
   });
 });
