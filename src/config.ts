@@ -15,6 +15,8 @@ export interface Config {
   adminToken: string | undefined;
   agentTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `json` (one object a line), `pretty` (readable, coloured), or `auto`: pretty when stdout is a terminal. */
+  logFormat: 'auto' | 'json' | 'pretty';
   testClock: boolean;
   /** Per-app token bucket refill; 0 turns the rate limit off. */
   rateLimitPerSecond: number;
@@ -93,8 +95,24 @@ export interface Config {
   nodeId: string | undefined;
   /** The start of every Redis key and channel of this bridge's nodes (REDIS_PREFIX). */
   redisPrefix: string;
+  /** Set: each event's life is traced and exported over OTLP (O17); OpenTelemetry's standard variables. */
+  tracing: TracingConfig | undefined;
   /** Variables of the environment that look like settings but are none (a misspelling): warned at start. */
   unknownSettings: UnknownSetting[];
+}
+
+/** Where and how events' traces go (OTEL_* variables, as OpenTelemetry's SDKs read them). */
+export interface TracingConfig {
+  /** The OTLP/HTTP URL that takes the spans (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces). */
+  url: string;
+  serviceName: string;
+  sampler: 'always_on' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_traceidratio';
+  /** The share of events traced, for the ratio samplers (OTEL_TRACES_SAMPLER_ARG). */
+  ratio: number;
+  /** Spans ended and not yet exported that are kept; more are dropped, counted and logged (OTEL_BSP_MAX_QUEUE_SIZE). */
+  maxQueueSize: number;
+  /** How often spans are exported, in ms (OTEL_BSP_SCHEDULE_DELAY). */
+  scheduleDelayMs: number;
 }
 
 /**
@@ -126,6 +144,7 @@ const SCHEMA = {
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
       default: 'info',
     },
+    LOG_FORMAT: { type: 'string', enum: ['auto', 'json', 'pretty'], default: 'auto' },
     BRIDGE_TEST_CLOCK: { type: 'string', enum: ['0', '1', 'true', 'false', ''], default: '0' },
     RATE_LIMIT_EVENTS_PER_SECOND: {
       type: 'number',
@@ -310,6 +329,17 @@ const SCHEMA = {
     REDIS_URL: { type: 'string', pattern: '^rediss?://' },
     NODE_ID: { type: 'string', pattern: '^[a-z0-9]{1,16}$' },
     REDIS_PREFIX: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,32}$', default: 'bridge' },
+    OTEL_EXPORTER_OTLP_ENDPOINT: { type: 'string', pattern: '^https?://' },
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: { type: 'string', pattern: '^https?://' },
+    OTEL_SERVICE_NAME: { type: 'string', minLength: 1, default: 'agent-messaging-bridge' },
+    OTEL_TRACES_SAMPLER: {
+      type: 'string',
+      enum: ['parentbased_always_on', 'parentbased_traceidratio', 'always_on', 'traceidratio', 'always_off'],
+      default: 'parentbased_always_on',
+    },
+    OTEL_TRACES_SAMPLER_ARG: { type: 'number', minimum: 0, maximum: 1, default: 1 },
+    OTEL_BSP_MAX_QUEUE_SIZE: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 2048 },
+    OTEL_BSP_SCHEDULE_DELAY: { type: 'integer', minimum: 1, maximum: MAX_TIMER_MS, default: 5000 },
   },
 } as const;
 
@@ -358,6 +388,8 @@ const MEANING: Record<string, string> = {
   REDIS_URL: 'redis://host:port or rediss://host:port',
   NODE_ID: '1 to 16 lowercase letters and digits',
   REDIS_PREFIX: '1 to 32 letters, digits, _ . or -',
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'the OTLP/HTTP collector, such as http://collector:4318',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'the OTLP/HTTP URL for spans, such as http://collector:4318/v1/traces',
 };
 
 /**
@@ -403,6 +435,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminToken: raw.ADMIN_TOKEN,
     agentTimeoutMs: raw.AGENT_TIMEOUT_MS,
     logLevel: raw.LOG_LEVEL,
+    logFormat: raw.LOG_FORMAT,
     testClock: raw.BRIDGE_TEST_CLOCK === '1' || raw.BRIDGE_TEST_CLOCK === 'true',
     rateLimitPerSecond: raw.RATE_LIMIT_EVENTS_PER_SECOND,
     rateLimitBurst: raw.RATE_LIMIT_BURST,
@@ -454,6 +487,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: raw.REDIS_URL,
     nodeId: raw.NODE_ID,
     redisPrefix: raw.REDIS_PREFIX,
+    tracing: tracingOf(raw),
     unknownSettings: unknownSettings(env, CONFIG_VARIABLES),
+  };
+}
+
+/** Tracing is on when a collector is named and the sampler is not `always_off`. */
+function tracingOf(raw: RawEnv): TracingConfig | undefined {
+  const base = raw.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, '');
+  const url = raw.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base && `${base}/v1/traces`);
+  if (!url || raw.OTEL_TRACES_SAMPLER === 'always_off') return undefined;
+  return {
+    url,
+    serviceName: raw.OTEL_SERVICE_NAME,
+    sampler: raw.OTEL_TRACES_SAMPLER,
+    ratio: raw.OTEL_TRACES_SAMPLER_ARG,
+    maxQueueSize: raw.OTEL_BSP_MAX_QUEUE_SIZE,
+    scheduleDelayMs: raw.OTEL_BSP_SCHEDULE_DELAY,
   };
 }

@@ -5,6 +5,7 @@
 import type { Server } from 'node:http';
 import type { Knex } from 'knex';
 import { pino } from 'pino';
+import pretty from 'pino-pretty';
 import { AuditTrail } from './admin/audit.js';
 import type { Registry } from './admin/registry.js';
 import { ConfigError, type Config } from './config.js';
@@ -40,6 +41,7 @@ import { Services } from './server/services.js';
 import { sessionHandlers, sessionTable } from './server/sessions.js';
 import { lostOutcomes, sweeps } from './server/sweeps.js';
 import { tokenExpiries } from './server/token-expiries.js';
+import { eventTracing } from './server/tracing.js';
 import { webApp } from './server/web.js';
 
 export { READY_EVENT_LOG_MS } from './server/readiness.js';
@@ -76,12 +78,16 @@ export interface StartOptions {
   eventLogRetryMs?: { first: number; max: number };
 }
 
-export function makeLogger(level: Config['logLevel']): Logger {
-  return pino({ level, base: undefined, redact: ['req.headers.authorization', 'token'] });
+export function makeLogger(level: Config['logLevel'], format: Config['logFormat'] = 'json'): Logger {
+  const options = { level, base: undefined, redact: ['req.headers.authorization', 'token'] };
+  if (format === 'json' || (format === 'auto' && !process.stdout.isTTY)) return pino(options);
+  // Synchronous: a development terminal, where a line must be out before the process that wrote it exits.
+  const colorize = format === 'auto' || Boolean(process.stdout.isTTY);
+  return pino(options, pretty({ colorize, sync: true, translateTime: 'SYS:HH:MM:ss.l' }));
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningBridge> {
-  const log = options.log ?? makeLogger(config.logLevel);
+  const log = options.log ?? makeLogger(config.logLevel, config.logFormat);
   for (const { name, meant } of config.unknownSettings) {
     const hint = meant ? `; did you mean ${meant}?` : '';
     log.warn({ variable: name, ...(meant ? { meant } : {}) }, `${name} is not a setting of the bridge: ignored${hint}`);
@@ -124,7 +130,17 @@ async function startOnDatabase(
   const sessions = await services.add(sessionTable(reader, writer, config, { clock, log }));
   const unauthenticated = await services.add(unauthenticatedConnections(config, { clock, log, tls: Boolean(tls) }));
   const engine = chooseEngine(config, cluster, { testClock: time.testClock });
-  const { metrics, overview, observer, watch } = observers({ writer, sessions, unauthenticated, clock });
+  const coreLog = withFields(log, { node: nodeId });
+  const eventSteps = config.logLevel === 'debug' || config.logLevel === 'trace' ? coreLog : undefined;
+  const tracing = await services.add(eventTracing(config.tracing, { clock, log: coreLog, nodeId }));
+  const { metrics, overview, observer, watch } = observers({
+    writer,
+    sessions,
+    unauthenticated,
+    clock,
+    eventSteps,
+    tracing,
+  });
   if (cluster) countClusterTraffic(metrics, cluster, engine);
   const audit = new AuditTrail(new AuditStore(db), clock, log, metrics.adminAction);
   const { agentReconnectGraceMs } = options;
@@ -134,8 +150,18 @@ async function startOnDatabase(
   const bounds = connectionBounds(config.maxConnections);
   const { maxWebSockets } = bounds;
   // The core's lines say which node they come from: one operator reads the logs of every node together.
-  const coreLog = withFields(log, { node: nodeId });
-  const core = { directory, engine, clock, log: coreLog, sessions, observer, maxWebSockets, agentReconnectGraceMs };
+  const traceparentOf = tracing?.traceparentOf;
+  const core = {
+    directory,
+    engine,
+    clock,
+    log: coreLog,
+    sessions,
+    observer,
+    traceparentOf,
+    maxWebSockets,
+    agentReconnectGraceMs,
+  };
   const bridge = await services.add(bridgeCore(config, core));
   watch(bridge);
   await services.add(overviewSampling(overview));

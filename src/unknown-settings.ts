@@ -8,6 +8,9 @@ export interface UnknownSetting {
   meant?: string;
 }
 
+/** OpenTelemetry's variables: read by its exporter too (OTEL_EXPORTER_OTLP_HEADERS…), so not ours to judge. */
+const OTHERS = 'OTEL_';
+
 /** How far a name may be from a setting to be taken for a misspelling of it: none for the shortest (HOST, PORT). */
 const reach = (setting: string) => (setting.length >= 8 ? 2 : setting.length >= 5 ? 1 : 0);
 
@@ -27,7 +30,7 @@ export function unknownSettings(env: NodeJS.ProcessEnv, settings: readonly strin
   const families = new Set(settings.map(family).filter((f) => f !== undefined));
   const found: UnknownSetting[] = [];
   for (const name of Object.keys(env).sort()) {
-    if (known.has(name) || name !== name.toUpperCase()) continue;
+    if (known.has(name) || name !== name.toUpperCase() || name.startsWith(OTHERS)) continue;
     let meant: string | undefined;
     let best = Infinity;
     for (const setting of settings) {

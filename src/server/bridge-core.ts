@@ -13,6 +13,8 @@ export type BridgeParts = Required<Pick<BridgeOptions, 'directory' | 'clock' | '
   /** The WebSocket connections the node takes (MAX_CONNECTIONS, below the open-files limit). */
   maxWebSockets: number;
   agentReconnectGraceMs: number | undefined;
+  /** Set when events are traced (O17). */
+  traceparentOf: BridgeOptions['traceparentOf'];
 };
 
 export function bridgeCore(config: Config, parts: BridgeParts): Service<Bridge> {
@@ -20,9 +22,10 @@ export function bridgeCore(config: Config, parts: BridgeParts): Service<Bridge> 
 }
 
 function bridgeOptions(config: Config, parts: BridgeParts): BridgeOptions {
-  const { engine, maxWebSockets, agentReconnectGraceMs, ...made } = parts;
+  const { engine, maxWebSockets, agentReconnectGraceMs, traceparentOf, ...made } = parts;
   return {
     ...made,
+    ...(traceparentOf && { traceparentOf }),
     engine: engine.engine,
     rateLimiter: engine.rateLimiter,
     agentTimeoutMs: config.agentTimeoutMs,

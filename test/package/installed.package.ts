@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { VERSION } from '../../generated/index.js';
+import { eventually } from '../helpers/eventually.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
+import { TestClient } from '../helpers/ws-client.js';
 import { mb, project, quiet, snippet, start, weigh, type Project } from './projects.js';
 
 const REPO = join(import.meta.dirname, '../..');
@@ -36,6 +39,7 @@ describe('the packages, installed outside this repository', function () {
   let base: string;
   let ws: string;
   let server: Project;
+  let collector: OtlpReceiver;
   const children: ChildProcess[] = [];
   const tarball = (key: string) =>
     join(
@@ -66,6 +70,7 @@ describe('the packages, installed outside this repository', function () {
     execFileSync('npx', ['tsx', 'tools/packages.ts', '--publish-dry-run'], { ...quiet, cwd: REPO });
     dir = mkdtempSync(join(tmpdir(), 'bridge-packages-'));
     server = project(join(dir, 'server'), ['protocol', 'client', 'conformance', 'server'].map(tarball));
+    collector = await startOtlpReceiver();
     const port = 20_000 + Math.floor(Math.random() * 20_000);
     const env = {
       PORT: String(port),
@@ -73,14 +78,17 @@ describe('the packages, installed outside this repository', function () {
       DATABASE_URL: `sqlite:${join(dir, 'bridge.sqlite')}`,
       BRIDGE_TEST_CLOCK: '1',
       LOG_LEVEL: 'warn',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: collector.url,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
     };
     await start(children, server.dir, server.bin('bridge'), ['serve'], env, /bridge listening/);
     base = `http://127.0.0.1:${port}`;
     ws = `ws://127.0.0.1:${port}/v1`;
   });
 
-  after(function () {
+  after(async function () {
     for (const c of children) c.kill('SIGTERM');
+    await collector?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -93,6 +101,22 @@ describe('the packages, installed outside this repository', function () {
       const dashboard = await fetch(`${base}/dashboard`);
       expect(dashboard.status).to.equal(200);
       expect(await dashboard.text()).to.match(/<html/i);
+    });
+    it("traces an event to the OTLP collector named by OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (the SDK loaded from the package's dependencies)", async function () {
+      const { app, agent } = await registrations('Traced');
+      const agentClient = await TestClient.connect(base, 'agent', agent.token);
+      const appClient = await TestClient.connect(base, 'app', app.token);
+      appClient.send({ type: 'event', agent_id: agent.agent_id, thread_id: 't', payload: {} });
+      const { event_id } = await appClient.expect('accepted');
+      await agentClient.expect('event');
+      agentClient.send({ type: 'reply', event_id, content: 'ok', done: true });
+      await appClient.expect('reply');
+      const names = () =>
+        collector.spans.filter((s) => s.attributes['bridge.event_id'] === event_id).map((s) => s.name);
+      await eventually('the spans', names, (n) => n.length === 2);
+      expect(names().sort()).to.deep.equal(['bridge.deliver', 'bridge.event']);
+      appClient.close();
+      agentClient.close();
     });
   });
 

@@ -15,6 +15,7 @@ describe('configuration from the environment', function () {
       adminToken: undefined,
       agentTimeoutMs: LIMITS.agentTimeoutMs,
       logLevel: 'info',
+      logFormat: 'auto',
       testClock: false,
       rateLimitPerSecond: LIMITS.rateLimitEventsPerSecond,
       rateLimitBurst: LIMITS.rateLimitBurst,
@@ -66,6 +67,7 @@ describe('configuration from the environment', function () {
       redisUrl: undefined,
       nodeId: undefined,
       redisPrefix: 'bridge',
+      tracing: undefined,
       unknownSettings: [],
     });
   });
@@ -78,6 +80,7 @@ describe('configuration from the environment', function () {
       ADMIN_TOKEN: 'a-long-enough-admin-token',
       AGENT_TIMEOUT_MS: '60000',
       LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'pretty',
       BRIDGE_TEST_CLOCK: '1',
       RATE_LIMIT_EVENTS_PER_SECOND: '2.5',
       RATE_LIMIT_BURST: '5',
@@ -129,6 +132,13 @@ describe('configuration from the environment', function () {
       REDIS_URL: 'redis://redis.internal:6379',
       NODE_ID: 'b2',
       REDIS_PREFIX: 'bridge-b',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/custom/traces',
+      OTEL_SERVICE_NAME: 'bridge-eu',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+      OTEL_BSP_MAX_QUEUE_SIZE: '100',
+      OTEL_BSP_SCHEDULE_DELAY: '250',
     });
     expect(config).to.deep.equal({
       port: 9000,
@@ -137,6 +147,7 @@ describe('configuration from the environment', function () {
       adminToken: 'a-long-enough-admin-token',
       agentTimeoutMs: 60000,
       logLevel: 'debug',
+      logFormat: 'pretty',
       testClock: true,
       rateLimitPerSecond: 2.5,
       rateLimitBurst: 5,
@@ -188,6 +199,14 @@ describe('configuration from the environment', function () {
       redisUrl: 'redis://redis.internal:6379',
       nodeId: 'b2',
       redisPrefix: 'bridge-b',
+      tracing: {
+        url: 'http://collector:4318/custom/traces',
+        serviceName: 'bridge-eu',
+        sampler: 'parentbased_traceidratio',
+        ratio: 0.25,
+        maxQueueSize: 100,
+        scheduleDelayMs: 250,
+      },
       unknownSettings: [],
     });
   });
@@ -358,6 +377,8 @@ describe('configuration from the environment', function () {
       NODE_ENV: 'production',
       REDIS_HOST: 'redis',
       PORT: '80',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer x',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod',
     };
     expect(loadConfig(env).unknownSettings).to.deep.equal([
       { name: 'ADMIN_TOKN', meant: 'ADMIN_TOKEN' },
@@ -368,6 +389,21 @@ describe('configuration from the environment', function () {
       { name: 'RATE_LIMIT' },
     ]);
     expect(loadConfig({}).unknownSettings).to.deep.equal([]);
+  });
+
+  it('traces when a collector is named: the traces URL, else the base URL with /v1/traces; never with always_off', function () {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example:4318/' }).tracing).to.include({
+      url: 'https://otel.example:4318/v1/traces',
+      serviceName: 'agent-messaging-bridge',
+      sampler: 'parentbased_always_on',
+      ratio: 1,
+    });
+    const off = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_SAMPLER: 'always_off' };
+    expect(loadConfig(off).tracing).to.equal(undefined);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).to.throw(
+      ConfigError,
+      'OTEL_EXPORTER_OTLP_ENDPOINT must be a value matching ^https?:// (the OTLP/HTTP collector, such as http://collector:4318)',
+    );
   });
 
   it('warns at start of each, by name, never with its value', async function () {
