@@ -29,3 +29,26 @@ export async function exchange(
   expect((await appClient.expect('reply')).event_id).to.equal(accepted.event_id);
   return accepted;
 }
+
+/** The secrets `timedEvent` sends: none of them may appear in what the bridge logs or exports. */
+export const TIMED_EVENT_SECRETS = ['lesson-secret', 'payload-secret', 'token-secret', 'reply-secret'];
+
+/**
+ * One whole event on a frozen test clock, timed: the agent streams a fragment 40 ms after the event arrived and
+ * replies 60 ms after that, with a secret in the thread id, the payload, the fragment and the reply. Returns its id.
+ */
+export async function timedEvent(
+  clock: { advance(ms: number): void },
+  appClient: AppClient,
+  agentClient: AgentClient,
+  agentId: string,
+): Promise<string> {
+  const { event_id } = await startEvent(appClient, agentClient, agentId, 'lesson-secret', { q: 'payload-secret' });
+  clock.advance(40);
+  agentClient.send({ type: 'token', event_id, token: 'token-secret' });
+  await appClient.expect('token');
+  clock.advance(60);
+  agentClient.send({ type: 'reply', event_id, content: 'reply-secret', done: true });
+  await appClient.expect('reply');
+  return event_id;
+}

@@ -2,7 +2,7 @@
 // its first fragment and the stream, in one trace, with ids and times but nothing of the payload or the tokens.
 import { expect } from 'chai';
 import { startTestBridge, stopAll } from '../helpers/bridge.js';
-import { startEvent } from '../helpers/events.js';
+import { startEvent, TIMED_EVENT_SECRETS, timedEvent } from '../helpers/events.js';
 import { eventually } from '../helpers/eventually.js';
 import { capturedLog } from '../helpers/log.js';
 import { sample, scrape } from '../helpers/metrics.js';
@@ -21,13 +21,7 @@ describe('event traces (OTLP)', function () {
   it('exports the event, its delivery, the wait for its first fragment and the stream, in one trace under the event', async function () {
     const bridge = await startTestBridge({ nodeId: 'n1', tracing: tracingTo(receiver.url) });
     const { app, agent, appClient, agentClient } = await bridge.pair();
-    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id, 't', { secret: 'payload-secret' });
-    bridge.clock.advance(40);
-    agentClient.send({ type: 'token', event_id, token: 'token-secret' });
-    await appClient.expect('token');
-    bridge.clock.advance(60);
-    agentClient.send({ type: 'reply', event_id, content: 'reply-secret', done: true });
-    await appClient.expect('reply');
+    const event_id = await timedEvent(bridge.clock, appClient, agentClient, agent.agent_id);
 
     const spans = await eventually(
       'four spans',
@@ -50,8 +44,7 @@ describe('event traces (OTLP)', function () {
     expect(byName['bridge.first_fragment']!.endMs - byName['bridge.first_fragment']!.startMs).to.equal(40);
     expect(byName['bridge.stream']!.endMs - byName['bridge.stream']!.startMs).to.equal(60);
     const text = JSON.stringify(receiver.spans);
-    for (const secret of ['payload-secret', 'token-secret', 'reply-secret', app.token, agent.token])
-      expect(text).not.to.include(secret);
+    for (const secret of [...TIMED_EVENT_SECRETS, app.token, agent.token]) expect(text).not.to.include(secret);
   });
 
   it('marks an event that ended in error with its code, and counts what it exported', async function () {

@@ -6,7 +6,7 @@ import { ERRORS } from '../../generated/index.js';
 import { startTestBridge } from '../helpers/bridge.js';
 import { capturedLog } from '../helpers/log.js';
 import { eventually } from '../helpers/eventually.js';
-import { exchange, startEvent } from '../helpers/events.js';
+import { exchange, startEvent, TIMED_EVENT_SECRETS, timedEvent } from '../helpers/events.js';
 
 describe('the log at info', function () {
   it('says each connection opened and closed: client, node, close code and reason, duration; and each event ended in error', async function () {
@@ -63,15 +63,7 @@ describe('the log at debug', function () {
     const { log, lines } = capturedLog('debug');
     const bridge = await startTestBridge({ logLevel: 'debug', nodeId: 'n7' }, { log });
     const { app, agent, appClient, agentClient } = await bridge.pair();
-    const { event_id } = await startEvent(appClient, agentClient, agent.agent_id, 'lesson-secret', {
-      q: 'payload-secret',
-    });
-    bridge.clock.advance(40);
-    agentClient.send({ type: 'token', event_id, token: 'token-secret' });
-    await appClient.expect('token');
-    bridge.clock.advance(60);
-    agentClient.send({ type: 'reply', event_id, content: 'reply-secret', done: true });
-    await appClient.expect('reply');
+    const event_id = await timedEvent(bridge.clock, appClient, agentClient, agent.agent_id);
 
     await eventually('the ended line', () => lines().some((l) => l.msg === 'event ended'), Boolean);
     const steps = lines().filter((l) => l.event_id === event_id);
@@ -86,8 +78,7 @@ describe('the log at debug', function () {
     expect(steps[2]).to.include({ ms: 40 });
     expect(steps[3]).to.include({ outcome: 'replied', ms: 100 });
     const text = JSON.stringify(lines());
-    for (const secret of ['lesson-secret', 'payload-secret', 'token-secret', 'reply-secret', app.token, agent.token])
-      expect(text).not.to.include(secret);
+    for (const secret of [...TIMED_EVENT_SECRETS, app.token, agent.token]) expect(text).not.to.include(secret);
   });
 
   it('writes no line per event at info', async function () {
