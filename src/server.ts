@@ -32,6 +32,7 @@ import { connectionBounds, unauthenticatedConnections } from './server/connectio
 import { httpConnections, httpListening } from './server/http-server.js';
 import { metricsPort, metricsServer } from './server/metrics-server.js';
 import { observers } from './server/observers.js';
+import { disconnectHandlers } from './server/disconnect.js';
 import { orgLiveHandlers } from './server/org-live.js';
 import { overviewHandlers, overviewSampling } from './server/overview.js';
 import { NO_PEERS } from './server/peers.js';
@@ -177,6 +178,7 @@ async function startOnDatabase(
       ...eventLogHandlers(writer),
       ...overviewHandlers(overview, nodeId),
       ...orgLiveHandlers(bridge, nodeId),
+      ...disconnectHandlers(bridge, nodeId),
     };
     await services.add(clusterControl(cluster, handlers));
   }

@@ -19,7 +19,7 @@ const SLOW_LANES = {
     ],
     jobs: 3,
   },
-  // The dashboard in Debian's Chromium (playwright-core), one browser at a time.
+  // The dashboard and the documentation pages in Debian's Chromium (playwright-core), one browser at a time.
   browser: {
     files: [
       'test/dashboard/audit.test.ts',
@@ -31,6 +31,7 @@ const SLOW_LANES = {
       'test/dashboard/search.test.ts',
       'test/dashboard/small-screen.test.ts',
       'test/dashboard/test-event.test.ts',
+      'test/server/docs-browser.test.ts',
     ],
     jobs: 1,
   },

@@ -630,6 +630,7 @@
                   "TOKEN_REVOKED",
                   "FORBIDDEN",
                   "CONNECTION_REPLACED",
+                  "DISCONNECTED_BY_ADMIN",
                   "HEARTBEAT_TIMEOUT",
                   "SLOW_CONSUMER",
                   "TOO_MANY_CONNECTIONS",
@@ -2136,6 +2137,29 @@
                       }
                     },
                     "x-parser-schema-id": "OrgLiveOp"
+                  },
+                  {
+                    "title": "DisconnectOp",
+                    "x-internal": true,
+                    "type": "object",
+                    "description": "A question: close this connection if this node holds it (DISCONNECTED_BY_ADMIN, H8), and say what it was.",
+                    "required": [
+                      "op",
+                      "connection_id"
+                    ],
+                    "properties": {
+                      "op": {
+                        "const": "disconnect",
+                        "description": "The op.",
+                        "x-parser-schema-id": "<anonymous-schema-82>"
+                      },
+                      "connection_id": {
+                        "type": "string",
+                        "description": "The connection's id (`connection_id` in openapi.yaml).",
+                        "x-parser-schema-id": "<anonymous-schema-83>"
+                      }
+                    },
+                    "x-parser-schema-id": "DisconnectOp"
                   }
                 ],
                 "x-parser-schema-id": "ControlOp"
@@ -2190,23 +2214,23 @@
               "k": {
                 "const": "ctl-ack",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-82>"
+                "x-parser-schema-id": "<anonymous-schema-84>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "id": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The `ctl`'s id.",
-                "x-parser-schema-id": "<anonymous-schema-83>"
+                "x-parser-schema-id": "<anonymous-schema-85>"
               },
               "answer": {
-                "description": "The answer to a question, absent for a change: to `sessions` the node's live sessions (`Session` of\nopenapi.yaml, its times in epoch milliseconds); to `overview` the node's `OverviewNode` (openapi.yaml); to\n`org-live` the node's connections of the organization (its id, each client with its connection's times\nin epoch milliseconds, each app's count).\n",
-                "x-parser-schema-id": "<anonymous-schema-84>"
+                "description": "The answer to a question, absent for a change: to `sessions` the node's live sessions (`Session` of\nopenapi.yaml, its times in epoch milliseconds); to `overview` the node's `OverviewNode` (openapi.yaml); to\n`org-live` the node's connections of the organization (its id, each client with its connection's id and\ntimes in epoch milliseconds, each app's count); to `disconnect` the connection it closed (`ClosedConnection`\nof openapi.yaml, `connected_at` in epoch milliseconds), absent when the node does not hold it.\n",
+                "x-parser-schema-id": "<anonymous-schema-86>"
               },
               "unknown": {
                 "const": true,
                 "description": "Present only when the node does not know the `ctl`'s op (a newer node asked, O16): it applied nothing\nand has no answer.\n",
-                "x-parser-schema-id": "<anonymous-schema-85>"
+                "x-parser-schema-id": "<anonymous-schema-87>"
               }
             },
             "x-parser-schema-id": "BusControlAck"
@@ -2549,7 +2573,7 @@
           "f": {
             "type": "string",
             "description": "The id of the sending node (`NODE_ID`).",
-            "x-parser-schema-id": "<anonymous-schema-86>"
+            "x-parser-schema-id": "<anonymous-schema-88>"
           },
           "m": {
             "type": "array",
@@ -2567,12 +2591,12 @@
                 "k": {
                   "type": "string",
                   "description": "The kind: short, since fragments cross the bus one message each. The kinds this version knows are the `k`\nconstants of the `bus` channel's messages.\n",
-                  "x-parser-schema-id": "<anonymous-schema-88>"
+                  "x-parser-schema-id": "<anonymous-schema-90>"
                 },
                 "v": {
                   "type": "integer",
                   "description": "The sender's bus version (`BusVersion`).",
-                  "x-parser-schema-id": "<anonymous-schema-89>"
+                  "x-parser-schema-id": "<anonymous-schema-91>"
                 }
               },
               "examples": [
@@ -2583,7 +2607,7 @@
               ],
               "x-parser-schema-id": "BusMessageHead"
             },
-            "x-parser-schema-id": "<anonymous-schema-87>"
+            "x-parser-schema-id": "<anonymous-schema-89>"
           }
         },
         "examples": [
@@ -2622,6 +2646,7 @@
       "SessionsOp": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[5]",
       "OverviewOp": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[6]",
       "OrgLiveOp": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[7]",
+      "DisconnectOp": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[8]",
       "ControlOp": "$ref:$.channels.bus.messages.ctl.payload.properties.change",
       "BusControl": "$ref:$.channels.bus.messages.ctl.payload",
       "BusControlAck": "$ref:$.channels.bus.messages.ctlAck.payload",
@@ -2648,7 +2673,7 @@
                 "type": "string",
                 "pattern": "^wss?://",
                 "description": "The bridge's agent endpoint, `{base_url}/ws/agent`.",
-                "x-parser-schema-id": "<anonymous-schema-90>"
+                "x-parser-schema-id": "<anonymous-schema-92>"
               },
               "reconnect": {
                 "title": "ConnectorReconnect",
@@ -2660,28 +2685,28 @@
                     "type": "boolean",
                     "default": true,
                     "description": "Whether to reconnect after the connection drops.",
-                    "x-parser-schema-id": "<anonymous-schema-91>"
+                    "x-parser-schema-id": "<anonymous-schema-93>"
                   },
                   "maxRetries": {
                     "type": "integer",
                     "minimum": -1,
                     "default": 5,
                     "description": "Attempts before giving up (x-limits.connectorReconnectMaxAttempts); 0 never reconnects, and -1 reconnects for ever, each delay still capped at maxDelayMs (decision C7). A connection error with `retry: false` (W19) ends the connection whatever this says.",
-                    "x-parser-schema-id": "<anonymous-schema-92>"
+                    "x-parser-schema-id": "<anonymous-schema-94>"
                   },
                   "baseDelayMs": {
                     "type": "integer",
                     "minimum": 1,
                     "default": 1000,
                     "description": "First delay (x-limits.reconnectBaseDelayMs).",
-                    "x-parser-schema-id": "<anonymous-schema-93>"
+                    "x-parser-schema-id": "<anonymous-schema-95>"
                   },
                   "maxDelayMs": {
                     "type": "integer",
                     "minimum": 1,
                     "default": 60000,
                     "description": "Cap of the delay (x-limits.reconnectMaxDelayMs).",
-                    "x-parser-schema-id": "<anonymous-schema-94>"
+                    "x-parser-schema-id": "<anonymous-schema-96>"
                   }
                 },
                 "examples": [
@@ -2721,20 +2746,20 @@
                   "type": "string",
                   "pattern": "^rla_[a-z0-9-]{1,64}_[A-Za-z0-9]{32,}$",
                   "description": "The agent's token (`rla_{agent_id}_{secret}`); keep it in the environment, e.g. `${TUTOR_TOKEN}`.",
-                  "x-parser-schema-id": "<anonymous-schema-96>"
+                  "x-parser-schema-id": "<anonymous-schema-98>"
                 },
                 "ttl_days": {
                   "type": "integer",
                   "minimum": 1,
                   "default": 14,
                   "description": "Session TTL the connector tracks (x-limits.sessionTtlDefaultDays).",
-                  "x-parser-schema-id": "<anonymous-schema-97>"
+                  "x-parser-schema-id": "<anonymous-schema-99>"
                 },
                 "context": {
                   "type": "object",
                   "additionalProperties": true,
                   "description": "Passed to the agent runtime when a session is created.",
-                  "x-parser-schema-id": "<anonymous-schema-98>"
+                  "x-parser-schema-id": "<anonymous-schema-100>"
                 }
               },
               "examples": [
@@ -2745,7 +2770,7 @@
               ],
               "x-parser-schema-id": "ConnectorAgent"
             },
-            "x-parser-schema-id": "<anonymous-schema-95>"
+            "x-parser-schema-id": "<anonymous-schema-97>"
           },
           "health": {
             "title": "ConnectorHealthEndpoint",
@@ -2761,21 +2786,21 @@
                 "minimum": 0,
                 "maximum": 65535,
                 "description": "TCP port to listen on (0 picks a free one).",
-                "x-parser-schema-id": "<anonymous-schema-99>"
+                "x-parser-schema-id": "<anonymous-schema-101>"
               },
               "path": {
                 "type": "string",
                 "pattern": "^/",
                 "default": "/health",
                 "description": "Path of the endpoint.",
-                "x-parser-schema-id": "<anonymous-schema-100>"
+                "x-parser-schema-id": "<anonymous-schema-102>"
               },
               "host": {
                 "type": "string",
                 "minLength": 1,
                 "default": "127.0.0.1",
                 "description": "Interface to listen on: this machine only by default, since the agents' state is nobody else's business; 0.0.0.0 (or ::) for every interface, e.g. for a probe from outside a container.",
-                "x-parser-schema-id": "<anonymous-schema-101>"
+                "x-parser-schema-id": "<anonymous-schema-103>"
               }
             },
             "examples": [
@@ -2864,18 +2889,18 @@
                 "connected": {
                   "type": "boolean",
                   "description": "Whether the agent's connection is open and authenticated.",
-                  "x-parser-schema-id": "<anonymous-schema-103>"
+                  "x-parser-schema-id": "<anonymous-schema-105>"
                 },
                 "lastPing": {
                   "type": "string",
                   "format": "date-time",
                   "description": "When the last `pong` arrived.",
-                  "x-parser-schema-id": "<anonymous-schema-104>"
+                  "x-parser-schema-id": "<anonymous-schema-106>"
                 },
                 "lastError": {
                   "type": "string",
                   "description": "The last connection error, if the agent is not connected.",
-                  "x-parser-schema-id": "<anonymous-schema-105>"
+                  "x-parser-schema-id": "<anonymous-schema-107>"
                 }
               },
               "examples": [
@@ -2886,7 +2911,7 @@
               ],
               "x-parser-schema-id": "ConnectorAgentHealth"
             },
-            "x-parser-schema-id": "<anonymous-schema-102>"
+            "x-parser-schema-id": "<anonymous-schema-104>"
           }
         },
         "examples": [
@@ -3220,6 +3245,20 @@
       "close_code": 4409,
       "cause": "Another connection opened with the same agent's token; the newer connection wins (one connection per agent). Decision; events in flight stay with the agent."
     },
+    "DISCONNECTED_BY_ADMIN": {
+      "origin": "decision",
+      "receivers": [
+        "app",
+        "agent"
+      ],
+      "scope": "connection",
+      "retry": true,
+      "messages": {
+        "admin": "An operator closed this connection ({connection_id}) through the bridge's admin API; reconnect to go on."
+      },
+      "close_code": 4205,
+      "cause": "An operator closed this one connection through the admin API (`DELETE /admin/v1/connections/{connection_id}` of openapi.yaml, also the `bridge connections disconnect` command and the dashboard's Disconnect), on whichever node holds it. Decision (H8); the client may reconnect at once with the same token. Events in flight go on as after any close of the connection - an app's resumable events (R1) are kept for its resume (R7) and its other events reach it no more (L15); an agent's events wait agentReconnectGraceMs for it to come back (L6), then end with AGENT_OFFLINE."
+    },
     "HEARTBEAT_TIMEOUT": {
       "origin": "decision",
       "receivers": [
@@ -3369,10 +3408,12 @@
         "test_clock": "The test clock exists only when the bridge runs with BRIDGE_TEST_CLOCK=1.",
         "dashboard_file": "The dashboard has no file {file}.",
         "docs_file": "No documentation file {file}.",
-        "docs_not_built": "No documentation file {file}. The documentation was not built: run `npm run docs`."
+        "docs_not_built": "No documentation file {file}. The documentation was not built: run `npm run docs`.",
+        "connection": "No node of this bridge holds connection {connection_id}: it has closed, or never was.",
+        "connection_unanswered": "No node that answered holds connection {connection_id}; {nodes} did not answer within 1 s, and close it if they hold it when the request reaches them."
       },
       "http_status": 404,
-      "cause": "The organization, app or agent named in an HTTP path does not exist."
+      "cause": "The organization, app, agent or connection named in an HTTP path does not exist."
     },
     "METHOD_NOT_ALLOWED": {
       "origin": "decision",

@@ -48,6 +48,8 @@ export function organizationLive(
       instances.set(appId, (instances.get(appId) ?? 0) + count);
   }
   const view = ({ node_id, client }: Placed): LiveConnection => ({
+    // A node of an older release names no connection (O16): it cannot be closed by id.
+    connection_id: (client.connection_id as string | undefined) ?? null,
     node_id,
     connected_at: iso(client.connected_at),
     last_ping_at: client.last_ping_at === null ? null : iso(client.last_ping_at),

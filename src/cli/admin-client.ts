@@ -11,11 +11,13 @@ import type {
   AgentTokenRotated,
   AppTokenRotated,
   AuditLog,
+  ClosedConnection,
   EventLog,
   HttpError,
   Organization,
   OrganizationDeleted,
   OrganizationList,
+  OrganizationLive,
   SessionList,
 } from '../../generated/index.js';
 import { ERRORS, validateErrorCode } from '../../generated/index.js';
@@ -98,6 +100,10 @@ export class AdminClient {
   deactivateApp = (appId: string) => this.call<App>('POST', `/admin/v1/apps/${encodeURIComponent(appId)}/deactivate`);
   deactivateAgent = (agentId: string) =>
     this.call<Agent>('POST', `/admin/v1/agents/${encodeURIComponent(agentId)}/deactivate`);
+  organizationLive = (orgId: string) =>
+    this.call<OrganizationLive>('GET', `/admin/v1/organizations/${encodeURIComponent(orgId)}/live`);
+  disconnect = (connectionId: string) =>
+    this.call<ClosedConnection>('DELETE', `/admin/v1/connections/${encodeURIComponent(connectionId)}`);
   events = (query: Query) => this.call<EventLog>('GET', `/admin/v1/events${queryString(query)}`);
   sessions = (query: Query) => this.call<SessionList>('GET', `/admin/v1/sessions${queryString(query)}`);
   audit = (query: Query) => this.call<AuditLog>('GET', `/admin/v1/audit${queryString(query)}`);

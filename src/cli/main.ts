@@ -197,6 +197,18 @@ agents
   .description('close its connection and end its events; its tokens then get TOKEN_REVOKED (final)')
   .action(async (agentId, _o, cmd) => print(await client(cmd).deactivateAgent(agentId)));
 
+const connections = program.command('connections').description('live WebSocket connections of apps and agents');
+connections
+  .command('list <org_id>')
+  .description(
+    "the organization's live connections on every node, each with its connection_id (each app's oldest few, all counted)",
+  )
+  .action(async (orgId, _o, cmd) => print(await client(cmd).organizationLive(orgId)));
+connections
+  .command('disconnect <connection_id>')
+  .description('close one connection, on whichever node holds it (DISCONNECTED_BY_ADMIN); its client may reconnect')
+  .action(async (connectionId, _o, cmd) => print(await client(cmd).disconnect(connectionId)));
+
 program
   .command('events')
   .description('the event log, newest first (never payloads)')

@@ -12,7 +12,7 @@ import {
   type ControlOp,
   type OverviewNode,
 } from '../../generated/index.js';
-import type { NodeConnections } from '../core/live-picture.js';
+import type { ClosedOnNode, NodeConnections } from '../core/live-picture.js';
 import type { SessionRecord } from '../core/sessions.js';
 import type { Logger } from '../shared/logger.js';
 import type { Bus } from './bus.js';
@@ -28,7 +28,9 @@ export type ControlAnswer<O extends ControlOp> = O extends { op: 'sessions' }
     ? OverviewNode
     : O extends { op: 'org-live' }
       ? NodeConnections
-      : undefined;
+      : O extends { op: 'disconnect' }
+        ? ClosedOnNode | undefined
+        : undefined;
 
 /** Every answer to a question, and the nodes that were asked and did not answer in time (or went down). */
 export interface Gathered<A> {

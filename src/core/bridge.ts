@@ -21,7 +21,7 @@ import { fromOtherNodes } from './from-other-nodes.js';
 import type { ConnectionFacts } from './handshake.js';
 import { eventIdFactory } from './ids.js';
 import { newCoreCounters, type LimitCounters } from './limit-counters.js';
-import type { LiveClient } from './live-picture.js';
+import type { ClosedClient, LiveClient } from './live-picture.js';
 import { Heartbeats } from './liveness.js';
 import { Replies } from './replies.js';
 import { ResumeDesk, type ResumeHost } from './resume-desk.js';
@@ -59,6 +59,11 @@ export interface Bridge {
   appsOnline(): number;
   /** The live connections on this node of an organization's apps and agents, oldest first (D8). */
   liveConnections(orgId: string): LiveClient[];
+  /**
+   * Closes this node's connection `connectionId` with DISCONNECTED_BY_ADMIN (H8): what it was, or undefined when
+   * this node holds none of that id. Its events in flight fare as after any close.
+   */
+  disconnect(connectionId: string): ClosedClient | undefined;
   /** Token fragments forwarded to apps since start (a counter for metrics, kept off the observer's path). */
   tokensForwarded(): number;
   /** What the bounds on events and replies have done since start (counters for metrics). */
@@ -104,6 +109,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     isAppOnline: (appId) => s.engine.isAppOnline(appId),
     appsOnline: () => parts.bounds.appCount(),
     liveConnections: (orgId) => connections.liveConnections(orgId),
+    disconnect: (connectionId) => connections.disconnect(connectionId),
     tokensForwarded: () => agentSide.tokensForwarded,
     limitCounters: () => ({
       ...structuredClone(counters),

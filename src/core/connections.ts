@@ -14,13 +14,16 @@ import * as frames from './frames.js';
 import { endpointOf, identify, type ConnectionFacts, type HandshakeRefusalCode } from './handshake.js';
 import type { Owner } from './held-bytes.js';
 import type { CoreCounters } from './limit-counters.js';
-import type { LiveClient } from './live-picture.js';
+import { connectionId } from './ids.js';
+import type { ClosedClient, LiveClient } from './live-picture.js';
 import type { Heartbeats, Liveness } from './liveness.js';
 import { OwnerLog } from './owner-log.js';
 import type { ConnectionHandlers, Socket } from './transport.js';
 
 export interface Client {
   conn: Connection;
+  /** Its id across the bridge, as the admin API lists it and closes it by it (H8). */
+  id: string;
   principal: Principal;
   address: string | undefined;
   connectedAt: number;
@@ -70,6 +73,16 @@ const clientFields = (p: Principal) =>
   p.kind === 'app'
     ? { kind: p.kind, app_id: p.app.app_id, org_id: p.app.org_id }
     : { kind: p.kind, agent_id: p.agent.agent_id, org_id: p.agent.org_id };
+
+const orgOf = (p: Principal): string => (p.kind === 'app' ? p.app.org_id : p.agent.org_id);
+
+const liveClient = ({ id, principal: p, connectedAt, lastPingAt }: Client): LiveClient => ({
+  connection_id: id,
+  kind: p.kind,
+  id: p.kind === 'app' ? p.app.app_id : p.agent.agent_id,
+  connected_at: connectedAt,
+  last_ping_at: lastPingAt,
+});
 
 const ownerOf = (p: Principal): Owner =>
   p.kind === 'app' ? { kind: 'app', id: p.app.app_id } : { kind: 'agent', id: p.agent.agent_id };
@@ -125,6 +138,7 @@ export class Connections {
     const liveness = heartbeats.watch(socket, (text) => this.refuse(conn, 'HEARTBEAT_TIMEOUT', text));
     const client: Client = {
       conn,
+      id: connectionId(),
       principal,
       address,
       connectedAt: clock.now(),
@@ -141,7 +155,7 @@ export class Connections {
     this.connLog.info(
       ownerOf(principal),
       'opened',
-      { conn: conn.id, ...clientFields(principal), address },
+      { conn: conn.id, connection_id: client.id, ...clientFields(principal), address },
       'connection open',
     );
     if (principal.kind === 'agent') this.attachAgent(conn, principal.agent.agent_id);
@@ -192,11 +206,24 @@ export class Connections {
   /** The live connections on this node of an organization's apps and agents, oldest first (D8). */
   liveConnections(orgId: string): LiveClient[] {
     const live: LiveClient[] = [];
-    for (const { principal: p, connectedAt, lastPingAt } of this.clients.values()) {
-      const [id, org] = p.kind === 'app' ? [p.app.app_id, p.app.org_id] : [p.agent.agent_id, p.agent.org_id];
-      if (org === orgId) live.push({ kind: p.kind, id, connected_at: connectedAt, last_ping_at: lastPingAt });
-    }
+    for (const client of this.clients.values()) if (orgOf(client.principal) === orgId) live.push(liveClient(client));
     return live;
+  }
+
+  /**
+   * Closes the connection an operator named (DISCONNECTED_BY_ADMIN, H8) and tells what it was; undefined when it is
+   * not a live connection of this node. A scan, not an index: an operator's action, rare beside every connection.
+   */
+  disconnect(connectionId: string): ClosedClient | undefined {
+    const client = [...this.clients.values()].find((c) => c.id === connectionId);
+    if (!client) return undefined;
+    const closed = { ...liveClient(client), org_id: orgOf(client.principal) };
+    this.refuse(
+      client.conn,
+      'DISCONNECTED_BY_ADMIN',
+      errorText('DISCONNECTED_BY_ADMIN', 'admin', { connection_id: connectionId }),
+    );
+    return closed;
   }
 
   /**
@@ -234,6 +261,7 @@ export class Connections {
     const { conn, principal } = client;
     const fields = {
       conn: conn.id,
+      connection_id: client.id,
       ...clientFields(principal),
       close_code: how.code ?? null,
       reason: how.reason.slice(0, 123), // a close reason's most; a client's may be anything

@@ -14,6 +14,14 @@ const SECRET_LENGTH = 43;
 
 const suffix = customAlphabet(LOWER_ALNUM, SUFFIX_LENGTH);
 export const tokenSecret = customAlphabet(BASE62, SECRET_LENGTH);
+/** 16 of 36 characters: 82 random bits, so that no two connections of any node or run ever share an id. */
+const connectionSecret = customAlphabet(LOWER_ALNUM, 16);
+
+/**
+ * A connection's id as the admin API names it (`ConnectionId`: `c-` and 16 characters, H8). Random rather than a
+ * count: a node's count starts again at each start, and an operator's id must never name another connection.
+ */
+export const connectionId = (): string => `c-${connectionSecret()}`;
 
 /**
  * The ulid package asks the system for one random byte per character (16 calls per new millisecond); under load

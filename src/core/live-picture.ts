@@ -5,6 +5,8 @@ import type { ClientKind } from '../../generated/index.js';
 
 /** One live connection of an app or agent, as the admin API's live picture shows it. */
 export interface LiveClient {
+  /** Its id across the bridge (`ConnectionId`, H8). */
+  connection_id: string;
   kind: ClientKind;
   /** Its app_id or agent_id. */
   id: string;
@@ -12,6 +14,16 @@ export interface LiveClient {
   connected_at: number;
   /** When its last `ping` arrived; null before the first. */
   last_ping_at: number | null;
+}
+
+/** A connection an operator closed (H8), as the core that held it tells it. */
+export interface ClosedClient extends LiveClient {
+  org_id: string;
+}
+
+/** The same, as its node answers the others: with the node's id. */
+export interface ClosedOnNode extends ClosedClient {
+  node_id: string;
 }
 
 /** One node's connections of an organization. */

@@ -5,15 +5,18 @@ import {
   FIELD_BOUNDS,
   LIMITS,
   QUERY_PARAMETERS,
+  validateConnectionId,
   validateTestEvent,
+  type ClosedConnection,
   type Overview,
   type OverviewNode,
 } from '../../generated/index.js';
 import { problem } from '../admin/problem.js';
 import { organizationLive, requireOrganization, LAST_MINUTE_MS } from '../admin/org-live.js';
 import type { Principal } from '../core/directory.js';
-import type { NodeConnections } from '../core/live-picture.js';
+import type { ClosedOnNode, NodeConnections } from '../core/live-picture.js';
 import type { ConnectionHandlers, Socket } from '../core/transport.js';
+import { iso } from '../shared/time.js';
 import { inProcessApp } from './in-process-app.js';
 import { actorOf } from './auth.js';
 import { body, integerParam } from './input.js';
@@ -35,6 +38,16 @@ export interface LiveDeps {
   organizationConnections(orgId: string): Promise<FromEveryNode<NodeConnections>>;
   /** Opens a connection inside the bridge as `principal`, within its bounds (the core's `open`; D9). */
   openConnection(socket: Socket, principal: Principal): ConnectionHandlers;
+  /** Closes the connection on whichever node holds it (H8); `closed` is undefined when none does. */
+  disconnect(connectionId: string): Promise<{ closed: ClosedOnNode | undefined; missing_nodes: string[] }>;
+}
+
+/** NOT_FOUND for a connection no node holds, naming the nodes that did not answer, which may. */
+function noSuchConnection(connectionId: string, missingNodes: string[]) {
+  const connection_id = connectionId.slice(0, 80);
+  return missingNodes.length
+    ? problem('NOT_FOUND', 'connection_unanswered', { connection_id, nodes: missingNodes.sort().join(', ') })
+    : problem('NOT_FOUND', 'connection', { connection_id });
 }
 
 export function liveRoutes(deps: RouteDeps & LiveDeps): Router {
@@ -60,6 +73,29 @@ export function liveRoutes(deps: RouteDeps & LiveDeps): Router {
     const [connections] = await Promise.all([deps.organizationConnections(orgId), deps.flushEventLog()]);
     const lastMinute = await deps.events.agentActivity(orgId, clock.now() - LAST_MINUTE_MS);
     ctx.body = organizationLive(directory, orgId, connections.nodes, lastMinute, connections.missing_nodes);
+  });
+
+  admin.delete('/connections/:connection_id', async (ctx) => {
+    const connectionId = ctx.params.connection_id!;
+    // A malformed id names no connection: no node is asked.
+    if (!validateConnectionId(connectionId)) throw noSuchConnection(connectionId, []);
+    const { closed, missing_nodes } = await deps.disconnect(connectionId);
+    if (!closed) throw noSuchConnection(connectionId, missing_nodes);
+    const { node_id, kind, id, org_id } = closed;
+    await deps.audit.record(actorOf(ctx), 'connection.disconnect', connectionId, {
+      node_id,
+      kind,
+      [kind === 'app' ? 'app_id' : 'agent_id']: id,
+      org_id,
+    });
+    ctx.body = {
+      connection_id: connectionId,
+      node_id,
+      kind,
+      id,
+      org_id,
+      connected_at: iso(closed.connected_at),
+    } satisfies ClosedConnection;
   });
 
   admin.post('/test-events', async (ctx) => {

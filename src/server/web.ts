@@ -15,6 +15,7 @@ import type { WriteBehind } from '../store/write-behind.js';
 import { httpApp } from '../web-app.js';
 import { clockMoved, type BridgeClock } from './clock.js';
 import { flushEveryNode } from './event-log.js';
+import { disconnectOnAnyNode } from './disconnect.js';
 import { everyNodesConnections } from './org-live.js';
 import { everyNodesOverview } from './overview.js';
 import type { Peers } from './peers.js';
@@ -58,6 +59,7 @@ export function webApp(parts: WebParts): Koa {
     flushEventLog: flushEveryNode(parts.writer, peers),
     overview: everyNodesOverview(parts.overview, nodeId, peers),
     organizationConnections: everyNodesConnections(bridge, nodeId, peers),
+    disconnect: disconnectOnAnyNode(bridge, nodeId, peers),
     openConnection: (socket, principal) => bridge.open(socket, principal),
     liveSessions: everyNodesSessions(parts.sessions, peers),
     metrics: parts.metrics,

@@ -57,11 +57,13 @@ describe('dashboard organization live', function () {
     await instances.getByText('2', { exact: true }).waitFor();
     const connections = liveRow(page, /^Apps: live instances/, 'Classroom').getByRole('listitem');
     expect(await connections.count()).to.equal(2);
-    expect(await connections.nth(1).textContent()).to.match(
+    expect(await connections.nth(1).locator('.connection').textContent()).to.match(
       /^since 2026-11-22 12:00:00 UTC, last ping 2026-11-22 12:00:10 UTC, node \S+$/,
     );
     const cells = await tutor.getByRole('cell').allTextContents();
-    expect(cells[0]).to.match(/^connected since 2026-11-22 12:00:00 UTC, last ping 2026-11-22 12:00:10 UTC, node \S+$/);
+    expect(cells[0]).to.match(
+      /^connected since 2026-11-22 12:00:00 UTC, last ping 2026-11-22 12:00:10 UTC, node \S+ Disconnect…$/,
+    );
     expect(cells.slice(1, 3)).to.deep.equal([(2 / 60).toFixed(2), '50% (1 of 2)']);
     await screenshot(page, 'organization-live');
 
@@ -74,6 +76,54 @@ describe('dashboard organization live', function () {
     await page.getByRole('heading', { level: 1, name: 'Event log' }).waitFor();
     expect(await page.getByLabel('Agent ID').inputValue()).to.equal(agent.agent_id);
     await page.getByRole('row').filter({ hasText: 'AGENT_OFFLINE' }).waitFor();
+    expect(errors).to.deep.equal([]);
+  });
+
+  it('disconnects one connection after a confirmation (H8): its client gets DISCONNECTED_BY_ADMIN, the other stays, the audit trail says who', async function () {
+    const bridge = await startTestBridge();
+    const org = await bridge.org('Acme School');
+    const app = await bridge.app(org.org_id, 'Classroom');
+    const first = await bridge.connectApp(app.token);
+    bridge.clock.advance(1_000);
+    const second = await bridge.connectApp(app.token);
+    await second.expectNothingBeforePong();
+    const { page, errors } = await open(bridge);
+    await page.clock.install();
+    await signIn(page);
+    await goTo(page, 'Organizations');
+    await page.getByRole('link', { name: 'Acme School' }).click();
+    const row = liveRow(page, /^Apps: live instances/, 'Classroom');
+    await row.getByRole('cell').first().getByText('2', { exact: true }).waitFor();
+    const buttons = row.getByRole('button', { name: /^Disconnect this connection of Classroom/ });
+    expect(await buttons.count()).to.equal(2);
+    const label = (await buttons.first().getAttribute('aria-label'))!;
+    const connectionId = /\((c-[0-9a-z]{16})\)$/.exec(label)![1]!;
+
+    // Cancelled: nothing happens.
+    await buttons.first().click();
+    const dialog = page.getByRole('dialog', { name: 'Disconnect this connection of Classroom?' });
+    await dialog.getByText(connectionId).waitFor();
+    await screenshot(page, 'disconnect-connection', false);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await first.expectNothingBeforePong();
+
+    await buttons.first().click();
+    await dialog.getByRole('button', { name: 'Disconnect' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page
+      .getByRole('status')
+      .getByText('A connection of Classroom was closed; its client may reconnect.')
+      .waitFor();
+    expect(await first.expect('error', 1000)).to.include({ code: 'DISCONNECTED_BY_ADMIN' });
+    expect(await first.waitForClose(1000)).to.deep.equal({ code: 4205, reason: 'DISCONNECTED_BY_ADMIN' });
+    await second.expectNothingBeforePong();
+    await row.getByRole('cell').first().getByText('1', { exact: true }).waitFor();
+    expect(await row.getByRole('button', { name: new RegExp(connectionId) }).count()).to.equal(0);
+
+    const audit = await bridge.http('GET', '/admin/v1/audit?limit=1', { schema: 'AuditLog' });
+    expect(audit.body.entries[0]).to.deep.include({ action: 'connection.disconnect', target: connectionId });
+    expect(audit.body.entries[0].actor.kind).to.equal('dashboard_session');
     expect(errors).to.deep.equal([]);
   });
 });

@@ -93,11 +93,14 @@ describe('the packages, installed outside this repository', function () {
   });
 
   describe('the server package', function () {
-    it('runs `bridge serve`, which says its version and serves /docs/ and the dashboard page', async function () {
+    it('runs `bridge serve`, which says its version and serves /docs/, /docs/http/ and the dashboard page', async function () {
       expect(server.run(server.bin('bridge'), ['--version']).trim()).to.equal(VERSION);
       expect(((await (await fetch(`${base}/healthz`)).json()) as { version: string }).version).to.equal(VERSION);
       expect(await (await fetch(`${base}/docs/`)).text()).to.include('Agent Messaging Bridge');
       expect((await fetch(`${base}/docs/js/app.js`)).status).to.equal(200);
+      expect(await (await fetch(`${base}/docs/http/`)).text()).to.include('Agent Messaging Bridge — HTTP API');
+      for (const file of ['redoc.standalone.js', 'init.js', 'openapi.json'])
+        expect((await fetch(`${base}/docs/http/${file}`)).status, file).to.equal(200);
       const dashboard = await fetch(`${base}/dashboard`);
       expect(dashboard.status).to.equal(200);
       expect(await dashboard.text()).to.match(/<html/i);

@@ -4,7 +4,13 @@
 import { once } from 'node:events';
 import WebSocket from 'ws';
 import { expect } from 'chai';
-import { LIMITS, validateConnectorHealth, type AgentCreated, type AppCreated } from '../../generated/index.js';
+import {
+  CLOSE_CODES,
+  LIMITS,
+  validateConnectorHealth,
+  type AgentCreated,
+  type AppCreated,
+} from '../../generated/index.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import type { Config } from '../../src/config.js';
 import type { Logger } from '../../src/shared/logger.js';
@@ -434,6 +440,36 @@ describe('agent connector against a real bridge', function () {
       attempt: 1,
       delayMs: LIMITS.reconnectBaseDelayMs,
     });
+  });
+
+  it("reconnects after an operator's disconnect (DISCONNECTED_BY_ADMIN, 4205), and an event in flight finishes on the new connection (H8)", async function () {
+    const gate = deferred();
+    const s = await setup(async (_e, ctx) => {
+      ctx.token('before ');
+      await gate.promise;
+      ctx.token('after');
+      ctx.reply();
+    });
+    const eventId = await s.send();
+    expect((await s.appClient.expect('token')).token).to.equal('before ');
+    const live = await s.bridge.http('GET', `/admin/v1/organizations/${s.agent.org_id}/live`);
+    const { connection_id } = live.body.agents[0].connection;
+
+    expect((await s.bridge.http('DELETE', `/admin/v1/connections/${connection_id}`)).status).to.equal(200);
+    await until(() => s.notes.some((n) => n.type === 'reconnecting'), 'reconnecting');
+    expect(s.notes.find((n) => n.type === 'disconnected')).to.deep.equal({
+      type: 'disconnected',
+      agentId: s.agent.agent_id,
+      code: CLOSE_CODES.DISCONNECTED_BY_ADMIN,
+      reason: 'DISCONNECTED_BY_ADMIN',
+    });
+    gate.resolve();
+    await until(() => !s.connector.inFlight(s.agent.agent_id), 'the handler');
+    s.clock.advance(LIMITS.reconnectBaseDelayMs);
+    expect((await s.appClient.expect('token')).token).to.equal('after');
+    expect(await s.appClient.expect('reply')).to.include({ event_id: eventId, reply: 'before after' });
+    expect(s.connector.isConnected(s.agent.agent_id)).to.equal(true);
+    expect(s.notes.map((n) => n.type).slice(-2)).to.deep.equal(['event-replied', 'connected']);
   });
 
   it('gives up after the default 5 reconnect attempts (1, 2, 4, 8, 16 s), ending the events in flight', async function () {

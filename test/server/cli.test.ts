@@ -129,6 +129,37 @@ describe('the bridge CLI', function () {
       .and.include(org.org_id);
   });
 
+  it("lists an organization's connections with their ids and disconnects one (H8), exiting 1 with NOT_FOUND the second time", async function () {
+    const bridge = await startTestBridge({ nodeId: 'solo' });
+    const { org, agent, appClient, agentClient } = await bridge.pair();
+    await appClient.expectNothingBeforePong();
+
+    const live = json(await admin(bridge, 'connections', 'list', org.org_id));
+    expect(live.org_id).to.equal(org.org_id);
+    const agentConnection = live.agents[0].connection;
+    expect(agentConnection).to.include({ node_id: 'solo' });
+    expect(agentConnection.connection_id).to.match(/^c-[0-9a-z]{16}$/);
+    expect(live.apps[0].connections).to.have.length(1);
+
+    expect(json(await admin(bridge, 'connections', 'disconnect', agentConnection.connection_id))).to.deep.equal({
+      connection_id: agentConnection.connection_id,
+      node_id: 'solo',
+      kind: 'agent',
+      id: agent.agent_id,
+      org_id: org.org_id,
+      connected_at: agentConnection.connected_at,
+    });
+    expect(await agentClient.waitForClose(1000)).to.deep.equal({ code: 4205, reason: 'DISCONNECTED_BY_ADMIN' });
+    await appClient.expectNothingBeforePong(); // the app's connection stays
+
+    const again = await admin(bridge, 'connections', 'disconnect', agentConnection.connection_id);
+    expect(again.code).to.equal(1);
+    expect(again.stdout).to.equal('');
+    expect(again.stderr)
+      .to.match(/^bridge: NOT_FOUND: /)
+      .and.include(agentConnection.connection_id);
+  });
+
   it('renames organizations and apps, updates an agent, and shows the changes in the audit trail', async function () {
     const bridge = await startTestBridge();
     const org = await bridge.org('Acme');

@@ -1,5 +1,5 @@
-// GET /admin/v1/organizations/{org_id}/live (D8): each app's live instances, each agent's connection (connected
-// since, last ping) and its last minute of events from the event log.
+// GET /admin/v1/organizations/{org_id}/live (D8): each app's live instances, each agent's connection (its id,
+// connected since, last ping) and its last minute of events from the event log.
 import { expect } from 'chai';
 import { FIELD_BOUNDS, LIMITS } from '../../generated/index.js';
 import { iso } from '../../src/shared/time.js';
@@ -8,9 +8,18 @@ import { describeEachDatabase } from '../helpers/databases.js';
 import { startEvent } from '../helpers/events.js';
 import { sample, scrape } from '../helpers/metrics.js';
 
+/** The picture, each connection's id checked (its own, of the ConnectionId form: H8) and then left out. */
 async function live(bridge: TestBridge, orgId: string) {
   const res = await bridge.http('GET', `/admin/v1/organizations/${orgId}/live`, { schema: 'OrganizationLive' });
   expect(res.status).to.equal(200);
+  const connections = [
+    ...res.body.apps.flatMap((a: any) => a.connections),
+    ...res.body.agents.flatMap((a: any) => (a.connection ? [a.connection] : [])),
+  ];
+  const ids = connections.map(({ connection_id }) => connection_id as string);
+  for (const id of ids) expect(id).to.match(/^c-[0-9a-z]{16}$/);
+  expect(new Set(ids).size).to.equal(ids.length);
+  for (const connection of connections) delete connection.connection_id;
   return res.body;
 }
 

@@ -110,7 +110,13 @@ function aboutTheBridge() {
         'li',
         {},
         h('a', { href: '/docs/' }, 'The protocol'),
-        ': how apps and agents connect and what they send (the AsyncAPI and OpenAPI documents).',
+        ': how apps and agents connect and what they send (the AsyncAPI document).',
+      ),
+      h(
+        'li',
+        {},
+        h('a', { href: '/docs/http/' }, 'The HTTP API'),
+        ': the agent directory and the admin API this dashboard works through (the OpenAPI document).',
       ),
       h(
         'li',

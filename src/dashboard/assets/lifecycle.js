@@ -1,7 +1,8 @@
-// Rotating and deactivating an app's or agent's token, each behind a confirmation that says what will happen.
+// Rotating and deactivating an app's or agent's token, and closing one connection, each behind a confirmation that
+// says what will happen.
 import { api, enc } from './api.js';
 import { openDialog } from './dialog.js';
-import { h } from './dom.js';
+import { h, time } from './dom.js';
 import { ROTATION_GRACE_MS } from './spec.js';
 
 const path = (owner, action) => `/admin/v1/${owner.kind}s/${enc(owner.id)}/${action}`;
@@ -42,5 +43,33 @@ export function deactivate(owner) {
     confirmLabel: `Deactivate ${owner.kind}`,
     danger: true,
     action: () => api.post(path(owner, 'deactivate')),
+  });
+}
+
+/** Resolves with the closed connection (`ClosedConnection`), or undefined when cancelled (H8). */
+export function disconnect(connection, ownerName) {
+  return openDialog({
+    title: `Disconnect this connection of ${ownerName}?`,
+    content: [
+      h(
+        'p',
+        {},
+        'Connection ',
+        h('code', {}, connection.connection_id),
+        ' on node ',
+        h('code', {}, connection.node_id),
+        ', connected since ',
+        time(connection.connected_at),
+        '.',
+      ),
+      h(
+        'p',
+        {},
+        'It closes at once with DISCONNECTED_BY_ADMIN. Its client may reconnect at once with the same token; its tokens and other connections stay.',
+      ),
+    ],
+    confirmLabel: 'Disconnect',
+    danger: true,
+    action: () => api.delete(`/admin/v1/connections/${enc(connection.connection_id)}`),
   });
 }

@@ -1,6 +1,7 @@
 // An organization's live picture (GET …/live, D8): each app's instances, each agent's connection and its last
 // minute, read with the page's other lists every few seconds. Names come from those lists; the live answer has ids.
-// The connection is said in words, not with a status badge: the agents table's badge stays a row's one status.
+// The connection is said in words, not with a status badge: the agents table's badge stays a row's one status. Each
+// connection named by an id can be closed on its own (H8).
 import { enc } from './api.js';
 import { h, rerender, table, time } from './dom.js';
 
@@ -10,16 +11,41 @@ const LAST_MINUTE_S = 60;
 const perSecond = (n) => (n / LAST_MINUTE_S).toFixed(2);
 
 function connectionText(c) {
-  return [
+  return h(
+    'span',
+    { class: 'connection' },
     h('span', { class: 'nowrap' }, 'since ', time(c.connected_at)),
     ', last ping ',
     c.last_ping_at ? time(c.last_ping_at) : 'none yet',
     ', node ',
     h('code', {}, c.node_id),
+  );
+}
+
+/** The connection's words and, when it has an id (a node of an older release gives none), its Disconnect button. */
+function connectionItem(c, ownerName, actions) {
+  if (!c.connection_id) return [connectionText(c)];
+  return [
+    connectionText(c),
+    ' ',
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'quiet small',
+        'data-key': `disconnect:${c.connection_id}`,
+        'aria-label': `Disconnect this connection of ${ownerName} (${c.connection_id})`,
+        onclick: () => actions.disconnect(c, ownerName),
+      },
+      'Disconnect…',
+    ),
   ];
 }
 
-/** `{ element, show(live or the error of reading it, apps, agents) }`; `actions.testEvent(agent)` opens the test event form for that agent. */
+/**
+ * `{ element, show(live or the error of reading it, apps, agents) }`; `actions.testEvent(agent)` opens the test event
+ * form for that agent, `actions.disconnect(connection, ownerName)` closes one connection after a confirmation.
+ */
 export function orgLive(actions) {
   const box = h('div', {}, h('p', {}, 'Loading…'));
   const element = h(
@@ -48,7 +74,7 @@ export function orgLive(actions) {
       ]);
       if (now === shown) return;
       shown = now;
-      rerender(box, missingNodes(live), appsLive(live, apps), agentsLive(live, agents, actions));
+      rerender(box, missingNodes(live), appsLive(live, apps, actions), agentsLive(live, agents, actions));
     },
   };
 }
@@ -62,16 +88,17 @@ function missingNodes(live) {
   );
 }
 
-function appsLive(live, apps) {
+function appsLive(live, apps, actions) {
   const names = new Map(apps.map((a) => [a.app_id, a.name]));
   return table(
     'Apps: live instances',
     ['App', 'Instances', 'Connections'],
     live.apps.map((app) => {
-      const shownConnections = app.connections.map((c) => h('li', {}, connectionText(c)));
+      const name = names.get(app.app_id) ?? app.app_id;
+      const shownConnections = app.connections.map((c) => h('li', {}, connectionItem(c, name, actions)));
       const more = app.instances - app.connections.length;
       return [
-        names.get(app.app_id) ?? app.app_id,
+        name,
         h('span', { class: 'count', 'data-app': app.app_id }, String(app.instances)),
         app.connections.length
           ? h('ul', { class: 'plain' }, shownConnections, more > 0 ? h('li', {}, `and ${more} more`) : null)
@@ -94,7 +121,7 @@ function agentsLive(live, agents, actions) {
       return [
         name,
         connection
-          ? [h('strong', { class: 'state on' }, 'connected'), ' ', connectionText(connection)]
+          ? [h('strong', { class: 'state on' }, 'connected'), ' ', connectionItem(connection, name, actions)]
           : h('strong', { class: 'state off' }, 'not connected'),
         perSecond(events),
         events ? `${Math.round((errors / events) * 100)}% (${errors} of ${events})` : '—',

@@ -7,7 +7,7 @@ import { editAllowlist } from './allowlist.js';
 import { editAgent, renameApp } from './edit-dialogs.js';
 import { announce, h, heading, rerender } from './dom.js';
 import { field, form, input, required } from './forms.js';
-import { deactivate, rotate } from './lifecycle.js';
+import { deactivate, disconnect, rotate } from './lifecycle.js';
 import { organizationEdits } from './org-edits.js';
 import { orgLive } from './org-live.js';
 import { agentsTable, appsTable } from './org-tables.js';
@@ -29,7 +29,14 @@ export function orgView(main, orgId, query) {
   const agentsBox = h('div');
   const base = `/admin/v1/organizations/${enc(orgId)}`;
   const testEvent = testEventPanel();
-  const liveBox = orgLive({ testEvent: (agent) => testEvent.choose(agent) });
+  const liveBox = orgLive({
+    testEvent: (agent) => testEvent.choose(agent),
+    async disconnect(connection, ownerName) {
+      if (!(await disconnect(connection, ownerName))) return;
+      announce(`A connection of ${ownerName} was closed; its client may reconnect.`);
+      await refresh();
+    },
+  });
 
   const showToken = (slot, options) => {
     const { panel, focus } = tokenPanel(options);
