@@ -15,6 +15,7 @@ const START_ORDER = [
   'event log',
   'sessions',
   'unauthenticated connections',
+  'event tracing',
   'lost outcomes',
   'sweeps',
   'bridge',
