@@ -3300,7 +3300,7 @@
       },
       "close_code": 4500,
       "http_status": 500,
-      "cause": "A failure on the service side. The client may retry. When only one event is affected it ends that event instead (scope event) and the connection stays open."
+      "cause": "A failure on the service side. The client may retry. When only one event is affected it ends that event instead (scope event) and the connection stays open. On several nodes also an agent's handshake on a node whose claim of the agent Redis did not take within 1 s, or a node cut off from Redis (O17), the agent then reconnecting to another node."
     },
     "SHUTTING_DOWN": {
       "origin": "decision",

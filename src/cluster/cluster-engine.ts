@@ -44,6 +44,8 @@ export class ClusterEngine implements Engine {
   private stamp = 0;
   private readonly me: string;
   private readonly localAgents = new Map<string, Connection>();
+  /** The claims of agents connected here that the record has not acknowledged yet: whether it took each. */
+  private readonly claiming = new Map<string, Promise<boolean>>();
   private readonly holders = new Map<string, Holder>();
   private readonly localApps = new Set<string>();
   private readonly remoteApps = new Map<string, Set<string>>();
@@ -75,9 +77,26 @@ export class ClusterEngine implements Engine {
     this.stamp = Math.max(this.stamp + 1, Date.now() * 1000);
     const holder = { node: this.me, stamp: this.stamp };
     this.holders.set(agentId, holder);
-    this.bus.claimAgent(agentId, claimOf(holder));
+    this.claim(agentId, holder);
+    // After the claim on the same Redis connection: a node that hears this finds the claim when it asks.
     this.bus.broadcast({ k: 'agent', v, id: agentId, online: true, stamp: holder.stamp });
     return previous === conn ? undefined : previous;
+  }
+
+  /** Writes the agent's claim; until the record has it, this node locates the agent only by waiting for it. */
+  private claim(agentId: string, holder: Holder): void {
+    const claimed = this.bus.claimAgent(agentId, claimOf(holder)).then(
+      () => true,
+      (err: Error) => {
+        // The core refuses the connection and says so; a claim made again on relink waits for the next relink.
+        this.log.debug({ agent_id: agentId, err: err.message }, "the record did not take an agent's claim");
+        return false;
+      },
+    );
+    this.claiming.set(agentId, claimed);
+    void claimed.then(() => {
+      if (this.claiming.get(agentId) === claimed) this.claiming.delete(agentId);
+    });
   }
 
   detachAgent(agentId: string, conn: Connection): boolean {
@@ -96,11 +115,13 @@ export class ClusterEngine implements Engine {
   }
 
   /**
-   * An agent connected here is known for sure; one elsewhere is asked of the record (one Redis round trip per
-   * event to it): the gossip that it connected or left may still be on its way.
+   * An agent connected here is known for sure once the record has its claim (until then, whether the record took
+   * it: another node asked meanwhile would not find it); one elsewhere is asked of the record (one Redis round
+   * trip per event to it): the gossip that it connected or left may still be on its way.
    */
   locateAgent(agentId: string): boolean | Promise<boolean> {
-    return this.localAgents.has(agentId) || this.lookUp(agentId);
+    if (this.localAgents.has(agentId)) return this.claiming.get(agentId) ?? true;
+    return this.lookUp(agentId);
   }
 
   eventRateLimit(perSecond: number, burst: number, shiftMs?: () => number): EventRateLimit {
@@ -301,8 +322,7 @@ export class ClusterEngine implements Engine {
   private relink(): void {
     this.log.info({}, 'the link to the other nodes is back');
     // Redis may have restarted empty: this node's agents are claimed again.
-    for (const [agentId, holder] of this.holders)
-      if (holder.node === this.me) this.bus.claimAgent(agentId, claimOf(holder));
+    for (const [agentId, holder] of this.holders) if (holder.node === this.me) this.claim(agentId, holder);
     this.bus.broadcast({ k: 'cut', v });
     this.bus.broadcast({ k: 'hello', v });
     this.bus.broadcast(this.snapshot());

@@ -232,8 +232,9 @@ export class RedisBus extends BusListeners implements Bus {
     return `${this.prefix}:agents`;
   }
 
-  claimAgent(agentId: string, holder: string): void {
-    if (this.linked) this.pub.hset(this.claims, agentId, holder).catch(() => {}); // lost with the link: claimed again on relink
+  async claimAgent(agentId: string, holder: string): Promise<void> {
+    if (!this.linked) throw new Error('the link to Redis is down');
+    await withTimeout(this.pub.hset(this.claims, agentId, holder), QUESTION_TIMEOUT_MS);
   }
 
   releaseAgent(agentId: string, holder: string): void {

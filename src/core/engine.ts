@@ -47,7 +47,9 @@ export interface Presence {
   isAgentOnline(agentId: string): boolean;
   /**
    * Whether the agent is connected anywhere, for an event about to go to it: at once when this node's picture is
-   * the truth (one node, or the agent connected here), after asking the shared record when it may lag.
+   * the truth (one node, or the agent connected here), after asking the shared record when it may lag. An agent
+   * just attached here counts once every node would find it (on several nodes, once the shared record has its
+   * claim: false when the record did not take it); its handshake is answered then.
    */
   locateAgent(agentId: string): boolean | Promise<boolean>;
   /** This node's first connection of the app opened (true), or its last one closed (false). */

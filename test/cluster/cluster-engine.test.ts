@@ -187,12 +187,33 @@ describe('several cores on one bus (the cluster engine)', function () {
     const c = cluster(['n1', 'n2']);
     c.hub.delayGossip = true;
     const agentConn = c.connect('n2', agentPrincipal);
+    await agentConn.handlers.ready; // the agent's handshake answered: it may tell an app it is there
     const appConn = c.connect('n1', appPrincipal);
     c.send(appConn, c.event('a'));
     c.send(appConn, { type: 'ping' }); // answered after the event's answer, whatever the wait
     await c.settle();
     expect(appConn.frames.map((f) => f.type)).to.deep.equal(['accepted', 'pong']);
     expect(agentConn.frames.map((f) => f.type)).to.deep.equal(['event']);
+  });
+
+  it("answers an agent's handshake only once the record has its claim, and refuses it when the record does not take it", async function () {
+    const c = cluster(['n1', 'n2']);
+    let land = () => {};
+    c.hub.claimWrite = () => new Promise<void>((resolve) => (land = resolve));
+    const agentConn = c.connect('n2', agentPrincipal);
+    let answered = false;
+    void agentConn.handlers.ready!.then(() => (answered = true));
+    await c.settle();
+    expect(answered, 'answered before the record has the claim').to.equal(false);
+    land();
+    await agentConn.handlers.ready;
+    expect(agentConn.frames).to.deep.equal([]);
+
+    c.hub.claimWrite = () => Promise.reject(new Error('Redis does not answer'));
+    const refused = c.connect('n1', coachPrincipal);
+    await refused.handlers.ready;
+    expect(refused.frames.map((f) => f.code)).to.deep.equal(['INTERNAL_ERROR']);
+    expect(refused.closedWith).to.deep.equal([ERRORS.INTERNAL_ERROR.closeCode, 'INTERNAL_ERROR']);
   });
 
   it('answers AGENT_OFFLINE at once for an agent that left another node a moment ago, before the gossip about it has arrived', async function () {
