@@ -7,7 +7,15 @@
 // What the nodes say to each other is the spec's (the internal `bus` channel of asyncapi.yaml, O16); each message
 // carries its kind `k` and the bus version `v`.
 import { BUS_VERSION as v, type BusMessage, type BusSnapshot } from '../../generated/index.js';
-import type { AgentEventMessage, Connection, Engine, EngineListener, ResumeRequest } from '../core/engine.js';
+import {
+  takeThenLocate,
+  type AgentEventMessage,
+  type Connection,
+  type Engine,
+  type EngineListener,
+  type ResumeRequest,
+  type Taken,
+} from '../core/engine.js';
 import { RateLimiter, type EventRateLimit } from '../core/rate-limit.js';
 import type { Logger } from '../shared/logger.js';
 import { silentLogger } from '../shared/logger.js';
@@ -34,8 +42,27 @@ export interface ClusterCounters {
 /** Whether (a) is newer than (b): stamps first, the node id breaks a tie the same way on every node. */
 const newer = (a: Holder, b: Holder) => a.stamp > b.stamp || (a.stamp === b.stamp && a.node > b.node);
 
+/** A token and an agent's claim, read together; `read` false when the record did not answer (the claim is unknown). */
+export interface TakenWithClaim {
+  wait: number;
+  claim: string | undefined;
+  read: boolean;
+}
+
+/** A shared rate limit that reads where an agent is in the round trip that takes its token (O18). */
+export interface ClaimReadingLimit extends EventRateLimit {
+  /** Undefined when taking the token needs no round trip (the limit is off): the agent is then asked alone. */
+  takeReadingClaim(appId: string, now: number, agentId: string): Promise<TakenWithClaim> | undefined;
+}
+
+const readsClaims = (limit: EventRateLimit): limit is ClaimReadingLimit => 'takeReadingClaim' in limit;
+
 /** Makes the per-app rate limit whose buckets every node shares (Redis's, cluster/redis-rate-limit.ts). */
-export type SharedBuckets = (perSecond: number, burst: number, shiftMs?: () => number) => EventRateLimit;
+export type SharedBuckets = (
+  perSecond: number,
+  burst: number,
+  shiftMs?: () => number,
+) => EventRateLimit | ClaimReadingLimit;
 
 export class ClusterEngine implements Engine {
   readonly eventIdSuffix: string;
@@ -128,6 +155,21 @@ export class ClusterEngine implements Engine {
     return this.buckets(perSecond, burst, shiftMs);
   }
 
+  /**
+   * An event to an agent connected elsewhere asks the record where it is in the round trip that takes its app's
+   * token (O18): one round trip per event, not two. The claim is judged only once the checks between pass.
+   */
+  takeForEvent(limit: EventRateLimit, appId: string, agentId: string, now: number): Taken | Promise<Taken> {
+    const both =
+      this.localAgents.has(agentId) || !readsClaims(limit) ? undefined : limit.takeReadingClaim(appId, now, agentId);
+    if (!both) return takeThenLocate(limit, appId, now, () => this.locateAgent(agentId));
+    return both.then(({ wait, claim, read }) => ({
+      wait,
+      // Connected here meanwhile: known here; the record unanswered: out of reach, as for a lookup (lookUp).
+      locate: () => (this.localAgents.has(agentId) ? this.locateAgent(agentId) : read && this.placed(agentId, claim)),
+    }));
+  }
+
   private async lookUp(agentId: string): Promise<boolean> {
     let claim: string | undefined;
     try {
@@ -135,6 +177,11 @@ export class ClusterEngine implements Engine {
     } catch {
       return false; // the link is cut: the agent is out of reach whoever holds it
     }
+    return this.placed(agentId, claim);
+  }
+
+  /** Whether the record's claim places the agent on a live node other than this one (then this node's picture does). */
+  private placed(agentId: string, claim: string | undefined): boolean {
     const holder = claim === undefined ? undefined : holderOf(claim);
     if (!holder || holder.node === this.me || !this.bus.isNodeUp(holder.node)) return false;
     this.heardAttach(agentId, holder); // the gossip that would have said so is on its way

@@ -74,6 +74,9 @@ export class NodeIdInUseError extends Error {}
 
 export const newNodeId = () => randomBytes(5).toString('hex');
 
+/** The hash of which node holds each agent (`node:stamp`), under the bridge's prefix. */
+export const claimsKey = (prefix: string) => `${prefix}:agents`;
+
 /** How long a node waits for Redis to answer a question (where is an agent, the rate limit) before it decides alone. */
 export const QUESTION_TIMEOUT_MS = 1000;
 
@@ -229,7 +232,7 @@ export class RedisBus extends BusListeners implements Bus {
   }
 
   private get claims(): string {
-    return `${this.prefix}:agents`;
+    return claimsKey(this.prefix);
   }
 
   async claimAgent(agentId: string, holder: string): Promise<void> {

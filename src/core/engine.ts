@@ -88,6 +88,30 @@ export interface ResumeRelay {
 export interface SharedRateLimits {
   /** `shiftMs`: added to the shared buckets' own time (the test clock's advance; 0 in production). */
   eventRateLimit(perSecond: number, burst: number, shiftMs?: () => number): EventRateLimit;
+  /**
+   * An app's event to `agentId`, what it needs of the shared state: a token of the app's bucket in `limit` (made by
+   * `eventRateLimit`), and how to locate the agent once the checks between the two have passed (W7), as
+   * `locateAgent` would. On several nodes one Redis round trip answers both (O18): a promise whenever there is one.
+   */
+  takeForEvent(limit: EventRateLimit, appId: string, agentId: string, now: number): Taken | Promise<Taken>;
+}
+
+/** A token taken for an event: `wait` 0 when admitted (else the seconds until one is available), and its agent. */
+export interface Taken {
+  wait: number;
+  /** Whether the agent is connected anywhere; asked only once the event passed the checks after the rate limit. */
+  locate(): boolean | Promise<boolean>;
+}
+
+/** The token and then the agent, each asked apart (what an engine does when one answer has no round trip). */
+export function takeThenLocate(
+  limit: EventRateLimit,
+  appId: string,
+  now: number,
+  locate: () => boolean | Promise<boolean>,
+): Taken | Promise<Taken> {
+  const wait = limit.take(appId, now);
+  return typeof wait === 'number' ? { wait, locate } : wait.then((seconds) => ({ wait: seconds, locate }));
 }
 
 export interface Engine extends Presence, Delivery, ResumeRelay, SharedRateLimits {
