@@ -1400,7 +1400,8 @@
                 "type": "string",
                 "description": "The frame as the agent receives it (serialised JSON).",
                 "x-parser-schema-id": "<anonymous-schema-41>"
-              }
+              },
+              "e": "$ref:$.channels.app.messages.resume.payload.properties.event_id"
             },
             "x-parser-schema-id": "BusToAgent"
           },
@@ -1411,11 +1412,56 @@
                 "k": "to-agent",
                 "v": 1,
                 "agent": "tutor-7k2m",
-                "frame": "{\"type\":\"event\",\"event_id\":\"01JQ7ZK3M4N5P6Q7R8S9T0V1W2-3f9a1c0b7e\",\"app_id\":\"classroom-app\",\"thread_id\":\"lesson-42\",\"session_key\":\"svc:classroom-app:lesson-42\",\"payload\":{}}"
+                "frame": "{\"type\":\"event\",\"event_id\":\"01JQ7ZK3M4N5P6Q7R8S9T0V1W2-3f9a1c0b7e\",\"app_id\":\"classroom-app\",\"thread_id\":\"lesson-42\",\"session_key\":\"svc:classroom-app:lesson-42\",\"payload\":{}}",
+                "e": "01JQ7ZK3M4N5P6Q7R8S9T0V1W2-3f9a1c0b7e"
               }
             }
           ],
           "x-parser-unique-object-id": "toAgent"
+        },
+        "toAgentAck": {
+          "name": "to-agent-ack",
+          "title": "to-agent-ack (node to node, internal)",
+          "summary": "Whether an event sent to an agent's node reached the agent's socket (O19).",
+          "payload": {
+            "title": "BusToAgentAck",
+            "x-internal": true,
+            "type": "object",
+            "description": "From an agent's node to the node an event lives on, in answer to a `to-agent` that named the event (`e`):\n`ok` true once the frame was written to the agent's socket, false when the agent was no longer connected to\nthe node (the event then ends at once with AGENT_OFFLINE, O19). An event whose node never answered ends so\nwhen that node is found gone.\n",
+            "required": [
+              "k",
+              "v",
+              "e",
+              "ok"
+            ],
+            "properties": {
+              "k": {
+                "const": "to-agent-ack",
+                "description": "Kind.",
+                "x-parser-schema-id": "<anonymous-schema-42>"
+              },
+              "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
+              "e": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
+              "ok": {
+                "type": "boolean",
+                "description": "Whether the event reached the agent's socket.",
+                "x-parser-schema-id": "<anonymous-schema-43>"
+              }
+            },
+            "x-parser-schema-id": "BusToAgentAck"
+          },
+          "examples": [
+            {
+              "name": "agentGone",
+              "payload": {
+                "k": "to-agent-ack",
+                "v": 1,
+                "e": "01JQ7ZK3M4N5P6Q7R8S9T0V1W2-3f9a1c0b7e",
+                "ok": false
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "toAgentAck"
         },
         "agentMsg": {
           "name": "agent-msg",
@@ -1436,7 +1482,7 @@
               "k": {
                 "const": "agent-msg",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-42>"
+                "x-parser-schema-id": "<anonymous-schema-44>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "agent": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
@@ -1493,20 +1539,20 @@
               "k": {
                 "const": "agent",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-43>"
+                "x-parser-schema-id": "<anonymous-schema-45>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "id": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
               "online": {
                 "type": "boolean",
                 "description": "Connected (true) or gone (false).",
-                "x-parser-schema-id": "<anonymous-schema-44>"
+                "x-parser-schema-id": "<anonymous-schema-46>"
               },
               "stamp": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "The connection's hybrid logical stamp (microseconds, or one more than the last heard).",
-                "x-parser-schema-id": "<anonymous-schema-45>"
+                "x-parser-schema-id": "<anonymous-schema-47>"
               }
             },
             "x-parser-schema-id": "BusAgentPresence"
@@ -1544,14 +1590,14 @@
               "k": {
                 "const": "app",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-46>"
+                "x-parser-schema-id": "<anonymous-schema-48>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "id": "$ref:$.channels.agent.messages.event.payload.properties.app_id",
               "online": {
                 "type": "boolean",
                 "description": "Connected (true) or gone (false).",
-                "x-parser-schema-id": "<anonymous-schema-47>"
+                "x-parser-schema-id": "<anonymous-schema-49>"
               }
             },
             "x-parser-schema-id": "BusAppPresence"
@@ -1586,7 +1632,7 @@
               "k": {
                 "const": "hello",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-48>"
+                "x-parser-schema-id": "<anonymous-schema-50>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v"
             },
@@ -1620,7 +1666,7 @@
               "k": {
                 "const": "cut",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-49>"
+                "x-parser-schema-id": "<anonymous-schema-51>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v"
             },
@@ -1656,7 +1702,7 @@
               "k": {
                 "const": "snapshot",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-50>"
+                "x-parser-schema-id": "<anonymous-schema-52>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "agents": {
@@ -1672,18 +1718,18 @@
                       "type": "integer",
                       "minimum": 0,
                       "description": "The connection's stamp (as in `agent`).",
-                      "x-parser-schema-id": "<anonymous-schema-53>"
+                      "x-parser-schema-id": "<anonymous-schema-55>"
                     }
                   ],
-                  "x-parser-schema-id": "<anonymous-schema-52>"
+                  "x-parser-schema-id": "<anonymous-schema-54>"
                 },
-                "x-parser-schema-id": "<anonymous-schema-51>"
+                "x-parser-schema-id": "<anonymous-schema-53>"
               },
               "apps": {
                 "type": "array",
                 "description": "Each app with a connection to the sending node.",
                 "items": "$ref:$.channels.agent.messages.event.payload.properties.app_id",
-                "x-parser-schema-id": "<anonymous-schema-54>"
+                "x-parser-schema-id": "<anonymous-schema-56>"
               }
             },
             "x-parser-schema-id": "BusSnapshot"
@@ -1727,14 +1773,14 @@
               "k": {
                 "const": "resume",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-55>"
+                "x-parser-schema-id": "<anonymous-schema-57>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "c": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "The resuming connection's id on the sending node.",
-                "x-parser-schema-id": "<anonymous-schema-56>"
+                "x-parser-schema-id": "<anonymous-schema-58>"
               },
               "r": {
                 "title": "ResumeRequest",
@@ -1755,7 +1801,7 @@
                     "minimum": 0,
                     "maximum": 9007199254740991,
                     "description": "As the app's `resume` says.",
-                    "x-parser-schema-id": "<anonymous-schema-57>"
+                    "x-parser-schema-id": "<anonymous-schema-59>"
                   },
                   "app_id": "$ref:$.channels.agent.messages.event.payload.properties.app_id"
                 },
@@ -1802,14 +1848,14 @@
               "k": {
                 "const": "to-app",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-58>"
+                "x-parser-schema-id": "<anonymous-schema-60>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "c": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "The resuming connection's id on the receiving node.",
-                "x-parser-schema-id": "<anonymous-schema-59>"
+                "x-parser-schema-id": "<anonymous-schema-61>"
               },
               "e": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "f": {
@@ -1817,9 +1863,9 @@
                 "description": "The frames as the app receives them (serialised JSON).",
                 "items": {
                   "type": "string",
-                  "x-parser-schema-id": "<anonymous-schema-61>"
+                  "x-parser-schema-id": "<anonymous-schema-63>"
                 },
-                "x-parser-schema-id": "<anonymous-schema-60>"
+                "x-parser-schema-id": "<anonymous-schema-62>"
               }
             },
             "x-parser-schema-id": "BusToApp"
@@ -1859,14 +1905,14 @@
               "k": {
                 "const": "resumer-gone",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-62>"
+                "x-parser-schema-id": "<anonymous-schema-64>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "c": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "The resuming connection's id on the sending node.",
-                "x-parser-schema-id": "<anonymous-schema-63>"
+                "x-parser-schema-id": "<anonymous-schema-65>"
               },
               "e": "$ref:$.channels.app.messages.resume.payload.properties.event_id"
             },
@@ -1904,14 +1950,14 @@
               "k": {
                 "const": "ctl",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-64>"
+                "x-parser-schema-id": "<anonymous-schema-66>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "id": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The question's number on the sending node, which the answers carry.",
-                "x-parser-schema-id": "<anonymous-schema-65>"
+                "x-parser-schema-id": "<anonymous-schema-67>"
               },
               "change": {
                 "title": "ControlOp",
@@ -1932,7 +1978,7 @@
                       "op": {
                         "const": "directory",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-66>"
+                        "x-parser-schema-id": "<anonymous-schema-68>"
                       }
                     },
                     "x-parser-schema-id": "DirectoryOp"
@@ -1952,7 +1998,7 @@
                       "op": {
                         "const": "revoke",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-67>"
+                        "x-parser-schema-id": "<anonymous-schema-69>"
                       },
                       "kind": {
                         "title": "ClientKind",
@@ -1967,7 +2013,7 @@
                       "id": {
                         "type": "string",
                         "description": "The app_id or agent_id.",
-                        "x-parser-schema-id": "<anonymous-schema-68>"
+                        "x-parser-schema-id": "<anonymous-schema-70>"
                       },
                       "cause": {
                         "title": "RevokeCause",
@@ -1996,16 +2042,16 @@
                       "op": {
                         "const": "drop-sessions",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-69>"
+                        "x-parser-schema-id": "<anonymous-schema-71>"
                       },
                       "ids": {
                         "type": "array",
                         "description": "App and agent ids.",
                         "items": {
                           "type": "string",
-                          "x-parser-schema-id": "<anonymous-schema-71>"
+                          "x-parser-schema-id": "<anonymous-schema-73>"
                         },
-                        "x-parser-schema-id": "<anonymous-schema-70>"
+                        "x-parser-schema-id": "<anonymous-schema-72>"
                       }
                     },
                     "x-parser-schema-id": "DropSessionsOp"
@@ -2023,12 +2069,12 @@
                       "op": {
                         "const": "clock",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-72>"
+                        "x-parser-schema-id": "<anonymous-schema-74>"
                       },
                       "to": {
                         "type": "number",
                         "description": "The time to move to (epoch milliseconds).",
-                        "x-parser-schema-id": "<anonymous-schema-73>"
+                        "x-parser-schema-id": "<anonymous-schema-75>"
                       }
                     },
                     "x-parser-schema-id": "ClockOp"
@@ -2045,7 +2091,7 @@
                       "op": {
                         "const": "flush-event-log",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-74>"
+                        "x-parser-schema-id": "<anonymous-schema-76>"
                       }
                     },
                     "x-parser-schema-id": "FlushEventLogOp"
@@ -2064,12 +2110,12 @@
                       "op": {
                         "const": "sessions",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-75>"
+                        "x-parser-schema-id": "<anonymous-schema-77>"
                       },
                       "now": {
                         "type": "number",
                         "description": "The asking node's time (epoch milliseconds); sessions expired by then are left out.",
-                        "x-parser-schema-id": "<anonymous-schema-76>"
+                        "x-parser-schema-id": "<anonymous-schema-78>"
                       },
                       "filter": {
                         "title": "SessionsFilter",
@@ -2097,12 +2143,12 @@
                       "op": {
                         "const": "overview",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-77>"
+                        "x-parser-schema-id": "<anonymous-schema-79>"
                       },
                       "after": {
                         "type": "number",
                         "description": "Only the samples after this time (epoch milliseconds).",
-                        "x-parser-schema-id": "<anonymous-schema-78>"
+                        "x-parser-schema-id": "<anonymous-schema-80>"
                       }
                     },
                     "x-parser-schema-id": "OverviewOp"
@@ -2120,12 +2166,12 @@
                       "op": {
                         "const": "org-live",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-79>"
+                        "x-parser-schema-id": "<anonymous-schema-81>"
                       },
                       "org_id": {
                         "type": "string",
                         "description": "The organization.",
-                        "x-parser-schema-id": "<anonymous-schema-80>"
+                        "x-parser-schema-id": "<anonymous-schema-82>"
                       }
                     },
                     "x-parser-schema-id": "OrgLiveOp"
@@ -2183,23 +2229,23 @@
               "k": {
                 "const": "ctl-ack",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-81>"
+                "x-parser-schema-id": "<anonymous-schema-83>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "id": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The `ctl`'s id.",
-                "x-parser-schema-id": "<anonymous-schema-82>"
+                "x-parser-schema-id": "<anonymous-schema-84>"
               },
               "answer": {
                 "description": "The answer to a question, absent for a change: to `sessions` the node's live sessions (`Session` of\nopenapi.yaml, its times in epoch milliseconds); to `overview` the node's `OverviewNode` (openapi.yaml); to\n`org-live` the node's connections of the organization (its id, each client with its connection's times\nin epoch milliseconds, each app's count).\n",
-                "x-parser-schema-id": "<anonymous-schema-83>"
+                "x-parser-schema-id": "<anonymous-schema-85>"
               },
               "unknown": {
                 "const": true,
                 "description": "Present only when the node does not know the `ctl`'s op (a newer node asked, O16): it applied nothing\nand has no answer.\n",
-                "x-parser-schema-id": "<anonymous-schema-84>"
+                "x-parser-schema-id": "<anonymous-schema-86>"
               }
             },
             "x-parser-schema-id": "BusControlAck"
@@ -2424,6 +2470,7 @@
       "title": "A node tells another node, or every other node (internal)",
       "messages": [
         "$ref:$.channels.bus.messages.toAgent",
+        "$ref:$.channels.bus.messages.toAgentAck",
         "$ref:$.channels.bus.messages.agentMsg",
         "$ref:$.channels.bus.messages.agent",
         "$ref:$.channels.bus.messages.app",
@@ -2445,6 +2492,7 @@
       "summary": "A message of another version, or of a kind this node does not know, is counted, logged and dropped; a `ctl` of\nan op it does not know is answered at once by a `ctl-ack` saying so (O16).\n",
       "messages": [
         "$ref:$.channels.bus.messages.toAgent",
+        "$ref:$.channels.bus.messages.toAgentAck",
         "$ref:$.channels.bus.messages.agentMsg",
         "$ref:$.channels.bus.messages.agent",
         "$ref:$.channels.bus.messages.app",
@@ -2485,6 +2533,7 @@
       "AgentReply": "$ref:$.channels.agent.messages.reply",
       "AgentError": "$ref:$.channels.agent.messages.agentError",
       "BusToAgent": "$ref:$.channels.bus.messages.toAgent",
+      "BusToAgentAck": "$ref:$.channels.bus.messages.toAgentAck",
       "BusAgentMessage": "$ref:$.channels.bus.messages.agentMsg",
       "BusAgentPresence": "$ref:$.channels.bus.messages.agent",
       "BusAppPresence": "$ref:$.channels.bus.messages.app",
@@ -2542,7 +2591,7 @@
           "f": {
             "type": "string",
             "description": "The id of the sending node (`NODE_ID`).",
-            "x-parser-schema-id": "<anonymous-schema-85>"
+            "x-parser-schema-id": "<anonymous-schema-87>"
           },
           "m": {
             "type": "array",
@@ -2560,12 +2609,12 @@
                 "k": {
                   "type": "string",
                   "description": "The kind: short, since fragments cross the bus one message each. The kinds this version knows are the `k`\nconstants of the `bus` channel's messages.\n",
-                  "x-parser-schema-id": "<anonymous-schema-87>"
+                  "x-parser-schema-id": "<anonymous-schema-89>"
                 },
                 "v": {
                   "type": "integer",
                   "description": "The sender's bus version (`BusVersion`).",
-                  "x-parser-schema-id": "<anonymous-schema-88>"
+                  "x-parser-schema-id": "<anonymous-schema-90>"
                 }
               },
               "examples": [
@@ -2576,7 +2625,7 @@
               ],
               "x-parser-schema-id": "BusMessageHead"
             },
-            "x-parser-schema-id": "<anonymous-schema-86>"
+            "x-parser-schema-id": "<anonymous-schema-88>"
           }
         },
         "examples": [
@@ -2594,6 +2643,7 @@
       },
       "BusMessageHead": "$ref:$.components.schemas.BusEnvelope.properties.m.items",
       "BusToAgent": "$ref:$.channels.bus.messages.toAgent.payload",
+      "BusToAgentAck": "$ref:$.channels.bus.messages.toAgentAck.payload",
       "AgentEventMessage": "$ref:$.channels.bus.messages.agentMsg.payload.properties.msg",
       "BusAgentMessage": "$ref:$.channels.bus.messages.agentMsg.payload",
       "BusAgentPresence": "$ref:$.channels.bus.messages.agent.payload",
@@ -2641,7 +2691,7 @@
                 "type": "string",
                 "pattern": "^wss?://",
                 "description": "The bridge's agent endpoint, `{base_url}/ws/agent`.",
-                "x-parser-schema-id": "<anonymous-schema-89>"
+                "x-parser-schema-id": "<anonymous-schema-91>"
               },
               "reconnect": {
                 "title": "ConnectorReconnect",
@@ -2653,28 +2703,28 @@
                     "type": "boolean",
                     "default": true,
                     "description": "Whether to reconnect after the connection drops.",
-                    "x-parser-schema-id": "<anonymous-schema-90>"
+                    "x-parser-schema-id": "<anonymous-schema-92>"
                   },
                   "maxRetries": {
                     "type": "integer",
                     "minimum": -1,
                     "default": 5,
                     "description": "Attempts before giving up (x-limits.connectorReconnectMaxAttempts); 0 never reconnects, and -1 reconnects for ever, each delay still capped at maxDelayMs (decision C7). A connection error with `retry: false` (W19) ends the connection whatever this says.",
-                    "x-parser-schema-id": "<anonymous-schema-91>"
+                    "x-parser-schema-id": "<anonymous-schema-93>"
                   },
                   "baseDelayMs": {
                     "type": "integer",
                     "minimum": 1,
                     "default": 1000,
                     "description": "First delay (x-limits.reconnectBaseDelayMs).",
-                    "x-parser-schema-id": "<anonymous-schema-92>"
+                    "x-parser-schema-id": "<anonymous-schema-94>"
                   },
                   "maxDelayMs": {
                     "type": "integer",
                     "minimum": 1,
                     "default": 60000,
                     "description": "Cap of the delay (x-limits.reconnectMaxDelayMs).",
-                    "x-parser-schema-id": "<anonymous-schema-93>"
+                    "x-parser-schema-id": "<anonymous-schema-95>"
                   }
                 },
                 "examples": [
@@ -2714,20 +2764,20 @@
                   "type": "string",
                   "pattern": "^rla_[a-z0-9-]{1,64}_[A-Za-z0-9]{32,}$",
                   "description": "The agent's token (`rla_{agent_id}_{secret}`); keep it in the environment, e.g. `${TUTOR_TOKEN}`.",
-                  "x-parser-schema-id": "<anonymous-schema-95>"
+                  "x-parser-schema-id": "<anonymous-schema-97>"
                 },
                 "ttl_days": {
                   "type": "integer",
                   "minimum": 1,
                   "default": 14,
                   "description": "Session TTL the connector tracks (x-limits.sessionTtlDefaultDays).",
-                  "x-parser-schema-id": "<anonymous-schema-96>"
+                  "x-parser-schema-id": "<anonymous-schema-98>"
                 },
                 "context": {
                   "type": "object",
                   "additionalProperties": true,
                   "description": "Passed to the agent runtime when a session is created.",
-                  "x-parser-schema-id": "<anonymous-schema-97>"
+                  "x-parser-schema-id": "<anonymous-schema-99>"
                 }
               },
               "examples": [
@@ -2738,7 +2788,7 @@
               ],
               "x-parser-schema-id": "ConnectorAgent"
             },
-            "x-parser-schema-id": "<anonymous-schema-94>"
+            "x-parser-schema-id": "<anonymous-schema-96>"
           },
           "health": {
             "title": "ConnectorHealthEndpoint",
@@ -2754,21 +2804,21 @@
                 "minimum": 0,
                 "maximum": 65535,
                 "description": "TCP port to listen on (0 picks a free one).",
-                "x-parser-schema-id": "<anonymous-schema-98>"
+                "x-parser-schema-id": "<anonymous-schema-100>"
               },
               "path": {
                 "type": "string",
                 "pattern": "^/",
                 "default": "/health",
                 "description": "Path of the endpoint.",
-                "x-parser-schema-id": "<anonymous-schema-99>"
+                "x-parser-schema-id": "<anonymous-schema-101>"
               },
               "host": {
                 "type": "string",
                 "minLength": 1,
                 "default": "127.0.0.1",
                 "description": "Interface to listen on: this machine only by default, since the agents' state is nobody else's business; 0.0.0.0 (or ::) for every interface, e.g. for a probe from outside a container.",
-                "x-parser-schema-id": "<anonymous-schema-100>"
+                "x-parser-schema-id": "<anonymous-schema-102>"
               }
             },
             "examples": [
@@ -2857,18 +2907,18 @@
                 "connected": {
                   "type": "boolean",
                   "description": "Whether the agent's connection is open and authenticated.",
-                  "x-parser-schema-id": "<anonymous-schema-102>"
+                  "x-parser-schema-id": "<anonymous-schema-104>"
                 },
                 "lastPing": {
                   "type": "string",
                   "format": "date-time",
                   "description": "When the last `pong` arrived.",
-                  "x-parser-schema-id": "<anonymous-schema-103>"
+                  "x-parser-schema-id": "<anonymous-schema-105>"
                 },
                 "lastError": {
                   "type": "string",
                   "description": "The last connection error, if the agent is not connected.",
-                  "x-parser-schema-id": "<anonymous-schema-104>"
+                  "x-parser-schema-id": "<anonymous-schema-106>"
                 }
               },
               "examples": [
@@ -2879,7 +2929,7 @@
               ],
               "x-parser-schema-id": "ConnectorAgentHealth"
             },
-            "x-parser-schema-id": "<anonymous-schema-101>"
+            "x-parser-schema-id": "<anonymous-schema-103>"
           }
         },
         "examples": [
@@ -2927,9 +2977,10 @@
         "not_connected": "Agent {agent_id} is not connected.",
         "dropped": "Agent {agent_id} disconnected before answering and did not come back within {seconds} s.",
         "revoked": "Agent {agent_id} was {cause} before answering.",
-        "cut_off": "Agent {agent_id} is connected to another node of this bridge, and the link between the nodes was cut while the event was in flight; its answer may be lost. Send the event again."
+        "cut_off": "Agent {agent_id} is connected to another node of this bridge, and the link between the nodes was cut while the event was in flight; its answer may be lost. Send the event again.",
+        "not_reached": "Agent {agent_id} left its node of this bridge before the event reached it. Send the event again."
       },
-      "cause": "The agent is not connected when the event arrives, or its connection dropped with the event in flight and it did not come back within agentReconnectGraceMs (on several nodes, also when the agent's node stops answering, or the link to it is cut with the event in flight)."
+      "cause": "The agent is not connected when the event arrives, or its connection dropped with the event in flight and it did not come back within agentReconnectGraceMs (on several nodes, also when the agent's node stops answering, or the link to it is cut with the event in flight; and at once when the event, on its way to the agent's node, arrived after the agent had left it or the node went away before it arrived, O19)."
     },
     "AGENT_TIMEOUT": {
       "origin": "protocol",

@@ -6,7 +6,7 @@
 // other yet, the later by the machines' clocks (microseconds; NTP keeps them within milliseconds) is newer.
 // What the nodes say to each other is the spec's (the internal `bus` channel of asyncapi.yaml, O16); each message
 // carries its kind `k` and the bus version `v`.
-import { BUS_VERSION as v, type BusMessage, type BusSnapshot } from '../../generated/index.js';
+import { BUS_VERSION as v, type BusMessage, type BusSnapshot, type BusToAgent } from '../../generated/index.js';
 import {
   takeThenLocate,
   type AgentEventMessage,
@@ -76,6 +76,8 @@ export class ClusterEngine implements Engine {
   private readonly holders = new Map<string, Holder>();
   private readonly localApps = new Set<string>();
   private readonly remoteApps = new Map<string, Set<string>>();
+  /** Events held here sent to an agent's node that has not yet said they reached the agent (O19). */
+  private readonly unconfirmed = new Map<string, { agent: string; node: string }>();
 
   /** `buckets`: where the rate limit's buckets are shared; by default each node's own (tests on a memory hub). */
   constructor(
@@ -188,7 +190,7 @@ export class ClusterEngine implements Engine {
     return this.holders.get(agentId)?.node === holder.node;
   }
 
-  toAgent(agentId: string, frame: string): boolean {
+  toAgent(agentId: string, frame: string, eventId?: string): boolean {
     const local = this.localAgents.get(agentId);
     if (local) {
       local.send(frame);
@@ -196,7 +198,12 @@ export class ClusterEngine implements Engine {
     }
     const holder = this.holders.get(agentId);
     if (!holder || holder.node === this.me) return false;
-    this.bus.send(holder.node, { k: 'to-agent', v, agent: agentId, frame });
+    if (eventId === undefined) this.bus.send(holder.node, { k: 'to-agent', v, agent: agentId, frame });
+    else {
+      // Until its node says the event reached the agent, a node gone takes the event with it (O19).
+      this.unconfirmed.set(eventId, { agent: agentId, node: holder.node });
+      this.bus.send(holder.node, { k: 'to-agent', v, agent: agentId, frame, e: eventId });
+    }
     return true;
   }
 
@@ -253,7 +260,9 @@ export class ClusterEngine implements Engine {
   private receive(from: string, message: BusMessage): void {
     switch (message.k) {
       case 'to-agent':
-        return this.deliverToLocalAgent(message.agent, message.frame);
+        return this.deliverToLocalAgent(from, message);
+      case 'to-agent-ack':
+        return this.heardDelivery(message.e, message.ok);
       case 'agent-msg':
         return this.listener?.agentMessage(message.agent, message.msg);
       case 'agent':
@@ -287,14 +296,26 @@ export class ClusterEngine implements Engine {
     }
   }
 
-  private deliverToLocalAgent(agentId: string, frame: string): void {
+  private deliverToLocalAgent(from: string, { agent: agentId, frame, e: eventId }: BusToAgent): void {
     const conn = this.localAgents.get(agentId);
-    if (conn) return conn.send(frame);
-    this.counters.framesForGoneAgent++;
-    this.log.info(
-      { agent_id: agentId },
-      'a frame for an agent that has left this node was dropped (its event ends by grace or timeout)',
-    );
+    if (conn) conn.send(frame);
+    else {
+      this.counters.framesForGoneAgent++;
+      this.log.info(
+        { agent_id: agentId, event_id: eventId },
+        eventId
+          ? 'an event for an agent that has left this node was dropped (its home ends it at once)'
+          : 'a frame for an agent that has left this node was dropped',
+      );
+    }
+    if (eventId !== undefined) this.bus.send(from, { k: 'to-agent-ack', v, e: eventId, ok: conn !== undefined });
+  }
+
+  private heardDelivery(eventId: string, ok: boolean): void {
+    const sent = this.unconfirmed.get(eventId);
+    if (!sent) return;
+    this.unconfirmed.delete(eventId);
+    if (!ok) this.listener?.eventUndelivered(sent.agent, eventId);
   }
 
   private heardAttach(agentId: string, holder: Holder): void {
@@ -345,8 +366,15 @@ export class ClusterEngine implements Engine {
       nodes.delete(node);
       if (!nodes.size) this.remoteApps.delete(appId);
     }
-    this.log.warn({ node, agents: gone.length }, 'a node stopped answering: its agents count as disconnected');
+    const lost = [...this.unconfirmed].filter(([, sent]) => sent.node === node);
+    for (const [eventId] of lost) this.unconfirmed.delete(eventId);
+    this.log.warn(
+      { node, agents: gone.length, events_lost: lost.length },
+      'a node stopped answering: its agents count as disconnected',
+    );
     for (const agentId of gone) this.listener?.agentPresence(agentId, false);
+    // Sent to it and never said to have reached the agent: nothing of them is with the agent to come back (O19).
+    for (const [eventId, sent] of lost) this.listener?.eventUndelivered(sent.agent, eventId);
   }
 
   /**
@@ -357,6 +385,7 @@ export class ClusterEngine implements Engine {
     const remote = this.agentsOn((node) => node !== this.me);
     for (const agentId of remote) this.holders.delete(agentId);
     this.remoteApps.clear();
+    this.unconfirmed.clear(); // their events end now with the agents cut off
     this.log.warn({ agents: remote.length }, 'the link to the other nodes is cut: their agents are out of reach');
     this.counters.agentsCutOff += remote.length;
     if (remote.length) this.listener?.agentsCutOff(remote);

@@ -188,7 +188,7 @@ export class Admission {
     conn.send(frames.accepted(eventId, agentId, sessionKey, resumeToken?.token));
     const session_key = agentSessionKey(app.app_id, threadId);
     const toAgent = { event_id: eventId, app_id: app.app_id, thread_id: threadId, session_key };
-    engine.toAgent(agentId, frames.eventToAgent(toAgent, c.payloadJson));
+    engine.toAgent(agentId, frames.eventToAgent(toAgent, c.payloadJson), eventId);
     const ttlMs = agent.ttl_days * DAY_MS;
     const opened = sessions.open(sessionKey, agentId, app.app_id, threadId, ttlMs, start.received_at);
     if (opened.evicted) this.evicted(opened.evicted);

@@ -29,6 +29,11 @@ export interface EngineListener {
   agentReplaced(agentId: string, conn: Connection): void;
   /** The link to these agents' nodes was cut: messages about their events held here may be lost in the gap. */
   agentsCutOff(agentIds: string[]): void;
+  /**
+   * An event held here, sent to its agent's node, never reached the agent: it had left that node, or the node went
+   * away before saying the event reached it (O19).
+   */
+  eventUndelivered(agentId: string, eventId: string): void;
   /** A connection `connId` of node `from` resumes an event held here (R8): answered with `answerResume`. */
   resumeRequest(from: string, request: ResumeRequest, connId: number): void;
   /** Frames of an event held on another node for connection `connId` here, which resumed it: the answer first. */
@@ -62,8 +67,11 @@ export interface Presence {
 export interface Delivery {
   /** Appended to the ids of events made here, so that an agent's node can tell their home; '' on one node. */
   readonly eventIdSuffix: string;
-  /** Delivers a frame to the agent's connection, wherever it is; false when the agent is not connected. */
-  toAgent(agentId: string, frame: string): boolean;
+  /**
+   * Delivers a frame to the agent's connection, wherever it is; false when the agent is not connected. `eventId`:
+   * the event the frame delivers, whose home hears if it reaches no agent on the way (`eventUndelivered`).
+   */
+  toAgent(agentId: string, frame: string, eventId?: string): boolean;
   /** Hands an agent's message to the node its event lives on; false when that is this node or no live node. */
   toEventHome(agentId: string, message: AgentEventMessage): boolean;
 }
