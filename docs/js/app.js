@@ -2593,6 +2593,11 @@
             "description": "The id of the sending node (`NODE_ID`).",
             "x-parser-schema-id": "<anonymous-schema-87>"
           },
+          "i": {
+            "type": "string",
+            "description": "The sending process's incarnation: random, new at every start. A node that hears a node speak with\nanother incarnation than before takes it for a restart under the same `NODE_ID`, and drops what the\nprevious process held (its agents, apps and events on their way to it) before reading on (O20).\n",
+            "x-parser-schema-id": "<anonymous-schema-88>"
+          },
           "m": {
             "type": "array",
             "description": "The messages, in the order they were sent (each a message of the `bus` channel).",
@@ -2609,12 +2614,12 @@
                 "k": {
                   "type": "string",
                   "description": "The kind: short, since fragments cross the bus one message each. The kinds this version knows are the `k`\nconstants of the `bus` channel's messages.\n",
-                  "x-parser-schema-id": "<anonymous-schema-89>"
+                  "x-parser-schema-id": "<anonymous-schema-90>"
                 },
                 "v": {
                   "type": "integer",
                   "description": "The sender's bus version (`BusVersion`).",
-                  "x-parser-schema-id": "<anonymous-schema-90>"
+                  "x-parser-schema-id": "<anonymous-schema-91>"
                 }
               },
               "examples": [
@@ -2625,7 +2630,7 @@
               ],
               "x-parser-schema-id": "BusMessageHead"
             },
-            "x-parser-schema-id": "<anonymous-schema-88>"
+            "x-parser-schema-id": "<anonymous-schema-89>"
           }
         },
         "examples": [
@@ -2691,7 +2696,7 @@
                 "type": "string",
                 "pattern": "^wss?://",
                 "description": "The bridge's agent endpoint, `{base_url}/ws/agent`.",
-                "x-parser-schema-id": "<anonymous-schema-91>"
+                "x-parser-schema-id": "<anonymous-schema-92>"
               },
               "reconnect": {
                 "title": "ConnectorReconnect",
@@ -2703,28 +2708,28 @@
                     "type": "boolean",
                     "default": true,
                     "description": "Whether to reconnect after the connection drops.",
-                    "x-parser-schema-id": "<anonymous-schema-92>"
+                    "x-parser-schema-id": "<anonymous-schema-93>"
                   },
                   "maxRetries": {
                     "type": "integer",
                     "minimum": -1,
                     "default": 5,
                     "description": "Attempts before giving up (x-limits.connectorReconnectMaxAttempts); 0 never reconnects, and -1 reconnects for ever, each delay still capped at maxDelayMs (decision C7). A connection error with `retry: false` (W19) ends the connection whatever this says.",
-                    "x-parser-schema-id": "<anonymous-schema-93>"
+                    "x-parser-schema-id": "<anonymous-schema-94>"
                   },
                   "baseDelayMs": {
                     "type": "integer",
                     "minimum": 1,
                     "default": 1000,
                     "description": "First delay (x-limits.reconnectBaseDelayMs).",
-                    "x-parser-schema-id": "<anonymous-schema-94>"
+                    "x-parser-schema-id": "<anonymous-schema-95>"
                   },
                   "maxDelayMs": {
                     "type": "integer",
                     "minimum": 1,
                     "default": 60000,
                     "description": "Cap of the delay (x-limits.reconnectMaxDelayMs).",
-                    "x-parser-schema-id": "<anonymous-schema-95>"
+                    "x-parser-schema-id": "<anonymous-schema-96>"
                   }
                 },
                 "examples": [
@@ -2764,20 +2769,20 @@
                   "type": "string",
                   "pattern": "^rla_[a-z0-9-]{1,64}_[A-Za-z0-9]{32,}$",
                   "description": "The agent's token (`rla_{agent_id}_{secret}`); keep it in the environment, e.g. `${TUTOR_TOKEN}`.",
-                  "x-parser-schema-id": "<anonymous-schema-97>"
+                  "x-parser-schema-id": "<anonymous-schema-98>"
                 },
                 "ttl_days": {
                   "type": "integer",
                   "minimum": 1,
                   "default": 14,
                   "description": "Session TTL the connector tracks (x-limits.sessionTtlDefaultDays).",
-                  "x-parser-schema-id": "<anonymous-schema-98>"
+                  "x-parser-schema-id": "<anonymous-schema-99>"
                 },
                 "context": {
                   "type": "object",
                   "additionalProperties": true,
                   "description": "Passed to the agent runtime when a session is created.",
-                  "x-parser-schema-id": "<anonymous-schema-99>"
+                  "x-parser-schema-id": "<anonymous-schema-100>"
                 }
               },
               "examples": [
@@ -2788,7 +2793,7 @@
               ],
               "x-parser-schema-id": "ConnectorAgent"
             },
-            "x-parser-schema-id": "<anonymous-schema-96>"
+            "x-parser-schema-id": "<anonymous-schema-97>"
           },
           "health": {
             "title": "ConnectorHealthEndpoint",
@@ -2804,21 +2809,21 @@
                 "minimum": 0,
                 "maximum": 65535,
                 "description": "TCP port to listen on (0 picks a free one).",
-                "x-parser-schema-id": "<anonymous-schema-100>"
+                "x-parser-schema-id": "<anonymous-schema-101>"
               },
               "path": {
                 "type": "string",
                 "pattern": "^/",
                 "default": "/health",
                 "description": "Path of the endpoint.",
-                "x-parser-schema-id": "<anonymous-schema-101>"
+                "x-parser-schema-id": "<anonymous-schema-102>"
               },
               "host": {
                 "type": "string",
                 "minLength": 1,
                 "default": "127.0.0.1",
                 "description": "Interface to listen on: this machine only by default, since the agents' state is nobody else's business; 0.0.0.0 (or ::) for every interface, e.g. for a probe from outside a container.",
-                "x-parser-schema-id": "<anonymous-schema-102>"
+                "x-parser-schema-id": "<anonymous-schema-103>"
               }
             },
             "examples": [
@@ -2907,18 +2912,18 @@
                 "connected": {
                   "type": "boolean",
                   "description": "Whether the agent's connection is open and authenticated.",
-                  "x-parser-schema-id": "<anonymous-schema-104>"
+                  "x-parser-schema-id": "<anonymous-schema-105>"
                 },
                 "lastPing": {
                   "type": "string",
                   "format": "date-time",
                   "description": "When the last `pong` arrived.",
-                  "x-parser-schema-id": "<anonymous-schema-105>"
+                  "x-parser-schema-id": "<anonymous-schema-106>"
                 },
                 "lastError": {
                   "type": "string",
                   "description": "The last connection error, if the agent is not connected.",
-                  "x-parser-schema-id": "<anonymous-schema-106>"
+                  "x-parser-schema-id": "<anonymous-schema-107>"
                 }
               },
               "examples": [
@@ -2929,7 +2934,7 @@
               ],
               "x-parser-schema-id": "ConnectorAgentHealth"
             },
-            "x-parser-schema-id": "<anonymous-schema-103>"
+            "x-parser-schema-id": "<anonymous-schema-104>"
           }
         },
         "examples": [
@@ -3854,7 +3859,7 @@
       "value": 5000,
       "unit": "milliseconds",
       "applies_to": "each node of a bridge of several nodes (REDIS_URL)",
-      "description": "A node whose last heartbeat is older than this is gone; its agents count as disconnected from then on (their events wait agentReconnectGraceMs, then end with AGENT_OFFLINE), within nodeExpiryMs + nodeHeartbeatMs of its last heartbeat. Decision (O14)."
+      "description": "A node whose last heartbeat is older than this is gone; its agents count as disconnected from then on (their events wait agentReconnectGraceMs, then end with AGENT_OFFLINE), within nodeExpiryMs + nodeHeartbeatMs of its last heartbeat. A node restarted under its NODE_ID sooner is counted gone when it first speaks with its new incarnation, and takes its id at once only when its predecessor provably ended (O20). Decision (O14)."
     },
     "overviewSampleMs": {
       "value": 5000,
