@@ -29,7 +29,7 @@ interface Holder {
 
 /** What crossing nodes has lost, for metrics: each also logged. */
 export interface ClusterCounters {
-  /** Frames for an agent that had left this node by the time they arrived (its events end by grace or timeout). */
+  /** Frames for an agent that had left this node by the time they arrived (an event among them ends at once, O19). */
   framesForGoneAgent: number;
   /** Agent messages for an event whose home node is gone (the event ended with its node). */
   messagesForGoneNode: number;
