@@ -1,4 +1,4 @@
-// What a rolling restart costs the events in flight (O19): nodes of one bridge (`node bin/bridge.js serve` on a
+// What a rolling restart costs the events in flight (O21): nodes of one bridge (`node bin/bridge.js serve` on a
 // PostgreSQL database of the run's own and Redis under a prefix of its own) behind a round-robin TCP proxy, as an
 // operator runs them behind nginx; the SDK's app clients and agent connector connect and reconnect through it. The
 // apps send events at a steady rate to agents whose handler streams for a while; each node in turn is stopped

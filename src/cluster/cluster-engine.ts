@@ -29,7 +29,7 @@ interface Holder {
 
 /** What crossing nodes has lost, for metrics: each also logged. */
 export interface ClusterCounters {
-  /** Frames for an agent that had left this node by the time they arrived (an event among them ends at once, O19). */
+  /** Frames for an agent that had left this node by the time they arrived (an event among them ends at once, O21). */
   framesForGoneAgent: number;
   /** Agent messages for an event whose home node is gone (the event ended with its node). */
   messagesForGoneNode: number;
@@ -49,7 +49,7 @@ export interface TakenWithClaim {
   read: boolean;
 }
 
-/** A shared rate limit that reads where an agent is in the round trip that takes its token (O18). */
+/** A shared rate limit that reads where an agent is in the round trip that takes its token (O20). */
 export interface ClaimReadingLimit extends EventRateLimit {
   /** Undefined when taking the token needs no round trip (the limit is off): the agent is then asked alone. */
   takeReadingClaim(appId: string, now: number, agentId: string): Promise<TakenWithClaim> | undefined;
@@ -76,7 +76,7 @@ export class ClusterEngine implements Engine {
   private readonly holders = new Map<string, Holder>();
   private readonly localApps = new Set<string>();
   private readonly remoteApps = new Map<string, Set<string>>();
-  /** Events held here sent to an agent's node that has not yet said they reached the agent (O19). */
+  /** Events held here sent to an agent's node that has not yet said they reached the agent (O21). */
   private readonly unconfirmed = new Map<string, { agent: string; node: string }>();
 
   /** `buckets`: where the rate limit's buckets are shared; by default each node's own (tests on a memory hub). */
@@ -159,7 +159,7 @@ export class ClusterEngine implements Engine {
 
   /**
    * An event to an agent connected elsewhere asks the record where it is in the round trip that takes its app's
-   * token (O18): one round trip per event, not two. The claim is judged only once the checks between pass.
+   * token (O20): one round trip per event, not two. The claim is judged only once the checks between pass.
    */
   takeForEvent(limit: EventRateLimit, appId: string, agentId: string, now: number): Taken | Promise<Taken> {
     const both =
@@ -200,7 +200,7 @@ export class ClusterEngine implements Engine {
     if (!holder || holder.node === this.me) return false;
     if (eventId === undefined) this.bus.send(holder.node, { k: 'to-agent', v, agent: agentId, frame });
     else {
-      // Until its node says the event reached the agent, a node gone takes the event with it (O19).
+      // Until its node says the event reached the agent, a node gone takes the event with it (O21).
       this.unconfirmed.set(eventId, { agent: agentId, node: holder.node });
       this.bus.send(holder.node, { k: 'to-agent', v, agent: agentId, frame, e: eventId });
     }
@@ -373,7 +373,7 @@ export class ClusterEngine implements Engine {
       'a node stopped answering: its agents count as disconnected',
     );
     for (const agentId of gone) this.listener?.agentPresence(agentId, false);
-    // Sent to it and never said to have reached the agent: nothing of them is with the agent to come back (O19).
+    // Sent to it and never said to have reached the agent: nothing of them is with the agent to come back (O21).
     for (const [eventId, sent] of lost) this.listener?.eventUndelivered(sent.agent, eventId);
   }
 

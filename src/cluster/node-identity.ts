@@ -1,6 +1,6 @@
 // Who a node's process is, as its heartbeat records it beside its NODE_ID: a random incarnation, new at every start
 // (the other nodes tell a restart under the same id by it), and where the process runs. A process that starts with
-// the NODE_ID of a live heartbeat takes the id over only when that heartbeat is provably its own predecessor's (O20):
+// the NODE_ID of a live heartbeat takes the id over only when that heartbeat is provably its own predecessor's (O22):
 // written in this boot of this kernel (boot_id), in this pid namespace, by a pid that no longer runs there (or that
 // this process has now). Two processes cannot share a pid in one namespace of one boot, so that pid's process has
 // ended: nothing is guessed from clocks or host names. Anywhere else (another machine, another container, an older

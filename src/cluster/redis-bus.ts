@@ -120,10 +120,10 @@ export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 export class RedisBus extends BusListeners implements Bus {
   readonly nodeId: string;
-  /** This process: its incarnation and where it runs, beside its heartbeat (O20). */
+  /** This process: its incarnation and where it runs, beside its heartbeat (O22). */
   readonly identity: NodeIdentity = thisProcess();
   private readonly identityText = JSON.stringify(this.identity);
-  /** The incarnation each other node last spoke with: a new one is a restart under the same NODE_ID (O20). */
+  /** The incarnation each other node last spoke with: a new one is a restart under the same NODE_ID (O22). */
   private readonly incarnations = new Map<string, string>();
   readonly traffic: BusTraffic = { publishes: 0, messages: 0, dropped: 0 };
   readonly prefix: string;
@@ -184,7 +184,7 @@ export class RedisBus extends BusListeners implements Bus {
 
   /**
    * Takes this node's id, or throws NodeIdInUseError: a live node has it, unless that node is provably this
-   * process's own predecessor, ended without leaving (killed, crashed), whose heartbeat has not expired yet (O20).
+   * process's own predecessor, ended without leaving (killed, crashed), whose heartbeat has not expired yet (O22).
    */
   private async join(): Promise<void> {
     const take = (predecessor: string) =>
@@ -255,7 +255,7 @@ export class RedisBus extends BusListeners implements Bus {
 
   /**
    * A node that speaks with a new incarnation restarted under its NODE_ID, maybe within a heartbeat (its previous
-   * process killed, O20): what the previous one held is gone, before anything the new one says is heard. Its claims
+   * process killed, O22): what the previous one held is gone, before anything the new one says is heard. Its claims
    * are not forgotten here: the new one forgot its predecessor's itself, and has made its own since.
    */
   private heardIncarnation(node: string, incarnation: string): void {

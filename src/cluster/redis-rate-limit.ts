@@ -5,7 +5,7 @@
 // out (the bucket's time follows the clock back); a step forward refills at most a full bucket; and a wait is
 // never more than one refill period. When Redis does not answer, this node's own bucket decides meanwhile (each
 // node then admits up to the whole rate: counted and logged, never blocking). For an event to an agent on another
-// node the script also reads the agent's claim, so that the event asks Redis once (O18).
+// node the script also reads the agent's claim, so that the event asks Redis once (O20).
 import type { Redis } from 'ioredis';
 import { RateLimiter } from '../core/rate-limit.js';
 import type { Logger } from '../shared/logger.js';
@@ -32,7 +32,7 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 60000)
 `;
 const TAKE = `${TAKE_BODY}return tostring(wait)`;
 // The same, and the claim of agent ARGV[4] in the record KEYS[2] (false: none): an event's two questions to the
-// shared state in one round trip (O18). A script rather than MULTI: the bucket is a script already (it needs TIME),
+// shared state in one round trip (O20). A script rather than MULTI: the bucket is a script already (it needs TIME),
 // one command is one reply to parse, and a pipeline would resend both on NOSCRIPT.
 const TAKE_READING_CLAIM = `${TAKE_BODY}return {tostring(wait), redis.call('HGET', KEYS[2], ARGV[4])}`;
 
@@ -71,7 +71,7 @@ export class RedisRateLimiter implements ClaimReadingLimit {
   }
 
   /**
-   * Takes a token and reads the agent's claim in the record (redis-bus.ts's) in one round trip (O18). Undefined while the limit is
+   * Takes a token and reads the agent's claim in the record (redis-bus.ts's) in one round trip (O20). Undefined while the limit is
    * off: no round trip is needed for the token, and the claim is asked alone.
    */
   takeReadingClaim(appId: string, now: number, agentId: string): Promise<TakenWithClaim> | undefined {

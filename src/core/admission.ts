@@ -72,7 +72,7 @@ export class Admission {
 
   /**
    * Returns a promise when the rate limit's answer takes a round trip (on several nodes, the same one also finds
-   * the agent, O18): the connection's next frames wait for it.
+   * the agent, O20): the connection's next frames wait for it.
    */
   event(conn: Connection, app: AppRecord, message: EventMessage): Promise<void> | void {
     const { clock, rateLimiter, engine } = this.d;

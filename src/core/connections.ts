@@ -174,7 +174,7 @@ export class Connections {
 
   /**
    * Closes every connection with 1001, its socket's last frames unheard. Each agent is let go first, so that the
-   * other nodes know at once that it left (their events wait its grace, new ones are not sent here, O19), rather
+   * other nodes know at once that it left (their events wait its grace, new ones are not sent here, O21), rather
    * than when this node's heartbeat is found missing, which a restart under the same NODE_ID may never show.
    */
   closeAll(): void {

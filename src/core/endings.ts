@@ -133,7 +133,7 @@ export class Endings {
   }
 
   /**
-   * The event never reached its agent (it left its node first, or the node went, O19): it ends now, not after the
+   * The event never reached its agent (it left its node first, or the node went, O21): it ends now, not after the
    * agent's grace or timeout, since nothing of it is with the agent to come back with it.
    */
   undelivered(agentId: string, eventId: string): void {

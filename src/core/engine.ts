@@ -31,7 +31,7 @@ export interface EngineListener {
   agentsCutOff(agentIds: string[]): void;
   /**
    * An event held here, sent to its agent's node, never reached the agent: it had left that node, or the node went
-   * away before saying the event reached it (O19).
+   * away before saying the event reached it (O21).
    */
   eventUndelivered(agentId: string, eventId: string): void;
   /** A connection `connId` of node `from` resumes an event held here (R8): answered with `answerResume`. */
@@ -99,7 +99,7 @@ export interface SharedRateLimits {
   /**
    * An app's event to `agentId`, what it needs of the shared state: a token of the app's bucket in `limit` (made by
    * `eventRateLimit`), and how to locate the agent once the checks between the two have passed (W7), as
-   * `locateAgent` would. On several nodes one Redis round trip answers both (O18): a promise whenever there is one.
+   * `locateAgent` would. On several nodes one Redis round trip answers both (O20): a promise whenever there is one.
    */
   takeForEvent(limit: EventRateLimit, appId: string, agentId: string, now: number): Taken | Promise<Taken>;
 }

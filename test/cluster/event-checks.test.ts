@@ -1,4 +1,4 @@
-// An app's event on one node to an agent on another asks Redis one thing (O18): the script that takes the app's
+// An app's event on one node to an agent on another asks Redis one thing (O20): the script that takes the app's
 // token also reads the agent's claim. Two nodes on a real Redis (TEST_REDIS_URL), each command of the asking node's
 // connection counted as ioredis sends it (its heartbeat and its publishes, which carry no event's question, aside).
 import { expect } from 'chai';

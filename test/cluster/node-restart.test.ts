@@ -1,4 +1,4 @@
-// A node restarted under its NODE_ID at once after a SIGKILL, while its old heartbeat is still fresh (O20): real
+// A node restarted under its NODE_ID at once after a SIGKILL, while its old heartbeat is still fresh (O22): real
 // `bridge serve` processes on a PostgreSQL database of the test's own and a Redis of its own. The restart is taken
 // (its predecessor provably ended: same machine and pid namespace, its pid gone), and the other node drops what the
 // previous process held; a second live process with the same NODE_ID is still refused, with the error that says why.

@@ -100,7 +100,7 @@ describe('the Redis engine (TEST_REDIS_URL)', function () {
     expect((await bus('a')).nodeId).to.equal('a');
   });
 
-  it('counts a node that speaks with a new incarnation as gone first, then hears what the new process says (O20)', async function () {
+  it('counts a node that speaks with a new incarnation as gone first, then hears what the new process says (O22)', async function () {
     const [a, b] = [await bus('a'), await bus('b')];
     const heard: string[] = [];
     a.onNodeDown((node) => heard.push(`down ${node}`));
@@ -117,7 +117,7 @@ describe('the Redis engine (TEST_REDIS_URL)', function () {
     expect(a.isNodeUp('b')).to.equal(true);
   });
 
-  describe('an id whose heartbeat is fresh but whose process is not a live node here (O20)', function () {
+  describe('an id whose heartbeat is fresh but whose process is not a live node here (O22)', function () {
     /** A heartbeat of node `a` a moment ago, with `identity` beside it (none: as an older release left it). */
     async function heartbeatOf(identity: Partial<NodeIdentity> | undefined): Promise<void> {
       const raw = new Redis(url!);
