@@ -1419,11 +1419,56 @@
                 "k": "to-agent",
                 "v": 1,
                 "agent": "tutor-7k2m",
-                "frame": "{\"type\":\"event\",\"event_id\":\"01JQ7ZK3M4N5P6Q7R8S9T0V1W2-3f9a1c0b7e\",\"app_id\":\"classroom-app\",\"thread_id\":\"lesson-42\",\"session_key\":\"svc:classroom-app:lesson-42\",\"payload\":{}}"
+                "frame": "{\"type\":\"event\",\"event_id\":\"01JQ7ZK3M4N5P6Q7R8S9T0V1W2-3f9a1c0b7e\",\"app_id\":\"classroom-app\",\"thread_id\":\"lesson-42\",\"session_key\":\"svc:classroom-app:lesson-42\",\"payload\":{}}",
+                "e": "01JQ7ZK3M4N5P6Q7R8S9T0V1W2-3f9a1c0b7e"
               }
             }
           ],
           "x-parser-unique-object-id": "toAgent"
+        },
+        "toAgentAck": {
+          "name": "to-agent-ack",
+          "title": "to-agent-ack (node to node, internal)",
+          "summary": "Whether an event sent to an agent's node reached the agent's socket (O21).",
+          "payload": {
+            "title": "BusToAgentAck",
+            "x-internal": true,
+            "type": "object",
+            "description": "From an agent's node to the node an event lives on, in answer to a `to-agent` that named the event (`e`):\n`ok` true once the frame was written to the agent's socket, false when the agent was no longer connected to\nthe node (the event then ends at once with AGENT_OFFLINE, O21). An event whose node never answered ends so\nwhen that node is found gone.\n",
+            "required": [
+              "k",
+              "v",
+              "e",
+              "ok"
+            ],
+            "properties": {
+              "k": {
+                "const": "to-agent-ack",
+                "description": "Kind.",
+                "x-parser-schema-id": "<anonymous-schema-43>"
+              },
+              "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
+              "e": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
+              "ok": {
+                "type": "boolean",
+                "description": "Whether the event reached the agent's socket.",
+                "x-parser-schema-id": "<anonymous-schema-44>"
+              }
+            },
+            "x-parser-schema-id": "BusToAgentAck"
+          },
+          "examples": [
+            {
+              "name": "agentGone",
+              "payload": {
+                "k": "to-agent-ack",
+                "v": 1,
+                "e": "01JQ7ZK3M4N5P6Q7R8S9T0V1W2-3f9a1c0b7e",
+                "ok": false
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "toAgentAck"
         },
         "agentMsg": {
           "name": "agent-msg",
@@ -1444,7 +1489,7 @@
               "k": {
                 "const": "agent-msg",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-43>"
+                "x-parser-schema-id": "<anonymous-schema-45>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "agent": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
@@ -1501,20 +1546,20 @@
               "k": {
                 "const": "agent",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-44>"
+                "x-parser-schema-id": "<anonymous-schema-46>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "id": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
               "online": {
                 "type": "boolean",
                 "description": "Connected (true) or gone (false).",
-                "x-parser-schema-id": "<anonymous-schema-45>"
+                "x-parser-schema-id": "<anonymous-schema-47>"
               },
               "stamp": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "The connection's hybrid logical stamp (microseconds, or one more than the last heard).",
-                "x-parser-schema-id": "<anonymous-schema-46>"
+                "x-parser-schema-id": "<anonymous-schema-48>"
               }
             },
             "x-parser-schema-id": "BusAgentPresence"
@@ -1552,14 +1597,14 @@
               "k": {
                 "const": "app",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-47>"
+                "x-parser-schema-id": "<anonymous-schema-49>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "id": "$ref:$.channels.agent.messages.event.payload.properties.app_id",
               "online": {
                 "type": "boolean",
                 "description": "Connected (true) or gone (false).",
-                "x-parser-schema-id": "<anonymous-schema-48>"
+                "x-parser-schema-id": "<anonymous-schema-50>"
               }
             },
             "x-parser-schema-id": "BusAppPresence"
@@ -1594,7 +1639,7 @@
               "k": {
                 "const": "hello",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-49>"
+                "x-parser-schema-id": "<anonymous-schema-51>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v"
             },
@@ -1628,7 +1673,7 @@
               "k": {
                 "const": "cut",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-50>"
+                "x-parser-schema-id": "<anonymous-schema-52>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v"
             },
@@ -1664,7 +1709,7 @@
               "k": {
                 "const": "snapshot",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-51>"
+                "x-parser-schema-id": "<anonymous-schema-53>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "agents": {
@@ -1680,18 +1725,18 @@
                       "type": "integer",
                       "minimum": 0,
                       "description": "The connection's stamp (as in `agent`).",
-                      "x-parser-schema-id": "<anonymous-schema-54>"
+                      "x-parser-schema-id": "<anonymous-schema-56>"
                     }
                   ],
-                  "x-parser-schema-id": "<anonymous-schema-53>"
+                  "x-parser-schema-id": "<anonymous-schema-55>"
                 },
-                "x-parser-schema-id": "<anonymous-schema-52>"
+                "x-parser-schema-id": "<anonymous-schema-54>"
               },
               "apps": {
                 "type": "array",
                 "description": "Each app with a connection to the sending node.",
                 "items": "$ref:$.channels.agent.messages.event.payload.properties.app_id",
-                "x-parser-schema-id": "<anonymous-schema-55>"
+                "x-parser-schema-id": "<anonymous-schema-57>"
               }
             },
             "x-parser-schema-id": "BusSnapshot"
@@ -1735,14 +1780,14 @@
               "k": {
                 "const": "resume",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-56>"
+                "x-parser-schema-id": "<anonymous-schema-58>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "c": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "The resuming connection's id on the sending node.",
-                "x-parser-schema-id": "<anonymous-schema-57>"
+                "x-parser-schema-id": "<anonymous-schema-59>"
               },
               "r": {
                 "title": "ResumeRequest",
@@ -1763,7 +1808,7 @@
                     "minimum": 0,
                     "maximum": 9007199254740991,
                     "description": "As the app's `resume` says.",
-                    "x-parser-schema-id": "<anonymous-schema-58>"
+                    "x-parser-schema-id": "<anonymous-schema-60>"
                   },
                   "app_id": "$ref:$.channels.agent.messages.event.payload.properties.app_id"
                 },
@@ -1810,14 +1855,14 @@
               "k": {
                 "const": "to-app",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-59>"
+                "x-parser-schema-id": "<anonymous-schema-61>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "c": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "The resuming connection's id on the receiving node.",
-                "x-parser-schema-id": "<anonymous-schema-60>"
+                "x-parser-schema-id": "<anonymous-schema-62>"
               },
               "e": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "f": {
@@ -1825,9 +1870,9 @@
                 "description": "The frames as the app receives them (serialised JSON).",
                 "items": {
                   "type": "string",
-                  "x-parser-schema-id": "<anonymous-schema-62>"
+                  "x-parser-schema-id": "<anonymous-schema-64>"
                 },
-                "x-parser-schema-id": "<anonymous-schema-61>"
+                "x-parser-schema-id": "<anonymous-schema-63>"
               }
             },
             "x-parser-schema-id": "BusToApp"
@@ -1867,14 +1912,14 @@
               "k": {
                 "const": "resumer-gone",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-63>"
+                "x-parser-schema-id": "<anonymous-schema-65>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "c": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "The resuming connection's id on the sending node.",
-                "x-parser-schema-id": "<anonymous-schema-64>"
+                "x-parser-schema-id": "<anonymous-schema-66>"
               },
               "e": "$ref:$.channels.app.messages.resume.payload.properties.event_id"
             },
@@ -1912,14 +1957,14 @@
               "k": {
                 "const": "ctl",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-65>"
+                "x-parser-schema-id": "<anonymous-schema-67>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "id": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The question's number on the sending node, which the answers carry.",
-                "x-parser-schema-id": "<anonymous-schema-66>"
+                "x-parser-schema-id": "<anonymous-schema-68>"
               },
               "change": {
                 "title": "ControlOp",
@@ -1940,7 +1985,7 @@
                       "op": {
                         "const": "directory",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-67>"
+                        "x-parser-schema-id": "<anonymous-schema-69>"
                       }
                     },
                     "x-parser-schema-id": "DirectoryOp"
@@ -1960,7 +2005,7 @@
                       "op": {
                         "const": "revoke",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-68>"
+                        "x-parser-schema-id": "<anonymous-schema-70>"
                       },
                       "kind": {
                         "title": "ClientKind",
@@ -1975,7 +2020,7 @@
                       "id": {
                         "type": "string",
                         "description": "The app_id or agent_id.",
-                        "x-parser-schema-id": "<anonymous-schema-69>"
+                        "x-parser-schema-id": "<anonymous-schema-71>"
                       },
                       "cause": {
                         "title": "RevokeCause",
@@ -2004,16 +2049,16 @@
                       "op": {
                         "const": "drop-sessions",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-70>"
+                        "x-parser-schema-id": "<anonymous-schema-72>"
                       },
                       "ids": {
                         "type": "array",
                         "description": "App and agent ids.",
                         "items": {
                           "type": "string",
-                          "x-parser-schema-id": "<anonymous-schema-72>"
+                          "x-parser-schema-id": "<anonymous-schema-74>"
                         },
-                        "x-parser-schema-id": "<anonymous-schema-71>"
+                        "x-parser-schema-id": "<anonymous-schema-73>"
                       }
                     },
                     "x-parser-schema-id": "DropSessionsOp"
@@ -2031,12 +2076,12 @@
                       "op": {
                         "const": "clock",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-73>"
+                        "x-parser-schema-id": "<anonymous-schema-75>"
                       },
                       "to": {
                         "type": "number",
                         "description": "The time to move to (epoch milliseconds).",
-                        "x-parser-schema-id": "<anonymous-schema-74>"
+                        "x-parser-schema-id": "<anonymous-schema-76>"
                       }
                     },
                     "x-parser-schema-id": "ClockOp"
@@ -2053,7 +2098,7 @@
                       "op": {
                         "const": "flush-event-log",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-75>"
+                        "x-parser-schema-id": "<anonymous-schema-77>"
                       }
                     },
                     "x-parser-schema-id": "FlushEventLogOp"
@@ -2072,12 +2117,12 @@
                       "op": {
                         "const": "sessions",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-76>"
+                        "x-parser-schema-id": "<anonymous-schema-78>"
                       },
                       "now": {
                         "type": "number",
                         "description": "The asking node's time (epoch milliseconds); sessions expired by then are left out.",
-                        "x-parser-schema-id": "<anonymous-schema-77>"
+                        "x-parser-schema-id": "<anonymous-schema-79>"
                       },
                       "filter": {
                         "title": "SessionsFilter",
@@ -2105,12 +2150,12 @@
                       "op": {
                         "const": "overview",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-78>"
+                        "x-parser-schema-id": "<anonymous-schema-80>"
                       },
                       "after": {
                         "type": "number",
                         "description": "Only the samples after this time (epoch milliseconds).",
-                        "x-parser-schema-id": "<anonymous-schema-79>"
+                        "x-parser-schema-id": "<anonymous-schema-81>"
                       }
                     },
                     "x-parser-schema-id": "OverviewOp"
@@ -2128,12 +2173,12 @@
                       "op": {
                         "const": "org-live",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-80>"
+                        "x-parser-schema-id": "<anonymous-schema-82>"
                       },
                       "org_id": {
                         "type": "string",
                         "description": "The organization.",
-                        "x-parser-schema-id": "<anonymous-schema-81>"
+                        "x-parser-schema-id": "<anonymous-schema-83>"
                       }
                     },
                     "x-parser-schema-id": "OrgLiveOp"
@@ -2151,12 +2196,12 @@
                       "op": {
                         "const": "disconnect",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-82>"
+                        "x-parser-schema-id": "<anonymous-schema-84>"
                       },
                       "connection_id": {
                         "type": "string",
                         "description": "The connection's id (`connection_id` in openapi.yaml).",
-                        "x-parser-schema-id": "<anonymous-schema-83>"
+                        "x-parser-schema-id": "<anonymous-schema-85>"
                       }
                     },
                     "x-parser-schema-id": "DisconnectOp"
@@ -2214,23 +2259,23 @@
               "k": {
                 "const": "ctl-ack",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-84>"
+                "x-parser-schema-id": "<anonymous-schema-86>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "id": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The `ctl`'s id.",
-                "x-parser-schema-id": "<anonymous-schema-85>"
+                "x-parser-schema-id": "<anonymous-schema-87>"
               },
               "answer": {
                 "description": "The answer to a question, absent for a change: to `sessions` the node's live sessions (`Session` of\nopenapi.yaml, its times in epoch milliseconds); to `overview` the node's `OverviewNode` (openapi.yaml); to\n`org-live` the node's connections of the organization (its id, each client with its connection's id and\ntimes in epoch milliseconds, each app's count); to `disconnect` the connection it closed (`ClosedConnection`\nof openapi.yaml, `connected_at` in epoch milliseconds), absent when the node does not hold it.\n",
-                "x-parser-schema-id": "<anonymous-schema-86>"
+                "x-parser-schema-id": "<anonymous-schema-88>"
               },
               "unknown": {
                 "const": true,
                 "description": "Present only when the node does not know the `ctl`'s op (a newer node asked, O16): it applied nothing\nand has no answer.\n",
-                "x-parser-schema-id": "<anonymous-schema-87>"
+                "x-parser-schema-id": "<anonymous-schema-89>"
               }
             },
             "x-parser-schema-id": "BusControlAck"
@@ -2455,6 +2500,7 @@
       "title": "A node tells another node, or every other node (internal)",
       "messages": [
         "$ref:$.channels.bus.messages.toAgent",
+        "$ref:$.channels.bus.messages.toAgentAck",
         "$ref:$.channels.bus.messages.agentMsg",
         "$ref:$.channels.bus.messages.agent",
         "$ref:$.channels.bus.messages.app",
@@ -2476,6 +2522,7 @@
       "summary": "A message of another version, or of a kind this node does not know, is counted, logged and dropped; a `ctl` of\nan op it does not know is answered at once by a `ctl-ack` saying so (O16).\n",
       "messages": [
         "$ref:$.channels.bus.messages.toAgent",
+        "$ref:$.channels.bus.messages.toAgentAck",
         "$ref:$.channels.bus.messages.agentMsg",
         "$ref:$.channels.bus.messages.agent",
         "$ref:$.channels.bus.messages.app",
@@ -2516,6 +2563,7 @@
       "AgentReply": "$ref:$.channels.agent.messages.reply",
       "AgentError": "$ref:$.channels.agent.messages.agentError",
       "BusToAgent": "$ref:$.channels.bus.messages.toAgent",
+      "BusToAgentAck": "$ref:$.channels.bus.messages.toAgentAck",
       "BusAgentMessage": "$ref:$.channels.bus.messages.agentMsg",
       "BusAgentPresence": "$ref:$.channels.bus.messages.agent",
       "BusAppPresence": "$ref:$.channels.bus.messages.app",
@@ -2573,7 +2621,12 @@
           "f": {
             "type": "string",
             "description": "The id of the sending node (`NODE_ID`).",
-            "x-parser-schema-id": "<anonymous-schema-88>"
+            "x-parser-schema-id": "<anonymous-schema-90>"
+          },
+          "i": {
+            "type": "string",
+            "description": "The sending process's incarnation: random, new at every start. A node that hears a node speak with\nanother incarnation than before takes it for a restart under the same `NODE_ID`, and drops what the\nprevious process held (its agents, apps and events on their way to it) before reading on (O22).\n",
+            "x-parser-schema-id": "<anonymous-schema-91>"
           },
           "m": {
             "type": "array",
@@ -2591,12 +2644,12 @@
                 "k": {
                   "type": "string",
                   "description": "The kind: short, since fragments cross the bus one message each. The kinds this version knows are the `k`\nconstants of the `bus` channel's messages.\n",
-                  "x-parser-schema-id": "<anonymous-schema-90>"
+                  "x-parser-schema-id": "<anonymous-schema-93>"
                 },
                 "v": {
                   "type": "integer",
                   "description": "The sender's bus version (`BusVersion`).",
-                  "x-parser-schema-id": "<anonymous-schema-91>"
+                  "x-parser-schema-id": "<anonymous-schema-94>"
                 }
               },
               "examples": [
@@ -2607,7 +2660,7 @@
               ],
               "x-parser-schema-id": "BusMessageHead"
             },
-            "x-parser-schema-id": "<anonymous-schema-89>"
+            "x-parser-schema-id": "<anonymous-schema-92>"
           }
         },
         "examples": [
@@ -2625,6 +2678,7 @@
       },
       "BusMessageHead": "$ref:$.components.schemas.BusEnvelope.properties.m.items",
       "BusToAgent": "$ref:$.channels.bus.messages.toAgent.payload",
+      "BusToAgentAck": "$ref:$.channels.bus.messages.toAgentAck.payload",
       "AgentEventMessage": "$ref:$.channels.bus.messages.agentMsg.payload.properties.msg",
       "BusAgentMessage": "$ref:$.channels.bus.messages.agentMsg.payload",
       "BusAgentPresence": "$ref:$.channels.bus.messages.agent.payload",
@@ -2673,7 +2727,7 @@
                 "type": "string",
                 "pattern": "^wss?://",
                 "description": "The bridge's agent endpoint, `{base_url}/ws/agent`.",
-                "x-parser-schema-id": "<anonymous-schema-92>"
+                "x-parser-schema-id": "<anonymous-schema-95>"
               },
               "reconnect": {
                 "title": "ConnectorReconnect",
@@ -2685,28 +2739,28 @@
                     "type": "boolean",
                     "default": true,
                     "description": "Whether to reconnect after the connection drops.",
-                    "x-parser-schema-id": "<anonymous-schema-93>"
+                    "x-parser-schema-id": "<anonymous-schema-96>"
                   },
                   "maxRetries": {
                     "type": "integer",
                     "minimum": -1,
                     "default": 5,
                     "description": "Attempts before giving up (x-limits.connectorReconnectMaxAttempts); 0 never reconnects, and -1 reconnects for ever, each delay still capped at maxDelayMs (decision C7). A connection error with `retry: false` (W19) ends the connection whatever this says.",
-                    "x-parser-schema-id": "<anonymous-schema-94>"
+                    "x-parser-schema-id": "<anonymous-schema-97>"
                   },
                   "baseDelayMs": {
                     "type": "integer",
                     "minimum": 1,
                     "default": 1000,
                     "description": "First delay (x-limits.reconnectBaseDelayMs).",
-                    "x-parser-schema-id": "<anonymous-schema-95>"
+                    "x-parser-schema-id": "<anonymous-schema-98>"
                   },
                   "maxDelayMs": {
                     "type": "integer",
                     "minimum": 1,
                     "default": 60000,
                     "description": "Cap of the delay (x-limits.reconnectMaxDelayMs).",
-                    "x-parser-schema-id": "<anonymous-schema-96>"
+                    "x-parser-schema-id": "<anonymous-schema-99>"
                   }
                 },
                 "examples": [
@@ -2746,20 +2800,20 @@
                   "type": "string",
                   "pattern": "^rla_[a-z0-9-]{1,64}_[A-Za-z0-9]{32,}$",
                   "description": "The agent's token (`rla_{agent_id}_{secret}`); keep it in the environment, e.g. `${TUTOR_TOKEN}`.",
-                  "x-parser-schema-id": "<anonymous-schema-98>"
+                  "x-parser-schema-id": "<anonymous-schema-101>"
                 },
                 "ttl_days": {
                   "type": "integer",
                   "minimum": 1,
                   "default": 14,
                   "description": "Session TTL the connector tracks (x-limits.sessionTtlDefaultDays).",
-                  "x-parser-schema-id": "<anonymous-schema-99>"
+                  "x-parser-schema-id": "<anonymous-schema-102>"
                 },
                 "context": {
                   "type": "object",
                   "additionalProperties": true,
                   "description": "Passed to the agent runtime when a session is created.",
-                  "x-parser-schema-id": "<anonymous-schema-100>"
+                  "x-parser-schema-id": "<anonymous-schema-103>"
                 }
               },
               "examples": [
@@ -2770,7 +2824,7 @@
               ],
               "x-parser-schema-id": "ConnectorAgent"
             },
-            "x-parser-schema-id": "<anonymous-schema-97>"
+            "x-parser-schema-id": "<anonymous-schema-100>"
           },
           "health": {
             "title": "ConnectorHealthEndpoint",
@@ -2786,21 +2840,21 @@
                 "minimum": 0,
                 "maximum": 65535,
                 "description": "TCP port to listen on (0 picks a free one).",
-                "x-parser-schema-id": "<anonymous-schema-101>"
+                "x-parser-schema-id": "<anonymous-schema-104>"
               },
               "path": {
                 "type": "string",
                 "pattern": "^/",
                 "default": "/health",
                 "description": "Path of the endpoint.",
-                "x-parser-schema-id": "<anonymous-schema-102>"
+                "x-parser-schema-id": "<anonymous-schema-105>"
               },
               "host": {
                 "type": "string",
                 "minLength": 1,
                 "default": "127.0.0.1",
                 "description": "Interface to listen on: this machine only by default, since the agents' state is nobody else's business; 0.0.0.0 (or ::) for every interface, e.g. for a probe from outside a container.",
-                "x-parser-schema-id": "<anonymous-schema-103>"
+                "x-parser-schema-id": "<anonymous-schema-106>"
               }
             },
             "examples": [
@@ -2889,18 +2943,18 @@
                 "connected": {
                   "type": "boolean",
                   "description": "Whether the agent's connection is open and authenticated.",
-                  "x-parser-schema-id": "<anonymous-schema-105>"
+                  "x-parser-schema-id": "<anonymous-schema-108>"
                 },
                 "lastPing": {
                   "type": "string",
                   "format": "date-time",
                   "description": "When the last `pong` arrived.",
-                  "x-parser-schema-id": "<anonymous-schema-106>"
+                  "x-parser-schema-id": "<anonymous-schema-109>"
                 },
                 "lastError": {
                   "type": "string",
                   "description": "The last connection error, if the agent is not connected.",
-                  "x-parser-schema-id": "<anonymous-schema-107>"
+                  "x-parser-schema-id": "<anonymous-schema-110>"
                 }
               },
               "examples": [
@@ -2911,7 +2965,7 @@
               ],
               "x-parser-schema-id": "ConnectorAgentHealth"
             },
-            "x-parser-schema-id": "<anonymous-schema-104>"
+            "x-parser-schema-id": "<anonymous-schema-107>"
           }
         },
         "examples": [
@@ -2959,9 +3013,10 @@
         "not_connected": "Agent {agent_id} is not connected.",
         "dropped": "Agent {agent_id} disconnected before answering and did not come back within {seconds} s.",
         "revoked": "Agent {agent_id} was {cause} before answering.",
-        "cut_off": "Agent {agent_id} is connected to another node of this bridge, and the link between the nodes was cut while the event was in flight; its answer may be lost. Send the event again."
+        "cut_off": "Agent {agent_id} is connected to another node of this bridge, and the link between the nodes was cut while the event was in flight; its answer may be lost. Send the event again.",
+        "not_reached": "Agent {agent_id} left its node of this bridge before the event reached it. Send the event again."
       },
-      "cause": "The agent is not connected when the event arrives, or its connection dropped with the event in flight and it did not come back within agentReconnectGraceMs (on several nodes, also when the agent's node stops answering, or the link to it is cut with the event in flight)."
+      "cause": "The agent is not connected when the event arrives, or its connection dropped with the event in flight and it did not come back within agentReconnectGraceMs (on several nodes, also when the agent's node stops answering, or the link to it is cut with the event in flight; and at once when the event, on its way to the agent's node, arrived after the agent had left it or the node went away before it arrived, O21)."
     },
     "AGENT_TIMEOUT": {
       "origin": "protocol",
@@ -3346,7 +3401,7 @@
       },
       "close_code": 4500,
       "http_status": 500,
-      "cause": "A failure on the service side. The client may retry. When only one event is affected it ends that event instead (scope event) and the connection stays open."
+      "cause": "A failure on the service side. The client may retry. When only one event is affected it ends that event instead (scope event) and the connection stays open. On several nodes also an agent's handshake on a node whose claim of the agent Redis did not take within 1 s, or a node cut off from Redis (O19), the agent then reconnecting to another node."
     },
     "SHUTTING_DOWN": {
       "origin": "decision",
@@ -3851,7 +3906,7 @@
       "value": 5000,
       "unit": "milliseconds",
       "applies_to": "each node of a bridge of several nodes (REDIS_URL)",
-      "description": "A node whose last heartbeat is older than this is gone; its agents count as disconnected from then on (their events wait agentReconnectGraceMs, then end with AGENT_OFFLINE), within nodeExpiryMs + nodeHeartbeatMs of its last heartbeat. Decision (O14)."
+      "description": "A node whose last heartbeat is older than this is gone; its agents count as disconnected from then on (their events wait agentReconnectGraceMs, then end with AGENT_OFFLINE), within nodeExpiryMs + nodeHeartbeatMs of its last heartbeat. A node restarted under its NODE_ID sooner is counted gone when it first speaks with its new incarnation, and takes its id at once only when its predecessor provably ended (O22). Decision (O14)."
     },
     "overviewSampleMs": {
       "value": 5000,

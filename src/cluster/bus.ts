@@ -36,9 +36,10 @@ export interface Bus {
   isLinked(): boolean;
   /**
    * The record of which node holds each agent, where a node whose picture lacks an agent can ask. `claim` goes
-   * out at once (before the agent's first frame can lead anyone to ask); `release` only removes its own claim.
+   * out at once and settles once the record has it (every node that asks from then on finds it), or rejects when
+   * it cannot (the link is down, or the record did not answer in time); `release` only removes its own claim.
    */
-  claimAgent(agentId: string, holder: string): void;
+  claimAgent(agentId: string, holder: string): Promise<void>;
   releaseAgent(agentId: string, holder: string): void;
   /** The holder last claimed for the agent and not released (`node:stamp`), or undefined. */
   lookupAgent(agentId: string): Promise<string | undefined>;

@@ -7,13 +7,15 @@
 // What the nodes say to each other is the spec's (the internal `bus` channel of asyncapi.yaml, O16); each message
 // carries its kind `k` and the bus version `v`.
 import { BUS_VERSION as v, type BusMessage, type BusSnapshot, type BusToAgent } from '../../generated/index.js';
-import type {
-  AgentEventMessage,
-  Connection,
-  Engine,
-  EngineListener,
-  EventToAgent,
-  ResumeRequest,
+import {
+  takeThenLocate,
+  type AgentEventMessage,
+  type Connection,
+  type Engine,
+  type EngineListener,
+  type EventToAgent,
+  type ResumeRequest,
+  type Taken,
 } from '../core/engine.js';
 import { RateLimiter, type EventRateLimit } from '../core/rate-limit.js';
 import type { Logger } from '../shared/logger.js';
@@ -28,7 +30,7 @@ interface Holder {
 
 /** What crossing nodes has lost, for metrics: each also logged. */
 export interface ClusterCounters {
-  /** Frames for an agent that had left this node by the time they arrived (its events end by grace or timeout). */
+  /** Frames for an agent that had left this node by the time they arrived (an event among them ends at once, O21). */
   framesForGoneAgent: number;
   /** Agent messages for an event whose home node is gone (the event ended with its node). */
   messagesForGoneNode: number;
@@ -41,8 +43,27 @@ export interface ClusterCounters {
 /** Whether (a) is newer than (b): stamps first, the node id breaks a tie the same way on every node. */
 const newer = (a: Holder, b: Holder) => a.stamp > b.stamp || (a.stamp === b.stamp && a.node > b.node);
 
+/** A token and an agent's claim, read together; `read` false when the record did not answer (the claim is unknown). */
+export interface TakenWithClaim {
+  wait: number;
+  claim: string | undefined;
+  read: boolean;
+}
+
+/** A shared rate limit that reads where an agent is in the round trip that takes its token (O20). */
+export interface ClaimReadingLimit extends EventRateLimit {
+  /** Undefined when taking the token needs no round trip (the limit is off): the agent is then asked alone. */
+  takeReadingClaim(appId: string, now: number, agentId: string): Promise<TakenWithClaim> | undefined;
+}
+
+const readsClaims = (limit: EventRateLimit): limit is ClaimReadingLimit => 'takeReadingClaim' in limit;
+
 /** Makes the per-app rate limit whose buckets every node shares (Redis's, cluster/redis-rate-limit.ts). */
-export type SharedBuckets = (perSecond: number, burst: number, shiftMs?: () => number) => EventRateLimit;
+export type SharedBuckets = (
+  perSecond: number,
+  burst: number,
+  shiftMs?: () => number,
+) => EventRateLimit | ClaimReadingLimit;
 
 export class ClusterEngine implements Engine {
   readonly eventIdSuffix: string;
@@ -51,9 +72,13 @@ export class ClusterEngine implements Engine {
   private stamp = 0;
   private readonly me: string;
   private readonly localAgents = new Map<string, Connection>();
+  /** The claims of agents connected here that the record has not acknowledged yet: whether it took each. */
+  private readonly claiming = new Map<string, Promise<boolean>>();
   private readonly holders = new Map<string, Holder>();
   private readonly localApps = new Set<string>();
   private readonly remoteApps = new Map<string, Set<string>>();
+  /** Events held here sent to an agent's node that has not yet said they reached the agent (O21). */
+  private readonly unconfirmed = new Map<string, { agent: string; node: string }>();
 
   /** `buckets`: where the rate limit's buckets are shared; by default each node's own (tests on a memory hub). */
   constructor(
@@ -82,9 +107,26 @@ export class ClusterEngine implements Engine {
     this.stamp = Math.max(this.stamp + 1, Date.now() * 1000);
     const holder = { node: this.me, stamp: this.stamp };
     this.holders.set(agentId, holder);
-    this.bus.claimAgent(agentId, claimOf(holder));
+    this.claim(agentId, holder);
+    // After the claim on the same Redis connection: a node that hears this finds the claim when it asks.
     this.bus.broadcast({ k: 'agent', v, id: agentId, online: true, stamp: holder.stamp });
     return previous === conn ? undefined : previous;
+  }
+
+  /** Writes the agent's claim; until the record has it, this node locates the agent only by waiting for it. */
+  private claim(agentId: string, holder: Holder): void {
+    const claimed = this.bus.claimAgent(agentId, claimOf(holder)).then(
+      () => true,
+      (err: Error) => {
+        // The core refuses the connection and says so; a claim made again on relink waits for the next relink.
+        this.log.debug({ agent_id: agentId, err: err.message }, "the record did not take an agent's claim");
+        return false;
+      },
+    );
+    this.claiming.set(agentId, claimed);
+    void claimed.then(() => {
+      if (this.claiming.get(agentId) === claimed) this.claiming.delete(agentId);
+    });
   }
 
   detachAgent(agentId: string, conn: Connection): boolean {
@@ -103,15 +145,32 @@ export class ClusterEngine implements Engine {
   }
 
   /**
-   * An agent connected here is known for sure; one elsewhere is asked of the record (one Redis round trip per
-   * event to it): the gossip that it connected or left may still be on its way.
+   * An agent connected here is known for sure once the record has its claim (until then, whether the record took
+   * it: another node asked meanwhile would not find it); one elsewhere is asked of the record (one Redis round
+   * trip per event to it): the gossip that it connected or left may still be on its way.
    */
   locateAgent(agentId: string): boolean | Promise<boolean> {
-    return this.localAgents.has(agentId) || this.lookUp(agentId);
+    if (this.localAgents.has(agentId)) return this.claiming.get(agentId) ?? true;
+    return this.lookUp(agentId);
   }
 
   eventRateLimit(perSecond: number, burst: number, shiftMs?: () => number): EventRateLimit {
     return this.buckets(perSecond, burst, shiftMs);
+  }
+
+  /**
+   * An event to an agent connected elsewhere asks the record where it is in the round trip that takes its app's
+   * token (O20): one round trip per event, not two. The claim is judged only once the checks between pass.
+   */
+  takeForEvent(limit: EventRateLimit, appId: string, agentId: string, now: number): Taken | Promise<Taken> {
+    const both =
+      this.localAgents.has(agentId) || !readsClaims(limit) ? undefined : limit.takeReadingClaim(appId, now, agentId);
+    if (!both) return takeThenLocate(limit, appId, now, () => this.locateAgent(agentId));
+    return both.then(({ wait, claim, read }) => ({
+      wait,
+      // Connected here meanwhile: known here; the record unanswered: out of reach, as for a lookup (lookUp).
+      locate: () => (this.localAgents.has(agentId) ? this.locateAgent(agentId) : read && this.placed(agentId, claim)),
+    }));
   }
 
   private async lookUp(agentId: string): Promise<boolean> {
@@ -121,6 +180,11 @@ export class ClusterEngine implements Engine {
     } catch {
       return false; // the link is cut: the agent is out of reach whoever holds it
     }
+    return this.placed(agentId, claim);
+  }
+
+  /** Whether the record's claim places the agent on a live node other than this one (then this node's picture does). */
+  private placed(agentId: string, claim: string | undefined): boolean {
     const holder = claim === undefined ? undefined : holderOf(claim);
     if (!holder || holder.node === this.me || !this.bus.isNodeUp(holder.node)) return false;
     this.heardAttach(agentId, holder); // the gossip that would have said so is on its way
@@ -137,8 +201,12 @@ export class ClusterEngine implements Engine {
     const holder = this.holders.get(agentId);
     if (!holder || holder.node === this.me) return false;
     const message: BusToAgent = { k: 'to-agent', v, agent: agentId, frame };
-    if (event) message.e = event.eventId;
-    if (event?.traceparent) message.tp = event.traceparent;
+    if (event) {
+      message.e = event.eventId;
+      if (event.traceparent) message.tp = event.traceparent;
+      // Until its node says the event reached the agent, a node gone takes the event with it (O21).
+      this.unconfirmed.set(event.eventId, { agent: agentId, node: holder.node });
+    }
     this.bus.send(holder.node, message);
     return true;
   }
@@ -196,7 +264,9 @@ export class ClusterEngine implements Engine {
   private receive(from: string, message: BusMessage): void {
     switch (message.k) {
       case 'to-agent':
-        return this.deliverToLocalAgent(message.agent, message.frame, message.e, message.tp);
+        return this.deliverToLocalAgent(from, message);
+      case 'to-agent-ack':
+        return this.heardDelivery(message.e, message.ok);
       case 'agent-msg':
         return this.listener?.agentMessage(message.agent, message.msg);
       case 'agent':
@@ -230,18 +300,28 @@ export class ClusterEngine implements Engine {
     }
   }
 
-  private deliverToLocalAgent(agentId: string, frame: string, eventId?: string, traceparent?: string): void {
+  private deliverToLocalAgent(from: string, { agent: agentId, frame, e: eventId, tp }: BusToAgent): void {
     const conn = this.localAgents.get(agentId);
     if (conn) {
       conn.send(frame);
-      if (eventId) this.listener?.eventDelivered(agentId, { eventId, traceparent });
-      return;
+      if (eventId !== undefined) this.listener?.eventDelivered(agentId, { eventId, traceparent: tp });
+    } else {
+      this.counters.framesForGoneAgent++;
+      this.log.info(
+        { agent_id: agentId, event_id: eventId },
+        eventId
+          ? 'an event for an agent that has left this node was dropped (its home ends it at once)'
+          : 'a frame for an agent that has left this node was dropped',
+      );
     }
-    this.counters.framesForGoneAgent++;
-    this.log.info(
-      { agent_id: agentId },
-      'a frame for an agent that has left this node was dropped (its event ends by grace or timeout)',
-    );
+    if (eventId !== undefined) this.bus.send(from, { k: 'to-agent-ack', v, e: eventId, ok: conn !== undefined });
+  }
+
+  private heardDelivery(eventId: string, ok: boolean): void {
+    const sent = this.unconfirmed.get(eventId);
+    if (!sent) return;
+    this.unconfirmed.delete(eventId);
+    if (!ok) this.listener?.eventUndelivered(sent.agent, eventId);
   }
 
   private heardAttach(agentId: string, holder: Holder): void {
@@ -292,8 +372,15 @@ export class ClusterEngine implements Engine {
       nodes.delete(node);
       if (!nodes.size) this.remoteApps.delete(appId);
     }
-    this.log.warn({ node, agents: gone.length }, 'a node stopped answering: its agents count as disconnected');
+    const lost = [...this.unconfirmed].filter(([, sent]) => sent.node === node);
+    for (const [eventId] of lost) this.unconfirmed.delete(eventId);
+    this.log.warn(
+      { node, agents: gone.length, events_lost: lost.length },
+      'a node stopped answering: its agents count as disconnected',
+    );
     for (const agentId of gone) this.listener?.agentPresence(agentId, false);
+    // Sent to it and never said to have reached the agent: nothing of them is with the agent to come back (O21).
+    for (const [eventId, sent] of lost) this.listener?.eventUndelivered(sent.agent, eventId);
   }
 
   /**
@@ -304,6 +391,7 @@ export class ClusterEngine implements Engine {
     const remote = this.agentsOn((node) => node !== this.me);
     for (const agentId of remote) this.holders.delete(agentId);
     this.remoteApps.clear();
+    this.unconfirmed.clear(); // their events end now with the agents cut off
     this.log.warn({ agents: remote.length }, 'the link to the other nodes is cut: their agents are out of reach');
     this.counters.agentsCutOff += remote.length;
     if (remote.length) this.listener?.agentsCutOff(remote);
@@ -316,8 +404,7 @@ export class ClusterEngine implements Engine {
   private relink(): void {
     this.log.info({}, 'the link to the other nodes is back');
     // Redis may have restarted empty: this node's agents are claimed again.
-    for (const [agentId, holder] of this.holders)
-      if (holder.node === this.me) this.bus.claimAgent(agentId, claimOf(holder));
+    for (const [agentId, holder] of this.holders) if (holder.node === this.me) this.claim(agentId, holder);
     this.bus.broadcast({ k: 'cut', v });
     this.bus.broadcast({ k: 'hello', v });
     this.bus.broadcast(this.snapshot());

@@ -44,8 +44,10 @@ class MemoryBus extends BusListeners implements Bus {
     return this.linked;
   }
 
-  claimAgent(agentId: string, holder: string): void {
-    if (this.linked) this.hub.claims.set(agentId, holder);
+  async claimAgent(agentId: string, holder: string): Promise<void> {
+    if (!this.linked) throw new Error('the link is cut');
+    await this.hub.claimWrite();
+    this.hub.claims.set(agentId, holder);
   }
 
   releaseAgent(agentId: string, holder: string): void {
@@ -67,6 +69,8 @@ export class MemoryHub {
   readonly claims = new Map<string, string>();
   /** Delays the gossip between nodes, not the claims: the picture of a node lags, the record does not. */
   delayGossip = false;
+  /** How a claim's write reaches the record: at once by default; a test holds it to open the window before it lands. */
+  claimWrite: () => Promise<void> = () => Promise.resolve();
 
   join(nodeId: string, log: Logger = silentLogger): Bus {
     const bus = new MemoryBus(nodeId, this, log);

@@ -8,6 +8,15 @@ import type { BusEnvelope } from '../../generated/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { Bus, BusMessage } from './bus.js';
 import { BusListeners } from './bus-listeners.js';
+import {
+  closed,
+  describeHolder,
+  isEndedPredecessor,
+  opened,
+  parseIdentity,
+  thisProcess,
+  type NodeIdentity,
+} from './node-identity.js';
 
 export interface RedisBusOptions {
   url: string;
@@ -31,12 +40,17 @@ export interface BusTraffic {
   dropped: number;
 }
 
-// Beats, forgets the nodes whose heartbeat expired and lists the live ones, on Redis's clock (the nodes' clocks
-// may differ, and a test clock must not kill a node): [was this node missing, node, score, node, score, ...].
+// Beats (with this process's identity beside it: node-identity.ts), forgets the nodes whose heartbeat expired and
+// lists the live ones, on Redis's clock (the nodes' clocks may differ, and a test clock must not kill a node):
+// [was this node missing, node, node, ...].
 const HEARTBEAT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local added = redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))) do
+  redis.call('HDEL', KEYS[2], gone)
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
 local live = redis.call('ZRANGE', KEYS[1], 0, -1)
 table.insert(live, 1, added)
@@ -60,19 +74,36 @@ for i = 1, #all, 2 do
 end
 return gone`;
 
-// Whether a node with this id has beaten within the expiry: a second process with the same NODE_ID would take
-// the first one's messages and claims.
-const ID_IN_USE = `
+// Takes the id ARGV[1] with this process's identity ARGV[3] (its first beat), unless a node with it has beaten
+// within the expiry ARGV[2] and its recorded identity is not ARGV[4] (the predecessor this process proved ended, or
+// '' for none): a second process with the same NODE_ID would take the first one's messages and claims. Checked and
+// taken in one script, so that of two processes starting at once only one gets the id. [1], or [0, the live
+// holder's identity (false: none recorded), its heartbeat's age in ms].
+const JOIN = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local last = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if last and now - tonumber(last) < tonumber(ARGV[2]) then return 1 end
-return 0`;
+if last and now - tonumber(last) < tonumber(ARGV[2]) then
+  local holder = redis.call('HGET', KEYS[2], ARGV[1])
+  if ARGV[4] == '' or holder ~= ARGV[4] then return {0, holder, now - tonumber(last)} end
+end
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+return {1}`;
+
+// Leaves at once: the heartbeat, and the identity if it is still this process's.
+const LEAVE = `
+redis.call('ZREM', KEYS[1], ARGV[1])
+if redis.call('HGET', KEYS[2], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[2], ARGV[1]) end
+return 1`;
 
 /** Another live node already has this node's id (NODE_ID). */
 export class NodeIdInUseError extends Error {}
 
 export const newNodeId = () => randomBytes(5).toString('hex');
+
+/** The hash of which node holds each agent (`node:stamp`), under the bridge's prefix. */
+export const claimsKey = (prefix: string) => `${prefix}:agents`;
 
 /** How long a node waits for Redis to answer a question (where is an agent, the rate limit) before it decides alone. */
 export const QUESTION_TIMEOUT_MS = 1000;
@@ -89,6 +120,11 @@ export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 export class RedisBus extends BusListeners implements Bus {
   readonly nodeId: string;
+  /** This process: its incarnation and where it runs, beside its heartbeat (O22). */
+  readonly identity: NodeIdentity = thisProcess();
+  private readonly identityText = JSON.stringify(this.identity);
+  /** The incarnation each other node last spoke with: a new one is a restart under the same NODE_ID (O22). */
+  private readonly incarnations = new Map<string, string>();
   readonly traffic: BusTraffic = { publishes: 0, messages: 0, dropped: 0 };
   readonly prefix: string;
   private readonly pub: Redis;
@@ -127,17 +163,14 @@ export class RedisBus extends BusListeners implements Bus {
     const bus = new RedisBus(options);
     try {
       await bus.pub.connect();
-      if (await bus.pub.eval(ID_IN_USE, 1, `${bus.prefix}:nodes`, bus.nodeId, options.expiryMs)) {
-        throw new NodeIdInUseError(
-          `another live node already has the id ${bus.nodeId} (NODE_ID): give each node its own, or leave NODE_ID unset`,
-        );
-      }
+      await bus.join();
       await bus.sub.connect();
       await bus.subscribeChannels();
       // A node that restarts with the same NODE_ID holds nothing yet: claims its previous run left are void.
       await bus.pub.eval(FORGET_NODE, 1, bus.claims, `${bus.nodeId}:`);
       await bus.beat();
     } catch (err) {
+      closed(bus.identity);
       bus.pub.disconnect();
       bus.sub.disconnect();
       throw err;
@@ -147,6 +180,48 @@ export class RedisBus extends BusListeners implements Bus {
     bus.heartbeat = setInterval(() => void bus.beat().catch(() => {}), options.heartbeatMs);
     bus.heartbeat.unref();
     return bus;
+  }
+
+  /**
+   * Takes this node's id, or throws NodeIdInUseError: a live node has it, unless that node is provably this
+   * process's own predecessor, ended without leaving (killed, crashed), whose heartbeat has not expired yet (O22).
+   */
+  private async join(): Promise<void> {
+    const take = (predecessor: string) =>
+      this.pub.eval(
+        JOIN,
+        2,
+        this.heartbeats,
+        this.identities,
+        this.nodeId,
+        this.options.expiryMs,
+        this.identityText,
+        predecessor,
+      ) as Promise<[1] | [0, string | null, number]>;
+    opened(this.identity); // from now on, as far as this process knows: closed again if refused (connect)
+    const first = await take('');
+    if (first[0] === 1) return;
+    const [, holder, ageMs] = first;
+    const found = parseIdentity(holder);
+    if (holder && found && isEndedPredecessor(found, this.identity) && (await take(holder))[0] === 1) {
+      this.options.log.warn(
+        { node: this.nodeId, pid: found.pid, heartbeat_age_ms: ageMs },
+        'NODE_ID taken over from its previous process on this machine, which ended without leaving',
+      );
+      return;
+    }
+    throw new NodeIdInUseError(
+      `another live node already has the id ${this.nodeId} (NODE_ID): ${describeHolder(found, this.identity)}, its last heartbeat ${ageMs} ms ago; ` +
+        'give each node its own, or leave NODE_ID unset',
+    );
+  }
+
+  private get heartbeats(): string {
+    return `${this.prefix}:nodes`;
+  }
+
+  private get identities(): string {
+    return `${this.prefix}:node-identities`;
   }
 
   private channel(node: string): string {
@@ -173,8 +248,22 @@ export class RedisBus extends BusListeners implements Bus {
     if (envelope.f === this.nodeId) return; // our own broadcast
     // An envelope of another shape is another release's wire: counted as a version this node does not know (O16).
     if (!Array.isArray(envelope.m)) return void this.unknownMessages.record('version', envelope.f, 'envelope');
+    if (typeof envelope.i === 'string') this.heardIncarnation(envelope.f, envelope.i);
     this.live.add(envelope.f); // a node that speaks is alive, before the next heartbeat lists it
     for (const message of envelope.m) this.hear(envelope.f, message);
+  }
+
+  /**
+   * A node that speaks with a new incarnation restarted under its NODE_ID, maybe within a heartbeat (its previous
+   * process killed, O22): what the previous one held is gone, before anything the new one says is heard. Its claims
+   * are not forgotten here: the new one forgot its predecessor's itself, and has made its own since.
+   */
+  private heardIncarnation(node: string, incarnation: string): void {
+    const known = this.incarnations.get(node);
+    this.incarnations.set(node, incarnation);
+    if (known === undefined || known === incarnation) return;
+    this.options.log.warn({ node }, 'a node restarted under the same NODE_ID: what its previous process held is gone');
+    for (const h of this.downHandlers) h(node);
   }
 
   send(node: string, message: BusMessage): void {
@@ -204,7 +293,8 @@ export class RedisBus extends BusListeners implements Bus {
       }
       this.traffic.publishes++;
       this.traffic.messages += messages.length;
-      this.pub.publish(channel, JSON.stringify({ f: this.nodeId, m: messages } satisfies BusEnvelope)).catch(() => {
+      const envelope: BusEnvelope = { f: this.nodeId, i: this.identity.i, m: messages };
+      this.pub.publish(channel, JSON.stringify(envelope)).catch(() => {
         this.traffic.dropped += messages.length;
       });
     }
@@ -229,11 +319,12 @@ export class RedisBus extends BusListeners implements Bus {
   }
 
   private get claims(): string {
-    return `${this.prefix}:agents`;
+    return claimsKey(this.prefix);
   }
 
-  claimAgent(agentId: string, holder: string): void {
-    if (this.linked) this.pub.hset(this.claims, agentId, holder).catch(() => {}); // lost with the link: claimed again on relink
+  async claimAgent(agentId: string, holder: string): Promise<void> {
+    if (!this.linked) throw new Error('the link to Redis is down');
+    await withTimeout(this.pub.hset(this.claims, agentId, holder), QUESTION_TIMEOUT_MS);
   }
 
   releaseAgent(agentId: string, holder: string): void {
@@ -245,7 +336,8 @@ export class RedisBus extends BusListeners implements Bus {
   }
 
   private async beat(): Promise<void> {
-    const reply = (await this.pub.eval(HEARTBEAT, 1, `${this.prefix}:nodes`, this.nodeId, this.options.expiryMs)) as [
+    const args = [this.nodeId, this.options.expiryMs, this.identityText];
+    const reply = (await this.pub.eval(HEARTBEAT, 2, this.heartbeats, this.identities, ...args)) as [
       number,
       ...string[],
     ];
@@ -254,11 +346,13 @@ export class RedisBus extends BusListeners implements Bus {
     for (const node of this.live) {
       if (now.has(node) || node === this.nodeId) continue;
       this.pub.eval(FORGET_NODE, 1, this.claims, `${node}:`).catch(() => {});
+      this.incarnations.delete(node); // gone: whichever process comes back under its id is new
       for (const h of this.downHandlers) h(node);
     }
     this.live = now;
     // Missing from the set after our first beat: the others counted this node gone and dropped what it holds.
-    if (added === 1 && this.beats++ > 0 && this.linked) this.relinked('this node had been counted gone');
+    const first = this.beats++ === 0;
+    if (added === 1 && !first && this.linked) this.relinked('this node had been counted gone');
   }
 
   private watchLink(): void {
@@ -295,13 +389,16 @@ export class RedisBus extends BusListeners implements Bus {
   }
 
   async close(): Promise<void> {
+    closed(this.identity);
     clearInterval(this.heartbeat);
     this.flush();
     this.unknownMessages.flush();
     this.linked = false;
     // Leaving at once, not by expiry: the other nodes need not wait to know this node's agents are gone.
-    if (this.pub.status === 'ready')
-      await withTimeout(this.pub.zrem(`${this.prefix}:nodes`, this.nodeId), QUESTION_TIMEOUT_MS).catch(() => {});
+    if (this.pub.status === 'ready') {
+      const leaving = this.pub.eval(LEAVE, 2, this.heartbeats, this.identities, this.nodeId, this.identityText);
+      await withTimeout(leaving, QUESTION_TIMEOUT_MS).catch(() => {});
+    }
     // disconnect, not quit: quit fails on a connection that is reconnecting and leaves it reconnecting for ever.
     this.pub.disconnect();
     this.sub.disconnect();

@@ -9,7 +9,7 @@ import { BurstLog, LOG_WINDOW_MS } from './burst-log.js';
 import type { Logger } from '../shared/logger.js';
 import { compactJson } from './compact-json.js';
 import type { AgentRecord, AppRecord, Directory } from './directory.js';
-import type { Delivery, Presence, Connection } from './engine.js';
+import type { Delivery, Presence, Connection, SharedRateLimits, Taken } from './engine.js';
 import type { Endings } from './endings.js';
 import type { EventTable } from './event-table.js';
 import { payloadHeldBytes } from './event-in-flight.js';
@@ -25,7 +25,7 @@ import type { SessionRecord, SessionTable } from './sessions.js';
 
 export interface AdmissionDeps {
   directory: Directory;
-  engine: Presence & Delivery;
+  engine: Presence & Delivery & Pick<SharedRateLimits, 'takeForEvent'>;
   table: EventTable;
   endings: Endings;
   rateLimiter: EventRateLimit;
@@ -72,9 +72,12 @@ export class Admission {
     });
   }
 
-  /** Returns a promise when the rate limit's answer takes a round trip: the connection's next frames wait for it. */
+  /**
+   * Returns a promise when the rate limit's answer takes a round trip (on several nodes, the same one also finds
+   * the agent, O20): the connection's next frames wait for it.
+   */
   event(conn: Connection, app: AppRecord, message: EventMessage): Promise<void> | void {
-    const { clock, rateLimiter } = this.d;
+    const { clock, rateLimiter, engine } = this.d;
     const startedAt = clock.monotonic();
     const payloadJson = compactJson(message.payload);
     const size = utf8Length(payloadJson);
@@ -91,10 +94,10 @@ export class Admission {
       return this.reject(conn, 'PAYLOAD_TOO_LARGE', error, start);
     }
     const candidate: Candidate = { conn, app, message, payloadJson, start, startedAt };
-    const wait = rateLimiter.take(app.app_id, startedAt);
-    if (typeof wait === 'number') return this.admit(candidate, wait);
+    const taken = engine.takeForEvent(rateLimiter, app.app_id, message.agent_id, startedAt);
+    if (!(taken instanceof Promise)) return this.admit(candidate, taken);
     // Closed meanwhile: nobody to answer.
-    return wait.then((seconds) => (this.d.isLive(conn) ? this.admit(candidate, seconds) : undefined));
+    return taken.then((t) => (this.d.isLive(conn) ? this.admit(candidate, t) : undefined));
   }
 
   /** An event refused with `code`: one error to the app (with a fresh event id), and the observer told. */
@@ -123,8 +126,8 @@ export class Admission {
     this.evictedLog.stop();
   }
 
-  private admit(c: Candidate, wait: number): Promise<void> | void {
-    const { directory, engine } = this.d;
+  private admit(c: Candidate, { wait, locate }: Taken): Promise<void> | void {
+    const { directory } = this.d;
     const { app, start } = c;
     const agentId = c.message.agent_id;
     if (wait > 0) {
@@ -145,7 +148,7 @@ export class Admission {
       const error = errorText('PERMISSION_DENIED', 'not_allowed', { app_id: app.app_id, agent_id: agentId });
       return this.reject(c.conn, 'PERMISSION_DENIED', error, start, admitted);
     }
-    const located = engine.locateAgent(agentId);
+    const located = locate();
     if (typeof located === 'boolean') return this.deliverOrOffline(c, agent, located);
     return located.then((online) => (this.d.isLive(c.conn) ? this.deliverOrOffline(c, agent, online) : undefined));
   }

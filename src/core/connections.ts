@@ -158,8 +158,9 @@ export class Connections {
       { conn: conn.id, connection_id: client.id, ...clientFields(principal), address },
       'connection open',
     );
-    if (principal.kind === 'agent') this.attachAgent(conn, principal.agent.agent_id);
+    const ready = principal.kind === 'agent' ? this.attachAgent(client, principal.agent.agent_id) : undefined;
     return {
+      ...(ready ? { ready } : {}),
       message: (data, isBinary) => this.receive(client, data, isBinary),
       closed: (code, reason) => {
         tracked.gone();
@@ -185,11 +186,16 @@ export class Connections {
     for (const client of [...this.clients.values()]) if (match(client)) this.refuse(client.conn, code, error);
   }
 
-  /** Closes every connection with 1001, its socket's last frames unheard. */
+  /**
+   * Closes every connection with 1001, its socket's last frames unheard. Each agent is let go first, so that the
+   * other nodes know at once that it left (their events wait its grace, new ones are not sent here, O21), rather
+   * than when this node's heartbeat is found missing, which a restart under the same NODE_ID may never show.
+   */
   closeAll(): void {
     for (const client of this.clients.values()) {
       client.gone = true;
       client.liveness.stop();
+      if (client.principal.kind === 'agent') this.d.presence.detachAgent(client.principal.agent.agent_id, client.conn);
       client.conn.close(CLOSE_CODES.GOING_AWAY, 'SHUTTING_DOWN');
     }
     this.clients.clear();
@@ -244,13 +250,26 @@ export class Connections {
     return { message() {}, closed: tracked.gone, partial: tracked.partial };
   }
 
-  private attachAgent(conn: Connection, agentId: string): void {
+  /**
+   * Makes the client the agent's connection. Its handshake is answered once its own node locates it for every node
+   * (on several, once the shared record has its claim, O14): an app told of the agent, by the agent or by the
+   * directory, then reaches it through any node. A claim the record did not take refuses the connection.
+   */
+  private attachAgent(client: Client, agentId: string): Promise<void> | undefined {
+    const { conn } = client;
     const replaced = this.d.presence.attachAgent(agentId, conn);
     this.d.hooks.agentAttached(agentId);
     if (replaced) {
       this.d.log.info({ agent_id: agentId }, 'agent connection replaced by a newer one');
       this.refuse(replaced, 'CONNECTION_REPLACED', errorText('CONNECTION_REPLACED', 'replaced'));
     }
+    const located = this.d.presence.locateAgent(agentId);
+    if (typeof located === 'boolean') return undefined;
+    return located.then((claimed) => {
+      if (claimed || client.gone) return;
+      this.d.log.warn({ agent_id: agentId }, "agent connection refused: the other nodes' record did not take it");
+      this.refuse(conn, 'INTERNAL_ERROR', errorText('INTERNAL_ERROR', 'cluster_link'));
+    });
   }
 
   /** The one way a client stops being one, whoever ended it (its socket, a refusal, a revocation): once. */

@@ -132,6 +132,16 @@ export class Endings {
     this.failEventsOf(agentId, errorText('AGENT_OFFLINE', 'revoked', { agent_id: agentId, cause }));
   }
 
+  /**
+   * The event never reached its agent (it left its node first, or the node went, O21): it ends now, not after the
+   * agent's grace or timeout, since nothing of it is with the agent to come back with it.
+   */
+  undelivered(agentId: string, eventId: string): void {
+    const ev = this.d.table.get(eventId);
+    if (ev?.agentId !== agentId) return; // over already
+    this.fail(ev, 'AGENT_OFFLINE', errorText('AGENT_OFFLINE', 'not_reached', { agent_id: agentId }), 'agent_offline');
+  }
+
   /** Ends with AGENT_OFFLINE every event of the agent held on this node. */
   failEventsOf(agentId: string, error: string): void {
     for (const ev of this.d.table.ofAgent(agentId))

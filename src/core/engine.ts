@@ -37,6 +37,11 @@ export interface EngineListener {
   agentReplaced(agentId: string, conn: Connection): void;
   /** The link to these agents' nodes was cut: messages about their events held here may be lost in the gap. */
   agentsCutOff(agentIds: string[]): void;
+  /**
+   * An event held here, sent to its agent's node, never reached the agent: it had left that node, or the node went
+   * away before saying the event reached it (O21).
+   */
+  eventUndelivered(agentId: string, eventId: string): void;
   /** A connection `connId` of node `from` resumes an event held here (R8): answered with `answerResume`. */
   resumeRequest(from: string, request: ResumeRequest, connId: number): void;
   /** Frames of an event held on another node for connection `connId` here, which resumed it: the answer first. */
@@ -55,7 +60,9 @@ export interface Presence {
   isAgentOnline(agentId: string): boolean;
   /**
    * Whether the agent is connected anywhere, for an event about to go to it: at once when this node's picture is
-   * the truth (one node, or the agent connected here), after asking the shared record when it may lag.
+   * the truth (one node, or the agent connected here), after asking the shared record when it may lag. An agent
+   * just attached here counts once every node would find it (on several nodes, once the shared record has its
+   * claim: false when the record did not take it); its handshake is answered then.
    */
   locateAgent(agentId: string): boolean | Promise<boolean>;
   /** This node's first connection of the app opened (true), or its last one closed (false). */
@@ -70,7 +77,8 @@ export interface Delivery {
   readonly eventIdSuffix: string;
   /**
    * Delivers a frame to the agent's connection, wherever it is; false when the agent is not connected. An event's
-   * frame names the event: its delivery is told to the listener by the node that hands it to the connection.
+   * frame names the event: its delivery is told to the listener by the node that hands it to the connection, and
+   * its home hears if it reaches no agent on the way (`eventUndelivered`).
    */
   toAgent(agentId: string, frame: string, event?: EventToAgent): boolean;
   /** Hands an agent's message to the node its event lives on; false when that is this node or no live node. */
@@ -97,6 +105,30 @@ export interface ResumeRelay {
 export interface SharedRateLimits {
   /** `shiftMs`: added to the shared buckets' own time (the test clock's advance; 0 in production). */
   eventRateLimit(perSecond: number, burst: number, shiftMs?: () => number): EventRateLimit;
+  /**
+   * An app's event to `agentId`, what it needs of the shared state: a token of the app's bucket in `limit` (made by
+   * `eventRateLimit`), and how to locate the agent once the checks between the two have passed (W7), as
+   * `locateAgent` would. On several nodes one Redis round trip answers both (O20): a promise whenever there is one.
+   */
+  takeForEvent(limit: EventRateLimit, appId: string, agentId: string, now: number): Taken | Promise<Taken>;
+}
+
+/** A token taken for an event: `wait` 0 when admitted (else the seconds until one is available), and its agent. */
+export interface Taken {
+  wait: number;
+  /** Whether the agent is connected anywhere; asked only once the event passed the checks after the rate limit. */
+  locate(): boolean | Promise<boolean>;
+}
+
+/** The token and then the agent, each asked apart (what an engine does when one answer has no round trip). */
+export function takeThenLocate(
+  limit: EventRateLimit,
+  appId: string,
+  now: number,
+  locate: () => boolean | Promise<boolean>,
+): Taken | Promise<Taken> {
+  const wait = limit.take(appId, now);
+  return typeof wait === 'number' ? { wait, locate } : wait.then((seconds) => ({ wait: seconds, locate }));
 }
 
 export interface Engine extends Presence, Delivery, ResumeRelay, SharedRateLimits {

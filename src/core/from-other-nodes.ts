@@ -49,6 +49,8 @@ export function fromOtherNodes(d: FromOtherNodesDeps): EngineListener {
       for (const agentId of agentIds)
         d.endings.failEventsOf(agentId, errorText('AGENT_OFFLINE', 'cut_off', { agent_id: agentId }));
     },
+    eventUndelivered: (agentId, eventId) =>
+      guarded('an event that did not reach its agent', eventId, () => d.endings.undelivered(agentId, eventId)),
     resumeRequest: (from, request, connId) =>
       guarded('resume from another node', request.event_id, () => d.desk.resumeRequest(from, request, connId)),
     framesForApp: (from, connId, eventId, sent) =>

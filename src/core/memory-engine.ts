@@ -1,6 +1,13 @@
 // The engine of a bridge of one node: the agents' connections in a map, the apps' in a set, every event at home and
 // the rate limit's buckets in this process. Nothing here ever crosses a node: there is no other.
-import type { Connection, Engine, EngineListener, EventToAgent } from './engine.js';
+import {
+  takeThenLocate,
+  type Connection,
+  type Engine,
+  type EngineListener,
+  type EventToAgent,
+  type Taken,
+} from './engine.js';
 import { RateLimiter, type EventRateLimit } from './rate-limit.js';
 
 /** A connection of another node: there is none, so nothing sent to it goes anywhere. */
@@ -71,5 +78,9 @@ export class MemoryEngine implements Engine {
 
   eventRateLimit(perSecond: number, burst: number): EventRateLimit {
     return new RateLimiter(perSecond, burst);
+  }
+
+  takeForEvent(limit: EventRateLimit, appId: string, agentId: string, now: number): Taken | Promise<Taken> {
+    return takeThenLocate(limit, appId, now, () => this.agents.has(agentId));
   }
 }

@@ -27,6 +27,11 @@ export interface Socket {
 
 /** What the transport calls for one connection. */
 export interface ConnectionHandlers {
+  /**
+   * The handshake's answer waits for this (with whatever the core sent meanwhile): an agent's connection on
+   * several nodes is answered once every node can find it (O14). Never rejects. Absent: answered at once.
+   */
+  ready?: Promise<void>;
   /** A frame arrived (binary frames as `isBinary` with empty text: the core refuses them). */
   message(data: string, isBinary: boolean): void;
   /** The socket is gone, whoever closed it: the close code and reason, when the transport had them. */

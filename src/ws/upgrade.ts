@@ -70,6 +70,9 @@ export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketE
     };
     ws.on('error', (err) => log.warn({ conn: socket.id, address: facts.address, err: err.message }, 'websocket error'));
     const handlers = bridge.connect(socket, facts);
+    // The answer to the handshake (corked in onUpgrade) leaves when the core says the connection is ready.
+    if (handlers.ready) void handlers.ready.finally(() => raw.uncork());
+    else raw.uncork();
     ws.on('close', (code: number, reason: Buffer) => handlers.closed(code, reason.toString()));
     ws.on('message', (data: RawData, isBinary: boolean) => handlers.message(isBinary ? '' : data.toString(), isBinary));
     ws.on('pong', () => handlers.pong?.());
@@ -98,6 +101,9 @@ export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketE
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
+    // ws writes its 101 before it hands over the socket: corked, it stays here with what the core sends until
+    // the core has made the connection ready (an agent's claim on several nodes, O14), then leaves at once.
+    socket.cork();
     wss.handleUpgrade(req, socket, head, (ws) => connect(ws, req, socket, url));
   }
 

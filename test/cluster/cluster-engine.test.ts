@@ -11,6 +11,7 @@ import { makeBridge, type Bridge } from '../../src/core/bridge.js';
 import { Directory, type Principal } from '../../src/core/directory.js';
 import { AdjustableClock } from '../../src/shared/clock.js';
 import { ClusterEngine, homeOf } from '../../src/cluster/cluster-engine.js';
+import { errorText } from '../../src/shared/error-text.js';
 import { specCheckedHub, takeOffSpec } from './spec-checked-hub.js';
 import { peerConnector, principalToken, type Peer, agentRecord } from '../helpers/core-harness.js';
 
@@ -21,6 +22,15 @@ const appPrincipal: Principal = { kind: 'app', app, token: principalToken('app',
 const agentPrincipal: Principal = { kind: 'agent', agent, token: principalToken('agent', 'tutor') };
 const coachPrincipal: Principal = { kind: 'agent', agent: coach, token: principalToken('agent', 'coach') };
 const GRACE_MS = 10_000;
+
+/** Polls every turn of the event loop: what the test waits for must be seen before the delayed gossip lands. */
+async function until(what: string, ok: () => boolean): Promise<void> {
+  for (let turns = 0; turns < 100_000; turns++) {
+    if (ok()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`never: ${what}`);
+}
 
 function cluster(nodeIds: string[]) {
   const hub = specCheckedHub();
@@ -138,6 +148,51 @@ describe('several cores on one bus (the cluster engine)', function () {
     expect(appConn.frames.map((f) => f.type)).to.deep.equal(['accepted', 'reply']);
   });
 
+  it("ends at once an event that reached the agent's node after the agent left it, though the agent is back within the grace", async function () {
+    const c = cluster(['n1', 'n2']);
+    const first = c.connect('n2', agentPrincipal);
+    await c.settle();
+    const appConn = c.connect('n1', appPrincipal);
+    c.hub.delayGossip = true; // the event takes a while to cross: the agent leaves meanwhile
+    c.send(appConn, c.event());
+    await until('the event accepted and on its way', () => appConn.frames.length > 0);
+    first.handlers.closed();
+    await c.settle();
+    const second = c.connect('n2', agentPrincipal); // back within the grace: the event is over, not waiting
+    await c.settle();
+    expect(appConn.frames.map((f) => f.code ?? f.type)).to.deep.equal(['accepted', 'AGENT_OFFLINE']);
+    expect(appConn.frames[1]!.error).to.equal(errorText('AGENT_OFFLINE', 'not_reached', { agent_id: 'tutor' }));
+    expect([first.frames, second.frames]).to.deep.equal([[], []]);
+  });
+
+  it("ends at once an event whose agent's node died before it arrived; one the node had delivered waits the grace", async function () {
+    const c = cluster(['n1', 'n2', 'n3']);
+    const { appConn, eventId: delivered } = await c.inFlight('n2', 'n1');
+    c.hub.delayGossip = true;
+    c.send(appConn, c.event('second'));
+    await until('the second event accepted and on its way', () => appConn.frames.length > 1);
+    const lost = appConn.frames[1]!.event_id as string;
+    c.hub.kill('n2');
+    await c.settle();
+    expect(appConn.frames.slice(2).map((f) => [f.code, f.event_id])).to.deep.equal([['AGENT_OFFLINE', lost]]);
+    const back = c.connect('n3', agentPrincipal);
+    await c.settle();
+    c.send(back, { type: 'reply', event_id: delivered, content: 'still here', done: true });
+    await c.settle();
+    expect(appConn.frames.at(-1)).to.include({ type: 'reply', event_id: delivered });
+  });
+
+  it("tells the other nodes at a node's shutdown that its agents left, before its heartbeat is missed", async function () {
+    const c = cluster(['n1', 'n2']);
+    const { appConn } = await c.inFlight('n2', 'n1');
+    c.nodes.get('n2')!.bridge.shutdown();
+    await c.settle();
+    expect(c.nodes.get('n1')!.engine.isAgentOnline('tutor')).to.equal(false);
+    expect(c.hub.claims.has('tutor'), 'the claim released').to.equal(false);
+    c.clock.advance(GRACE_MS);
+    expect(appConn.frames.map((f) => f.code ?? f.type)).to.deep.equal(['accepted', 'AGENT_OFFLINE']);
+  });
+
   it('ends the events at an agent on a killed node with AGENT_OFFLINE once the grace has passed, and reaches the agent again on another node', async function () {
     const c = cluster(['n1', 'n2', 'n3']);
     const { appConn } = await c.inFlight('n2', 'n1');
@@ -187,12 +242,33 @@ describe('several cores on one bus (the cluster engine)', function () {
     const c = cluster(['n1', 'n2']);
     c.hub.delayGossip = true;
     const agentConn = c.connect('n2', agentPrincipal);
+    await agentConn.handlers.ready; // the agent's handshake answered: it may tell an app it is there
     const appConn = c.connect('n1', appPrincipal);
     c.send(appConn, c.event('a'));
     c.send(appConn, { type: 'ping' }); // answered after the event's answer, whatever the wait
     await c.settle();
     expect(appConn.frames.map((f) => f.type)).to.deep.equal(['accepted', 'pong']);
     expect(agentConn.frames.map((f) => f.type)).to.deep.equal(['event']);
+  });
+
+  it("answers an agent's handshake only once the record has its claim, and refuses it when the record does not take it", async function () {
+    const c = cluster(['n1', 'n2']);
+    let land = () => {};
+    c.hub.claimWrite = () => new Promise<void>((resolve) => (land = resolve));
+    const agentConn = c.connect('n2', agentPrincipal);
+    let answered = false;
+    void agentConn.handlers.ready!.then(() => (answered = true));
+    await c.settle();
+    expect(answered, 'answered before the record has the claim').to.equal(false);
+    land();
+    await agentConn.handlers.ready;
+    expect(agentConn.frames).to.deep.equal([]);
+
+    c.hub.claimWrite = () => Promise.reject(new Error('Redis does not answer'));
+    const refused = c.connect('n1', coachPrincipal);
+    await refused.handlers.ready;
+    expect(refused.frames.map((f) => f.code)).to.deep.equal(['INTERNAL_ERROR']);
+    expect(refused.closedWith).to.deep.equal([ERRORS.INTERNAL_ERROR.closeCode, 'INTERNAL_ERROR']);
   });
 
   it('answers AGENT_OFFLINE at once for an agent that left another node a moment ago, before the gossip about it has arrived', async function () {

@@ -2,6 +2,8 @@
 // scripts/services.sh start)"` starts one). Without it these tests are pending, never silently passed.
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
+import { spawn } from 'node:child_process';
+import { thisProcess, type NodeIdentity } from '../../src/cluster/node-identity.js';
 import { RedisBus } from '../../src/cluster/redis-bus.js';
 import { RedisRateLimiter } from '../../src/cluster/redis-rate-limit.js';
 import type { BusMessage } from '../../src/cluster/bus.js';
@@ -89,11 +91,81 @@ describe('the Redis engine (TEST_REDIS_URL)', function () {
     const first = await bus('a');
     let refused: Error | undefined;
     await bus('a').catch((err: Error) => (refused = err));
-    expect(refused?.message).to.equal(
-      'another live node already has the id a (NODE_ID): give each node its own, or leave NODE_ID unset',
+    expect(refused?.message).to.match(
+      new RegExp(
+        `^another live node already has the id a \\(NODE_ID\\): pid ${process.pid} on this machine, still running, its last heartbeat \\d+ ms ago; give each node its own, or leave NODE_ID unset$`,
+      ),
     );
     await first.close();
     expect((await bus('a')).nodeId).to.equal('a');
+  });
+
+  it('counts a node that speaks with a new incarnation as gone first, then hears what the new process says (O22)', async function () {
+    const [a, b] = [await bus('a'), await bus('b')];
+    const heard: string[] = [];
+    a.onNodeDown((node) => heard.push(`down ${node}`));
+    a.subscribe((from, m) => heard.push(`${m.k} from ${from}`));
+    b.broadcast({ k: 'hello', v: BUS_VERSION });
+    await until('the first hello', () => heard.length === 1);
+    const raw = new Redis(url!);
+    closing.push(() => raw.quit());
+    // As b's process restarted under its id within a heartbeat would speak: its id, a new incarnation.
+    const envelope = { f: 'b', i: 'restarted', m: [{ k: 'hello', v: BUS_VERSION }] };
+    await raw.publish(`${prefix}:all`, JSON.stringify(envelope));
+    await until('the restart heard', () => heard.length === 3);
+    expect(heard).to.deep.equal(['hello from b', 'down b', 'hello from b']);
+    expect(a.isNodeUp('b')).to.equal(true);
+  });
+
+  describe('an id whose heartbeat is fresh but whose process is not a live node here (O22)', function () {
+    /** A heartbeat of node `a` a moment ago, with `identity` beside it (none: as an older release left it). */
+    async function heartbeatOf(identity: Partial<NodeIdentity> | undefined): Promise<void> {
+      const raw = new Redis(url!);
+      closing.push(() => raw.quit());
+      await raw.zadd(`${prefix}:nodes`, Date.now(), 'a');
+      if (identity) await raw.hset(`${prefix}:node-identities`, 'a', JSON.stringify(identity));
+    }
+    const here = () => {
+      const { boot, pidns, host } = thisProcess();
+      return { host, ...(boot ? { boot } : {}), ...(pidns ? { pidns } : {}) };
+    };
+    /** A pid that ran on this machine and has ended (and been reaped). */
+    const endedPid = () =>
+      new Promise<number>((resolve) => {
+        const child = spawn('true');
+        child.once('exit', () => resolve(child.pid!));
+      });
+
+    it('takes it over when that process ran on this machine, in this pid namespace, and has ended', async function () {
+      if (!here().boot) this.skip(); // pending: no /proc (not Linux), nothing can be proved
+      await heartbeatOf({ i: 'killed', pid: await endedPid(), ...here() });
+      expect((await bus('a')).nodeId).to.equal('a');
+    });
+
+    it('refuses it when that process runs on another machine, or says nowhere (an older release)', async function () {
+      await heartbeatOf({ i: 'elsewhere', pid: await endedPid(), host: 'other-host', boot: 'another-boot' });
+      const refused = await bus('a').then(
+        () => undefined,
+        (err: Error) => err.message,
+      );
+      expect(refused).to.match(/^another live node already has the id a \(NODE_ID\): pid \d+ on host other-host, /);
+      await heartbeatOf(undefined);
+      const raw = new Redis(url!);
+      closing.push(() => raw.quit());
+      await raw.hdel(`${prefix}:node-identities`, 'a');
+      const older = await bus('a').then(
+        () => undefined,
+        (err: Error) => err.message,
+      );
+      expect(older).to.match(/: a node that does not say where it runs \(an older release\), /);
+    });
+
+    it('gives the id to one of two processes that start at once after it', async function () {
+      if (!here().boot) this.skip();
+      await heartbeatOf({ i: 'killed', pid: await endedPid(), ...here() });
+      const both = await Promise.allSettled([bus('a'), bus('a')]);
+      expect(both.map((r) => r.status).sort()).to.deep.equal(['fulfilled', 'rejected']);
+    });
   });
 
   it('counts a node gone once its heartbeat is older than the expiry, even if it never said goodbye', async function () {

@@ -81,6 +81,8 @@ function bus(m: BusMessage): string {
   switch (m.k) {
     case 'to-agent':
       return m.frame;
+    case 'to-agent-ack':
+      return `${m.e}:${m.ok}`;
     case 'agent-msg':
       return m.msg.type;
     case 'agent':

@@ -11,9 +11,7 @@ import { startTestRedis, type TestRedis } from './redis.js';
  * Registers the suite's hooks (call it before hooks that start nodes): a private Redis before each test, pending
  * without TEST_REDIS_URL; after it, the nodes stopped and then Redis killed. Gives the way to start a node.
  */
-export function nodesOnRedis(
-  db: TestDatabase,
-): (nodeId: string, overrides?: Partial<Config>, options?: Pick<StartOptions, 'log'>) => Promise<TestBridge> {
+export function nodesOnRedis(db: TestDatabase): StartNode {
   let redis: TestRedis | undefined;
   beforeEach(async function () {
     if (!process.env.TEST_REDIS_URL) this.skip(); // pending: Redis not installed here (scripts/services.sh)
@@ -24,6 +22,13 @@ export function nodesOnRedis(
     redis?.kill();
     redis = undefined;
   });
-  return (nodeId, overrides = {}, options = {}) =>
+  const start = (nodeId: string, overrides: Partial<Config> = {}, options: Pick<StartOptions, 'log'> = {}) =>
     startTestBridge({ databaseUrl: db.url(), redisUrl: redis!.url, nodeId, testClock: true, ...overrides }, options);
+  return Object.assign(start, { redisUrl: () => redis!.url });
+}
+
+export interface StartNode {
+  (nodeId: string, overrides?: Partial<Config>, options?: Pick<StartOptions, 'log'>): Promise<TestBridge>;
+  /** The test's private Redis (to reach it another way, through a proxy). */
+  redisUrl(): string;
 }

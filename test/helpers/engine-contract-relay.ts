@@ -66,6 +66,23 @@ function deliveryCases(rig: Rig, several: boolean): void {
         expect(a().listener.calls('eventDelivered')).to.deep.equal([]);
       });
 
+    if (several)
+      it('an event from another node is reported to its node when it arrives after its agent left, and only then', async function () {
+        const [gone, stays] = [fakeConnection(), fakeConnection()];
+        b().engine.attachAgent('tutor', gone);
+        b().engine.attachAgent('coach', stays);
+        await until('the agents seen on a', () => ['tutor', 'coach'].every((id) => a().engine.isAgentOnline(id)));
+        const [lost, reached] = [a().eventId(), a().eventId()];
+        expect(a().engine.toAgent('tutor', 'f', { eventId: lost, traceparent: undefined })).to.equal(true);
+        expect(a().engine.toAgent('coach', 'g', { eventId: reached, traceparent: undefined })).to.equal(true);
+        b().engine.detachAgent('tutor', gone); // before the frame can have arrived
+        await until('the event reported', () => a().listener.calls('eventUndelivered').length > 0);
+        await until('the other event at its agent', () => stays.sent.length > 0);
+        await rig.allHeard(b());
+        expect(a().listener.calls('eventUndelivered')).to.deep.equal([['tutor', lost]]);
+        expect([gone.sent, stays.sent]).to.deep.equal([[], ['g']]);
+      });
+
     it('toEventHome is false for an event made on this node (its home is here)', function () {
       expect(a().engine.toEventHome('tutor', token(a().eventId()))).to.equal(false);
     });

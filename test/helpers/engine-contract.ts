@@ -43,6 +43,18 @@ function agentPresenceHere(rig: Rig): void {
     expect(await located(a(), 'nobody')).to.equal(false);
   });
 
+  it("an event's token comes with a way to locate its agent, which answers as locateAgent does", async function () {
+    const limit = a().engine.eventRateLimit(1, 1, () => rig.clock.advanced);
+    a().engine.attachAgent('tutor', fakeConnection());
+    const take = (agentId: string) =>
+      Promise.resolve(a().engine.takeForEvent(limit, 'classroom', agentId, rig.clock.monotonic()));
+    const first = await take('tutor');
+    expect([first.wait, await first.locate()]).to.deep.equal([0, true]);
+    const second = await take('nobody');
+    expect(second.wait).to.be.closeTo(1, 0.1);
+    expect(await second.locate()).to.equal(false);
+  });
+
   it('a newer connection of an agent on the same node hands back the one it replaces, and takes its frames', function () {
     const [older, newer] = [fakeConnection(), fakeConnection()];
     expect(a().engine.attachAgent('tutor', older)).to.equal(undefined);
@@ -98,6 +110,16 @@ function agentPresenceAcross(rig: Rig): void {
       await until('the news on another node', () => n.engine.isAgentOnline('tutor'));
       expect(await located(n, 'tutor')).to.equal(true);
       expect(n.listener.calls('agentPresence')).to.deep.equal([['tutor', true]]);
+    }
+  });
+
+  it("an event's token on another node comes with the agent located there too", async function () {
+    a().engine.attachAgent('tutor', fakeConnection());
+    await located(a(), 'tutor');
+    for (const n of rig.others(a())) {
+      const limit = n.engine.eventRateLimit(10, 10, () => rig.clock.advanced);
+      const taken = await n.engine.takeForEvent(limit, 'classroom', 'tutor', rig.clock.monotonic());
+      expect([taken.wait, await taken.locate()]).to.deep.equal([0, true]);
     }
   });
 

@@ -63,6 +63,9 @@ export class RecordingListener implements EngineListener {
   agentsCutOff(agentIds: string[]) {
     this.heard.push(['agentsCutOff', agentIds]);
   }
+  eventUndelivered(agentId: string, eventId: string) {
+    this.heard.push(['eventUndelivered', agentId, eventId]);
+  }
   resumeRequest(from: string, request: ResumeRequest, connId: number) {
     this.heard.push(['resumeRequest', from, request, connId]);
   }

@@ -3,7 +3,7 @@
 // or a dropped network as the client sees it: open connections reset, new ones refused. `reset()` is a dropped
 // network that is back at once: open connections reset, new ones go through (optionally leaving the server's side
 // open, as a server that has not noticed). `stall()` is a network that swallows packets: connections are taken and
-// held open, and nothing goes through either way, until `restore()`.
+// held open, and nothing goes through either way, until `restore()`. `delay()` is a slow network toward the server.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export interface TcpProxy {
@@ -19,6 +19,8 @@ export interface TcpProxy {
   /** Sends the connections opened from now on to the host and port of `url`, as a load balancer may pick another node. */
   retarget(url: string): void;
   stall(): void;
+  /** A slow network toward the server: what the clients send from now on reaches it `ms` later, in order. */
+  delay(ms: number): void;
   restore(): Promise<void>;
   close(): Promise<void>;
 }
@@ -32,6 +34,7 @@ export async function startTcpProxy(url: string): Promise<TcpProxy> {
   /** Server sides that `reset({ halfOpen })` cut off from their client, until they close or the proxy does. */
   const orphans = new Set<Socket>();
   let stalled = false;
+  let delayMs = 0;
   let server: Server | undefined;
 
   const listen = (port: number) =>
@@ -48,7 +51,9 @@ export async function startTcpProxy(url: string): Promise<TcpProxy> {
         };
         for (const socket of pair) socket.on('error', end).on('close', end);
         upstream.on('close', () => orphans.delete(upstream));
-        client.on('data', (chunk) => void (stalled || upstream.write(chunk)));
+        const toServer = (chunk: Buffer) => void (stalled || upstream.write(chunk));
+        // Timers of one delay fire in the order they were set: the bytes keep their order.
+        client.on('data', (chunk: Buffer) => (delayMs ? setTimeout(toServer, delayMs, chunk) : toServer(chunk)));
         upstream.on('data', (chunk) => void (stalled || orphans.has(upstream) || client.write(chunk)));
       });
       s.once('error', reject).listen(port, '127.0.0.1', () => resolve(s));
@@ -86,6 +91,9 @@ export async function startTcpProxy(url: string): Promise<TcpProxy> {
     },
     stall() {
       stalled = true;
+    },
+    delay(ms) {
+      delayMs = ms;
     },
     async restore() {
       if (stalled) {
