@@ -38,7 +38,13 @@ interface Traced {
 
 const propagator = new W3CTraceContextPropagator();
 
-export function eventTraces(tracer: Tracer, clock: Clock, nodeId: string): EventTraces {
+/** `sampled`: whether to trace the next event accepted here (the sampling decision, made before any span). */
+export function eventTraces(
+  tracer: Tracer,
+  clock: Clock,
+  nodeId: string,
+  sampled: () => boolean = () => true,
+): EventTraces {
   const held = new Map<string, Traced>();
   const node = { 'bridge.node': nodeId };
 
@@ -65,6 +71,7 @@ export function eventTraces(tracer: Tracer, clock: Clock, nodeId: string): Event
   const observer: BridgeObserver = {
     eventRejected() {},
     eventAccepted(e) {
+      if (!sampled()) return;
       const attributes = {
         ...node,
         'bridge.event_id': e.event_id,
@@ -73,7 +80,6 @@ export function eventTraces(tracer: Tracer, clock: Clock, nodeId: string): Event
         'bridge.payload_bytes': e.payload_bytes,
       };
       const span = tracer.startSpan('bridge.event', { kind: SpanKind.SERVER, startTime: e.received_at, attributes });
-      if (!span.isRecording()) return; // not sampled: nothing is kept, nothing sent on
       const context = trace.setSpan(ROOT_CONTEXT, span);
       held.set(e.event_id, { span, context, traceparent: traceparentOf(context), receivedAt: e.received_at });
     },
