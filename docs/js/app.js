@@ -68,7 +68,7 @@
       "address": "/ws/app",
       "title": "App connection",
       "summary": "Apps send events and discovery requests; they receive acceptances, streamed tokens, replies and errors.",
-      "description": "Only app tokens (`rlk_`) are accepted here; an agent token gets FORBIDDEN. Several instances of one app may\nconnect with the same token, each on its own connection; replies and tokens go only to the connection that\nsent the event.\n\n**Resumable streams** (an extension of this implementation, R1–R9 in protocol.md): a connection opened with\n`?resume=1` gets a `resume_token` in each `accepted` and a `seq` in each `token`, and may send `resume` to take\nback, on a new connection after a dropped one, the events it is still waiting for. A connection opened\nwithout it never receives either field, and `resume` is then an unknown message (INVALID_MESSAGE).\n",
+      "description": "Only app tokens (`rlk_`) are accepted here; an agent token gets FORBIDDEN. Several instances of one app may\nconnect with the same token, each on its own connection; replies and tokens go only to the connection that\nsent the event.\n\n**Resumable streams** (an extension of this implementation, R1–R9 in protocol.md): a connection opened with\n`?resume=1` gets a `resume_token` in each `accepted` and a `seq` in each `token`, and may send `resume` to take\nback, on a new connection after a dropped one, the events it is still waiting for. A connection opened\nwithout it never receives either field, and `resume` is then an unknown message (INVALID_MESSAGE).\n\n**Cancel** (an extension of this implementation, S1–S8 in protocol.md): an app may send `cancel` for an event\nof its own in flight on this connection (sent on it, or taken over by its resume): the event ends at once for\nit with `error` CANCELLED, and the bridge stops the agent's stream. A cancel of an event that is not in flight\nfor this connection gets CANCEL_REFUSED, the same for an unknown, an ended and another app's event. A bridge\nwithout the extension answers `cancel` as any unknown message (INVALID_MESSAGE): sending it is the opt-in.\n",
       "messages": {
         "event": {
           "name": "event",
@@ -249,6 +249,46 @@
           ],
           "x-parser-unique-object-id": "resume"
         },
+        "cancel": {
+          "name": "cancel",
+          "title": "Cancel (app to service, cancel extension)",
+          "summary": "Stops an event in flight of this connection; the app gets CANCELLED as its last frame.",
+          "payload": {
+            "title": "CancelMessage",
+            "type": "object",
+            "additionalProperties": false,
+            "description": "App to service, cancel extension (S2). Ends an event in flight of this connection (sent on it, or taken over\nby its resume): answered by one `error` CANCELLED, the event's last frame; or, for an event not in flight for\nthis connection, by one `error` CANCEL_REFUSED (S3).\n",
+            "required": [
+              "type",
+              "event_id"
+            ],
+            "properties": {
+              "type": {
+                "const": "cancel",
+                "description": "Message type.",
+                "x-parser-schema-id": "<anonymous-schema-4>"
+              },
+              "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id"
+            },
+            "examples": [
+              {
+                "type": "cancel",
+                "event_id": "01JQ7ZK3M4N5P6Q7R8S9T0V1W2"
+              }
+            ],
+            "x-parser-schema-id": "CancelMessage"
+          },
+          "examples": [
+            {
+              "name": "stop",
+              "payload": {
+                "type": "cancel",
+                "event_id": "01JQ7ZK3M4N5P6Q7R8S9T0V1W2"
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "cancel"
+        },
         "discover": {
           "name": "discover",
           "title": "Discover",
@@ -265,7 +305,7 @@
               "type": {
                 "const": "discover",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-4>"
+                "x-parser-schema-id": "<anonymous-schema-5>"
               }
             },
             "examples": [
@@ -301,7 +341,7 @@
               "type": {
                 "const": "ping",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-5>"
+                "x-parser-schema-id": "<anonymous-schema-6>"
               }
             },
             "examples": [
@@ -341,7 +381,7 @@
               "type": {
                 "const": "accepted",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-6>"
+                "x-parser-schema-id": "<anonymous-schema-7>"
               },
               "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "agent_id": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
@@ -363,7 +403,7 @@
               "status": {
                 "const": "accepted",
                 "description": "Always `accepted`.",
-                "x-parser-schema-id": "<anonymous-schema-7>"
+                "x-parser-schema-id": "<anonymous-schema-8>"
               },
               "resume_token": "$ref:$.channels.app.messages.resume.payload.properties.resume_token"
             },
@@ -411,14 +451,14 @@
               "type": {
                 "const": "token",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-8>"
+                "x-parser-schema-id": "<anonymous-schema-9>"
               },
               "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "agent_id": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
               "token": {
                 "type": "string",
                 "description": "A fragment such as a word, part of a word or punctuation; at most 4096 UTF-8 bytes.",
-                "x-parser-schema-id": "<anonymous-schema-9>"
+                "x-parser-schema-id": "<anonymous-schema-10>"
               },
               "seq": {
                 "title": "StreamSeq",
@@ -477,7 +517,7 @@
               "type": {
                 "const": "reply",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-10>"
+                "x-parser-schema-id": "<anonymous-schema-11>"
               },
               "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "agent_id": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
@@ -485,7 +525,7 @@
               "reply": {
                 "type": "string",
                 "description": "The full text: the agent's `content`, or the forwarded token fragments joined in order when `content`\nis empty (W10). Never a part of the text: a reply the service cannot deliver whole ends the event with\nREPLY_TOO_LARGE instead (L14, L16); at most replyContentMaxBytes as a JSON string.\n",
-                "x-parser-schema-id": "<anonymous-schema-11>"
+                "x-parser-schema-id": "<anonymous-schema-12>"
               },
               "payload": "$ref:$.channels.app.messages.event.payload.properties.payload",
               "metadata": {
@@ -508,18 +548,18 @@
                       "minimum": null
                     },
                     "description": "The agent's `metadata.tokens_used`, or the number of token fragments forwarded when the agent gave none.\n",
-                    "x-parser-schema-id": "<anonymous-schema-12>"
+                    "x-parser-schema-id": "<anonymous-schema-13>"
                   },
                   "model": {
                     "type": "string",
                     "description": "The agent's `metadata.model`, or `unknown` when the agent gave none.",
-                    "x-parser-schema-id": "<anonymous-schema-13>"
+                    "x-parser-schema-id": "<anonymous-schema-14>"
                   },
                   "latency_ms": {
                     "type": "number",
                     "minimum": 0,
                     "description": "End-to-end milliseconds measured by the service, from receiving the app's `event` to sending this reply.\n",
-                    "x-parser-schema-id": "<anonymous-schema-14>"
+                    "x-parser-schema-id": "<anonymous-schema-15>"
                   },
                   "session_key": "$ref:$.channels.app.messages.accepted.payload.properties.session_key"
                 },
@@ -597,14 +637,14 @@
               "type": {
                 "const": "error",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-15>"
+                "x-parser-schema-id": "<anonymous-schema-16>"
               },
               "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "agent_id": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
               "error": {
                 "type": "string",
                 "description": "Human-readable explanation. Never contains a token or a payload.",
-                "x-parser-schema-id": "<anonymous-schema-16>"
+                "x-parser-schema-id": "<anonymous-schema-17>"
               },
               "code": {
                 "title": "ErrorCode",
@@ -645,7 +685,9 @@
                   "OVERLOADED",
                   "RESUME_GAP",
                   "RESUME_REFUSED",
-                  "TOO_MANY_REQUESTS"
+                  "TOO_MANY_REQUESTS",
+                  "CANCELLED",
+                  "CANCEL_REFUSED"
                 ],
                 "examples": [
                   "AGENT_OFFLINE"
@@ -665,7 +707,7 @@
                     "type": "number",
                     "exclusiveMinimum": 0,
                     "description": "With RATE_LIMIT_EXCEEDED, the seconds to wait before the next event will be accepted; with TOO_MANY_REQUESTS, before the same `discover` or `resume` will be (decision F3). At most one refill period of the bucket that refused it (F1); for the bytes resumes send again, the time the organization takes to repay the answer it last took (R10).",
-                    "x-parser-schema-id": "<anonymous-schema-17>"
+                    "x-parser-schema-id": "<anonymous-schema-18>"
                   }
                 },
                 "examples": [
@@ -767,7 +809,7 @@
               "type": {
                 "const": "agents",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-18>"
+                "x-parser-schema-id": "<anonymous-schema-19>"
               },
               "agents": {
                 "type": "array",
@@ -787,12 +829,12 @@
                     "name": {
                       "type": "string",
                       "description": "Display name given at registration.",
-                      "x-parser-schema-id": "<anonymous-schema-20>"
+                      "x-parser-schema-id": "<anonymous-schema-21>"
                     },
                     "description": {
                       "type": "string",
                       "description": "Description given at registration; empty when none was given.",
-                      "x-parser-schema-id": "<anonymous-schema-21>"
+                      "x-parser-schema-id": "<anonymous-schema-22>"
                     }
                   },
                   "examples": [
@@ -804,12 +846,12 @@
                   ],
                   "x-parser-schema-id": "AgentSummary"
                 },
-                "x-parser-schema-id": "<anonymous-schema-19>"
+                "x-parser-schema-id": "<anonymous-schema-20>"
               },
               "incomplete": {
                 "const": true,
                 "description": "Present only when the list leaves agents out because they do not fit one frame (W13): those after the\nlast agent listed. Absent when the list is whole.\n",
-                "x-parser-schema-id": "<anonymous-schema-22>"
+                "x-parser-schema-id": "<anonymous-schema-23>"
               }
             },
             "examples": [
@@ -859,7 +901,7 @@
               "type": {
                 "const": "pong",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-23>"
+                "x-parser-schema-id": "<anonymous-schema-24>"
               }
             },
             "examples": [
@@ -909,6 +951,11 @@
                 "type": "string",
                 "const": "1",
                 "description": "On `/ws/app` only: this connection uses resumable streams (R1). Any other value, or the parameter on\n`/ws/agent`, is ignored.\n"
+              },
+              "cancel": {
+                "type": "string",
+                "const": "1",
+                "description": "On `/ws/agent` only: this connection receives `cancel` for the events its apps cancel (S1, S4). Any\nother value, or the parameter on `/ws/app`, is ignored.\n"
               }
             }
           },
@@ -921,7 +968,7 @@
       "address": "/ws/agent",
       "title": "Agent connection",
       "summary": "Agents receive events; they send streamed tokens, a final reply or an error for each.",
-      "description": "Only agent tokens (`rla_`) are accepted here; an app token gets FORBIDDEN. One connection per agent: a second\nconnection with the same agent's token replaces the first, which is closed with CONNECTION_REPLACED.\n",
+      "description": "Only agent tokens (`rla_`) are accepted here; an app token gets FORBIDDEN. One connection per agent: a second\nconnection with the same agent's token replaces the first, which is closed with CONNECTION_REPLACED.\n\n**Cancel** (an extension of this implementation, S1–S8 in protocol.md): a connection opened with `?cancel=1`\ngets `cancel` when the app of one of its events cancelled it; only such a connection ever receives it. On\nevery agent connection, opted in or not, the frames the agent still sends for a cancelled event are dropped\nwithout an error, until its reply or error for it or agentTimeoutMs after the cancel (S4).\n",
       "messages": {
         "event": {
           "name": "event",
@@ -944,7 +991,7 @@
               "type": {
                 "const": "event",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-24>"
+                "x-parser-schema-id": "<anonymous-schema-25>"
               },
               "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "app_id": {
@@ -1015,6 +1062,46 @@
           ],
           "x-parser-unique-object-id": "event"
         },
+        "cancel": {
+          "name": "cancel",
+          "title": "Cancel (service to agent, cancel extension)",
+          "summary": "The app cancelled this event; the agent may stop generating (only with `?cancel=1`).",
+          "payload": {
+            "title": "CancelToAgentMessage",
+            "type": "object",
+            "additionalProperties": false,
+            "description": "Service to agent, cancel extension (S4), only on a connection opened with `?cancel=1`: the app cancelled the\nevent. The agent may stop; whatever it still sends for the event is dropped without an error.\n",
+            "required": [
+              "type",
+              "event_id"
+            ],
+            "properties": {
+              "type": {
+                "const": "cancel",
+                "description": "Message type.",
+                "x-parser-schema-id": "<anonymous-schema-26>"
+              },
+              "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id"
+            },
+            "examples": [
+              {
+                "type": "cancel",
+                "event_id": "01JQ7ZK3M4N5P6Q7R8S9T0V1W2"
+              }
+            ],
+            "x-parser-schema-id": "CancelToAgentMessage"
+          },
+          "examples": [
+            {
+              "name": "cancelled",
+              "payload": {
+                "type": "cancel",
+                "event_id": "01JQ7ZK3M4N5P6Q7R8S9T0V1W2"
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "cancel"
+        },
         "pong": "$ref:$.channels.app.messages.pong",
         "error": {
           "name": "error",
@@ -1040,7 +1127,7 @@
               "type": {
                 "const": "error",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-25>"
+                "x-parser-schema-id": "<anonymous-schema-27>"
               },
               "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "error": {
@@ -1049,7 +1136,7 @@
                 "x-open": {
                   "type": null
                 },
-                "x-parser-schema-id": "<anonymous-schema-26>"
+                "x-parser-schema-id": "<anonymous-schema-28>"
               },
               "code": "$ref:$.channels.app.messages.error.payload.properties.code"
             },
@@ -1123,13 +1210,13 @@
               "type": {
                 "const": "token",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-27>"
+                "x-parser-schema-id": "<anonymous-schema-29>"
               },
               "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "token": {
                 "type": "string",
                 "description": "The fragment.",
-                "x-parser-schema-id": "<anonymous-schema-28>"
+                "x-parser-schema-id": "<anonymous-schema-30>"
               }
             },
             "examples": [
@@ -1175,18 +1262,18 @@
               "type": {
                 "const": "reply",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-29>"
+                "x-parser-schema-id": "<anonymous-schema-31>"
               },
               "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "content": {
                 "type": "string",
                 "description": "The full text; may be empty when it was already streamed as tokens. At most replyContentMaxBytes\n(976000) bytes as a JSON string (its UTF-8 length without the quotes); a longer text, or an empty one\nafter a stream the service stopped keeping, gets REPLY_TOO_LARGE and ends the event (L14, L16).\n",
-                "x-parser-schema-id": "<anonymous-schema-30>"
+                "x-parser-schema-id": "<anonymous-schema-32>"
               },
               "done": {
                 "const": true,
                 "description": "Always true.",
-                "x-parser-schema-id": "<anonymous-schema-31>"
+                "x-parser-schema-id": "<anonymous-schema-33>"
               },
               "metadata": {
                 "title": "AgentReplyMetadata",
@@ -1198,18 +1285,18 @@
                     "type": "integer",
                     "minimum": 0,
                     "description": "Tokens the agent's model used.",
-                    "x-parser-schema-id": "<anonymous-schema-32>"
+                    "x-parser-schema-id": "<anonymous-schema-34>"
                   },
                   "model": {
                     "type": "string",
                     "description": "The agent's model name.",
-                    "x-parser-schema-id": "<anonymous-schema-33>"
+                    "x-parser-schema-id": "<anonymous-schema-35>"
                   },
                   "latency_ms": {
                     "type": "number",
                     "minimum": 0,
                     "description": "The agent's own processing time in milliseconds (informational; the app gets the service's).",
-                    "x-parser-schema-id": "<anonymous-schema-34>"
+                    "x-parser-schema-id": "<anonymous-schema-36>"
                   }
                 },
                 "examples": [
@@ -1285,13 +1372,13 @@
               "type": {
                 "const": "error",
                 "description": "Message type.",
-                "x-parser-schema-id": "<anonymous-schema-35>"
+                "x-parser-schema-id": "<anonymous-schema-37>"
               },
               "event_id": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "error": {
                 "type": "string",
                 "description": "Human-readable explanation, passed to the app.",
-                "x-parser-schema-id": "<anonymous-schema-36>"
+                "x-parser-schema-id": "<anonymous-schema-38>"
               },
               "code": {
                 "type": "string",
@@ -1299,7 +1386,7 @@
                 "maxLength": 64,
                 "pattern": "^[A-Z][A-Z0-9_]*$",
                 "description": "The agent's code; AGENT_ERROR or AGENT_TIMEOUT are the ones with a meaning for the app.",
-                "x-parser-schema-id": "<anonymous-schema-37>"
+                "x-parser-schema-id": "<anonymous-schema-39>"
               }
             },
             "examples": [
@@ -1385,7 +1472,7 @@
               "k": {
                 "const": "to-agent",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-40>"
+                "x-parser-schema-id": "<anonymous-schema-42>"
               },
               "v": {
                 "title": "BusVersion",
@@ -1400,14 +1487,14 @@
               "frame": {
                 "type": "string",
                 "description": "The frame as the agent receives it (serialised JSON).",
-                "x-parser-schema-id": "<anonymous-schema-41>"
+                "x-parser-schema-id": "<anonymous-schema-43>"
               },
               "e": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "tp": {
                 "type": "string",
                 "pattern": "^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$",
                 "description": "The event's trace context as a W3C `traceparent`, when its home node traces events (O17); the receiving node's span of the delivery is its child. Never read from or written into the payload.",
-                "x-parser-schema-id": "<anonymous-schema-42>"
+                "x-parser-schema-id": "<anonymous-schema-44>"
               }
             },
             "x-parser-schema-id": "BusToAgent"
@@ -1445,14 +1532,14 @@
               "k": {
                 "const": "to-agent-ack",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-43>"
+                "x-parser-schema-id": "<anonymous-schema-45>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "e": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "ok": {
                 "type": "boolean",
                 "description": "Whether the event reached the agent's socket.",
-                "x-parser-schema-id": "<anonymous-schema-44>"
+                "x-parser-schema-id": "<anonymous-schema-46>"
               }
             },
             "x-parser-schema-id": "BusToAgentAck"
@@ -1489,7 +1576,7 @@
               "k": {
                 "const": "agent-msg",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-45>"
+                "x-parser-schema-id": "<anonymous-schema-47>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "agent": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
@@ -1546,20 +1633,20 @@
               "k": {
                 "const": "agent",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-46>"
+                "x-parser-schema-id": "<anonymous-schema-48>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "id": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
               "online": {
                 "type": "boolean",
                 "description": "Connected (true) or gone (false).",
-                "x-parser-schema-id": "<anonymous-schema-47>"
+                "x-parser-schema-id": "<anonymous-schema-49>"
               },
               "stamp": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "The connection's hybrid logical stamp (microseconds, or one more than the last heard).",
-                "x-parser-schema-id": "<anonymous-schema-48>"
+                "x-parser-schema-id": "<anonymous-schema-50>"
               }
             },
             "x-parser-schema-id": "BusAgentPresence"
@@ -1597,14 +1684,14 @@
               "k": {
                 "const": "app",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-49>"
+                "x-parser-schema-id": "<anonymous-schema-51>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "id": "$ref:$.channels.agent.messages.event.payload.properties.app_id",
               "online": {
                 "type": "boolean",
                 "description": "Connected (true) or gone (false).",
-                "x-parser-schema-id": "<anonymous-schema-50>"
+                "x-parser-schema-id": "<anonymous-schema-52>"
               }
             },
             "x-parser-schema-id": "BusAppPresence"
@@ -1639,7 +1726,7 @@
               "k": {
                 "const": "hello",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-51>"
+                "x-parser-schema-id": "<anonymous-schema-53>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v"
             },
@@ -1673,7 +1760,7 @@
               "k": {
                 "const": "cut",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-52>"
+                "x-parser-schema-id": "<anonymous-schema-54>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v"
             },
@@ -1709,7 +1796,7 @@
               "k": {
                 "const": "snapshot",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-53>"
+                "x-parser-schema-id": "<anonymous-schema-55>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "agents": {
@@ -1725,18 +1812,18 @@
                       "type": "integer",
                       "minimum": 0,
                       "description": "The connection's stamp (as in `agent`).",
-                      "x-parser-schema-id": "<anonymous-schema-56>"
+                      "x-parser-schema-id": "<anonymous-schema-58>"
                     }
                   ],
-                  "x-parser-schema-id": "<anonymous-schema-55>"
+                  "x-parser-schema-id": "<anonymous-schema-57>"
                 },
-                "x-parser-schema-id": "<anonymous-schema-54>"
+                "x-parser-schema-id": "<anonymous-schema-56>"
               },
               "apps": {
                 "type": "array",
                 "description": "Each app with a connection to the sending node.",
                 "items": "$ref:$.channels.agent.messages.event.payload.properties.app_id",
-                "x-parser-schema-id": "<anonymous-schema-57>"
+                "x-parser-schema-id": "<anonymous-schema-59>"
               }
             },
             "x-parser-schema-id": "BusSnapshot"
@@ -1780,14 +1867,14 @@
               "k": {
                 "const": "resume",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-58>"
+                "x-parser-schema-id": "<anonymous-schema-60>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "c": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "The resuming connection's id on the sending node.",
-                "x-parser-schema-id": "<anonymous-schema-59>"
+                "x-parser-schema-id": "<anonymous-schema-61>"
               },
               "r": {
                 "title": "ResumeRequest",
@@ -1808,7 +1895,7 @@
                     "minimum": 0,
                     "maximum": 9007199254740991,
                     "description": "As the app's `resume` says.",
-                    "x-parser-schema-id": "<anonymous-schema-60>"
+                    "x-parser-schema-id": "<anonymous-schema-62>"
                   },
                   "app_id": "$ref:$.channels.agent.messages.event.payload.properties.app_id"
                 },
@@ -1855,14 +1942,14 @@
               "k": {
                 "const": "to-app",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-61>"
+                "x-parser-schema-id": "<anonymous-schema-63>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "c": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "The resuming connection's id on the receiving node.",
-                "x-parser-schema-id": "<anonymous-schema-62>"
+                "x-parser-schema-id": "<anonymous-schema-64>"
               },
               "e": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
               "f": {
@@ -1870,9 +1957,9 @@
                 "description": "The frames as the app receives them (serialised JSON).",
                 "items": {
                   "type": "string",
-                  "x-parser-schema-id": "<anonymous-schema-64>"
+                  "x-parser-schema-id": "<anonymous-schema-66>"
                 },
-                "x-parser-schema-id": "<anonymous-schema-63>"
+                "x-parser-schema-id": "<anonymous-schema-65>"
               }
             },
             "x-parser-schema-id": "BusToApp"
@@ -1912,14 +1999,14 @@
               "k": {
                 "const": "resumer-gone",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-65>"
+                "x-parser-schema-id": "<anonymous-schema-67>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "c": {
                 "type": "integer",
                 "minimum": 0,
                 "description": "The resuming connection's id on the sending node.",
-                "x-parser-schema-id": "<anonymous-schema-66>"
+                "x-parser-schema-id": "<anonymous-schema-68>"
               },
               "e": "$ref:$.channels.app.messages.resume.payload.properties.event_id"
             },
@@ -1937,6 +2024,94 @@
             }
           ],
           "x-parser-unique-object-id": "resumerGone"
+        },
+        "cancel": {
+          "name": "cancel",
+          "title": "cancel (node to node, internal)",
+          "summary": "A connection of the sending node that resumed an event cancels it; the event's home decides (S5).",
+          "payload": {
+            "title": "BusCancel",
+            "x-internal": true,
+            "type": "object",
+            "description": "To the node an event lives on, from the node of the connection that resumed it: that connection cancels the event (S5). The home judges it as a cancel of its own connections; the answer (CANCELLED, the event's last frame, or CANCEL_REFUSED) comes back in a `to-app`.",
+            "required": [
+              "k",
+              "v",
+              "c",
+              "e",
+              "app"
+            ],
+            "properties": {
+              "k": {
+                "const": "cancel",
+                "description": "Kind.",
+                "x-parser-schema-id": "<anonymous-schema-69>"
+              },
+              "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
+              "c": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "The cancelling connection's id on the sending node.",
+                "x-parser-schema-id": "<anonymous-schema-70>"
+              },
+              "e": "$ref:$.channels.app.messages.resume.payload.properties.event_id",
+              "app": "$ref:$.channels.agent.messages.event.payload.properties.app_id"
+            },
+            "x-parser-schema-id": "BusCancel"
+          },
+          "examples": [
+            {
+              "name": "cancel",
+              "payload": {
+                "k": "cancel",
+                "v": 1,
+                "c": 17,
+                "e": "01JQ7ZK3M4N5P6Q7R8S9T0V1W2-3f9a1c0b7e",
+                "app": "classroom-app"
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "cancel"
+        },
+        "cancelAgent": {
+          "name": "cancel-agent",
+          "title": "cancel-agent (node to node, internal)",
+          "summary": "An event of an agent connected to the receiving node was cancelled; told to the agent if it opted in (S5).",
+          "payload": {
+            "title": "BusCancelAgent",
+            "x-internal": true,
+            "type": "object",
+            "description": "From an event's home to the node its agent is connected to: the event was cancelled. That node sends `cancel` to the agent only if its connection was opened with `?cancel=1` (S4, S5).",
+            "required": [
+              "k",
+              "v",
+              "agent",
+              "e"
+            ],
+            "properties": {
+              "k": {
+                "const": "cancel-agent",
+                "description": "Kind.",
+                "x-parser-schema-id": "<anonymous-schema-71>"
+              },
+              "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
+              "agent": "$ref:$.channels.app.messages.event.payload.properties.agent_id",
+              "e": "$ref:$.channels.app.messages.resume.payload.properties.event_id"
+            },
+            "x-parser-schema-id": "BusCancelAgent"
+          },
+          "examples": [
+            {
+              "name": "cancelAgent",
+              "payload": {
+                "k": "cancel-agent",
+                "v": 1,
+                "agent": "tutor-7k2m",
+                "e": "01JQ7ZK3M4N5P6Q7R8S9T0V1W2-3f9a1c0b7e"
+              }
+            }
+          ],
+          "x-parser-unique-object-id": "cancelAgent"
         },
         "ctl": {
           "name": "ctl",
@@ -1957,14 +2132,14 @@
               "k": {
                 "const": "ctl",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-67>"
+                "x-parser-schema-id": "<anonymous-schema-72>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "id": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The question's number on the sending node, which the answers carry.",
-                "x-parser-schema-id": "<anonymous-schema-68>"
+                "x-parser-schema-id": "<anonymous-schema-73>"
               },
               "change": {
                 "title": "ControlOp",
@@ -1985,7 +2160,7 @@
                       "op": {
                         "const": "directory",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-69>"
+                        "x-parser-schema-id": "<anonymous-schema-74>"
                       }
                     },
                     "x-parser-schema-id": "DirectoryOp"
@@ -2005,7 +2180,7 @@
                       "op": {
                         "const": "revoke",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-70>"
+                        "x-parser-schema-id": "<anonymous-schema-75>"
                       },
                       "kind": {
                         "title": "ClientKind",
@@ -2020,7 +2195,7 @@
                       "id": {
                         "type": "string",
                         "description": "The app_id or agent_id.",
-                        "x-parser-schema-id": "<anonymous-schema-71>"
+                        "x-parser-schema-id": "<anonymous-schema-76>"
                       },
                       "cause": {
                         "title": "RevokeCause",
@@ -2049,16 +2224,16 @@
                       "op": {
                         "const": "drop-sessions",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-72>"
+                        "x-parser-schema-id": "<anonymous-schema-77>"
                       },
                       "ids": {
                         "type": "array",
                         "description": "App and agent ids.",
                         "items": {
                           "type": "string",
-                          "x-parser-schema-id": "<anonymous-schema-74>"
+                          "x-parser-schema-id": "<anonymous-schema-79>"
                         },
-                        "x-parser-schema-id": "<anonymous-schema-73>"
+                        "x-parser-schema-id": "<anonymous-schema-78>"
                       }
                     },
                     "x-parser-schema-id": "DropSessionsOp"
@@ -2076,12 +2251,12 @@
                       "op": {
                         "const": "clock",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-75>"
+                        "x-parser-schema-id": "<anonymous-schema-80>"
                       },
                       "to": {
                         "type": "number",
                         "description": "The time to move to (epoch milliseconds).",
-                        "x-parser-schema-id": "<anonymous-schema-76>"
+                        "x-parser-schema-id": "<anonymous-schema-81>"
                       }
                     },
                     "x-parser-schema-id": "ClockOp"
@@ -2098,7 +2273,7 @@
                       "op": {
                         "const": "flush-event-log",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-77>"
+                        "x-parser-schema-id": "<anonymous-schema-82>"
                       }
                     },
                     "x-parser-schema-id": "FlushEventLogOp"
@@ -2117,12 +2292,12 @@
                       "op": {
                         "const": "sessions",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-78>"
+                        "x-parser-schema-id": "<anonymous-schema-83>"
                       },
                       "now": {
                         "type": "number",
                         "description": "The asking node's time (epoch milliseconds); sessions expired by then are left out.",
-                        "x-parser-schema-id": "<anonymous-schema-79>"
+                        "x-parser-schema-id": "<anonymous-schema-84>"
                       },
                       "filter": {
                         "title": "SessionsFilter",
@@ -2150,12 +2325,12 @@
                       "op": {
                         "const": "overview",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-80>"
+                        "x-parser-schema-id": "<anonymous-schema-85>"
                       },
                       "after": {
                         "type": "number",
                         "description": "Only the samples after this time (epoch milliseconds).",
-                        "x-parser-schema-id": "<anonymous-schema-81>"
+                        "x-parser-schema-id": "<anonymous-schema-86>"
                       }
                     },
                     "x-parser-schema-id": "OverviewOp"
@@ -2173,12 +2348,12 @@
                       "op": {
                         "const": "org-live",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-82>"
+                        "x-parser-schema-id": "<anonymous-schema-87>"
                       },
                       "org_id": {
                         "type": "string",
                         "description": "The organization.",
-                        "x-parser-schema-id": "<anonymous-schema-83>"
+                        "x-parser-schema-id": "<anonymous-schema-88>"
                       }
                     },
                     "x-parser-schema-id": "OrgLiveOp"
@@ -2196,12 +2371,12 @@
                       "op": {
                         "const": "disconnect",
                         "description": "The op.",
-                        "x-parser-schema-id": "<anonymous-schema-84>"
+                        "x-parser-schema-id": "<anonymous-schema-89>"
                       },
                       "connection_id": {
                         "type": "string",
                         "description": "The connection's id (`connection_id` in openapi.yaml).",
-                        "x-parser-schema-id": "<anonymous-schema-85>"
+                        "x-parser-schema-id": "<anonymous-schema-90>"
                       }
                     },
                     "x-parser-schema-id": "DisconnectOp"
@@ -2259,23 +2434,23 @@
               "k": {
                 "const": "ctl-ack",
                 "description": "Kind.",
-                "x-parser-schema-id": "<anonymous-schema-86>"
+                "x-parser-schema-id": "<anonymous-schema-91>"
               },
               "v": "$ref:$.channels.bus.messages.toAgent.payload.properties.v",
               "id": {
                 "type": "integer",
                 "minimum": 1,
                 "description": "The `ctl`'s id.",
-                "x-parser-schema-id": "<anonymous-schema-87>"
+                "x-parser-schema-id": "<anonymous-schema-92>"
               },
               "answer": {
                 "description": "The answer to a question, absent for a change: to `sessions` the node's live sessions (`Session` of\nopenapi.yaml, its times in epoch milliseconds); to `overview` the node's `OverviewNode` (openapi.yaml); to\n`org-live` the node's connections of the organization (its id, each client with its connection's id and\ntimes in epoch milliseconds, each app's count); to `disconnect` the connection it closed (`ClosedConnection`\nof openapi.yaml, `connected_at` in epoch milliseconds), absent when the node does not hold it.\n",
-                "x-parser-schema-id": "<anonymous-schema-88>"
+                "x-parser-schema-id": "<anonymous-schema-93>"
               },
               "unknown": {
                 "const": true,
                 "description": "Present only when the node does not know the `ctl`'s op (a newer node asked, O16): it applied nothing\nand has no answer.\n",
-                "x-parser-schema-id": "<anonymous-schema-89>"
+                "x-parser-schema-id": "<anonymous-schema-94>"
               }
             },
             "x-parser-schema-id": "BusControlAck"
@@ -2356,6 +2531,22 @@
       },
       "x-parser-unique-object-id": "receiveResume"
     },
+    "receiveCancel": {
+      "action": "receive",
+      "channel": "$ref:$.channels.app",
+      "title": "App cancels an event in flight (cancel extension)",
+      "summary": "For an event in flight of this connection: one `error` CANCELLED, the event's last frame (S2). Otherwise one\n`error` CANCEL_REFUSED about the frame (S3).\n",
+      "messages": [
+        "$ref:$.channels.app.messages.cancel"
+      ],
+      "reply": {
+        "channel": "$ref:$.channels.app",
+        "messages": [
+          "$ref:$.channels.app.messages.error"
+        ]
+      },
+      "x-parser-unique-object-id": "receiveCancel"
+    },
     "receiveAppPing": {
       "action": "receive",
       "channel": "$ref:$.channels.app",
@@ -2434,6 +2625,16 @@
       ],
       "x-parser-unique-object-id": "sendEventToAgent"
     },
+    "sendCancelToAgent": {
+      "action": "send",
+      "channel": "$ref:$.channels.agent",
+      "title": "Service tells the agent that an event was cancelled (cancel extension)",
+      "summary": "Only on a connection opened with `?cancel=1` (S1, S4).",
+      "messages": [
+        "$ref:$.channels.agent.messages.cancel"
+      ],
+      "x-parser-unique-object-id": "sendCancelToAgent"
+    },
     "sendAgentPong": {
       "action": "send",
       "channel": "$ref:$.channels.agent",
@@ -2510,6 +2711,8 @@
         "$ref:$.channels.bus.messages.resume",
         "$ref:$.channels.bus.messages.toApp",
         "$ref:$.channels.bus.messages.resumerGone",
+        "$ref:$.channels.bus.messages.cancel",
+        "$ref:$.channels.bus.messages.cancelAgent",
         "$ref:$.channels.bus.messages.ctl",
         "$ref:$.channels.bus.messages.ctlAck"
       ],
@@ -2532,6 +2735,8 @@
         "$ref:$.channels.bus.messages.resume",
         "$ref:$.channels.bus.messages.toApp",
         "$ref:$.channels.bus.messages.resumerGone",
+        "$ref:$.channels.bus.messages.cancel",
+        "$ref:$.channels.bus.messages.cancelAgent",
         "$ref:$.channels.bus.messages.ctl",
         "$ref:$.channels.bus.messages.ctlAck"
       ],
@@ -2549,6 +2754,7 @@
     "messages": {
       "Event": "$ref:$.channels.app.messages.event",
       "Resume": "$ref:$.channels.app.messages.resume",
+      "Cancel": "$ref:$.channels.app.messages.cancel",
       "Discover": "$ref:$.channels.app.messages.discover",
       "Ping": "$ref:$.channels.app.messages.ping",
       "Pong": "$ref:$.channels.app.messages.pong",
@@ -2558,6 +2764,7 @@
       "Error": "$ref:$.channels.app.messages.error",
       "Agents": "$ref:$.channels.app.messages.agents",
       "EventToAgent": "$ref:$.channels.agent.messages.event",
+      "CancelToAgent": "$ref:$.channels.agent.messages.cancel",
       "ErrorToAgent": "$ref:$.channels.agent.messages.error",
       "AgentToken": "$ref:$.channels.agent.messages.token",
       "AgentReply": "$ref:$.channels.agent.messages.reply",
@@ -2573,6 +2780,8 @@
       "BusResume": "$ref:$.channels.bus.messages.resume",
       "BusToApp": "$ref:$.channels.bus.messages.toApp",
       "BusResumerGone": "$ref:$.channels.bus.messages.resumerGone",
+      "BusCancel": "$ref:$.channels.bus.messages.cancel",
+      "BusCancelAgent": "$ref:$.channels.bus.messages.cancelAgent",
       "BusControl": "$ref:$.channels.bus.messages.ctl",
       "BusControlAck": "$ref:$.channels.bus.messages.ctlAck"
     },
@@ -2590,6 +2799,7 @@
       "ResumeToken": "$ref:$.channels.app.messages.resume.payload.properties.resume_token",
       "StreamSeq": "$ref:$.channels.app.messages.token.payload.properties.seq",
       "ResumeMessage": "$ref:$.channels.app.messages.resume.payload",
+      "CancelMessage": "$ref:$.channels.app.messages.cancel.payload",
       "DiscoverMessage": "$ref:$.channels.app.messages.discover.payload",
       "PingMessage": "$ref:$.channels.app.messages.ping.payload",
       "PongMessage": "$ref:$.channels.app.messages.pong.payload",
@@ -2602,6 +2812,7 @@
       "AgentSummary": "$ref:$.channels.app.messages.agents.payload.properties.agents.items",
       "AgentsMessage": "$ref:$.channels.app.messages.agents.payload",
       "EventToAgentMessage": "$ref:$.channels.agent.messages.event.payload",
+      "CancelToAgentMessage": "$ref:$.channels.agent.messages.cancel.payload",
       "ErrorToAgentMessage": "$ref:$.channels.agent.messages.error.payload",
       "AgentTokenMessage": "$ref:$.channels.agent.messages.token.payload",
       "AgentReplyMetadata": "$ref:$.channels.agent.messages.reply.payload.properties.metadata",
@@ -2621,12 +2832,12 @@
           "f": {
             "type": "string",
             "description": "The id of the sending node (`NODE_ID`).",
-            "x-parser-schema-id": "<anonymous-schema-90>"
+            "x-parser-schema-id": "<anonymous-schema-95>"
           },
           "i": {
             "type": "string",
             "description": "The sending process's incarnation: random, new at every start. A node that hears a node speak with\nanother incarnation than before takes it for a restart under the same `NODE_ID`, and drops what the\nprevious process held (its agents, apps and events on their way to it) before reading on (O22).\n",
-            "x-parser-schema-id": "<anonymous-schema-91>"
+            "x-parser-schema-id": "<anonymous-schema-96>"
           },
           "m": {
             "type": "array",
@@ -2644,12 +2855,12 @@
                 "k": {
                   "type": "string",
                   "description": "The kind: short, since fragments cross the bus one message each. The kinds this version knows are the `k`\nconstants of the `bus` channel's messages.\n",
-                  "x-parser-schema-id": "<anonymous-schema-93>"
+                  "x-parser-schema-id": "<anonymous-schema-98>"
                 },
                 "v": {
                   "type": "integer",
                   "description": "The sender's bus version (`BusVersion`).",
-                  "x-parser-schema-id": "<anonymous-schema-94>"
+                  "x-parser-schema-id": "<anonymous-schema-99>"
                 }
               },
               "examples": [
@@ -2660,7 +2871,7 @@
               ],
               "x-parser-schema-id": "BusMessageHead"
             },
-            "x-parser-schema-id": "<anonymous-schema-92>"
+            "x-parser-schema-id": "<anonymous-schema-97>"
           }
         },
         "examples": [
@@ -2690,6 +2901,8 @@
       "BusResume": "$ref:$.channels.bus.messages.resume.payload",
       "BusToApp": "$ref:$.channels.bus.messages.toApp.payload",
       "BusResumerGone": "$ref:$.channels.bus.messages.resumerGone.payload",
+      "BusCancel": "$ref:$.channels.bus.messages.cancel.payload",
+      "BusCancelAgent": "$ref:$.channels.bus.messages.cancelAgent.payload",
       "RevokeCause": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[1].properties.cause",
       "SessionsFilter": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[5].properties.filter",
       "DirectoryOp": "$ref:$.channels.bus.messages.ctl.payload.properties.change.oneOf[0]",
@@ -2727,7 +2940,7 @@
                 "type": "string",
                 "pattern": "^wss?://",
                 "description": "The bridge's agent endpoint, `{base_url}/ws/agent`.",
-                "x-parser-schema-id": "<anonymous-schema-95>"
+                "x-parser-schema-id": "<anonymous-schema-100>"
               },
               "reconnect": {
                 "title": "ConnectorReconnect",
@@ -2739,28 +2952,28 @@
                     "type": "boolean",
                     "default": true,
                     "description": "Whether to reconnect after the connection drops.",
-                    "x-parser-schema-id": "<anonymous-schema-96>"
+                    "x-parser-schema-id": "<anonymous-schema-101>"
                   },
                   "maxRetries": {
                     "type": "integer",
                     "minimum": -1,
                     "default": 5,
                     "description": "Attempts before giving up (x-limits.connectorReconnectMaxAttempts); 0 never reconnects, and -1 reconnects for ever, each delay still capped at maxDelayMs (decision C7). A connection error with `retry: false` (W19) ends the connection whatever this says.",
-                    "x-parser-schema-id": "<anonymous-schema-97>"
+                    "x-parser-schema-id": "<anonymous-schema-102>"
                   },
                   "baseDelayMs": {
                     "type": "integer",
                     "minimum": 1,
                     "default": 1000,
                     "description": "First delay (x-limits.reconnectBaseDelayMs).",
-                    "x-parser-schema-id": "<anonymous-schema-98>"
+                    "x-parser-schema-id": "<anonymous-schema-103>"
                   },
                   "maxDelayMs": {
                     "type": "integer",
                     "minimum": 1,
                     "default": 60000,
                     "description": "Cap of the delay (x-limits.reconnectMaxDelayMs).",
-                    "x-parser-schema-id": "<anonymous-schema-99>"
+                    "x-parser-schema-id": "<anonymous-schema-104>"
                   }
                 },
                 "examples": [
@@ -2800,20 +3013,20 @@
                   "type": "string",
                   "pattern": "^rla_[a-z0-9-]{1,64}_[A-Za-z0-9]{32,}$",
                   "description": "The agent's token (`rla_{agent_id}_{secret}`); keep it in the environment, e.g. `${TUTOR_TOKEN}`.",
-                  "x-parser-schema-id": "<anonymous-schema-101>"
+                  "x-parser-schema-id": "<anonymous-schema-106>"
                 },
                 "ttl_days": {
                   "type": "integer",
                   "minimum": 1,
                   "default": 14,
                   "description": "Session TTL the connector tracks (x-limits.sessionTtlDefaultDays).",
-                  "x-parser-schema-id": "<anonymous-schema-102>"
+                  "x-parser-schema-id": "<anonymous-schema-107>"
                 },
                 "context": {
                   "type": "object",
                   "additionalProperties": true,
                   "description": "Passed to the agent runtime when a session is created.",
-                  "x-parser-schema-id": "<anonymous-schema-103>"
+                  "x-parser-schema-id": "<anonymous-schema-108>"
                 }
               },
               "examples": [
@@ -2824,7 +3037,7 @@
               ],
               "x-parser-schema-id": "ConnectorAgent"
             },
-            "x-parser-schema-id": "<anonymous-schema-100>"
+            "x-parser-schema-id": "<anonymous-schema-105>"
           },
           "health": {
             "title": "ConnectorHealthEndpoint",
@@ -2840,21 +3053,21 @@
                 "minimum": 0,
                 "maximum": 65535,
                 "description": "TCP port to listen on (0 picks a free one).",
-                "x-parser-schema-id": "<anonymous-schema-104>"
+                "x-parser-schema-id": "<anonymous-schema-109>"
               },
               "path": {
                 "type": "string",
                 "pattern": "^/",
                 "default": "/health",
                 "description": "Path of the endpoint.",
-                "x-parser-schema-id": "<anonymous-schema-105>"
+                "x-parser-schema-id": "<anonymous-schema-110>"
               },
               "host": {
                 "type": "string",
                 "minLength": 1,
                 "default": "127.0.0.1",
                 "description": "Interface to listen on: this machine only by default, since the agents' state is nobody else's business; 0.0.0.0 (or ::) for every interface, e.g. for a probe from outside a container.",
-                "x-parser-schema-id": "<anonymous-schema-106>"
+                "x-parser-schema-id": "<anonymous-schema-111>"
               }
             },
             "examples": [
@@ -2943,18 +3156,18 @@
                 "connected": {
                   "type": "boolean",
                   "description": "Whether the agent's connection is open and authenticated.",
-                  "x-parser-schema-id": "<anonymous-schema-108>"
+                  "x-parser-schema-id": "<anonymous-schema-113>"
                 },
                 "lastPing": {
                   "type": "string",
                   "format": "date-time",
                   "description": "When the last `pong` arrived.",
-                  "x-parser-schema-id": "<anonymous-schema-109>"
+                  "x-parser-schema-id": "<anonymous-schema-114>"
                 },
                 "lastError": {
                   "type": "string",
                   "description": "The last connection error, if the agent is not connected.",
-                  "x-parser-schema-id": "<anonymous-schema-110>"
+                  "x-parser-schema-id": "<anonymous-schema-115>"
                 }
               },
               "examples": [
@@ -2965,7 +3178,7 @@
               ],
               "x-parser-schema-id": "ConnectorAgentHealth"
             },
-            "x-parser-schema-id": "<anonymous-schema-107>"
+            "x-parser-schema-id": "<anonymous-schema-112>"
           }
         },
         "examples": [
@@ -3169,9 +3382,10 @@
       "messages": {
         "unknown": "Event {event_id} cannot be resumed: the bridge no longer keeps it (its resume window ended, or the bridge or the event's node restarted).",
         "overflow": "Event {event_id} cannot be resumed after fragment {after_seq}: the fragments before {first_kept} were dropped ({why}).",
-        "home_gone": "Event {event_id} cannot be resumed: node {node} that holds it does not answer."
+        "home_gone": "Event {event_id} cannot be resumed: node {node} that holds it does not answer.",
+        "cancelled": "Event {event_id} cannot be resumed: it was cancelled."
       },
-      "cause": "Resume extension (R6). The rest of the event's stream after `after_seq` can no longer be given whole, so the event ends for the app with this error instead of a partial answer presented as whole; the agent is not told (its event goes on or has ended). The bridge no longer keeps the event (its resumeWindowMs after the event ended is over, or it never existed, or it is another app's, or it was kept by a bridge or node that restarted), or fragments after `after_seq` were dropped to keep the buffers within streamedTextMaxBytes (the event), resumeBufferPerAppMaxBytes (the app) or resumeBufferMaxBytes (the node), or the node that holds the event does not answer."
+      "cause": "Resume extension (R6). The rest of the event's stream after `after_seq` can no longer be given whole, so the event ends for the app with this error instead of a partial answer presented as whole; the agent is not told (its event goes on or has ended). The bridge no longer keeps the event (its resumeWindowMs after the event ended is over, or it never existed, or it is another app's, or it was kept by a bridge or node that restarted), or fragments after `after_seq` were dropped to keep the buffers within streamedTextMaxBytes (the event), resumeBufferPerAppMaxBytes (the app) or resumeBufferMaxBytes (the node), or the node that holds the event does not answer, or the event was cancelled (S6)."
     },
     "RESUME_REFUSED": {
       "origin": "extension",
@@ -3186,6 +3400,30 @@
         "ahead": "Event {event_id} has sent {sent} fragments; after_seq {after_seq} is beyond them."
       },
       "cause": "Resume extension (R5). The resume names an event of the app's own that the connection may not take back — the resume token is not the one given to the connection that sent it (another instance of the app), or the event was sent without `?resume=1` — or an `after_seq` beyond the fragments sent. The event goes on for whoever holds it. An event of another app is never named so; its resume gets exactly the RESUME_GAP an unknown event gets (R5)."
+    },
+    "CANCELLED": {
+      "origin": "extension",
+      "receivers": [
+        "app"
+      ],
+      "scope": "event",
+      "retry": false,
+      "messages": {
+        "by_app": "Event {event_id} was cancelled by the app."
+      },
+      "cause": "Cancel extension (S2). The app sent `cancel` for an event in flight of this connection; the event ends at once for it with this error, its last frame, instead of a reply made of the fragments so far. Its bounds are freed at once; the agent is told if its connection opted in (`?cancel=1`), and what it still sends for the event is dropped (S4). The event log's outcome is `cancelled`."
+    },
+    "CANCEL_REFUSED": {
+      "origin": "extension",
+      "receivers": [
+        "app"
+      ],
+      "scope": "frame",
+      "retry": false,
+      "messages": {
+        "not_in_flight": "Event {event_id} cannot be cancelled: it is not in flight for this app."
+      },
+      "cause": "Cancel extension (S3). The `cancel` names an event that is not in flight for this connection — unknown, already ended, held by another connection, or another app's — with the same text for each, so that nothing is learnt of other apps' events. Only the frame is refused; the app's other events go on."
     },
     "TOO_MANY_REQUESTS": {
       "origin": "decision",

@@ -222,6 +222,20 @@ export class ClusterEngine implements Engine {
     return true;
   }
 
+  cancelToAgent(agentId: string, eventId: string): void {
+    const local = this.localAgents.get(agentId);
+    if (local) return this.listener?.cancelForAgent(local, eventId);
+    const holder = this.holders.get(agentId);
+    if (holder && holder.node !== this.me)
+      this.bus.send(holder.node, { k: 'cancel-agent', v, agent: agentId, e: eventId });
+  }
+
+  cancelAtHome(home: string, connId: number, eventId: string, appId: string): boolean {
+    if (!this.bus.isNodeUp(home)) return false;
+    this.bus.send(home, { k: 'cancel', v, c: connId, e: eventId, app: appId });
+    return true;
+  }
+
   toResumeHome(request: ResumeRequest, connId: number): { home: string; up: boolean } | undefined {
     const home = homeOf(request.event_id);
     if (!home || home === this.me) return undefined;
@@ -294,6 +308,12 @@ export class ClusterEngine implements Engine {
         return this.listener?.framesForApp(from, message.c, message.e, message.f);
       case 'resumer-gone':
         return this.listener?.resumerGone(from, message.c, message.e);
+      case 'cancel':
+        return this.listener?.cancelRequest(from, message.c, message.e, message.app);
+      case 'cancel-agent': {
+        const conn = this.localAgents.get(message.agent);
+        return conn && this.listener?.cancelForAgent(conn, message.e);
+      }
       case 'ctl':
       case 'ctl-ack':
         return; // the cluster control's (control.ts)

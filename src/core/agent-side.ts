@@ -10,6 +10,7 @@ import {
 } from '../../generated/index.js';
 import type { Clock } from '../shared/clock.js';
 import { errorText } from '../shared/error-text.js';
+import type { CancelledEvents } from './cancelled-events.js';
 import type { Client } from './connections.js';
 import type { AgentRecord } from './directory.js';
 import { unhandled } from './dispatch.js';
@@ -34,6 +35,7 @@ export interface AgentSideDeps {
   endings: Endings;
   replies: Replies;
   resumes: ResumeStore;
+  cancelled: CancelledEvents;
   shares: FairShares;
   observer: BridgeObserver;
   clock: Clock;
@@ -61,6 +63,8 @@ export class AgentSide {
   /** `ev`: the event the message is about, if it is held here (looked up once per fragment, not twice). */
   private aboutHeld(ev: EventInFlight | undefined, agentId: string, message: AgentEventMessage, answer: AgentAnswer) {
     if (!ev || ev.agentId !== agentId) {
+      // A cancelled event's late frames are dropped without a word to the agent (S4).
+      if (this.d.cancelled.drops(agentId, message.event_id, message.type !== 'token')) return;
       const error = errorText('INVALID_EVENT_ID', 'unknown', { event_id: message.event_id });
       return answer(frames.agentError('INVALID_EVENT_ID', error, message.event_id));
     }

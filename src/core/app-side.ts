@@ -9,6 +9,7 @@ import {
 import type { Clock } from '../shared/clock.js';
 import { errorText } from '../shared/error-text.js';
 import type { Admission } from './admission.js';
+import type { Cancels } from './cancels.js';
 import { compactJson } from './compact-json.js';
 import type { Client } from './connections.js';
 import type { AppRecord, Directory } from './directory.js';
@@ -24,6 +25,7 @@ export interface AppSideDeps {
   directory: Directory;
   admission: Admission;
   desk: ResumeDesk;
+  cancels: Cancels;
   shares: FairShares;
   clock: Clock;
 }
@@ -47,6 +49,7 @@ export class AppSide {
     event: (message, { client, app }) => this.d.admission.event(client.conn, app, message),
     resume: (message, { client, app }) =>
       client.resumable ? this.d.desk.resume(client.conn, app.app_id, message) : client.conn.send(unknownResume()),
+    cancel: (message, { client, app }) => this.d.cancels.cancel(client.conn, app.app_id, message.event_id),
   };
 
   constructor(private readonly d: AppSideDeps) {}

@@ -10,6 +10,8 @@ import { AgentSide } from './agent-side.js';
 import { AppSide } from './app-side.js';
 import { settingsOf, type BridgeOptions, type BridgeSettings } from './bridge-options.js';
 import { ByteBounds } from './byte-bounds.js';
+import { CancelledEvents } from './cancelled-events.js';
+import { Cancels, type CancelOutcome } from './cancels.js';
 import { ConnectionBounds } from './connection-bounds.js';
 import { Connections, type Client, type ConnectionHooks } from './connections.js';
 import type { Principal } from './directory.js';
@@ -39,9 +41,15 @@ export interface Bridge {
   connect(socket: Socket, facts: ConnectionFacts): ConnectionHandlers;
   /**
    * A socket already known to be `principal`: opened, or refused when over a bound (L18). `resumable`: an app
-   * connection opened with ?resume=1 (R1).
+   * connection opened with ?resume=1 (R1); `cancellable`: an agent connection opened with ?cancel=1 (S1).
    */
-  open(socket: Socket, principal: Principal, address?: string, resumable?: boolean): ConnectionHandlers;
+  open(
+    socket: Socket,
+    principal: Principal,
+    address?: string,
+    resumable?: boolean,
+    cancellable?: boolean,
+  ): ConnectionHandlers;
   /** Closes the connections opened with this token (its rotation grace has ended): UNAUTHORIZED. */
   expireToken(hash: Buffer): void;
   /**
@@ -78,17 +86,21 @@ export interface Bridge {
   resumeStats(): ResumeStats;
   /** What the organizations' fair shares did since start (F3, R10). */
   fairShareStats(): FairShareStats;
+  /** Cancels since start by outcome, and the cancelled events whose late agent frames are dropped now (S4, S7). */
+  cancelStats(): { cancels: Record<CancelOutcome, number>; remembered: number };
 }
 
 export function makeBridge(options: BridgeOptions): Bridge {
   const parts = assemble(settingsOf(options));
   const { s, connections, table, endings, counters, byteBounds, heartbeats, resumes, shares, agentSide } = parts;
+  const { cancels, cancelled } = parts;
   const owns = (kind: ClientKind, id: string) => (c: Client) =>
     c.principal.kind === kind &&
     (c.principal.kind === 'app' ? c.principal.app.app_id : c.principal.agent.agent_id) === id;
   return {
     connect: (socket, facts) => connections.connect(socket, facts),
-    open: (socket, principal, address, resumable) => connections.open(socket, principal, address, resumable),
+    open: (socket, principal, address, resumable, cancellable) =>
+      connections.open(socket, principal, address, resumable, cancellable),
     expireToken(hash) {
       const withToken = (c: Client) => c.principal.token.hash.equals(hash);
       connections.closeWhere(withToken, 'UNAUTHORIZED', errorText('UNAUTHORIZED', 'grace_ended'));
@@ -100,7 +112,8 @@ export function makeBridge(options: BridgeOptions): Bridge {
     shutdown() {
       endings.shutdown();
       connections.closeAll();
-      for (const part of [parts.admission, byteBounds, heartbeats, endings, resumes, parts.desk, shares]) part.stop();
+      for (const part of [parts.admission, byteBounds, heartbeats, endings, resumes, parts.desk, shares, cancelled])
+        part.stop();
     },
     stats() {
       const { apps, agents } = connections.stats();
@@ -121,6 +134,7 @@ export function makeBridge(options: BridgeOptions): Bridge {
     partialMessageBytes: () => byteBounds.partialMessageBytes(),
     resumeStats: () => resumes.stats(),
     fairShareStats: () => structuredClone(shares.stats),
+    cancelStats: () => ({ cancels: { ...cancels.counts }, remembered: cancelled.size }),
   };
 }
 
@@ -152,7 +166,9 @@ function assemble(s: BridgeSettings) {
     isLive,
     isResumable: (conn) => connections.get(conn)?.resumable === true,
   });
-  const appSide = new AppSide({ directory, admission, desk, shares, clock });
+  const cancelled = new CancelledEvents(clock, s.agentTimeoutMs, s.events.perAgent);
+  const cancels = new Cancels({ table, endings, desk, delivery: engine, relay: engine, remembered: cancelled });
+  const appSide = new AppSide({ directory, admission, desk, cancels, shares, clock });
   const replies = new Replies({ endings, clock, log, counters, limits: s.events });
   const agentSide = new AgentSide({
     delivery: engine,
@@ -161,6 +177,7 @@ function assemble(s: BridgeSettings) {
     endings,
     replies,
     resumes,
+    cancelled,
     shares,
     observer: s.observer,
     clock,
@@ -174,7 +191,9 @@ function assemble(s: BridgeSettings) {
     counters,
     hooks: hooksOf(appSide, agentSide, endings, table, desk),
   });
-  engine.listen(fromOtherNodes({ delivery: engine, agentSide, connections, endings, desk, observer: s.observer, log }));
+  engine.listen(
+    fromOtherNodes({ delivery: engine, agentSide, connections, endings, desk, cancels, observer: s.observer, log }),
+  );
   return {
     s,
     counters,
@@ -189,6 +208,8 @@ function assemble(s: BridgeSettings) {
     admission,
     agentSide,
     connections,
+    cancels,
+    cancelled,
   };
 }
 

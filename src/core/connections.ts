@@ -42,6 +42,8 @@ export interface Client {
   socket: Socket;
   /** Opened with ?resume=1 (R1): its events are kept for a resume, and it may resume. */
   resumable: boolean;
+  /** An agent's connection opened with ?cancel=1 (S1): it is told of its events' cancels. */
+  cancellable: boolean;
 }
 
 /** What the rest of the core does when a connection speaks or goes. */
@@ -118,10 +120,20 @@ export class Connections {
     if (!kind) throw new Error(`not a WebSocket endpoint: ${facts.path}`); // the transport answers 404 before upgrading
     const who = identify(this.d.directory, kind, facts, this.d.clock.now());
     if (!who.ok) return this.refuseHandshake(socket, kind, who.code, who.error);
-    return this.open(socket, who.principal, facts.address, kind === 'app' && facts.resumable === true);
+    const opts = {
+      resumable: kind === 'app' && facts.resumable === true,
+      cancellable: kind === 'agent' && facts.cancellable === true,
+    };
+    return this.open(socket, who.principal, facts.address, opts.resumable, opts.cancellable);
   }
 
-  open(socket: Socket, principal: Principal, address?: string, resumable = false): ConnectionHandlers {
+  open(
+    socket: Socket,
+    principal: Principal,
+    address?: string,
+    resumable = false,
+    cancellable = false,
+  ): ConnectionHandlers {
     const { bounds, presence, byteBounds, heartbeats, clock } = this.d;
     const over = bounds.check(principal, address);
     if (over) {
@@ -150,6 +162,7 @@ export class Connections {
       backlog: [],
       socket,
       resumable,
+      cancellable,
     };
     this.clients.set(conn, client);
     this.connLog.info(

@@ -88,6 +88,20 @@ export class Endings {
     this.deliverFinal(ev, frames.appError(code, error, { event_id: ev.eventId, agent_id: ev.agentId }));
   }
 
+  /**
+   * Its app cancelled it (S2): CANCELLED is its last frame, and what it held is let go at once — a resumable
+   * event's kept stream too: it cannot be resumed (S6).
+   */
+  cancel(ev: EventInFlight): void {
+    this.end(ev, { outcome: 'cancelled', code: 'CANCELLED', tokens_used: null, completed_at: this.d.clock.now() });
+    const error = errorText('CANCELLED', 'by_app', { event_id: ev.eventId });
+    const frame = frames.appError('CANCELLED', error, { event_id: ev.eventId, agent_id: ev.agentId });
+    if (!ev.kept) return ev.appConn.send(frame);
+    this.d.resumes.cancel(ev.kept);
+    if (this.reaches(ev.appConn)) ev.appConn.send(frame);
+    this.d.desk.released(ev.appConn);
+  }
+
   /** The reply or error that ends an event, to its connection; a resumable event's is kept for the window (R7). */
   deliverFinal(ev: EventInFlight, frame: string): void {
     if (!ev.kept) return ev.appConn.send(frame);

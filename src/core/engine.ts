@@ -48,6 +48,10 @@ export interface EngineListener {
   framesForApp(from: string, connId: number, eventId: string, frames: string[]): void;
   /** Connection `connId` of node `from`, which resumed an event held here, no longer takes its frames. */
   resumerGone(from: string, connId: number, eventId: string): void;
+  /** Connection `connId` of node `from`, which resumed an event held here, cancels it (S5). */
+  cancelRequest(from: string, connId: number, eventId: string, appId: string): void;
+  /** An event of the agent whose connection `conn` is on this node was cancelled: told to it if it opted in (S4). */
+  cancelForAgent(conn: Connection, eventId: string): void;
 }
 
 /** Which agent and app connections are live, here and on the other nodes. */
@@ -83,6 +87,11 @@ export interface Delivery {
   toAgent(agentId: string, frame: string, event?: EventToAgent): boolean;
   /** Hands an agent's message to the node its event lives on; false when that is this node or no live node. */
   toEventHome(agentId: string, message: AgentEventMessage): boolean;
+  /**
+   * An event of the agent was cancelled (S4, S5): the node its connection is on hears of it (`cancelForAgent`),
+   * whichever node that is; nothing when it is connected nowhere.
+   */
+  cancelToAgent(agentId: string, eventId: string): void;
 }
 
 /** Resumes of an event from a connection on another node than the event's home (R8). */
@@ -99,6 +108,11 @@ export interface ResumeRelay {
   remoteApp(node: string, connId: number, eventId: string): Connection;
   /** Tells the event's home that connection `connId` here no longer takes the event's frames. */
   resumerGone(home: string, connId: number, eventId: string): void;
+  /**
+   * Hands the cancel of connection `connId` here, which resumed the event, to the event's home (S5): its answer
+   * comes back through `framesForApp`. False when the home is known to be gone (nothing was sent).
+   */
+  cancelAtHome(home: string, connId: number, eventId: string, appId: string): boolean;
 }
 
 /** The per-app event rate limit (§7.1, L10), its buckets kept where every node of the bridge draws on them. */

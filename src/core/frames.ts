@@ -3,6 +3,7 @@
 import type {
   AcceptedMessage,
   AgentsMessage,
+  CancelToAgentMessage,
   ErrorCode,
   ErrorMessage,
   ErrorToAgentMessage,
@@ -39,6 +40,11 @@ export function agentError(code: ErrorCode, error: string, eventId?: string): st
     ? { type: 'error', event_id: eventId, error, code }
     : { type: 'error', error, code };
   return JSON.stringify(frame);
+}
+
+/** The app cancelled the event (S4): only to an agent connection opened with `?cancel=1`. */
+export function cancelToAgent(eventId: string): string {
+  return JSON.stringify({ type: 'cancel', event_id: eventId } satisfies CancelToAgentMessage);
 }
 
 /** `resumeToken` only on a resumable connection (R2): any other connection gets the frame as before. */

@@ -4,9 +4,11 @@
 import { errorText } from '../shared/error-text.js';
 import type { Logger } from '../shared/logger.js';
 import type { AgentSide } from './agent-side.js';
+import type { Cancels } from './cancels.js';
 import type { Connections } from './connections.js';
 import type { Delivery, EngineListener } from './engine.js';
 import type { Endings } from './endings.js';
+import * as frames from './frames.js';
 import type { BridgeObserver } from './observer.js';
 import type { ResumeDesk } from './resume-desk.js';
 
@@ -16,6 +18,7 @@ export interface FromOtherNodesDeps {
   connections: Connections;
   endings: Endings;
   desk: ResumeDesk;
+  cancels: Cancels;
   observer: BridgeObserver;
   log: Logger;
 }
@@ -57,5 +60,10 @@ export function fromOtherNodes(d: FromOtherNodesDeps): EngineListener {
       guarded('resumed frames from another node', eventId, () => d.desk.framesForApp(from, connId, eventId, sent)),
     resumerGone: (from, connId, eventId) =>
       guarded('resumer gone on another node', eventId, () => d.desk.resumerGone(from, connId, eventId)),
+    cancelRequest: (from, connId, eventId, appId) =>
+      guarded('cancel from another node', eventId, () => d.cancels.cancelRequest(from, connId, eventId, appId)),
+    cancelForAgent(conn, eventId) {
+      if (d.connections.get(conn)?.cancellable) conn.send(frames.cancelToAgent(eventId));
+    },
   };
 }

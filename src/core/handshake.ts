@@ -17,6 +17,8 @@ export interface ConnectionFacts {
   address: string | undefined;
   /** Opened with `?resume=1` (R1): taken into account on the app endpoint only. */
   resumable?: boolean;
+  /** Opened with `?cancel=1` (S1): taken into account on the agent endpoint only. */
+  cancellable?: boolean;
 }
 
 export type HandshakeRefusalCode = Extract<

@@ -15,6 +15,8 @@ export class KeptStream {
   dropped: DropReason | undefined;
   /** RESUME_GAP was sent for it: the event is over for its app, and nothing more of it is kept. */
   gapped = false;
+  /** Its app cancelled it (S6): nothing of it is kept, and a resume of it is RESUME_GAP `cancelled`. */
+  cancelled = false;
   endedAt = 0;
   /** In its app's and the node's lists of streams holding bytes (checked per fragment rather than adding again). */
   listed = false;

@@ -56,6 +56,11 @@ export class MemoryEngine implements Engine {
     return false; // every event lives here
   }
 
+  cancelToAgent(agentId: string, eventId: string): void {
+    const conn = this.agents.get(agentId);
+    if (conn) this.listener?.cancelForAgent(conn, eventId);
+  }
+
   appPresence(appId: string, online: boolean): void {
     if (online) this.apps.add(appId);
     else this.apps.delete(appId);
@@ -75,6 +80,9 @@ export class MemoryEngine implements Engine {
     return NO_OTHER_NODE;
   }
   resumerGone(): void {}
+  cancelAtHome(): boolean {
+    return false; // no connection here resumed an event held elsewhere
+  }
 
   eventRateLimit(perSecond: number, burst: number): EventRateLimit {
     return new RateLimiter(perSecond, burst);

@@ -49,12 +49,23 @@ interface Awaited {
 
 const isToken = (frame: string) => frame.startsWith(frames.TOKEN_FRAME_START);
 
+/** Whether a last frame is the home's answer to a cancel (S5); any other (a reply that won, S8) leaves one to come. */
+const answersCancel = (frame: string) => {
+  const { code } = JSON.parse(frame) as { code?: string };
+  return code === 'CANCELLED' || code === 'CANCEL_REFUSED';
+};
+
 export class ResumeDesk {
   /** Connections of this node that resumed events held elsewhere, by connection id. */
   private readonly awaiting = new Map<number, { conn: Connection; events: Map<string, Awaited> }>();
   /** Stand-ins for connections of other nodes that hold events of this one, by `node/connId/eventId`, and back. */
   private readonly remoteByKey = new Map<string, Connection>();
   private readonly remoteKeys = new Map<Connection, string>();
+  /**
+   * Cancels handed to an event's home by connections of this node (S5), by `connId/eventId`, until its answer
+   * comes: it may come after the event's last frame (a reply that won the race, S8), when nothing else awaits it.
+   */
+  private readonly cancelling = new Map<string, Connection>();
 
   constructor(private readonly o: ResumeDeskOptions) {}
 
@@ -88,8 +99,25 @@ export class ResumeDesk {
     this.remoteByKey.delete(key);
   }
 
+  /** The node that holds the event `conn`, a connection of this node, resumed from it; undefined when none. */
+  awaitedHome(conn: Connection, eventId: string): string | undefined {
+    const waiting = this.awaiting.get(conn.id);
+    return waiting?.conn === conn ? waiting.events.get(eventId)?.home : undefined;
+  }
+
+  /** `conn` handed the cancel of an event to its home (S5): the answer goes to it, whenever it comes. */
+  cancelSent(conn: Connection, eventId: string): void {
+    this.cancelling.set(`${conn.id}/${eventId}`, conn);
+  }
+
+  /** The stand-in of connection `connId` of node `from` that resumed the event, if it holds it from here. */
+  standIn(from: string, connId: number, eventId: string): Connection | undefined {
+    return this.remoteByKey.get(`${from}/${connId}/${eventId}`);
+  }
+
   /** A connection of this node is gone: the homes of the events it resumed stop sending it their frames. */
   connectionGone(conn: Connection): void {
+    for (const [key, of] of this.cancelling) if (of === conn) this.cancelling.delete(key);
     const waiting = this.awaiting.get(conn.id);
     if (waiting?.conn !== conn) return;
     this.awaiting.delete(conn.id);
@@ -123,12 +151,25 @@ export class ResumeDesk {
   framesForApp(from: string, connId: number, eventId: string, sent: string[]): void {
     const waiting = this.awaiting.get(connId);
     const awaited = waiting?.events.get(eventId);
-    if (!waiting || !awaited) return this.o.relay.resumerGone(from, connId, eventId); // gone, or given up on (home_gone)
+    const cancelKey = `${connId}/${eventId}`;
+    const cancelled = this.cancelling.get(cancelKey);
+    if (!waiting || !awaited) {
+      // The answer to a cancel that came after the event's last frame (S8): for the connection that sent it.
+      if (cancelled) {
+        this.cancelling.delete(cancelKey);
+        for (const frame of sent) cancelled.send(frame);
+        return;
+      }
+      return this.o.relay.resumerGone(from, connId, eventId); // gone, or given up on (home_gone)
+    }
     awaited.timer?.cancel();
     awaited.timer = undefined;
     for (const frame of sent) {
       waiting.conn.send(frame);
-      if (!isToken(frame)) this.forgetAwaited(connId, eventId); // a reply, or an error: nothing more will come
+      if (!isToken(frame)) {
+        this.forgetAwaited(connId, eventId); // a reply, or an error: nothing more will come
+        if (answersCancel(frame)) this.cancelling.delete(cancelKey);
+      }
     }
   }
 
@@ -143,6 +184,7 @@ export class ResumeDesk {
   stop(): void {
     for (const { events } of this.awaiting.values()) for (const awaited of events.values()) awaited.timer?.cancel();
     this.awaiting.clear();
+    this.cancelling.clear();
   }
 
   /**

@@ -151,6 +151,22 @@ export class ResumeStore {
     this.unlist(stream);
   }
 
+  /**
+   * Its app cancelled it (S2, S6): what it kept is let go at once, and only the fact that it was cancelled is kept
+   * for the window, so that a resume of it is told so.
+   */
+  cancel(stream: KeptStream): void {
+    stream.cancelled = true;
+    stream.fragments.seal();
+    stream.endedAt = this.clock.monotonic();
+    this.release(stream, stream.fragments.dropAll());
+    this.release(stream, this.takeFinal(stream));
+    this.unlist(stream);
+    stream.final = null;
+    this.expiring.add(stream);
+    this.timer ??= this.clock.setTimer(this.bounds.windowMs, () => this.expire());
+  }
+
   counted(outcome: ResumeOutcome): void {
     this.resumes[outcome]++;
   }

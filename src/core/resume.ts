@@ -63,6 +63,7 @@ export function judgeResume(
   if (stream.appId !== appId) return unknown();
   if (!tokenMatches(resume_token, stream.tokenHash))
     return refused(errorText('RESUME_REFUSED', 'not_yours', { event_id }), event_id);
+  if (stream.cancelled) return gap(errorText('RESUME_GAP', 'cancelled', { event_id }), event_id, stream.agentId);
   const { fragments } = stream;
   if (after_seq > fragments.sent) {
     return refused(errorText('RESUME_REFUSED', 'ahead', { event_id, sent: fragments.sent, after_seq }), event_id);

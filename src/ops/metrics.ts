@@ -223,6 +223,22 @@ export function makeMetrics(
     'outcome',
     () => bridge().resumeStats().resumes,
   );
+  // Cancels (S4, S7): how apps' cancels ended, and the cancelled events whose agents' late frames are dropped.
+  countedByLabel(
+    registry,
+    'bridge_cancels_total',
+    'Cancels by outcome: cancelled (the event ended with CANCELLED), refused (CANCEL_REFUSED: not in flight for the connection).',
+    'outcome',
+    () => bridge().cancelStats().cancels,
+  );
+  new Gauge({
+    name: 'bridge_cancelled_events_remembered',
+    help: "Cancelled events whose agent's later frames are dropped without an error (until its reply or error, or AGENT_TIMEOUT_MS after the cancel; at most EVENTS_IN_FLIGHT_PER_AGENT_MAX per agent).",
+    registers: [registry],
+    collect() {
+      this.set(bridge().cancelStats().remembered);
+    },
+  });
   // Each organization's fair share (F3, R10): how often one was over it, and how long its agents waited.
   countedByLabel(
     registry,

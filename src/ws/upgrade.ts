@@ -67,6 +67,7 @@ export function attachWebSockets(server: Server, deps: EndpointDeps): WebSocketE
       query: url.searchParams,
       address: addressOf(req),
       resumable: url.searchParams.get('resume') === '1',
+      cancellable: url.searchParams.get('cancel') === '1',
     };
     ws.on('error', (err) => log.warn({ conn: socket.id, address: facts.address, err: err.message }, 'websocket error'));
     const handlers = bridge.connect(socket, facts);

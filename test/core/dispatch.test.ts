@@ -6,20 +6,26 @@ import type { AgentToServiceMessage, AppToServiceMessage } from '../../generated
 import { dispatch, unhandled, type HandlerMap } from '../../src/core/dispatch.js';
 
 /** A message the spec might add one day: until a handler exists for it, nothing compiles. */
-type CancelMessage = { type: 'cancel'; event_id: string };
+type PauseMessage = { type: 'pause'; event_id: string };
 
 const appHandlers: HandlerMap<AppToServiceMessage, string[], string> = {
   ping: (_, seen) => (seen.push('ping'), 'pong'),
   discover: (_, seen) => (seen.push('discover'), 'agents'),
   event: (m, seen) => (seen.push('event'), m.agent_id),
   resume: (m, seen) => (seen.push('resume'), m.event_id),
+  cancel: (m, seen) => (seen.push('cancel'), m.event_id),
 };
 
 // @ts-expect-error a map without `resume` must not compile
-export const lacksResume: HandlerMap<AppToServiceMessage, void, void> = { ping() {}, discover() {}, event() {} };
+export const lacksResume: HandlerMap<AppToServiceMessage, void, void> = {
+  ping() {},
+  discover() {},
+  event() {},
+  cancel() {},
+};
 
-// @ts-expect-error the app side's handlers, with a `cancel` added to the union: `cancel` has no handler
-export const withCancel: HandlerMap<AppToServiceMessage | CancelMessage, string[], string> = appHandlers;
+// @ts-expect-error the app side's handlers, with a `pause` added to the union: `pause` has no handler
+export const withPause: HandlerMap<AppToServiceMessage | PauseMessage, string[], string> = appHandlers;
 
 // @ts-expect-error a map without `error` must not compile
 export const lacksError: HandlerMap<AgentToServiceMessage, void, void> = { ping() {}, token() {}, reply() {} };

@@ -23,6 +23,8 @@ function appToService(m: AppToServiceMessage): string {
       return 'discover';
     case 'resume':
       return `${m.event_id}@${m.after_seq}`;
+    case 'cancel':
+      return m.event_id;
     case 'ping':
       return 'ping';
     default:
@@ -68,6 +70,8 @@ function serviceToAgent(m: ServiceToAgentMessage): string {
   switch (m.type) {
     case 'event':
       return m.session_key;
+    case 'cancel':
+      return m.event_id;
     case 'error':
       return m.code;
     case 'pong':
@@ -100,6 +104,10 @@ function bus(m: BusMessage): string {
       return m.f.join('');
     case 'resumer-gone':
       return m.e;
+    case 'cancel':
+      return `${m.app}:${m.e}`;
+    case 'cancel-agent':
+      return `${m.agent}:${m.e}`;
     case 'ctl':
       return m.change.op;
     case 'ctl-ack':

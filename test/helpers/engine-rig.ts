@@ -75,6 +75,12 @@ export class RecordingListener implements EngineListener {
   resumerGone(from: string, connId: number, eventId: string) {
     this.heard.push(['resumerGone', from, connId, eventId]);
   }
+  cancelRequest(from: string, connId: number, eventId: string, appId: string) {
+    this.heard.push(['cancelRequest', from, connId, eventId, appId]);
+  }
+  cancelForAgent(conn: Connection, eventId: string) {
+    this.heard.push(['cancelForAgent', conn, eventId]);
+  }
 }
 
 export interface Node {

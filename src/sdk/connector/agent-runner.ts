@@ -38,6 +38,13 @@ export interface AgentRunnerOptions extends RunSettings {
   connection?: ConnectionTuning;
 }
 
+/** The agent endpoint asking to be told of cancels (S1), whatever the configured URL's own query said of it. */
+function cancelQuery(url: string): string {
+  const u = new URL(url);
+  u.searchParams.set('cancel', '1');
+  return u.toString();
+}
+
 /** Frames kept for events in flight while the connection is down (sent on reconnect, L8); older ones beyond it are dropped. */
 const OUTBOX_MAX_FRAMES = 10_000;
 
@@ -67,7 +74,7 @@ export class AgentRunner {
     this.connection = new BridgeConnection<ServiceToAgentMessage, AgentFrame>(
       {
         ...tuning,
-        url: o.url,
+        url: cancelQuery(o.url),
         token: o.agent.token,
         clock: o.clock,
         reconnect: { ...o.reconnect, ...(jitter !== undefined ? { jitter } : {}) },
@@ -203,7 +210,20 @@ export class AgentRunner {
         return this.onEvent(message);
       case 'error':
         return this.onBridgeError(message);
+      case 'cancel':
+        return this.onCancel(message.event_id);
     }
+  }
+
+  /**
+   * The app cancelled the event (S4): its run ends here without a frame, its handler's signal fires with a
+   * `CancelledEventError`, and whatever the handler still sends for it is ignored, never sent.
+   */
+  private onCancel(eventId: string): void {
+    const run = this.runs.get(eventId);
+    if (!run) return;
+    this.o.logger.info({ agent_id: this.agentId, event_id: eventId }, 'event cancelled by the app');
+    run.cancel();
   }
 
   /**

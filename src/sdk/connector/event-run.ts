@@ -42,6 +42,14 @@ const errorText = (err: unknown): string => (err instanceof Error ? err.message 
  */
 const HANDLER_FAILED = 'The agent failed while handling the event.';
 
+/** The reason of a handler's `ctx.signal` when the app cancelled the event (S4). */
+export class CancelledEventError extends Error {
+  override readonly name = 'CancelledEventError';
+  constructor(readonly eventId: string) {
+    super(`Event ${eventId} was cancelled by the app.`);
+  }
+}
+
 /** One event in flight: the context handed to the handler, and the guarantee of exactly one ending. */
 export class EventRun {
   private finished = false;
@@ -169,6 +177,16 @@ export class EventRun {
     });
   }
 
+  /**
+   * The app cancelled the event (S4): it ends here without a frame (the bridge drops any), and the handler's
+   * signal fires with a CancelledEventError as its reason.
+   */
+  cancel(): void {
+    if (this.finished) return;
+    this.finish(new CancelledEventError(this.eventId));
+    this.o.notify('event-cancelled', { agentId: this.runner.agentId, eventId: this.eventId });
+  }
+
   /** Ends the event here without sending anything (the bridge has ended it, or cannot be reached). */
   abandon(code?: string, message?: string): void {
     if (this.finished) return;
@@ -203,11 +221,11 @@ export class EventRun {
     this.end('AGENT_ERROR', HANDLER_FAILED);
   }
 
-  private finish(): void {
+  private finish(reason?: Error): void {
     this.finished = true;
     this.timer?.cancel();
     this.timer = undefined;
     this.runner.forget(this.eventId);
-    this.controller.abort();
+    this.controller.abort(reason);
   }
 }

@@ -34,7 +34,10 @@ export type AgentFailureCode = Extract<ErrorCode, 'AGENT_ERROR' | 'AGENT_TIMEOUT
 export interface AgentContext {
   readonly agentId: string;
   readonly eventId: string;
-  /** Aborted when the event ends for any reason (a reply, an error, the handler timeout, the connector closing). */
+  /**
+   * Aborted when the event ends for any reason (a reply, an error, the handler timeout, the connector closing); when
+   * the app cancelled it (S4), with a `CancelledEventError` as its reason, and every later call is ignored.
+   */
   readonly signal: AbortSignal;
   /** Whether the event has ended. */
   readonly finished: boolean;

@@ -16,4 +16,5 @@ export {
 export { loadHandler, HandlerLoadError, type AgentEvent, type AgentContext, type AgentHandler } from './handler.js';
 export { registerTypeScriptHooks, type TypeScriptLoader } from './typescript-hooks.js';
 export { splitByBytes, splitWords } from './fragments.js';
+export { CancelledEventError } from './event-run.js';
 export type { ConnectorEvents, ConnectorNotification, CutShortEvent, StoppedNotification } from './notifications.js';

@@ -34,6 +34,11 @@ export interface EventErrorNotification {
   code: string;
   message: string;
 }
+/** Beyond §6.5: the app cancelled an event (S4); its handler's signal fired, and it sends nothing more for it. */
+export interface EventCancelledNotification {
+  agentId: string;
+  eventId: string;
+}
 /** Beyond §6.5: the agent's connection has given up for good (closed by the connector, refused, or out of retries). */
 export interface ClosedNotification {
   agentId: string;
@@ -58,6 +63,7 @@ export interface ConnectorEvents {
   reconnecting: [ReconnectingNotification];
   'event-received': [EventReceivedNotification];
   'event-replied': [EventRepliedNotification];
+  'event-cancelled': [EventCancelledNotification];
   'event-error': [EventErrorNotification];
   closed: [ClosedNotification];
   stopped: [StoppedNotification];
