@@ -16,6 +16,7 @@ const resume = (eventId: string): ResumeRequest => ({
 export function relayCases(rig: Rig, setup: EngineSetup): void {
   deliveryCases(rig, setup.nodes >= 2);
   resumeCases(rig, setup.nodes >= 2);
+  cancelCases(rig, setup.nodes >= 2);
   rateLimitCases(rig, setup.nodes >= 2 && setup.sharedBuckets);
   if (setup.nodes >= 2) nodeGoneCase(rig);
 }
@@ -140,6 +141,36 @@ function resumeCases(rig: Rig, several: boolean): void {
         a().engine.resumerGone(home, 7, request.event_id);
         await until('the end at b', () => b().listener.calls('resumerGone').length > 0);
         expect(b().listener.calls('resumerGone')).to.deep.equal([[resumer, 7, request.event_id]]);
+      });
+  });
+}
+
+function cancelCases(rig: Rig, several: boolean): void {
+  const a = () => rig.nodes[0]!;
+  const b = () => rig.nodes[1]!;
+
+  describe('cancel relay (S5)', function () {
+    it("cancelToAgent reaches the listener of the agent's node with its connection, and nothing when it is nowhere", async function () {
+      const conn = fakeConnection();
+      a().engine.attachAgent('tutor', conn);
+      await rig.allHeard(a());
+      const agentNode = a();
+      for (const n of rig.nodes) n.engine.cancelToAgent('tutor', 'e1');
+      await until('every cancel heard', () => agentNode.listener.calls('cancelForAgent').length === rig.nodes.length);
+      expect(agentNode.listener.calls('cancelForAgent')).to.deep.equal(rig.nodes.map(() => [conn, 'e1']));
+      for (const n of rig.nodes) n.engine.cancelToAgent('nobody', 'e2');
+      await rig.allHeard(a());
+      expect(rig.nodes.flatMap((n) => n.listener.calls('cancelForAgent'))).to.have.length(rig.nodes.length);
+    });
+
+    if (several)
+      it("a cancel of another node's event reaches its home, with the connection and the app", async function () {
+        const eventId = b().eventId();
+        const home = a().engine.toResumeHome(resume(eventId), 7)!.home;
+        expect(a().engine.cancelAtHome(home, 7, eventId, 'classroom')).to.equal(true);
+        await until('the cancel at b', () => b().listener.calls('cancelRequest').length > 0);
+        const [, connId, id, appId] = b().listener.calls('cancelRequest')[0]!;
+        expect([connId, id, appId]).to.deep.equal([7, eventId, 'classroom']);
       });
   });
 }

@@ -47,13 +47,14 @@ export class TestClient<Incoming extends { type: string }> {
     headerToken = token,
     /**
      * More of ws's options: `ca` for a bridge with a test certificate, headers a proxy would add; and `resume`,
-     * to open the connection with ?resume=1 (resumable streams, R1).
+     * to open the connection with ?resume=1 (resumable streams, R1); `cancel`, with ?cancel=1 (S1).
      */
-    { resume, ...options }: WebSocket.ClientOptions & { resume?: boolean } = {},
+    { resume, cancel, ...options }: WebSocket.ClientOptions & { resume?: boolean; cancel?: boolean } = {},
   ): Promise<TestClient<K extends 'app' ? ServiceToAppMessage : ServiceToAgentMessage>> {
     const url = new URL(ENDPOINT_PATHS[kind], baseUrl.replace(/^http/, 'ws'));
     if (token && (carrier === 'query' || carrier === 'both')) url.searchParams.set('token', token);
     if (resume) url.searchParams.set('resume', '1');
+    if (cancel) url.searchParams.set('cancel', '1');
     const headers: Record<string, string> = { ...options.headers };
     if (headerToken && (carrier === 'header' || carrier === 'both')) headers.authorization = `Bearer ${headerToken}`;
     const ws = new WebSocket(url, Object.keys(headers).length ? { ...options, headers } : options);

@@ -1,0 +1,131 @@
+// Cancels across nodes (S5, S6, S8), with bridge cores joined by the memory hub: the event's home decides. A cancel
+// of an event whose agent is on another node tells that node, which tells the agent only if it opted in
+// (?cancel=1); a cancel from a connection that resumed the event on another node is handed to the home, and its
+// answer comes back — also when the agent's reply won the race.
+import { expect } from 'chai';
+import { validateServiceToAgentMessage, validateServiceToAppMessage, type Validator } from '../../generated/index.js';
+import { makeBridge, type Bridge } from '../../src/core/bridge.js';
+import { Directory, type Principal } from '../../src/core/directory.js';
+import { AdjustableClock } from '../../src/shared/clock.js';
+import { ClusterEngine, homeOf } from '../../src/cluster/cluster-engine.js';
+import { specCheckedHub, takeOffSpec } from './spec-checked-hub.js';
+import { peerConnector, principalToken, type Peer, agentRecord } from '../helpers/core-harness.js';
+
+const app = { app_id: 'classroom', org_id: 'org', name: 'Classroom', active: true, created_at: 0 };
+const agent = agentRecord('tutor', { name: 'Tutor', description: 'd' });
+const appPrincipal: Principal = { kind: 'app', app, token: principalToken('app', 'classroom') };
+const agentPrincipal: Principal = { kind: 'agent', agent, token: principalToken('agent', 'tutor') };
+
+function cluster(nodeIds: string[]) {
+  const hub = specCheckedHub();
+  const clock = new AdjustableClock({ frozen: true, start: 1_000_000 });
+  const nodes = new Map<string, Bridge>();
+  for (const id of nodeIds) {
+    const directory = new Directory();
+    directory.addOrg({ org_id: 'org', name: 'Org', created_at: 0 });
+    directory.addApp(app);
+    directory.addAgent(agent);
+    nodes.set(id, makeBridge({ directory, clock, engine: new ClusterEngine(hub.join(id)) }));
+  }
+  const peer = peerConnector();
+  const connect = (node: string, principal: Principal, opts: { resumable?: boolean; cancellable?: boolean } = {}) =>
+    peer(
+      (principal.kind === 'app' ? validateServiceToAppMessage : validateServiceToAgentMessage) as Validator<unknown>,
+      (socket) => nodes.get(node)!.open(socket, principal, undefined, opts.resumable, opts.cancellable),
+    );
+  const send = (peer: Peer, message: unknown) => peer.handlers.message(JSON.stringify(message), false);
+  /** The agent on `agentNode`, an app connection on `home`, and one event of it accepted and delivered. */
+  async function inFlight(agentNode: string, home: string, agentOptsIn = true) {
+    const agentConn = connect(agentNode, agentPrincipal, { cancellable: agentOptsIn });
+    await hub.settle();
+    const appConn = connect(home, appPrincipal, { resumable: true });
+    send(appConn, { type: 'event', agent_id: 'tutor', thread_id: 't', payload: {} });
+    await hub.settle();
+    const accepted = appConn.frames[0]!;
+    expect(homeOf(accepted.event_id)).to.equal(home);
+    const eventId = String(accepted.event_id);
+    const fromAgent = async (...messages: object[]) => {
+      const before = agentConn.frames.length;
+      for (const m of messages) send(agentConn, { event_id: eventId, ...m });
+      await hub.settle();
+      return agentConn.frames.slice(before);
+    };
+    const cancel = async (conn: Peer) => {
+      const before = conn.frames.length;
+      send(conn, { type: 'cancel', event_id: eventId });
+      await hub.settle();
+      return conn.frames.slice(before);
+    };
+    return { agentConn, appConn, accepted, eventId, fromAgent, cancel };
+  }
+  return { hub, nodes, connect, send, inFlight };
+}
+
+const codes = (frames: any[]) => frames.map((f) => (f.type === 'error' ? f.code : f.type));
+const TOKEN = { type: 'token', token: 'x' };
+
+describe('cancels across nodes (S5)', function () {
+  afterEach(() => expect(takeOffSpec(), 'bus messages off the spec').to.deep.equal([]));
+
+  it("ends the event on its home and tells the agent's node, which tells an agent that opted in", async function () {
+    const c = cluster(['n1', 'n2']);
+    const e = await c.inFlight('n2', 'n1');
+    await e.fromAgent(TOKEN);
+    expect(codes(await e.cancel(e.appConn))).to.deep.equal(['CANCELLED']);
+    expect(e.agentConn.frames.at(-1)).to.deep.equal({ type: 'cancel', event_id: e.eventId });
+    expect(c.nodes.get('n1')!.stats().eventsInFlight).to.equal(0);
+    // Its later frames cross the bus and are dropped at home, without an error to the agent or a frame to the app.
+    const appFrames = e.appConn.frames.length;
+    expect(await e.fromAgent(TOKEN, TOKEN, { type: 'reply', content: '', done: true })).to.deep.equal([]);
+    expect(e.appConn.frames).to.have.length(appFrames);
+    expect(c.nodes.get('n1')!.cancelStats()).to.deep.equal({ cancels: { cancelled: 1, refused: 0 }, remembered: 0 });
+  });
+
+  it('tells an agent on another node that did not opt in nothing', async function () {
+    const c = cluster(['n1', 'n2']);
+    const e = await c.inFlight('n2', 'n1', false);
+    const before = e.agentConn.frames.length;
+    expect(codes(await e.cancel(e.appConn))).to.deep.equal(['CANCELLED']);
+    expect(await e.fromAgent(TOKEN)).to.deep.equal([]);
+    expect(e.agentConn.frames.slice(before)).to.deep.equal([]);
+  });
+
+  it('hands the cancel of a connection that resumed the event on another node to its home (S5, S6)', async function () {
+    const c = cluster(['n1', 'n2', 'n3']);
+    const e = await c.inFlight('n3', 'n1');
+    await e.fromAgent(TOKEN);
+    e.appConn.handlers.closed();
+    const onN2 = c.connect('n2', appPrincipal, { resumable: true });
+    c.send(onN2, { type: 'resume', event_id: e.eventId, resume_token: e.accepted.resume_token, after_seq: 0 });
+    await c.hub.settle();
+    expect(codes(onN2.frames)).to.deep.equal(['token']);
+    expect(codes(await e.cancel(onN2))).to.deep.equal(['CANCELLED']);
+    expect(e.agentConn.frames.at(-1)).to.deep.equal({ type: 'cancel', event_id: e.eventId });
+    expect(c.nodes.get('n1')!.stats().eventsInFlight).to.equal(0);
+    expect(c.nodes.get('n1')!.resumeStats().bytes).to.equal(0);
+    // Cancelled, it cannot be resumed (S6); and a second cancel is refused (S3).
+    const again = c.connect('n2', appPrincipal, { resumable: true });
+    c.send(again, { type: 'resume', event_id: e.eventId, resume_token: e.accepted.resume_token, after_seq: 0 });
+    await c.hub.settle();
+    expect(again.frames.at(-1)).to.include({
+      code: 'RESUME_GAP',
+      error: `Event ${e.eventId} cannot be resumed: it was cancelled.`,
+    });
+    expect(codes(await e.cancel(onN2))).to.deep.equal(['CANCEL_REFUSED']);
+  });
+
+  it("answers CANCEL_REFUSED when the agent's reply reached the home first (S8)", async function () {
+    const c = cluster(['n1', 'n2', 'n3']);
+    const e = await c.inFlight('n3', 'n1');
+    e.appConn.handlers.closed();
+    const onN2 = c.connect('n2', appPrincipal, { resumable: true });
+    c.send(onN2, { type: 'resume', event_id: e.eventId, resume_token: e.accepted.resume_token, after_seq: 0 });
+    await c.hub.settle();
+    // Both on their way to the home at once: the reply first.
+    c.send(e.agentConn, { type: 'reply', event_id: e.eventId, content: 'done', done: true });
+    c.send(onN2, { type: 'cancel', event_id: e.eventId });
+    await c.hub.settle();
+    expect(codes(onN2.frames)).to.deep.equal(['reply', 'CANCEL_REFUSED']);
+    expect(c.nodes.get('n1')!.cancelStats().cancels).to.deep.equal({ cancelled: 0, refused: 1 });
+  });
+});
