@@ -26,7 +26,7 @@ import { systemClock, type Clock, type Timer } from '../shared/clock.js';
 import type { ConnectionOptions } from './connection-options.js';
 import type { CloseInfo, ConnectionState, Inbound, InvalidFrame } from './connection-events.js';
 import { BridgeConnection, BridgeConnectionError } from './connection.js';
-import { BridgeError, ConnectionLostError } from './app-errors.js';
+import { BridgeError, ConnectionLostError, EventCancelledError } from './app-errors.js';
 import { deferred, type Deferred } from './deferred.js';
 import { PendingEvent, type EventHandle } from './pending-event.js';
 import { InFlightEvent, answersResume, resumeQuery } from './resume.js';
@@ -34,6 +34,7 @@ import { InFlightEvent, answersResume, resumeQuery } from './resume.js';
 export {
   BridgeError,
   ConnectionLostError,
+  EventCancelledError,
   StreamGapError,
   type BridgeErrorCode,
   type ClientErrorCode,
@@ -63,6 +64,11 @@ export interface SendInput {
   payload: Payload;
 }
 
+export interface SendOptions {
+  /** Aborting it cancels the event, as `handle.cancel()` does; already aborted, nothing is sent. */
+  signal?: AbortSignal;
+}
+
 export interface AppClientEvents {
   /** Every state change of the underlying connection. */
   state: [state: ConnectionState];
@@ -90,6 +96,8 @@ export class AppClient extends EventEmitter<AppClientEvents> {
   private readonly discovers: Deferred<DiscoveredAgents>[] = [];
   /** Resumes refused for the bridge's load (TOO_MANY_REQUESTS), each waiting to be sent again, by event_id. */
   private readonly resumeRetries = new Map<string, Timer>();
+  /** Events this connection cancelled, until the bridge's answer to the cancel: their late frames are ignored. */
+  private readonly cancelled = new Set<string>();
   private closing = false;
 
   /** @internal Use `connectApp`. */
@@ -108,6 +116,7 @@ export class AppClient extends EventEmitter<AppClientEvents> {
     connection.on('message', (message) => this.route(message));
     connection.on('invalid', (frame) => this.routeInvalid(frame));
     connection.on('down', (info) => {
+      this.cancelled.clear(); // nothing of them comes on another connection
       // Whether the connection will come back is known only at 'closed', which follows at once when it will not.
       this.failAll(this.lostError(info, this.closing ? 'The client was closed' : undefined), {
         keepResumable: !this.closing,
@@ -146,8 +155,21 @@ export class AppClient extends EventEmitter<AppClientEvents> {
    * answering it, taking every other event in flight down with it. Throws (TypeError) only for a payload that
    * JSON cannot serialise, which is a bug in the caller rather than a condition to handle.
    */
-  send(input: SendInput): EventHandle {
+  send(input: SendInput, options: SendOptions = {}): EventHandle {
     const event = new PendingEvent();
+    const { signal } = options;
+    if (signal?.aborted) {
+      event.fail(new EventCancelledError(undefined, input.agentId));
+      return event;
+    }
+    event.onCancel = () => this.cancel(event, input.agentId);
+    if (signal) {
+      const abort = () => event.cancel();
+      signal.addEventListener('abort', abort, { once: true });
+      // Let go of the signal once the event is over, whichever way it ended.
+      const release = () => signal.removeEventListener('abort', abort);
+      event.reply.then(release, release);
+    }
     const frame: AppToServiceMessage = {
       type: 'event',
       agent_id: input.agentId,
@@ -169,6 +191,28 @@ export class AppClient extends EventEmitter<AppClientEvents> {
       this.awaitingAnswer.push(event);
     }
     return event;
+  }
+
+  /**
+   * The caller cancels the event (S2): it ends for the caller now, and the bridge is asked to end it (at once if it
+   * is accepted, else with its `accepted`). An event waiting to be resumed is let go: nothing of it will come back.
+   */
+  private cancel(event: PendingEvent, agentId: string): void {
+    const { eventId } = event;
+    if (eventId === undefined) event.cancelPending = true;
+    else if (this.inFlight.get(eventId)?.event === event) {
+      this.inFlight.delete(eventId);
+      this.resumedHere.delete(eventId);
+      this.resumeRetries.get(eventId)?.cancel();
+      this.resumeRetries.delete(eventId);
+      this.sendCancel(eventId);
+    }
+    event.fail(new EventCancelledError(eventId, agentId));
+  }
+
+  private sendCancel(eventId: string): void {
+    if (this.connection.send({ type: 'cancel', event_id: eventId } satisfies AppToServiceMessage))
+      this.cancelled.add(eventId);
   }
 
   /** Closes for good; everything still open fails with ConnectionLostError. Resolves once the socket is closed. */
@@ -199,6 +243,7 @@ export class AppClient extends EventEmitter<AppClientEvents> {
         const event = this.awaitingAnswer.shift();
         if (!event) return;
         event.accept(message);
+        if (event.cancelPending) return this.sendCancel(message.event_id);
         this.inFlight.set(message.event_id, InFlightEvent.accepted(event, message, this.resume));
         return;
       }
@@ -213,6 +258,14 @@ export class AppClient extends EventEmitter<AppClientEvents> {
           return;
         }
         this.resumedHere.delete(message.event_id);
+        // The answer to a cancel never answers a send; an event cancelled here has nothing more to say (S2, S8).
+        if (message.code === 'CANCELLED' || message.code === 'CANCEL_REFUSED') {
+          this.cancelled.delete(message.event_id);
+          if (message.code === 'CANCELLED' && this.inFlight.has(message.event_id))
+            this.end(message.event_id, new EventCancelledError(message.event_id, message.agent_id));
+          return;
+        }
+        if (this.cancelled.has(message.event_id)) return;
         const event = this.inFlight.get(message.event_id);
         if (message.code === 'TOO_MANY_REQUESTS') {
           // A resume refused for the load, never an event's end nor an answer to a send: taken back later.

@@ -73,6 +73,28 @@ export class ConnectionLostError extends BridgeError {
 }
 
 /**
+ * The event was cancelled by its caller (`handle.cancel()`, or the send's `signal` aborted; the cancel extension,
+ * S2): its handle ends at once with this error, and nothing more of the event is delivered. `eventId` is unknown
+ * when it was cancelled before the bridge accepted it. A class of its own so that a Stop button's own doing is not
+ * mistaken for a failure.
+ */
+export class EventCancelledError extends BridgeError {
+  override name = 'EventCancelledError';
+  declare readonly code: 'CANCELLED';
+
+  constructor(eventId: string | undefined, agentId?: string | undefined) {
+    super(
+      'CANCELLED',
+      eventId ? `Event ${eventId} was cancelled.` : 'The event was cancelled before it was accepted.',
+      {
+        eventId,
+        agentId,
+      },
+    );
+  }
+}
+
+/**
  * A resumed event whose stream can no longer be completed (the resume extension, R6): the bridge no longer keeps
  * what came after the last fragment received (RESUME_GAP: its window ended, it restarted, its bounds dropped
  * fragments, or the node holding the event is gone), or it refused to give the event back (RESUME_REFUSED).

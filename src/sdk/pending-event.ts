@@ -28,6 +28,12 @@ export interface EventHandle {
   readonly reply: Promise<ReplyMessage>;
   /** The reply's full text (the bridge joins the fragments when the agent's final content is empty). */
   text(): Promise<string>;
+  /**
+   * Stops the event (the cancel extension, S2): `accepted`, `tokens` and `reply` end at once with
+   * EventCancelledError, and the bridge is asked to end it and tell its agent (sent once the event is accepted,
+   * if it is not yet). Nothing happens for an event that has already ended.
+   */
+  cancel(): void;
 }
 
 const noop = () => {};
@@ -39,6 +45,12 @@ export class PendingEvent implements EventHandle {
   private readonly fragments: string[] = [];
   private ending: { error?: BridgeError } | undefined;
   private wakers: (() => void)[] = [];
+  /** Its id, once accepted. */
+  eventId: string | undefined;
+  /** Cancelled before it was accepted: the cancel goes to the bridge with its `accepted`. */
+  cancelPending = false;
+  /** What `cancel()` does: set by the client that sent it. */
+  onCancel: (() => void) | undefined;
   readonly accepted = this.acceptedD.promise;
   readonly reply = this.replyD.promise;
   readonly tokens: AsyncIterable<string> = { [Symbol.asyncIterator]: () => this.iterate() };
@@ -52,7 +64,17 @@ export class PendingEvent implements EventHandle {
   // An arrow so that `const { text } = handle` still works.
   readonly text = (): Promise<string> => this.reply.then((r) => r.reply);
 
+  readonly cancel = (): void => {
+    if (!this.ending) this.onCancel?.();
+  };
+
+  /** Whether it has ended (its reply, its error or its cancel). */
+  get ended(): boolean {
+    return this.ending !== undefined;
+  }
+
   accept(message: AcceptedMessage): void {
+    this.eventId = message.event_id;
     this.acceptedD.resolve({ event_id: message.event_id, session_key: message.session_key });
   }
 

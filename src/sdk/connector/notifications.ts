@@ -71,7 +71,7 @@ export interface ConnectorEvents {
 
 export type ConnectorNotification = keyof ConnectorEvents;
 
-/** Every notification name, in the order of §6.5 (then `closed` and `stopped`). */
+/** Every notification name, in the order of §6.5 (then `event-cancelled`, `closed` and `stopped`). */
 export const CONNECTOR_NOTIFICATIONS = [
   'connected',
   'disconnected',
@@ -79,6 +79,7 @@ export const CONNECTOR_NOTIFICATIONS = [
   'event-received',
   'event-replied',
   'event-error',
+  'event-cancelled',
   'closed',
   'stopped',
 ] as const satisfies readonly ConnectorNotification[];
