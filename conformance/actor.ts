@@ -136,6 +136,8 @@ export interface ConnectOptions {
   profile: Profile;
   /** Opens the app connection with `?resume=1` (the resume extension, R1). */
   resume?: boolean | undefined;
+  /** Opens the agent connection with `?cancel=1` (the cancel extension, S1). */
+  cancel?: boolean | undefined;
   /** The resume tokens the scenario's connections received so far (R2: one per event). */
   resumeTokens?: Set<string> | undefined;
   /** Where a frame that breaks a frame rule is recorded (the scenario goes on), and the rules that held. */
@@ -228,6 +230,7 @@ export class Actor {
           : undefined;
     if (queryToken) url.searchParams.set('token', queryToken);
     if (options.resume) url.searchParams.set('resume', '1');
+    if (options.cancel) url.searchParams.set('cancel', '1');
     const headers =
       options.token && (options.carrier === 'header' || options.carrier === 'both')
         ? { authorization: `Bearer ${options.token}` }

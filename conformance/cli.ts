@@ -262,9 +262,11 @@ export interface ClientOptions extends CommonOptions {
  * the client sends. Same output, reports and exit code as `server`.
  */
 export async function client(options: ClientOptions): Promise<number> {
-  if (options.profile === 'resume') {
-    // The extension's client side (the SDK, R9) has no scenarios of the client role.
-    console.error('bridge-conformance: the resume profile has no client scenarios; use --profile protocol or bridge');
+  if (options.profile === 'resume' || options.profile === 'cancel') {
+    // The extensions' client sides (the SDK, R9; the SDK and the connector, S1-S4) have no scenarios of the client role yet.
+    console.error(
+      `bridge-conformance: the ${options.profile} profile has no client scenarios; use --profile protocol or bridge`,
+    );
     return 2;
   }
   let baseline: BaselineEntry[];
@@ -355,7 +357,7 @@ function commonOptions(cmd: Command): Command {
   return cmd
     .option(
       '--profile <profile>',
-      "protocol: the protocol only; bridge: also this implementation's decisions; resume: the resume extension (server role)",
+      "protocol: the protocol only; bridge: also this implementation's decisions; resume, cancel: that extension alone (server role)",
       profileOption,
       'protocol',
     )

@@ -34,8 +34,9 @@ export type Level = ReportLevel;
 export type Source = ReportSource;
 
 /**
- * What a run judges: the protocol alone (the default); the protocol and this implementation's decisions; or the
- * resume extension alone, which no bridge owes the protocol and which must not count against one that lacks it.
+ * What a run judges: the protocol alone (the default); the protocol and this implementation's decisions; or one
+ * extension alone (resume, cancel), which no bridge owes the protocol and which must not count against one that
+ * lacks it.
  */
 export type Profile = ReportProfile;
 
@@ -43,7 +44,14 @@ const PROFILE_SOURCES: Record<Profile, readonly Source[]> = {
   protocol: ['protocol'],
   bridge: ['protocol', 'decision'],
   resume: ['extension'],
+  cancel: ['extension'],
 };
+
+/** The profile of each extension, by the prefix of its requirements' ids: each judges its own only. */
+const EXTENSION_PROFILES: Record<string, Profile> = { RES: 'resume', CAN: 'cancel' };
+
+/** The extension profile a requirement of source `extension` belongs to. */
+export const extensionOf = (id: string): Profile | undefined => EXTENSION_PROFILES[id.split('-')[0]!];
 export const PROFILES = Object.keys(PROFILE_SOURCES) as readonly Profile[];
 export const SOURCES = [...new Set(Object.values(PROFILE_SOURCES).flat())];
 
@@ -86,7 +94,9 @@ export const EVERY_FRAME: ReadonlySet<string> = new Set([
  * judged in every profile: the extension's frames are the protocol's messages with fields added.
  */
 export const inProfile = (r: Pick<Requirement, 'source'> & { id?: string }, profile: Profile): boolean =>
-  PROFILE_SOURCES[profile].includes(r.source) || r.id === FRAME_REQUIREMENTS.protocol;
+  (PROFILE_SOURCES[profile].includes(r.source) &&
+    (r.source !== 'extension' || r.id === undefined || extensionOf(r.id) === profile)) ||
+  r.id === FRAME_REQUIREMENTS.protocol;
 
 /** The scenario's fixtures as its file gives them (orgs, apps, agents; each part optional). */
 export type Fixtures = ScenarioFixtures;
@@ -101,7 +111,7 @@ export interface Scenario {
   /** Target settings it takes numbers from: when one is null (the target has no such mechanism) it is waived. */
   settings: string[];
   steps: Step[];
-  /** It judges the extension (the resume profile's scenarios), not the protocol or our decisions. */
+  /** It judges an extension (the resume or the cancel profile's scenarios), not the protocol or our decisions. */
   extension: boolean;
 }
 
@@ -206,7 +216,12 @@ function loadScenario(name: string, text: string, requirements: Map<string, Requ
     file: name,
     title: raw.title,
     requirements: [
-      ...new Set([...raw.requirements, ...frameRequirements(extension).filter((id) => requirements.has(id))]),
+      ...new Set([
+        ...raw.requirements,
+        ...frameRequirements(extension && raw.requirements.some((id) => extensionOf(id) === 'resume')).filter((id) =>
+          requirements.has(id),
+        ),
+      ]),
     ],
     fixtures: raw.fixtures ?? {},
     settings: raw.settings ?? [],
@@ -215,10 +230,10 @@ function loadScenario(name: string, text: string, requirements: Map<string, Requ
   };
 }
 
-/** The requirements judged on every frame of a scenario: the schemas', and the extension's in its scenarios. */
-const frameRequirements = (extension: boolean): string[] => [
+/** The requirements judged on every frame of a scenario: the schemas', and the resume extension's in its scenarios. */
+const frameRequirements = (resumeExtension: boolean): string[] => [
   ...Object.values(FRAME_REQUIREMENTS),
-  ...(extension ? Object.values(EXTENSION_FRAME_REQUIREMENTS) : []),
+  ...(resumeExtension ? Object.values(EXTENSION_FRAME_REQUIREMENTS) : []),
 ];
 
 export function loadScenarios(

@@ -24,6 +24,7 @@ function connectOptions(env: StepEnv, args: ConnectArgs | RefusedArgs, timeoutMs
   const wsBase = env.placement.connection(args.actor, as, env.kinds.get(as) ?? endpoint);
   const node = env.placement.several ? wsBase : undefined;
   const resume = 'resume' in args ? args.resume : undefined;
+  const cancel = 'cancel' in args ? args.cancel : undefined;
   return {
     name: args.actor,
     wsBase,
@@ -33,6 +34,7 @@ function connectOptions(env: StepEnv, args: ConnectArgs | RefusedArgs, timeoutMs
     carrier,
     queryToken,
     resume,
+    cancel,
     resumeTokens: env.resumeTokens,
     transcript: env.transcript,
     timeoutMs,

@@ -24,6 +24,8 @@ export interface Link {
   readonly ownerId: string | undefined;
   /** Opened with `?resume=1` (the resume extension). */
   readonly resumable: boolean;
+  /** Opened with `?cancel=1` (the cancel extension). */
+  readonly cancellable: boolean;
   /** Sends a frame to this link's client, as if the bridge had sent it. */
   sendToClient(frame: Frame): void;
 }
@@ -122,6 +124,48 @@ const RESUME_FAULTS = {
   },
 } satisfies Record<string, Fault>;
 
+/** Faults of the cancel extension (S1-S4), each breaking one rule of it. */
+const cancelledBy = new Map<string, Link>(); // event_id -> the app connection that cancelled it
+const acceptedFor = new Map<string, string>(); // event_id -> the app_id whose connection got its accepted
+
+const CANCEL_FAULTS = {
+  /** CAN-002: an agent that opted in is never told of a cancel. */
+  'cancel-not-told': {
+    toClient: (frame, link) => (link.endpoint === 'agent' && frame.type === 'cancel' ? null : undefined),
+  },
+  /** CAN-003: every agent connection is told of a cancel, opted in or not. */
+  'cancel-to-non-opted': {
+    toBridge(frame, link, links) {
+      if (link.endpoint !== 'app' || frame.type !== 'cancel') return undefined;
+      for (const other of links)
+        if (other.endpoint === 'agent' && !other.cancellable)
+          other.sendToClient({ type: 'cancel', event_id: frame.event_id });
+      return undefined;
+    },
+  },
+  /** CAN-004: the agent's fragments after a cancel still reach the app that cancelled. */
+  'cancel-late-forwarded': {
+    toBridge(frame, link) {
+      if (link.endpoint === 'app' && frame.type === 'cancel') cancelledBy.set(String(frame.event_id), link);
+      const app = cancelledBy.get(String(frame.event_id));
+      if (link.endpoint === 'agent' && frame.type === 'token' && app)
+        app.sendToClient({ type: 'token', event_id: frame.event_id, agent_id: link.ownerId, token: frame.token });
+      return undefined;
+    },
+  },
+  /** CAN-005: a cancel of another app's live event is told apart from one of an unknown event. */
+  'cancel-refusal-tells-apart': {
+    toClient(frame, link) {
+      if (link.endpoint !== 'app') return undefined;
+      if (frame.type === 'accepted') acceptedFor.set(String(frame.event_id), link.ownerId!);
+      const owner = acceptedFor.get(String(frame.event_id));
+      if (frame.type !== 'error' || frame.code !== 'CANCEL_REFUSED' || owner === undefined || owner === link.ownerId)
+        return undefined;
+      return { ...frame, code: 'PERMISSION_DENIED', error: `Event ${String(frame.event_id)} is another app's.` };
+    },
+  },
+} satisfies Record<string, Fault>;
+
 let fakeIds = 0;
 /** An event id of the proxy's own, in the bridge's format (26 characters), unique within the process. */
 const fakeEventId = () => `01PROXY${String(++fakeIds).padStart(19, '0')}`;
@@ -190,6 +234,7 @@ export const FAULTS = {
     },
   },
   ...RESUME_FAULTS,
+  ...CANCEL_FAULTS,
 } satisfies Record<string, Fault>;
 
 export type FaultName = keyof typeof FAULTS;
@@ -274,6 +319,7 @@ export async function startFaultProxy(upstream: string, fault?: FaultName): Prom
     }
     const token = tokenOf(req, url);
     const resumable = url.searchParams.get('resume') === '1';
+    const cancellable = url.searchParams.get('cancel') === '1';
     const upstreamUrl = `${target.protocol === 'https:' ? 'wss' : 'ws'}://${target.host}${url.pathname}${url.search}`;
     const bridgeWs = new WebSocket(upstreamUrl, {
       headers: req.headers.authorization ? { authorization: req.headers.authorization } : {},
@@ -290,6 +336,7 @@ export async function startFaultProxy(upstream: string, fault?: FaultName): Prom
       token,
       ownerId: token?.split('_')[1],
       resumable,
+      cancellable,
       sendToClient(frame) {
         if (client?.readyState === WebSocket.OPEN) client.send(JSON.stringify(frame));
       },

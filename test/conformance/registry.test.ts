@@ -18,13 +18,13 @@ describe('the conformance registry', function () {
   const requirements = loadRequirements();
   const scenarios = loadScenarios(requirements);
 
-  it('cites an anchor of spec/protocol.md for every requirement: part 1 for the protocol, part 2 for our decisions, the resume section (R…) for the extension', function () {
+  it("cites an anchor of spec/protocol.md for every requirement: part 1 for the protocol, part 2 for our decisions, the extensions' sections (R…, S…) for the extensions", function () {
     expect(partTwo).to.be.greaterThan(0);
     for (const r of requirements.values()) {
       const anchor = r.cite.replace('spec/protocol.md#', '');
       const at = anchorAt(anchor);
       expect(at, `${r.id} cites ${r.cite}`).to.be.greaterThan(-1);
-      const cited = at < partTwo ? 'protocol' : /^R\d+$/.test(anchor) ? 'extension' : 'decision';
+      const cited = at < partTwo ? 'protocol' : /^[RS]\d+$/.test(anchor) ? 'extension' : 'decision';
       expect(cited, `${r.id} is a ${r.source} but cites ${r.cite}`).to.equal(r.source);
     }
   });
