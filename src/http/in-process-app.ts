@@ -1,6 +1,7 @@
 // A test event's app instance (D9): a connection the bridge opens inside itself, to the core a Socket like a
 // WebSocket's, whose frames go to an HTTP response as server-sent events. It sends its one event, pings like any
-// app (the core closes a silent connection long before the agent timeout), and ends with the reply or an error.
+// app (the core closes a silent connection long before the agent timeout), and ends with the reply or an error;
+// or, when the operator stops it, cancels its event (S2) as an app's Stop button would.
 import { PassThrough, type Writable } from 'node:stream';
 import { LIMITS } from '../../generated/index.js';
 import { every } from '../core/repeat.js';
@@ -15,7 +16,7 @@ const PING = JSON.stringify({ type: 'ping' });
 export interface InProcessApp {
   /** The server-sent events; ends after the reply or the error (or when the core closes the connection). */
   stream: PassThrough;
-  /** The HTTP client went away: the connection closes, its event goes on as for an app that left. */
+  /** The HTTP client went away (the dashboard's Stop): its event in flight is cancelled, then the connection closes. */
   abandon(): void;
 }
 
@@ -35,6 +36,8 @@ export function inProcessApp(options: {
   let handlers: ConnectionHandlers | undefined;
   let ended = false;
   let heartbeat: Timer | undefined;
+  /** Its event, once accepted and until it ends: what a Stop cancels. */
+  let inFlight: string | undefined;
 
   /** The stream ends; the core hears the connection close (later, as from a socket). */
   const finish = () => {
@@ -49,7 +52,8 @@ export function inProcessApp(options: {
     id: nextId--,
     send(frame) {
       if (ended) return;
-      const { type } = JSON.parse(frame) as { type: string };
+      const { type, event_id } = JSON.parse(frame) as { type: string; event_id?: string };
+      if (type === 'accepted') inFlight = event_id;
       if (type === 'pong') return; // the answer to this instance's own heartbeat, not news for the operator
       stream.write(`event: ${type}\ndata: ${frame}\n\n`);
       if (type === 'reply' || type === 'error') finish();
@@ -72,6 +76,7 @@ export function inProcessApp(options: {
       if (ended) return;
       ended = true;
       heartbeat?.cancel();
+      if (inFlight !== undefined) handlers?.message(JSON.stringify({ type: 'cancel', event_id: inFlight }), false);
       handlers?.closed();
     },
   };

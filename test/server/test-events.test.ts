@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { LIMITS } from '../../generated/index.js';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import { postEventStream } from '../helpers/sse.js';
+import { TestClient } from '../helpers/ws-client.js';
 
 const send = (bridge: TestBridge, body: object) => postEventStream(bridge.url, '/admin/v1/test-events', body);
 
@@ -100,21 +101,25 @@ describe('test events (POST /admin/v1/test-events)', function () {
     await untilAppConnections(bridge, 0);
   });
 
-  it('closes the instance when the request is closed: the event goes on for the agent as for an app that left', async function () {
+  it('cancels the event when the request is closed (the Stop button, S2), then closes the instance', async function () {
     const bridge = await startTestBridge();
     const org = await bridge.org();
     const app = await bridge.app(org.org_id);
     const agent = await bridge.agent(org.org_id);
-    const agentClient = await bridge.connectAgent(agent.token);
+    const agentClient = await TestClient.connect(bridge.url, 'agent', agent.token, 'header', agent.token, {
+      cancel: true,
+    });
+    await bridge.untilAgentOnline(agent.agent_id, true);
     const stream = await send(bridge, { app_id: app.app_id, agent_id: agent.agent_id, payload: {} });
     await stream.next();
     const delivered = await agentClient.expect('event');
     stream.abort();
+    expect(await agentClient.expect('cancel')).to.deep.equal({ type: 'cancel', event_id: delivered.event_id });
     await untilAppConnections(bridge, 0);
     agentClient.send({ type: 'reply', event_id: delivered.event_id, content: 'too late', done: true });
-    await agentClient.expectNothingBeforePong(); // the reply is taken, not refused
+    await agentClient.expectNothingBeforePong(); // dropped without a word (S4)
     const [logged] = await loggedEvent(bridge, agent.agent_id);
-    expect(logged).to.include({ event_id: delivered.event_id, outcome: 'replied' });
+    expect(logged).to.include({ event_id: delivered.event_id, outcome: 'cancelled', code: 'CANCELLED' });
   });
 
   it('streams the refusal when the app has all the connections it may have, and nothing else', async function () {

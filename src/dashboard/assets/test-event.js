@@ -1,6 +1,6 @@
 // Sending a test event as one of the organization's apps (POST /admin/v1/test-events, D9) and watching what that
-// app instance receives arrive: `accepted`, the tokens, then the reply or the error. Stop aborts the request,
-// which closes the bridge's instance; the agent goes on with the event as for an app that left.
+// app instance receives arrive: `accepted`, the tokens, then the reply or the error. Stop aborts the request, on
+// which the bridge's instance cancels its event (S2) and closes: its agent is told, and the event log says cancelled.
 import { api, ApiError } from './api.js';
 import { h, uid } from './dom.js';
 import { checkAll, field, input } from './forms.js';
@@ -151,7 +151,7 @@ export function testEventPanel() {
     } catch (err) {
       if (err.name === 'AbortError')
         said.textContent =
-          'Stopped. The agent goes on with the event as for an app that left; the event log has its end.';
+          'Stopped. The event was cancelled: its agent is told (if it asked to be), and the event log says cancelled.';
       else {
         said.textContent = err instanceof ApiError ? 'Not sent.' : 'The stream broke off.';
         result.replaceChildren(
