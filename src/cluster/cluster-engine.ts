@@ -18,6 +18,7 @@ import {
   type Taken,
 } from '../core/engine.js';
 import { RateLimiter, type EventRateLimit } from '../core/rate-limit.js';
+import { systemClock, type Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { silentLogger } from '../shared/logger.js';
 import type { Bus } from './bus.js';
@@ -85,6 +86,8 @@ export class ClusterEngine implements Engine {
     private readonly bus: Bus,
     private readonly log: Logger = silentLogger,
     private readonly buckets: SharedBuckets = (perSecond, burst) => new RateLimiter(perSecond, burst),
+    /** When a claim the record did not take is tried again: real time (it waits on Redis), tests step it. */
+    private readonly retryClock: Clock = systemClock,
   ) {
     this.me = bus.nodeId;
     this.eventIdSuffix = `-${bus.nodeId}`;
@@ -118,14 +121,23 @@ export class ClusterEngine implements Engine {
     const claimed = this.bus.claimAgent(agentId, claimOf(holder)).then(
       () => true,
       (err: Error) => {
-        // The core refuses the connection and says so; a claim made again on relink waits for the next relink.
+        // A new connection: the core refuses it and says so. An agent claimed again (on relink) stays connected:
+        // without its claim no other node would reach it, so the claim is tried again while the link is up.
         this.log.debug({ agent_id: agentId, err: err.message }, "the record did not take an agent's claim");
+        this.claimAgain(agentId, holder);
         return false;
       },
     );
     this.claiming.set(agentId, claimed);
     void claimed.then(() => {
       if (this.claiming.get(agentId) === claimed) this.claiming.delete(agentId);
+    });
+  }
+
+  private claimAgain(agentId: string, holder: Holder): void {
+    this.retryClock.setTimer(CLAIM_AGAIN_MS, () => {
+      const still = this.holders.get(agentId) === holder && this.localAgents.has(agentId);
+      if (still && this.bus.isLinked() && !this.claiming.has(agentId)) this.claim(agentId, holder);
     });
   }
 
@@ -430,6 +442,9 @@ export class ClusterEngine implements Engine {
     this.bus.broadcast(this.snapshot());
   }
 }
+
+/** A claim the record did not take for an agent still connected here is tried again this long after. */
+const CLAIM_AGAIN_MS = 1_000;
 
 const claimOf = (holder: Holder) => `${holder.node}:${holder.stamp}`;
 

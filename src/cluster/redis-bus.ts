@@ -62,7 +62,26 @@ const RELEASE = `
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
 return 0`;
 
-// Removes every claim of a node that is gone (run by each node that notices; the second finds nothing).
+// Removes the claims of a node counted gone, unless it has beaten again within the expiry ARGV[2] (KEYS[2], the
+// heartbeats): a node back after Redis restarted empty may beat and claim its agents again between the beat that
+// found it missing and this script, and its new claims must stay (they were deleted under load, and its agents could
+// not be reached from the other nodes until they reconnected). Returns the claims removed, or -1 when it is back.
+const FORGET_GONE_NODE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local last = redis.call('ZSCORE', KEYS[2], ARGV[3])
+if last and now - tonumber(last) < tonumber(ARGV[2]) then return -1 end
+local all = redis.call('HGETALL', KEYS[1])
+local gone = 0
+for i = 1, #all, 2 do
+  if string.sub(all[i + 1], 1, string.len(ARGV[1])) == ARGV[1] then
+    redis.call('HDEL', KEYS[1], all[i])
+    gone = gone + 1
+  end
+end
+return gone`;
+
+// Removes every claim of this node's previous run, at its start (it holds nothing yet).
 const FORGET_NODE = `
 local all = redis.call('HGETALL', KEYS[1])
 local gone = 0
@@ -104,6 +123,7 @@ export const newNodeId = () => randomBytes(5).toString('hex');
 
 /** The hash of which node holds each agent (`node:stamp`), under the bridge's prefix. */
 export const claimsKey = (prefix: string) => `${prefix}:agents`;
+const heartbeatsKey = (prefix: string) => `${prefix}:nodes`;
 
 /** How long a node waits for Redis to answer a question (where is an agent, the rate limit) before it decides alone. */
 export const QUESTION_TIMEOUT_MS = 1000;
@@ -217,7 +237,7 @@ export class RedisBus extends BusListeners implements Bus {
   }
 
   private get heartbeats(): string {
-    return `${this.prefix}:nodes`;
+    return heartbeatsKey(this.prefix);
   }
 
   private get identities(): string {
@@ -345,7 +365,7 @@ export class RedisBus extends BusListeners implements Bus {
     const now = new Set(nodes);
     for (const node of this.live) {
       if (now.has(node) || node === this.nodeId) continue;
-      this.pub.eval(FORGET_NODE, 1, this.claims, `${node}:`).catch(() => {});
+      forgetGoneNode(this.pub, this.prefix, node, this.options.expiryMs).catch(() => {});
       this.incarnations.delete(node); // gone: whichever process comes back under its id is new
       for (const h of this.downHandlers) h(node);
     }
@@ -403,4 +423,10 @@ export class RedisBus extends BusListeners implements Bus {
     this.pub.disconnect();
     this.sub.disconnect();
   }
+}
+
+/** Removes the claims of `node`, counted gone, unless it has beaten again meanwhile (-1; else how many). */
+export function forgetGoneNode(redis: Redis, prefix: string, node: string, expiryMs: number): Promise<number> {
+  const keys = [claimsKey(prefix), heartbeatsKey(prefix)];
+  return redis.eval(FORGET_GONE_NODE, 2, ...keys, `${node}:`, expiryMs, node) as Promise<number>;
 }

@@ -42,7 +42,7 @@ function cluster(nodeIds: string[]) {
     directory.addApp(app);
     directory.addAgent(agent);
     directory.addAgent(coach);
-    const engine = new ClusterEngine(hub.join(id));
+    const engine = new ClusterEngine(hub.join(id), undefined, undefined, clock);
     nodes.set(id, {
       bridge: makeBridge({ directory, clock, engine, agentReconnectGraceMs: GRACE_MS }),
       engine,
@@ -236,6 +236,29 @@ describe('several cores on one bus (the cluster engine)', function () {
     expect(appOnN2.frames.at(-1)).to.include({ type: 'accepted' });
     expect(tutorOnN2.frames.filter((f) => f.type === 'event')).to.have.length(2);
     expect(coachOnN1.frames.filter((f) => f.type === 'event')).to.have.length(2);
+  });
+
+  it('claims an agent again while the link is up when the record did not take its claim after a cut (Redis back empty)', async function () {
+    const c = cluster(['n1', 'n2']);
+    const tutorOnN2 = c.connect('n2', agentPrincipal);
+    await c.settle();
+    c.hub.cut('n2');
+    c.hub.claims.clear(); // Redis restarted: it kept nothing
+    c.hub.claimWrite = () => Promise.reject(new Error('Redis is still loading'));
+    c.hub.restore('n2');
+    await c.settle();
+    const appOnN1 = c.connect('n1', appPrincipal);
+    c.send(appOnN1, c.event('a'));
+    await c.settle();
+    expect(appOnN1.frames.at(-1)).to.include({ type: 'error', code: 'AGENT_OFFLINE' }); // no claim, out of reach
+
+    c.hub.claimWrite = () => Promise.resolve();
+    c.clock.advance(1_000);
+    await c.settle();
+    c.send(appOnN1, c.event('b'));
+    await c.settle();
+    expect(appOnN1.frames.at(-1)).to.include({ type: 'accepted' });
+    expect(tutorOnN2.frames.filter((f) => f.type === 'event')).to.have.length(1);
   });
 
   it('finds an agent that connected to another node a moment ago, before the gossip about it has arrived', async function () {

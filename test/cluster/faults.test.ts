@@ -144,10 +144,14 @@ describePostgres('a bridge of three nodes under faults', function (db) {
     );
     const readyMs = Date.now() - restartedAt;
     // The agent stayed connected to n2 all along; once the nodes have told each other again, it is reachable.
+    let last: unknown;
     const delivered = await until('an event across nodes again', async () => {
       appOnN1.send(event(agent.agent_id, 'after'));
       const answer = await appOnN1.waitForMessage(5_000);
+      last = answer;
       return answer.type === 'accepted' ? answer : undefined;
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}; the last answer: ${JSON.stringify(last)}`);
     });
     expect(delivered).to.include({ agent_id: agent.agent_id });
     expect(await agentOnN2.expect('event')).to.deep.include({ payload: { q: 'after' } });

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { spawn } from 'node:child_process';
 import { thisProcess, type NodeIdentity } from '../../src/cluster/node-identity.js';
-import { RedisBus } from '../../src/cluster/redis-bus.js';
+import { claimsKey, forgetGoneNode, RedisBus } from '../../src/cluster/redis-bus.js';
 import { RedisRateLimiter } from '../../src/cluster/redis-rate-limit.js';
 import type { BusMessage } from '../../src/cluster/bus.js';
 import { BUS_VERSION } from '../../generated/index.js';
@@ -166,6 +166,18 @@ describe('the Redis engine (TEST_REDIS_URL)', function () {
       const both = await Promise.allSettled([bus('a'), bus('a')]);
       expect(both.map((r) => r.status).sort()).to.deep.equal(['fulfilled', 'rejected']);
     });
+  });
+
+  it("forgets a gone node's claims, but not those of a node that has beaten again since it was counted gone", async function () {
+    const raw = new Redis(url!);
+    closing.push(() => raw.quit());
+    await raw.hset(claimsKey(prefix), 'tutor', 'ghost:1', 'coach', 'other:2');
+    await raw.zadd(`${prefix}:nodes`, Date.now(), 'ghost'); // back after Redis restarted: it beat, then claimed
+    expect(await forgetGoneNode(raw, prefix, 'ghost', 5000)).to.equal(-1);
+    expect(await raw.hgetall(claimsKey(prefix))).to.deep.equal({ tutor: 'ghost:1', coach: 'other:2' });
+    await raw.zadd(`${prefix}:nodes`, Date.now() - 6000, 'ghost'); // its last beat older than the expiry
+    expect(await forgetGoneNode(raw, prefix, 'ghost', 5000)).to.equal(1);
+    expect(await raw.hgetall(claimsKey(prefix))).to.deep.equal({ coach: 'other:2' });
   });
 
   it('counts a node gone once its heartbeat is older than the expiry, even if it never said goodbye', async function () {

@@ -1,5 +1,6 @@
 // The dashboard end to end (issue 8): headless Debian Chromium driven by playwright-core against a real bridge,
 // the way an operator uses it, keyboard included. Screenshots of the main pages go to test-output/screenshots/.
+import { eventually } from '../helpers/eventually.js';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { ADMIN_TOKEN, startTestBridge } from '../helpers/bridge.js';
@@ -213,7 +214,14 @@ describe('dashboard in a browser', function () {
     await page.waitForURL(/#\/events\?status=rejected&code=PERMISSION_DENIED$/);
     const rejected = page.getByRole('row').filter({ hasText: library.app_id });
     await rejected.waitFor();
-    expect(await page.getByRole('row').count(), 'a header and the rejected event').to.equal(2);
+    // The filtered page may be drawn again (the route, then the live tail's first read): counted once it is still.
+    const rows = await eventually(
+      'the filtered rows',
+      () => page.getByRole('row').count(),
+      (n) => n === 2,
+      5_000,
+    );
+    expect(rows, 'a header and the rejected event').to.equal(2);
     const cells = await rejected.getByRole('cell').allTextContents();
     // Event ID, App, Agent, Status, Outcome, Code, Latency, Tokens, Payload (the time is the row header)
     expect(cells.slice(1)).to.deep.equal([
