@@ -21,7 +21,7 @@ import { LIMITS } from '../generated/index.js';
 import { AdminClient } from '../src/cli/admin-client.js';
 import { BridgeError, connectApp, Connector, resolveConnectorConfig, type AppClient } from '../src/sdk/index.js';
 import { createBenchDatabase } from './postgres.js';
-import { ADMIN_TOKEN, provision, ROOT } from './processes.js';
+import { ADMIN_TOKEN, freePort, provision, ROOT } from './processes.js';
 
 const { values } = parseArgs({
   options: {
@@ -56,17 +56,6 @@ const redisUrl = process.env.TEST_REDIS_URL;
 if (!postgres || !redisUrl) {
   console.error('rolling-restart: needs PostgreSQL and Redis: eval "$(bash scripts/services.sh start)" first');
   process.exit(2);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 interface Node {

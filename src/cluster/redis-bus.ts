@@ -62,27 +62,18 @@ const RELEASE = `
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
 return 0`;
 
-// Removes the claims of a node counted gone, unless it has beaten again within the expiry ARGV[2] (KEYS[2], the
-// heartbeats): a node back after Redis restarted empty may beat and claim its agents again between the beat that
-// found it missing and this script, and its new claims must stay (they were deleted under load, and its agents could
-// not be reached from the other nodes until they reconnected). Returns the claims removed, or -1 when it is back.
-const FORGET_GONE_NODE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local last = redis.call('ZSCORE', KEYS[2], ARGV[3])
-if last and now - tonumber(last) < tonumber(ARGV[2]) then return -1 end
-local all = redis.call('HGETALL', KEYS[1])
-local gone = 0
-for i = 1, #all, 2 do
-  if string.sub(all[i + 1], 1, string.len(ARGV[1])) == ARGV[1] then
-    redis.call('HDEL', KEYS[1], all[i])
-    gone = gone + 1
-  end
-end
-return gone`;
-
-// Removes every claim of this node's previous run, at its start (it holds nothing yet).
+// Removes every claim of a node (ARGV[1]: its id and a colon): at its own start (a restarted node holds nothing yet;
+// ARGV[2] '0'), or counted gone by another node, unless it has beaten again within the expiry ARGV[2] (KEYS[2], the
+// heartbeats; ARGV[3], its id): a node back after Redis restarted empty may beat and claim its agents again between
+// the beat that found it missing and this script, and its new claims must stay (they were deleted under load, and
+// its agents could not be reached from the other nodes until they reconnected). Returns the claims removed, or -1.
 const FORGET_NODE = `
+if tonumber(ARGV[2]) > 0 then
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  local last = redis.call('ZSCORE', KEYS[2], ARGV[3])
+  if last and now - tonumber(last) < tonumber(ARGV[2]) then return -1 end
+end
 local all = redis.call('HGETALL', KEYS[1])
 local gone = 0
 for i = 1, #all, 2 do
@@ -187,7 +178,7 @@ export class RedisBus extends BusListeners implements Bus {
       await bus.sub.connect();
       await bus.subscribeChannels();
       // A node that restarts with the same NODE_ID holds nothing yet: claims its previous run left are void.
-      await bus.pub.eval(FORGET_NODE, 1, bus.claims, `${bus.nodeId}:`);
+      await forgetNode(bus.pub, bus.prefix, bus.nodeId, 0);
       await bus.beat();
     } catch (err) {
       closed(bus.identity);
@@ -365,7 +356,7 @@ export class RedisBus extends BusListeners implements Bus {
     const now = new Set(nodes);
     for (const node of this.live) {
       if (now.has(node) || node === this.nodeId) continue;
-      forgetGoneNode(this.pub, this.prefix, node, this.options.expiryMs).catch(() => {});
+      forgetNode(this.pub, this.prefix, node, this.options.expiryMs).catch(() => {});
       this.incarnations.delete(node); // gone: whichever process comes back under its id is new
       for (const h of this.downHandlers) h(node);
     }
@@ -425,8 +416,11 @@ export class RedisBus extends BusListeners implements Bus {
   }
 }
 
-/** Removes the claims of `node`, counted gone, unless it has beaten again meanwhile (-1; else how many). */
-export function forgetGoneNode(redis: Redis, prefix: string, node: string, expiryMs: number): Promise<number> {
+/**
+ * Removes the claims of `node`; with `expiryMs`, of a node counted gone, unless it has beaten again within it (-1);
+ * else how many.
+ */
+export function forgetNode(redis: Redis, prefix: string, node: string, expiryMs: number): Promise<number> {
   const keys = [claimsKey(prefix), heartbeatsKey(prefix)];
-  return redis.eval(FORGET_GONE_NODE, 2, ...keys, `${node}:`, expiryMs, node) as Promise<number>;
+  return redis.eval(FORGET_NODE, 2, ...keys, `${node}:`, expiryMs, node) as Promise<number>;
 }

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { spawn } from 'node:child_process';
 import { thisProcess, type NodeIdentity } from '../../src/cluster/node-identity.js';
-import { claimsKey, forgetGoneNode, RedisBus } from '../../src/cluster/redis-bus.js';
+import { claimsKey, forgetNode, RedisBus } from '../../src/cluster/redis-bus.js';
 import { RedisRateLimiter } from '../../src/cluster/redis-rate-limit.js';
 import type { BusMessage } from '../../src/cluster/bus.js';
 import { BUS_VERSION } from '../../generated/index.js';
@@ -173,10 +173,10 @@ describe('the Redis engine (TEST_REDIS_URL)', function () {
     closing.push(() => raw.quit());
     await raw.hset(claimsKey(prefix), 'tutor', 'ghost:1', 'coach', 'other:2');
     await raw.zadd(`${prefix}:nodes`, Date.now(), 'ghost'); // back after Redis restarted: it beat, then claimed
-    expect(await forgetGoneNode(raw, prefix, 'ghost', 5000)).to.equal(-1);
+    expect(await forgetNode(raw, prefix, 'ghost', 5000)).to.equal(-1);
     expect(await raw.hgetall(claimsKey(prefix))).to.deep.equal({ tutor: 'ghost:1', coach: 'other:2' });
     await raw.zadd(`${prefix}:nodes`, Date.now() - 6000, 'ghost'); // its last beat older than the expiry
-    expect(await forgetGoneNode(raw, prefix, 'ghost', 5000)).to.equal(1);
+    expect(await forgetNode(raw, prefix, 'ghost', 5000)).to.equal(1);
     expect(await raw.hgetall(claimsKey(prefix))).to.deep.equal({ coach: 'other:2' });
   });
 
