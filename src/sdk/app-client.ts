@@ -19,6 +19,7 @@ import {
   validateOpenServiceToAppMessage,
   type AgentSummary,
   type AppToServiceMessage,
+  type ErrorMessage,
   type Payload,
   type ServiceToAppMessage,
 } from '../../generated/index.js';
@@ -98,6 +99,14 @@ export class AppClient extends EventEmitter<AppClientEvents> {
   private readonly resumeRetries = new Map<string, Timer>();
   /** Events this connection cancelled, until the bridge's answer to the cancel: their late frames are ignored. */
   private readonly cancelled = new Set<string>();
+  /**
+   * Events cancelled while no connection of this client held them on the bridge (dropped and not yet resumed, or
+   * their resume refused for the load): a cancel from elsewhere would be refused (S3), so the next connection takes
+   * each back with a `resume` and cancels it at once, until the bridge's answer ends it.
+   */
+  private readonly cancelAfterResume = new Map<string, InFlightEvent>();
+  /** Those of them whose resume the bridge refused for the load, each waiting for the time it gave. */
+  private readonly cancelRetries = new Map<string, Timer>();
   private closing = false;
 
   /** @internal Use `connectApp`. */
@@ -111,12 +120,14 @@ export class AppClient extends EventEmitter<AppClientEvents> {
     connection.on('ready', () => {
       // Before anyone hears of the connection, so the resumes go out ahead of new sends.
       this.resumeDetached();
+      for (const [eventId, held] of this.cancelAfterResume) this.resumeAndCancel(eventId, held);
       this.emit('connected');
     });
     connection.on('message', (message) => this.route(message));
     connection.on('invalid', (frame) => this.routeInvalid(frame));
     connection.on('down', (info) => {
       this.cancelled.clear(); // nothing of them comes on another connection
+      this.stopCancelRetries(); // the next connection tries each at once
       // Whether the connection will come back is known only at 'closed', which follows at once when it will not.
       this.failAll(this.lostError(info, this.closing ? 'The client was closed' : undefined), {
         keepResumable: !this.closing,
@@ -125,6 +136,8 @@ export class AppClient extends EventEmitter<AppClientEvents> {
     });
     connection.on('reconnecting', (info) => this.emit('reconnecting', info));
     connection.on('closed', (info) => {
+      this.stopCancelRetries();
+      this.cancelAfterResume.clear();
       this.failAll(this.lostError(info, this.closing ? 'The client was closed' : undefined));
       this.emit('closed', info);
     });
@@ -195,19 +208,59 @@ export class AppClient extends EventEmitter<AppClientEvents> {
 
   /**
    * The caller cancels the event (S2): it ends for the caller now, and the bridge is asked to end it (at once if it
-   * is accepted, else with its `accepted`). An event waiting to be resumed is let go: nothing of it will come back.
+   * is accepted, else with its `accepted`). An event waiting to be resumed is cancelled by the connection that takes
+   * it back: the bridge refuses a cancel from a connection that does not hold the event (S3).
    */
   private cancel(event: PendingEvent, agentId: string): void {
     const { eventId } = event;
+    const held = eventId === undefined ? undefined : this.inFlight.get(eventId);
     if (eventId === undefined) event.cancelPending = true;
-    else if (this.inFlight.get(eventId)?.event === event) {
+    else if (held?.event === event) {
       this.inFlight.delete(eventId);
       this.resumedHere.delete(eventId);
-      this.resumeRetries.get(eventId)?.cancel();
+      const retrying = this.resumeRetries.get(eventId);
+      retrying?.cancel();
       this.resumeRetries.delete(eventId);
-      this.sendCancel(eventId);
+      if (!held.detached && !retrying) this.sendCancel(eventId);
+      else if (held.resumeFrame()) {
+        this.cancelAfterResume.set(eventId, held);
+        if (!held.detached) this.resumeAndCancel(eventId, held);
+      }
     }
     event.fail(new EventCancelledError(eventId, agentId));
+  }
+
+  /** Takes a cancelled event back on this connection and cancels it there: the bridge judges both in order (S2). */
+  private resumeAndCancel(eventId: string, held: InFlightEvent): void {
+    const frame = held.resumeFrame();
+    if (frame && this.connection.send(frame)) this.sendCancel(eventId);
+  }
+
+  /**
+   * The bridge's answer about an event cancelled while not held: a resume refused for the load is tried again after
+   * the time given (the cancel that followed it is refused meanwhile); anything else ends it: CANCELLED, a gap (it
+   * ended or cannot be had), or CANCEL_REFUSED after a reply that came first (S8).
+   */
+  private answeredAfterResume(eventId: string, message: ErrorMessage): void {
+    if (message.code === 'TOO_MANY_REQUESTS') {
+      const seconds = message.metadata?.retry_after_seconds ?? 1;
+      this.cancelRetries.get(eventId)?.cancel();
+      const timer = this.clock.setTimer(seconds * 1000, () => {
+        this.cancelRetries.delete(eventId);
+        const held = this.cancelAfterResume.get(eventId);
+        if (held) this.resumeAndCancel(eventId, held);
+      });
+      this.cancelRetries.set(eventId, timer);
+      return;
+    }
+    this.cancelled.delete(eventId);
+    if (message.code === 'CANCEL_REFUSED' && this.cancelRetries.has(eventId)) return;
+    this.cancelAfterResume.delete(eventId);
+  }
+
+  private stopCancelRetries(): void {
+    for (const timer of this.cancelRetries.values()) timer.cancel();
+    this.cancelRetries.clear();
   }
 
   private sendCancel(eventId: string): void {
@@ -258,6 +311,7 @@ export class AppClient extends EventEmitter<AppClientEvents> {
           return;
         }
         this.resumedHere.delete(message.event_id);
+        if (this.cancelAfterResume.has(message.event_id)) return this.answeredAfterResume(message.event_id, message);
         // The answer to a cancel never answers a send; an event cancelled here has nothing more to say (S2, S8).
         if (message.code === 'CANCELLED' || message.code === 'CANCEL_REFUSED') {
           this.cancelled.delete(message.event_id);

@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import WebSocket from 'ws';
 import {
+  LIMITS,
   validateServiceToAppMessage,
   type AcceptedMessage,
   type ErrorCode,
@@ -93,6 +94,17 @@ export async function connected(options: Partial<AppClientOptions> = {}) {
 }
 
 /** Records the client's events, in order. */
+/** Drops the current socket, lets the backoff's first delay pass and confirms the new socket with a pong. */
+export function reconnect(h: Awaited<ReturnType<typeof connected>>): FakeSocket {
+  const before = h.sockets.length;
+  h.last().drop(1006);
+  h.clock.advance(LIMITS.reconnectBaseDelayMs);
+  expect(h.sockets, 'a new socket after the backoff').to.have.length(before + 1);
+  h.last().open();
+  h.last().receive({ type: 'pong' });
+  return h.last();
+}
+
 export function record(client: AppClient) {
   const seen: [keyof AppClientEvents, unknown][] = [];
   for (const name of ['state', 'connected', 'disconnected', 'reconnecting', 'closed'] as const) {

@@ -12,11 +12,15 @@ import {
   connected,
   error,
   eventId,
+  reconnect,
   reply,
+  resumableAccepted,
+  resumeToken,
   token,
 } from '../helpers/app-client-harness.js';
 
 const input = { agentId: AGENT, threadId: 't', payload: { q: 1 } };
+const sendOn = (h: Awaited<ReturnType<typeof connected>>) => h.client.send(input);
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('app client: cancel (S2)', function () {
@@ -99,6 +103,74 @@ describe('app client: cancel (S2)', function () {
       expect(err).to.include({ eventId: undefined });
       await tick();
       expect(socket.sentOfType('event')).to.deep.equal([]);
+    });
+  });
+  describe('while the event waits to be resumed (S2, R4)', function () {
+    const resumeOf = (id: string, afterSeq: number) => ({
+      type: 'resume',
+      event_id: id,
+      resume_token: resumeToken(id),
+      after_seq: afterSeq,
+    });
+
+    it('takes the event back on the next connection and cancels it there, ignoring what comes of it', async function () {
+      const h = await connected();
+      const handle = sendOn(h);
+      h.socket.receive(resumableAccepted(eventId(1)));
+      h.socket.receive(token(eventId(1), 'one ', 1));
+      await handle.accepted;
+      h.socket.drop(1006);
+      handle.cancel();
+      expect(await handle.reply.catch((e: unknown) => e)).to.be.instanceOf(EventCancelledError);
+      const fresh = reconnect(h);
+      expect(fresh.sent.filter((m) => m.type === 'resume' || m.type === 'cancel')).to.deep.equal([
+        resumeOf(eventId(1), 1),
+        { type: 'cancel', event_id: eventId(1) },
+      ]);
+      // The resumed stream and the cancel's answer reach no later send.
+      const next = sendOn(h);
+      fresh.receive(token(eventId(1), 'two ', 2));
+      fresh.receive(error(eventId(1), 'CANCELLED', { agent_id: AGENT }));
+      fresh.receive(accepted(eventId(2)));
+      fresh.receive(reply(eventId(2), 'second'));
+      expect((await next.reply).reply).to.equal('second');
+      const third = reconnect(h);
+      expect(third.sentOfType('resume'), 'nothing left to take back').to.deep.equal([]);
+    });
+
+    it('tries again after the time given when the resume is refused for the load, then stops once cancelled', async function () {
+      const h = await connected();
+      const handle = sendOn(h);
+      h.socket.receive(resumableAccepted(eventId(1)));
+      await handle.accepted;
+      const fresh = reconnect(h);
+      fresh.receive(error(eventId(1), 'TOO_MANY_REQUESTS', { metadata: { retry_after_seconds: 2 } }));
+      handle.cancel();
+      expect(fresh.sentOfType('cancel'), 'at once, behind a resume').to.have.length(1);
+      fresh.receive(error(eventId(1), 'TOO_MANY_REQUESTS', { metadata: { retry_after_seconds: 2 } }));
+      fresh.receive(error(eventId(1), 'CANCEL_REFUSED'));
+      h.clock.advance(2_000);
+      expect(fresh.sentOfType('resume')).to.have.length(3);
+      expect(fresh.sentOfType('cancel')).to.have.length(2);
+      fresh.receive(error(eventId(1), 'CANCELLED', { agent_id: AGENT }));
+      h.clock.advance(10_000);
+      expect(fresh.sentOfType('cancel'), 'the cancel took').to.have.length(2);
+    });
+
+    it('lets the event go when its resume finds it ended (a reply first, then CANCEL_REFUSED)', async function () {
+      const h = await connected();
+      const handle = sendOn(h);
+      h.socket.receive(resumableAccepted(eventId(1)));
+      await handle.accepted;
+      h.socket.drop(1006);
+      handle.cancel();
+      const fresh = reconnect(h);
+      fresh.receive(reply(eventId(1), 'done before the cancel'));
+      fresh.receive(error(eventId(1), 'CANCEL_REFUSED'));
+      expect(await handle.reply.catch((e: unknown) => e)).to.be.instanceOf(EventCancelledError);
+      const third = reconnect(h);
+      expect(third.sentOfType('resume')).to.deep.equal([]);
+      expect(third.sentOfType('cancel')).to.deep.equal([]);
     });
   });
 });

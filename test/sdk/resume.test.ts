@@ -4,7 +4,6 @@
 import { expect } from 'chai';
 import { CLOSE_CODES, LIMITS } from '../../generated/index.js';
 import { ConnectionLostError, StreamGapError, type AppClient } from '../../src/sdk/app-client.js';
-import type { FakeSocket } from '../helpers/fake-socket.js';
 import { rejection } from '../helpers/rejection.js';
 import {
   AGENT,
@@ -16,6 +15,7 @@ import {
   connected,
   error,
   eventId,
+  reconnect,
   record,
   reply,
   resumableAccepted,
@@ -23,19 +23,6 @@ import {
   settled,
   token,
 } from '../helpers/app-client-harness.js';
-
-type Connected = Awaited<ReturnType<typeof connected>>;
-
-/** Drops the current socket, lets the backoff's first delay pass and confirms the new socket with a pong. */
-function reconnect(h: Connected): FakeSocket {
-  const before = h.sockets.length;
-  h.last().drop(1006);
-  h.clock.advance(LIMITS.reconnectBaseDelayMs);
-  expect(h.sockets, 'a new socket after the backoff').to.have.length(before + 1);
-  h.last().open();
-  h.last().receive({ type: 'pong' });
-  return h.last();
-}
 
 /** Reads a handle's fragments as they come, as a caller would, from before the drop to the end. */
 function reading(tokens: AsyncIterable<string>): { got: string[]; done: Promise<void> } {
