@@ -411,6 +411,7 @@ export class ClusterEngine implements Engine {
       'a node stopped answering: its agents count as disconnected',
     );
     for (const agentId of gone) this.listener?.agentPresence(agentId, false);
+    this.listener?.homesGone(node);
     // Sent to it and never said to have reached the agent: nothing of them is with the agent to come back (O21).
     for (const [eventId, sent] of lost) this.listener?.eventUndelivered(sent.agent, eventId);
   }
@@ -427,6 +428,7 @@ export class ClusterEngine implements Engine {
     this.log.warn({ agents: remote.length }, 'the link to the other nodes is cut: their agents are out of reach');
     this.counters.agentsCutOff += remote.length;
     if (remote.length) this.listener?.agentsCutOff(remote);
+    this.listener?.homesGone(undefined);
   }
 
   /**

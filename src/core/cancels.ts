@@ -40,7 +40,7 @@ export class Cancels {
     if (ev) return this.judge(ev, appId, conn, () => conn.send(cancelRefused(eventId)));
     const home = this.d.desk.awaitedHome(conn, eventId);
     if (home !== undefined && this.d.relay.cancelAtHome(home, conn.id, eventId, appId))
-      return this.d.desk.cancelSent(conn, eventId);
+      return this.d.desk.cancelSent(conn, eventId, home);
     this.counts.refused++;
     conn.send(cancelRefused(eventId));
   }
@@ -55,6 +55,14 @@ export class Cancels {
       return refuse();
     }
     this.judge(ev, appId, standIn, refuse);
+  }
+
+  /** The homes gone (R8): the cancels handed to them get no answer, so they are refused here (S5). */
+  homesGone(node: string | undefined): void {
+    for (const { conn, eventId } of this.d.desk.cancelsLost(node)) {
+      this.counts.refused++;
+      conn.send(cancelRefused(eventId));
+    }
   }
 
   /** The event is cancelled if `conn`, a connection of `appId`, is the one its frames go to (S2); else `refuse`. */

@@ -52,6 +52,11 @@ export interface EngineListener {
   cancelRequest(from: string, connId: number, eventId: string, appId: string): void;
   /** An event of the agent whose connection `conn` is on this node was cancelled: told to it if it opted in (S4). */
   cancelForAgent(conn: Connection, eventId: string): void;
+  /**
+   * Node `node` is gone, or (undefined) this node's link to every other is cut: nothing more comes from there for
+   * the events this node's connections resumed from it, nor an answer to their cancels (R8, S5).
+   */
+  homesGone(node: string | undefined): void;
 }
 
 /** Which agent and app connections are live, here and on the other nodes. */

@@ -62,6 +62,10 @@ export function fromOtherNodes(d: FromOtherNodesDeps): EngineListener {
       guarded('resumer gone on another node', eventId, () => d.desk.resumerGone(from, connId, eventId)),
     cancelRequest: (from, connId, eventId, appId) =>
       guarded('cancel from another node', eventId, () => d.cancels.cancelRequest(from, connId, eventId, appId)),
+    homesGone(node) {
+      d.cancels.homesGone(node);
+      d.desk.homesGone(node);
+    },
     cancelForAgent(conn, eventId) {
       if (d.connections.get(conn)?.cancellable) conn.send(frames.cancelToAgent(eventId));
     },

@@ -65,7 +65,7 @@ export class ResumeDesk {
    * Cancels handed to an event's home by connections of this node (S5), by `connId/eventId`, until its answer
    * comes: it may come after the event's last frame (a reply that won the race, S8), when nothing else awaits it.
    */
-  private readonly cancelling = new Map<string, Connection>();
+  private readonly cancelling = new Map<string, { conn: Connection; eventId: string; home: string }>();
 
   constructor(private readonly o: ResumeDeskOptions) {}
 
@@ -106,8 +106,30 @@ export class ResumeDesk {
   }
 
   /** `conn` handed the cancel of an event to its home (S5): the answer goes to it, whenever it comes. */
-  cancelSent(conn: Connection, eventId: string): void {
-    this.cancelling.set(`${conn.id}/${eventId}`, conn);
+  cancelSent(conn: Connection, eventId: string, home: string): void {
+    this.cancelling.set(`${conn.id}/${eventId}`, { conn, eventId, home });
+  }
+
+  /** The cancels handed to `node` (undefined: to any other node), which will never be answered now: forgotten. */
+  cancelsLost(node: string | undefined): { conn: Connection; eventId: string }[] {
+    const lost = [...this.cancelling].filter(([, sent]) => node === undefined || sent.home === node);
+    for (const [key] of lost) this.cancelling.delete(key);
+    return lost.map(([, sent]) => sent);
+  }
+
+  /**
+   * `node` is gone (undefined: every other node is out of reach): the events this node's connections resumed from
+   * it end for them with RESUME_GAP `home_gone`, as when a home does not answer the resume (R8).
+   */
+  homesGone(node: string | undefined): void {
+    for (const [connId, waiting] of [...this.awaiting]) {
+      for (const [eventId, awaited] of [...waiting.events]) {
+        if (node !== undefined && awaited.home !== node) continue;
+        awaited.timer?.cancel();
+        this.forgetAwaited(connId, eventId);
+        this.gapHomeGone(waiting.conn, eventId, awaited.home);
+      }
+    }
   }
 
   /** The stand-in of connection `connId` of node `from` that resumed the event, if it holds it from here. */
@@ -117,7 +139,7 @@ export class ResumeDesk {
 
   /** A connection of this node is gone: the homes of the events it resumed stop sending it their frames. */
   connectionGone(conn: Connection): void {
-    for (const [key, of] of this.cancelling) if (of === conn) this.cancelling.delete(key);
+    for (const [key, sent] of this.cancelling) if (sent.conn === conn) this.cancelling.delete(key);
     const waiting = this.awaiting.get(conn.id);
     if (waiting?.conn !== conn) return;
     this.awaiting.delete(conn.id);
@@ -157,7 +179,7 @@ export class ResumeDesk {
       // The answer to a cancel that came after the event's last frame (S8): for the connection that sent it.
       if (cancelled) {
         this.cancelling.delete(cancelKey);
-        for (const frame of sent) cancelled.send(frame);
+        for (const frame of sent) cancelled.conn.send(frame);
         return;
       }
       return this.o.relay.resumerGone(from, connId, eventId); // gone, or given up on (home_gone)
@@ -240,14 +262,7 @@ export class ResumeDesk {
   /** Waits for the answer of the event's home node to a resume handed to it (R8). */
   private awaitHome(conn: Connection, eventId: string, handed: { home: string; up: boolean }): void {
     const { home, up } = handed;
-    const homeGone = () => {
-      this.o.store.counted('gap');
-      conn.send(
-        frames.appError('RESUME_GAP', errorText('RESUME_GAP', 'home_gone', { event_id: eventId, node: home }), {
-          event_id: eventId,
-        }),
-      );
-    };
+    const homeGone = () => this.gapHomeGone(conn, eventId, home);
     if (!up) return homeGone();
     let waiting = this.awaiting.get(conn.id);
     if (!waiting) this.awaiting.set(conn.id, (waiting = { conn, events: new Map() }));
@@ -259,6 +274,13 @@ export class ResumeDesk {
       homeGone();
     });
     waiting.events.set(eventId, awaited);
+  }
+
+  /** The end of an event whose home cannot send the rest of it (R8). */
+  private gapHomeGone(conn: Connection, eventId: string, home: string): void {
+    this.o.store.counted('gap');
+    const text = errorText('RESUME_GAP', 'home_gone', { event_id: eventId, node: home });
+    conn.send(frames.appError('RESUME_GAP', text, { event_id: eventId }));
   }
 
   private forgetAwaited(connId: number, eventId: string): void {

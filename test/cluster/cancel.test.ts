@@ -128,4 +128,41 @@ describe('cancels across nodes (S5)', function () {
     expect(codes(onN2.frames)).to.deep.equal(['reply', 'CANCEL_REFUSED']);
     expect(c.nodes.get('n1')!.cancelStats().cancels).to.deep.equal({ cancelled: 0, refused: 1 });
   });
+  describe('when the home is gone (R8, S5)', function () {
+    /** An event of n1 resumed on n2, its agent on n3, then n1 gone: what n2's connection gets. */
+    async function resumedThenHomeGone(cancelFirst: boolean, how: 'killed' | 'cut' = 'killed') {
+      const c = cluster(['n1', 'n2', 'n3']);
+      const e = await c.inFlight('n3', 'n1');
+      await e.fromAgent(TOKEN);
+      e.appConn.handlers.closed();
+      const onN2 = c.connect('n2', appPrincipal, { resumable: true });
+      c.send(onN2, { type: 'resume', event_id: e.eventId, resume_token: e.accepted.resume_token, after_seq: 0 });
+      await c.hub.settle();
+      const before = onN2.frames.length;
+      // In the same turn: the cancel is on its way when n1 dies, and never arrives.
+      if (cancelFirst) c.send(onN2, { type: 'cancel', event_id: e.eventId });
+      if (how === 'killed') c.hub.kill('n1');
+      else c.hub.cut('n2');
+      await c.hub.settle();
+      return { c, frames: onN2.frames.slice(before), eventId: e.eventId };
+    }
+
+    it('ends a resumed event with RESUME_GAP when its home goes away, instead of leaving the app waiting', async function () {
+      const { frames, eventId } = await resumedThenHomeGone(false);
+      expect(codes(frames)).to.deep.equal(['RESUME_GAP']);
+      expect(frames[0].error).to.include('n1');
+      expect(frames[0].event_id).to.equal(eventId);
+    });
+
+    it('refuses a cancel its home never answered, then ends the event with RESUME_GAP', async function () {
+      const { c, frames } = await resumedThenHomeGone(true);
+      expect(codes(frames)).to.deep.equal(['CANCEL_REFUSED', 'RESUME_GAP']);
+      expect(c.nodes.get('n2')!.cancelStats().cancels).to.deep.equal({ cancelled: 0, refused: 1 });
+    });
+
+    it("does the same when the resuming node's own link is cut: no home can answer it", async function () {
+      const { frames } = await resumedThenHomeGone(true, 'cut');
+      expect(codes(frames)).to.deep.equal(['CANCEL_REFUSED', 'RESUME_GAP']);
+    });
+  });
 });

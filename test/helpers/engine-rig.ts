@@ -81,6 +81,9 @@ export class RecordingListener implements EngineListener {
   cancelForAgent(conn: Connection, eventId: string) {
     this.heard.push(['cancelForAgent', conn, eventId]);
   }
+  homesGone(node: string | undefined) {
+    this.heard.push(['homesGone', node]);
+  }
 }
 
 export interface Node {
