@@ -17,9 +17,6 @@ const PROMETHEUS_OWN = new Set(['up']);
 /** Metric families of the bridge the dashboard leaves out on purpose, with why. */
 const NOT_ON_DASHBOARD: Record<string, string> = {
   bridge_admin_actions_total: "who changed what is the audit trail's (GET /admin/v1/audit, the dashboard's page)",
-  bridge_cancels_total:
-    "an app's Stop button is the app's business; the events it ends are on the events row, by outcome",
-  bridge_cancelled_events_remembered: 'bounded per agent by construction (S4): nothing an operator acts on',
 };
 
 /**
