@@ -23,7 +23,7 @@ function fail(message: string): never {
   throw new Error(`asyncapi.yaml: ${message}`);
 }
 
-function checkCatalogue(tree: Schema, defs: Definitions): Record<string, CatalogueEntry> {
+export function checkCatalogue(tree: Schema, defs: Definitions): Record<string, CatalogueEntry> {
   const catalogue = (tree['x-error-catalogue'] ?? fail('x-error-catalogue is missing')) as Record<
     string,
     CatalogueEntry
@@ -62,7 +62,7 @@ function checkCatalogue(tree: Schema, defs: Definitions): Record<string, Catalog
   return catalogue;
 }
 
-function checkLimits(
+export function checkLimits(
   tree: Schema,
   defs: Definitions,
 ): Record<string, { value: number; unit: string; applies_to: string; description: string }> {
@@ -133,7 +133,7 @@ const forClients = <T>(node: Record<string, T>): [string, T][] =>
   Object.entries(node).filter(([, value]) => (value as Schema)['x-internal'] !== true);
 
 /** Each channel's full path (the server's pathname, then the channel's address), by channel name: the client kinds. */
-function endpointPaths(tree: Schema, defs: Definitions): Record<string, string> {
+export function endpointPaths(tree: Schema, defs: Definitions): Record<string, string> {
   const servers = forClients<{ pathname?: string }>(tree.servers ?? fail('servers is missing')).map(([, s]) => s);
   const pathnames = new Set(servers.map((s) => s.pathname ?? ''));
   if (pathnames.size !== 1) fail('every server needs the same pathname (the interface version)');

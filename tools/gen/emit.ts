@@ -22,16 +22,22 @@ export function withHeaders(files: Files, sources: { file: string; text: string 
   return new Map([...files].map(([name, body]) => [name, `${header}${body.endsWith('\n') ? body : `${body}\n`}`]));
 }
 
+/** Python's byte-code cache, written next to the modules whenever they are imported: never generated, never stale. */
+const CACHE = '__pycache__';
+
+/** The entries of `dir` that the generator owns. */
+const entries = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir).filter((name) => name !== CACHE) : []);
+
 export function writeFiles(dir: string, files: Files): void {
   mkdirSync(dir, { recursive: true });
-  for (const stale of readdirSync(dir)) if (!files.has(stale)) rmSync(join(dir, stale), { recursive: true });
+  for (const stale of entries(dir)) if (!files.has(stale)) rmSync(join(dir, stale), { recursive: true });
   for (const [name, text] of files) writeFileSync(join(dir, name), text);
 }
 
 /** The names of files that differ between `dir` and `files`, each with why. */
 export function differences(dir: string, files: Files): string[] {
   const found: string[] = [];
-  const present = existsSync(dir) ? readdirSync(dir) : [];
+  const present = entries(dir);
   for (const [name, text] of files) {
     if (!present.includes(name)) found.push(`${name} (missing)`);
     else if (readFileSync(join(dir, name), 'utf8') !== text) found.push(`${name} (differs)`);
