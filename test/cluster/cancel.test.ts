@@ -150,8 +150,8 @@ describe('cancels across nodes (S5)', function () {
     it('ends a resumed event with RESUME_GAP when its home goes away, instead of leaving the app waiting', async function () {
       const { frames, eventId } = await resumedThenHomeGone(false);
       expect(codes(frames)).to.deep.equal(['RESUME_GAP']);
-      expect(frames[0].error).to.include('n1');
-      expect(frames[0].event_id).to.equal(eventId);
+      expect(frames[0]!.error).to.include('n1');
+      expect(frames[0]!.event_id).to.equal(eventId);
     });
 
     it('refuses a cancel its home never answered, then ends the event with RESUME_GAP', async function () {
