@@ -1,7 +1,8 @@
 // Nothing restates the spec (issue 16): a limit, a close code, a list of error codes, a WebSocket path or the
 // client kinds written by hand drifts the day the spec changes. Code imports them from generated/ instead. Read
 // with the TypeScript parser, so only literals count (comments and identifiers do not).
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { expect } from 'chai';
 import ts from 'typescript';
@@ -180,6 +181,76 @@ function sourceFiles(dir: string): string[] {
     .filter((path) => !Object.keys(SKIPPED).some((skip) => path.startsWith(`${skip}/`)));
 }
 
+/**
+ * The hand-written Python package (python/agent_bridge; its _generated/ is written from the spec) is held to the
+ * same rules, read with Python's own parser (`ast`, through the python3 on PATH): the literals of each source, its
+ * docstrings (string statements) left out, as `[line, kind, value]`.
+ */
+const PYTHON_LITERALS = String.raw`
+import ast, json, operator, sys
+OPS = {ast.Mult: operator.mul, ast.Add: operator.add, ast.Sub: operator.sub}
+def number(node):
+    if isinstance(node, ast.Constant) and type(node.value) is int: return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in OPS:
+        l, r = number(node.left), number(node.right)
+        if l is not None and r is not None: return OPS[type(node.op)](l, r)
+    return None
+def literals(code):
+    tree, found, skip = ast.parse(code), [], set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant): skip.add(id(node.value))
+        if id(node) in skip: continue
+        value = number(node)
+        if value is not None:
+            found.append([node.lineno, "number", value]); skip.update(id(n) for n in ast.walk(node)); continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, str): found.append([node.lineno, "text", node.value])
+        items = node.elts if isinstance(node, (ast.List, ast.Tuple, ast.Set)) else None
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal":
+            items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            skip.add(id(node.slice))
+        if items and all(isinstance(i, ast.Constant) and isinstance(i.value, str) for i in items):
+            found.append([node.lineno, "list", [i.value for i in items]])
+    return sorted(found, key=lambda f: f[0])
+print(json.dumps([literals(code) for code in json.load(sys.stdin)]))
+`;
+
+/** Each restatement in each Python source (as `line: what — use instead`). */
+export function pythonRestatements(codes: string[]): string[][] {
+  const facts = JSON.parse(
+    execFileSync('python3', ['-c', PYTHON_LITERALS], { input: JSON.stringify(codes), encoding: 'utf8' }),
+  ) as [number, 'number' | 'text' | 'list', any][][];
+  return facts.map((literals) =>
+    literals.flatMap(([line, kind, value]) => {
+      if (kind === 'number')
+        return LIMIT_VALUES.has(value) ? [`${line}: ${value} — use ${LIMIT_VALUES.get(value)} of _generated`] : [];
+      if (kind === 'text') {
+        const found = value.includes(WS_DIR) ? [`${line}: a WebSocket path written by hand — use ENDPOINT_PATHS`] : [];
+        for (const [, n] of String(value).matchAll(/\bdefault:? (\d[\d_]*)\b/g))
+          if (DEFAULTS.has(Number(n!.replace(/_/g, ''))))
+            found.push(`${line}: a default (${n}) written in a text — interpolate it from _generated`);
+        return found;
+      }
+      const texts = value as string[];
+      if (texts.length < 2) return [];
+      if (texts.every((t) => CODES.has(t)))
+        return [`${line}: error codes ${texts.join(', ')} listed by hand — use ERROR_CODES/ERRORS or ErrorCode`];
+      if ([...new Set(texts)].sort().join('|') === KINDS)
+        return [`${line}: the client kinds listed by hand — use ClientKind or ENDPOINT_PATHS`];
+      return [];
+    }),
+  );
+}
+
+/** The hand-written modules of the Python package. */
+function pythonSources(): string[] {
+  const dir = join(ROOT, 'python/agent_bridge');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.py'))
+    .map((e) => relative(ROOT, join(e.parentPath, e.name)).split(sep).join('/'))
+    .filter((path) => !path.startsWith('python/agent_bridge/_generated/'));
+}
+
 describe('nothing restates the spec', function () {
   it('finds each kind of restatement in a sample (the detector is not blind)', function () {
     const sample = [
@@ -216,5 +287,37 @@ describe('nothing restates the spec', function () {
     );
     const stale = ALLOWED.filter((a) => !found.some(({ file, f }) => file.startsWith(a.file) && f.includes(a.finding)));
     expect(stale).to.deep.equal([]);
+  });
+
+  it('finds each kind of restatement in a Python sample', function () {
+    const sample = [
+      '"""A docstring may say 4401, /v1/ws/app and (default 14)."""', // 1: not code
+      'IDLE = 90000  # a limit; 4401 in a comment is not code', // 2: a limit
+      'ws_close = 4401', // 3: a close code
+      'TIMEOUT = 5 * 60 * 1000', // 4: a product
+      'FINAL = ("UNAUTHORIZED", "FORBIDDEN")', // 5: a list of codes
+      'Final = Literal["UNAUTHORIZED", "TOKEN_REVOKED"]', // 6: a union of codes
+      'url = f"{base}/v1/ws/app"', // 7: a path
+      'KINDS = ["agent", "app"]', // 8: the client kinds
+      'HELP = "session TTL in days (default 14)"', // 9: a default in a text
+      'ok = [404, 1000, 64 * 2, 500 + 1, 2 ** 20]; one = ["UNAUTHORIZED"]; mixed = ["FORBIDDEN", "other"]', // 10
+    ].join('\n');
+    expect(pythonRestatements([sample])[0]!.map((f) => f.split(':')[0])).to.deep.equal([
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+      '8',
+      '9',
+    ]);
+  });
+
+  it('the hand-written Python package (python/agent_bridge, not _generated) imports them from _generated', function () {
+    const files = pythonSources();
+    const found = pythonRestatements(files.map((f) => readFileSync(join(ROOT, f), 'utf8')));
+    const unexplained = files.flatMap((file, i) => found[i]!.map((f) => `${file}:${f}`));
+    expect(unexplained, 'write these from agent_bridge._generated (limits, errors, messages)').to.deep.equal([]);
   });
 });
