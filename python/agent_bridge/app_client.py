@@ -38,7 +38,7 @@ from .clock import SYSTEM_CLOCK, Clock
 from .connection import BridgeConnection, BridgeConnectionError, Carrier, CloseInfo, InvalidFrame, Listener, with_query
 from .event_handle import EventHandle
 from .frames import json_bytes
-from .resume import RESUME_ERRORS, InFlightEvent
+from .resume import InFlightEvent, answers_resume
 
 log = logging.getLogger("agent_bridge")
 
@@ -201,7 +201,7 @@ class AppClient(Listener[ServiceToAppMessage]):
                 retry = message.metadata.retry_after_seconds if message.metadata else 1.0
                 self._resume_later(event, retry)
             return
-        if message.code in RESUME_ERRORS:
+        if answers_resume(message.code):
             if event is not None:
                 self._end(message.event_id, event.gap(message))
             return

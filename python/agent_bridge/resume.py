@@ -7,8 +7,10 @@ from ._generated.messages import ErrorMessage, ResumeMessage
 from .app_errors import StreamGapError
 from .event_handle import EventHandle
 
-RESUME_ERRORS = frozenset({"RESUME_GAP", "RESUME_REFUSED"})
-"""The answers to a `resume` that end its event; none ever answers an `event` frame (so no pairing by order)."""
+def answers_resume(code: str) -> bool:
+    """Whether an error ends a resumed event (R5, R6); no such error ever answers an `event` frame (so no pairing by
+    order)."""
+    return code == "RESUME_GAP" or code == "RESUME_REFUSED"
 
 
 class InFlightEvent:
