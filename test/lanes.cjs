@@ -42,6 +42,12 @@ const SLOW_LANES = {
     files: ['test/cluster/*.test.ts'],
     jobs: 1,
   },
+  // The Python package (python/): its unit tests and its clients through our bridge. They need a Python 3.11 that can
+  // import websockets (Debian's python3-websockets; scripts/python.sh picks it), which the fast lane does not assume.
+  python: {
+    files: ['test/python/*.test.ts'],
+    jobs: 1,
+  },
   // A real process killed under load: its loss window is measured on real time, on a machine not busy with other tests.
   faults: {
     files: ['test/server/crash.test.ts'],

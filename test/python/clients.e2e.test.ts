@@ -1,0 +1,121 @@
+// The Python package against our bridge (startTestBridge: port 0, in-memory store): a Python agent (the echo
+// example on the connector, with its health endpoint) answering a Python app (the app sample) and a TypeScript app
+// (our SDK's app client).
+import { expect } from 'chai';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
+import { connectApp, type AppClient } from '../../src/sdk/app-client.js';
+import { startPython, stopPythonProcesses } from './python-process.js';
+
+const baseUrl = (bridge: TestBridge) => `${bridge.url.replace(/^http/, 'ws')}/v1`;
+
+async function provision(bridge: TestBridge) {
+  const org = await bridge.org();
+  const app = await bridge.app(org.org_id);
+  const agent = await bridge.agent(org.org_id, 'Echo', { description: 'Says it back' });
+  return { org, app, agent };
+}
+
+/** The echo agent on a configuration file whose token comes from the environment, health endpoint on a free port. */
+async function startEchoAgent(bridge: TestBridge, agentId: string, token: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'py-agent-'));
+  const file = join(dir, 'connector.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      connection: { url: `${baseUrl(bridge)}/ws/agent` },
+      agents: [{ agent_id: agentId, token: '${ECHO_TOKEN}', context: { persona: 'echo' } }],
+      health: { port: 0 },
+    }),
+  );
+  const agent = startPython(['python/examples/echo_agent.py', file], { ECHO_TOKEN: token });
+  await agent.line(new RegExp(`^connected ${agentId}$`));
+  await bridge.untilAgentOnline(agentId, true);
+  return agent;
+}
+
+describe('Python package: clients through our bridge', function () {
+  this.timeout(60_000);
+  const apps: AppClient[] = [];
+
+  afterEach(async function () {
+    await Promise.all(apps.splice(0).map((a) => a.close()));
+    await stopPythonProcesses();
+  });
+
+  it('a Python app gets a Python agent reply, streamed, and the health endpoint shows the agent', async function () {
+    const bridge = await startTestBridge();
+    const { app, agent } = await provision(bridge);
+    const echo = await startEchoAgent(bridge, agent.agent_id, agent.token);
+    const healthUrl = (await echo.line(/^health /)).slice('health '.length);
+    const health = await fetch(healthUrl);
+    expect(health.status).to.equal(200);
+    expect(await health.json()).to.deep.include({ status: 'ok' });
+
+    const sample = startPython(['python/examples/app_sample.py', 'What is a prime?'], {
+      BRIDGE_URL: baseUrl(bridge),
+      APP_TOKEN: app.token,
+      AGENT_ID: agent.agent_id,
+    });
+    expect(await sample.exited, sample.output()).to.equal(0);
+    const lines = sample.output().trim().split('\n');
+    expect(lines[0]).to.equal(`agents: ${agent.agent_id} (Echo)`);
+    expect(lines[1]).to.match(/^accepted \S+$/);
+    expect(lines.filter((l) => l.startsWith('token '))).to.deep.equal([
+      "token 'You '",
+      "token 'said: '",
+      "token 'What '",
+      "token 'is '",
+      "token 'a '",
+      "token 'prime?'",
+    ]);
+    expect(lines.at(-1)).to.match(/^reply 'You said: What is a prime\?' model=echo latency_ms=\d+/);
+    await echo.line(/^replied \S+ after 6 fragments$/);
+  });
+
+  it('a Python agent answers a TypeScript app, and its handler failure reaches the app as AGENT_ERROR', async function () {
+    const bridge = await startTestBridge();
+    const { app, agent } = await provision(bridge);
+    await startEchoAgent(bridge, agent.agent_id, agent.token);
+    const client = await connectApp({ url: baseUrl(bridge), token: app.token, reconnect: { enabled: false } });
+    apps.push(client);
+
+    const handle = client.send({ agentId: agent.agent_id, threadId: 'ts-app', payload: { text: 'héllo 😀 world' } });
+    const fragments: string[] = [];
+    for await (const fragment of handle.tokens) fragments.push(fragment);
+    expect(fragments.join('')).to.equal('You said: héllo 😀 world');
+    const reply = await handle.reply;
+    expect(reply.reply).to.equal('You said: héllo 😀 world');
+    expect(reply.metadata).to.include({ model: 'echo', tokens_used: 1 });
+    // The same thread is the same session: the agent counts the turns in it.
+    const second = await client.send({ agentId: agent.agent_id, threadId: 'ts-app', payload: { text: 'again' } }).reply;
+    expect(second.metadata.tokens_used).to.equal(2);
+
+    const failed = client.send({ agentId: agent.agent_id, threadId: 'ts-app', payload: { nothing: true } });
+    const error = await failed.reply.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).to.include({ code: 'AGENT_ERROR', message: 'Send a payload with a text field.' });
+  });
+
+  it('a stopped Python agent goes offline for the bridge, and a Python app refused a bad token says so', async function () {
+    const bridge = await startTestBridge();
+    const { agent } = await provision(bridge);
+    const echo = await startEchoAgent(bridge, agent.agent_id, agent.token);
+    echo.child.kill('SIGTERM');
+    expect(await echo.exited).to.equal(0);
+    expect(echo.output()).to.match(/stopped, 0 event\(s\) cut short/);
+    await bridge.untilAgentOnline(agent.agent_id, false);
+
+    const refused = startPython(['python/examples/app_sample.py'], {
+      BRIDGE_URL: baseUrl(bridge),
+      APP_TOKEN: 'rlk_nobody_' + 'x'.repeat(32),
+      AGENT_ID: agent.agent_id,
+    });
+    expect(await refused.exited).to.not.equal(0);
+    expect(refused.output()).to.match(/UNAUTHORIZED/);
+  });
+});
