@@ -1,6 +1,6 @@
 // The Python package against our bridge (startTestBridge: port 0, in-memory store): a Python agent (the echo
 // example on the connector, with its health endpoint) answering a Python app (the app sample) and a TypeScript app
-// (our SDK's app client).
+// (our SDK's app client), and a Python app taking its stream back after its connection was closed (resume).
 import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -117,5 +117,38 @@ describe('Python package: clients through our bridge', function () {
     });
     expect(await refused.exited).to.not.equal(0);
     expect(refused.output()).to.match(/UNAUTHORIZED/);
+  });
+  it('a Python app takes its stream back after the bridge closed its connection (resume, R9)', async function () {
+    const bridge = await startTestBridge();
+    const { org, app, agent } = await provision(bridge);
+    const agentClient = await bridge.connectAgent(agent.token);
+    await bridge.untilAgentOnline(agent.agent_id, true);
+    const sample = startPython(['python/examples/app_sample.py', 'Count to four'], {
+      BRIDGE_URL: baseUrl(bridge),
+      APP_TOKEN: app.token,
+      AGENT_ID: agent.agent_id,
+    });
+    const { event_id } = await agentClient.expect('event', 10_000);
+    agentClient.send({ type: 'token', event_id, token: 'one ' });
+    agentClient.send({ type: 'token', event_id, token: 'two ' });
+    await sample.line(/^token 'two '$/);
+
+    // An operator closes the app's connection (H8, retry: true): the rest of the stream is sent while it is away.
+    const live = await bridge.http('GET', `/admin/v1/organizations/${org.org_id}/live`);
+    const [connectionId] = live.body.apps.flatMap((a: any) => a.connections.map((c: any) => c.connection_id));
+    expect((await bridge.http('DELETE', `/admin/v1/connections/${connectionId}`)).status).to.equal(200);
+    agentClient.send({ type: 'token', event_id, token: 'three ' });
+    agentClient.send({ type: 'token', event_id, token: 'four' });
+    agentClient.send({ type: 'reply', event_id, content: 'one two three four', done: true });
+
+    expect(await sample.exited, sample.output()).to.equal(0);
+    const lines = sample.output().trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('token '))).to.deep.equal([
+      "token 'one '",
+      "token 'two '",
+      "token 'three '",
+      "token 'four'",
+    ]);
+    expect(lines.at(-1)).to.match(/^reply 'one two three four' /);
   });
 });
