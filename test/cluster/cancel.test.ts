@@ -56,7 +56,15 @@ function cluster(nodeIds: string[]) {
       await hub.settle();
       return conn.frames.slice(before);
     };
-    return { agentConn, appConn, accepted, eventId, fromAgent, cancel };
+    /** The app's connection drops, and a connection on `node` resumes the event from its start (R8). */
+    const resumeOn = async (node: string) => {
+      appConn.handlers.closed();
+      const conn = connect(node, appPrincipal, { resumable: true });
+      send(conn, { type: 'resume', event_id: eventId, resume_token: accepted.resume_token, after_seq: 0 });
+      await hub.settle();
+      return conn;
+    };
+    return { agentConn, appConn, accepted, eventId, fromAgent, cancel, resumeOn };
   }
   return { hub, nodes, connect, send, inFlight };
 }
@@ -94,10 +102,7 @@ describe('cancels across nodes (S5)', function () {
     const c = cluster(['n1', 'n2', 'n3']);
     const e = await c.inFlight('n3', 'n1');
     await e.fromAgent(TOKEN);
-    e.appConn.handlers.closed();
-    const onN2 = c.connect('n2', appPrincipal, { resumable: true });
-    c.send(onN2, { type: 'resume', event_id: e.eventId, resume_token: e.accepted.resume_token, after_seq: 0 });
-    await c.hub.settle();
+    const onN2 = await e.resumeOn('n2');
     expect(codes(onN2.frames)).to.deep.equal(['token']);
     expect(codes(await e.cancel(onN2))).to.deep.equal(['CANCELLED']);
     expect(e.agentConn.frames.at(-1)).to.deep.equal({ type: 'cancel', event_id: e.eventId });
@@ -117,10 +122,7 @@ describe('cancels across nodes (S5)', function () {
   it("answers CANCEL_REFUSED when the agent's reply reached the home first (S8)", async function () {
     const c = cluster(['n1', 'n2', 'n3']);
     const e = await c.inFlight('n3', 'n1');
-    e.appConn.handlers.closed();
-    const onN2 = c.connect('n2', appPrincipal, { resumable: true });
-    c.send(onN2, { type: 'resume', event_id: e.eventId, resume_token: e.accepted.resume_token, after_seq: 0 });
-    await c.hub.settle();
+    const onN2 = await e.resumeOn('n2');
     // Both on their way to the home at once: the reply first.
     c.send(e.agentConn, { type: 'reply', event_id: e.eventId, content: 'done', done: true });
     c.send(onN2, { type: 'cancel', event_id: e.eventId });
@@ -134,10 +136,7 @@ describe('cancels across nodes (S5)', function () {
       const c = cluster(['n1', 'n2', 'n3']);
       const e = await c.inFlight('n3', 'n1');
       await e.fromAgent(TOKEN);
-      e.appConn.handlers.closed();
-      const onN2 = c.connect('n2', appPrincipal, { resumable: true });
-      c.send(onN2, { type: 'resume', event_id: e.eventId, resume_token: e.accepted.resume_token, after_seq: 0 });
-      await c.hub.settle();
+      const onN2 = await e.resumeOn('n2');
       const before = onN2.frames.length;
       // In the same turn: the cancel is on its way when n1 dies, and never arrives.
       if (cancelFirst) c.send(onN2, { type: 'cancel', event_id: e.eventId });
