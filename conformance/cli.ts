@@ -360,7 +360,7 @@ function commonOptions(cmd: Command): Command {
   return cmd
     .option(
       '--profile <profile>',
-      "protocol: the protocol only; bridge: also this implementation's decisions; resume, cancel: that extension alone (server role)",
+      "protocol: the protocol only; bridge: also this implementation's decisions; resume, cancel: that extension alone (resume: server role only)",
       profileOption,
       'protocol',
     )
