@@ -67,13 +67,16 @@ export function defaultAdminUrl(url: string): string {
   return `${u.protocol === 'wss:' ? 'https:' : 'http:'}//${u.host}`;
 }
 
-/** The rules only one role judges: CLI-… the client role's, ROB-… robustness mode's; the rest the server role's. */
-const ROLE_PREFIXES = { client: 'CLI-', robustness: 'ROB-' } as const;
+/**
+ * The rules only one role judges: CLI-… the client role's (CLC-…: its rules of the cancel extension), ROB-…
+ * robustness mode's; the rest the server role's.
+ */
+const ROLE_PREFIXES = { client: ['CLI-', 'CLC-'], robustness: ['ROB-'] } as const;
 
 /** The registry of a role and profile. */
 export function requirementsOf(role: 'server' | 'client' | 'robustness', profile: Profile): Requirement[] {
   const prefixes = Object.entries(ROLE_PREFIXES);
-  const roleOf = (id: string) => prefixes.find(([, p]) => id.startsWith(p))?.[0] ?? 'server';
+  const roleOf = (id: string) => prefixes.find(([, ps]) => ps.some((p) => id.startsWith(p)))?.[0] ?? 'server';
   return [...loadRequirements().values()].filter((r) => roleOf(r.id) === role && inProfile(r, profile));
 }
 
@@ -262,10 +265,10 @@ export interface ClientOptions extends CommonOptions {
  * the client sends. Same output, reports and exit code as `server`.
  */
 export async function client(options: ClientOptions): Promise<number> {
-  if (options.profile === 'resume' || options.profile === 'cancel') {
-    // The extensions' client sides (the SDK, R9; the SDK and the connector, S1-S4) have no scenarios of the client role yet.
+  if (options.profile === 'resume') {
+    // The resume extension's client side (the SDK, R9) has no scenarios of the client role yet.
     console.error(
-      `bridge-conformance: the ${options.profile} profile has no client scenarios; use --profile protocol or bridge`,
+      `bridge-conformance: the ${options.profile} profile has no client scenarios; use --profile protocol, bridge or cancel`,
     );
     return 2;
   }
@@ -357,7 +360,7 @@ function commonOptions(cmd: Command): Command {
   return cmd
     .option(
       '--profile <profile>',
-      "protocol: the protocol only; bridge: also this implementation's decisions; resume, cancel: that extension alone (server role)",
+      "protocol: the protocol only; bridge: also this implementation's decisions; resume, cancel: that extension alone (resume: server role only)",
       profileOption,
       'protocol',
     )

@@ -47,8 +47,11 @@ const PROFILE_SOURCES: Record<Profile, readonly Source[]> = {
   cancel: ['extension'],
 };
 
-/** The profile of each extension, by the prefix of its requirements' ids: each judges its own only. */
-const EXTENSION_PROFILES: Record<string, Profile> = { RES: 'resume', CAN: 'cancel' };
+/**
+ * The profile of each extension, by the prefix of its requirements' ids: each judges its own only. CLC-… are the
+ * cancel extension's rules of clients (the client role's).
+ */
+const EXTENSION_PROFILES: Record<string, Profile> = { RES: 'resume', CAN: 'cancel', CLC: 'cancel' };
 
 /** The extension profile a requirement of source `extension` belongs to. */
 export const extensionOf = (id: string): Profile | undefined => EXTENSION_PROFILES[id.split('-')[0]!];
@@ -90,13 +93,16 @@ export const EVERY_FRAME: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Whether a run of `profile` judges the requirement. Every frame being a message of the protocol (MSG-001) is
- * judged in every profile: the extension's frames are the protocol's messages with fields added.
+ * Judged in every profile: every frame being a message of the protocol, received from a bridge (MSG-001) or sent by
+ * a client (CLI-001). The extensions' frames are the protocol's messages with fields, or messages, added.
  */
+export const EVERY_PROFILE: ReadonlySet<string> = new Set([FRAME_REQUIREMENTS.protocol, 'CLI-001']);
+
+/** Whether a run of `profile` judges the requirement. */
 export const inProfile = (r: Pick<Requirement, 'source'> & { id?: string }, profile: Profile): boolean =>
   (PROFILE_SOURCES[profile].includes(r.source) &&
     (r.source !== 'extension' || r.id === undefined || extensionOf(r.id) === profile)) ||
-  r.id === FRAME_REQUIREMENTS.protocol;
+  (r.id !== undefined && EVERY_PROFILE.has(r.id));
 
 /** The scenario's fixtures as its file gives them (orgs, apps, agents; each part optional). */
 export type Fixtures = ScenarioFixtures;

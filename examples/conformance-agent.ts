@@ -3,7 +3,8 @@
 // token (`rla_{agent_id}_{secret}`). It echoes each event's text as streamed tokens, then replies; it runs until
 // it is stopped (SIGTERM or SIGINT), ending anything in flight with an error. It honours BRIDGE_TIME_SCALE (the
 // harness's scaled clock) through the SDK's injectable clock, and a token refused for good leaves it idle, not
-// exited: the harness contract is to run until stopped.
+// exited: the harness contract is to run until stopped. The connector opts in to the cancel extension (?cancel=1):
+// in agent-cancel it streams slowly, as the contract asks, and stops when the app cancels (ctx.signal).
 import { Connector, resolveConnectorConfig } from '../src/sdk/index.js';
 import { scaledClock } from '../src/shared/clock.js';
 
@@ -24,10 +25,26 @@ const config = resolveConnectorConfig(
   { connection: { url: `${url.replace(/\/+$/, '')}/ws/agent`, reconnect }, agents: [{ agent_id: agentId, token }] },
   { source: 'conformance-agent' },
 );
+/** agent-cancel's contract: stream each answer over at least 5 s (here 6 s: 60 tokens, 100 ms apart, real time). */
+const slowly = process.env.BRIDGE_SCENARIO === 'agent-cancel';
+const pause = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
 const connector = new Connector(config, {
   clock,
-  handler(event, ctx) {
+  async handler(event, ctx) {
     const text = typeof event.payload.text === 'string' ? event.payload.text : JSON.stringify(event.payload);
+    if (slowly) {
+      // A cancel aborts the signal: the loop stops there, and the connector sends nothing more for the event.
+      for (let i = 0; i < 60 && !ctx.signal.aborted; i++) {
+        ctx.token('.');
+        await pause(100, ctx.signal);
+      }
+      if (ctx.signal.aborted) return;
+    }
     ctx.stream(`You said: ${text}`, 1);
     ctx.reply('', { model: 'echo', tokens_used: ctx.tokenCount });
   },

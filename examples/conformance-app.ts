@@ -3,7 +3,8 @@
 // sends the contract's event once, prints the reply's text (or the error's code), and stays connected until it is
 // stopped, so the suite can watch its heartbeat and reconnects. It never sends the event again. It honours
 // BRIDGE_TIME_SCALE (the harness's scaled clock) through the SDK's injectable clock, and a token refused for good
-// leaves it idle, not exited: the harness contract is to run until stopped (SIGTERM).
+// leaves it idle, not exited: the harness contract is to run until stopped (SIGTERM). In app-cancels it cancels the
+// event after its first token (handle.cancel(), the cancel extension) and prints "error CANCELLED".
 import { BridgeError, connectApp } from '../src/sdk/index.js';
 import { scaledClock } from '../src/shared/clock.js';
 
@@ -29,8 +30,14 @@ process.once('SIGINT', stop);
 try {
   const app = await connectApp({ url, token, clock });
   close = () => app.close();
+  const handle = app.send({ agentId: 'echo-agent', threadId: 'conformance', payload: { text: 'hello' } });
   try {
-    console.log(await app.send({ agentId: 'echo-agent', threadId: 'conformance', payload: { text: 'hello' } }).text());
+    if (process.env.BRIDGE_SCENARIO === 'app-cancels')
+      for await (const _ of handle.tokens) {
+        handle.cancel(); // the user pressed Stop once the answer began
+        break;
+      }
+    console.log(await handle.text());
   } catch (err) {
     // An error about the event ends only the event: say so and stay.
     console.log(`error ${err instanceof BridgeError ? err.code : String(err)}`);

@@ -10,6 +10,7 @@ const SLOW_LANES = {
       'test/conformance/broken-bridges.test.ts',
       'test/conformance/broken-resume-bridges.test.ts',
       'test/conformance/broken-cancel-bridges.test.ts',
+      'test/conformance/client-role-cancel.test.ts',
       'test/conformance/client-role-minimal.test.ts',
       'test/conformance/client-role.test.ts',
       'test/conformance/other-bridge.test.ts',

@@ -1,7 +1,8 @@
 // What a client scenario's script works with: the mock bridge, the client process, the run's settings (profile,
 // time scale, answer window), and waits that end the scenario the right way. A scenario ends in one of four ways:
 // its checks all held (passed), a check failed (ClientFailure: those requirements are blamed), a check of our
-// decisions alone was not met in the protocol profile (NotJudged: it ends, blaming nobody), or the client broke the
+// decisions alone was not met in the protocol profile (NotJudged: it ends, blaming nobody), the client did not opt in
+// to the extension the scenario judges (NotApplicable: skipped, blaming nobody), or the client broke the
 // harness contract (HarnessBreach: it exited before the suite ended the scenario, or it ignored the time scale;
 // nothing left can be judged, and nobody is blamed). Rules of every frame and connection (a valid frame, no token in
 // a frame, one agent connection) are judged here as frames arrive; the first break fails the scenario at its next
@@ -57,6 +58,12 @@ export interface ClientScenario {
  * there, passed for what it checked before (scripts put such checks last).
  */
 export class NotJudged extends Error {}
+
+/**
+ * The scenario does not apply to this client: it did not opt in to the extension the scenario judges (an agent
+ * without `?cancel=1`, an app that never cancels). The scenario is skipped with the reason, blaming nobody.
+ */
+export class NotApplicable extends Error {}
 
 /** Thrown by a script: the scenario fails with `reason`, failing `requirements` only. */
 export class ClientFailure extends Error {

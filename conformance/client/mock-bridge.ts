@@ -25,6 +25,8 @@ export interface Attempt {
   path: string;
   carrier: 'header' | 'query' | 'both' | 'none';
   outcome: 'accepted' | 'refused-http' | 'unauthorized' | 'token-revoked' | 'forbidden' | 'not-found';
+  /** The handshake asked for the cancel extension (`?cancel=1`, S1). */
+  cancel: boolean;
 }
 
 /** One frame the client sent. */
@@ -68,6 +70,8 @@ export class MockBridge extends EventEmitter<MockBridgeEvents> {
   readonly silent = new Set<number>();
   /** When each authenticated connection opened (ms since the mock started). */
   readonly openedAt = new Map<number, number>();
+  /** The authenticated connections whose handshake opted in to the cancel extension (`?cancel=1`, S1). */
+  readonly cancelOptIn = new Set<number>();
   private readonly started = performance.now();
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.frameMaxBytes });
   private readonly sockets = new Map<number, WebSocket>();
@@ -165,10 +169,15 @@ export class MockBridge extends EventEmitter<MockBridgeEvents> {
         : queryToken !== undefined
           ? 'query'
           : 'none';
-    const attempt: Attempt = { at: this.now(), path: url.pathname, carrier, outcome: 'accepted' };
+    const cancel = url.searchParams.get('cancel') === '1';
+    const attempt: Attempt = { at: this.now(), path: url.pathname, carrier, outcome: 'accepted', cancel };
     const record = () => {
       this.attempts.push(attempt);
-      this.transcript.add('client', 'note', `handshake ${attempt.path} (token in ${carrier}): ${attempt.outcome}`);
+      this.transcript.add(
+        'client',
+        'note',
+        `handshake ${attempt.path}${cancel ? '?cancel=1' : ''} (token in ${carrier}): ${attempt.outcome}`,
+      );
       this.emit('attempt', attempt);
     };
     if (!Object.values<string>(ENDPOINT_PATHS).includes(url.pathname)) {
@@ -204,14 +213,15 @@ export class MockBridge extends EventEmitter<MockBridgeEvents> {
         ws.close(CLOSE_CODES[refusal], refusal);
         return;
       }
-      this.accept(ws);
+      this.accept(ws, cancel);
     });
   }
 
-  private accept(ws: WebSocket): void {
+  private accept(ws: WebSocket, cancel: boolean): void {
     const id = ++this.nextId;
     this.sockets.set(id, ws);
     this.openedAt.set(id, this.now());
+    if (cancel) this.cancelOptIn.add(id);
     this.current = id;
     this.transcript.add('client', 'note', `connection ${id} open`);
     const validate = this.role === 'app' ? validateAppToServiceMessage : validateAgentToServiceMessage;

@@ -13,6 +13,7 @@ import {
   ClientContext,
   ClientFailure,
   HarnessBreach,
+  NotApplicable,
   NotJudged,
   type ClientScenario,
   type ClientSettings,
@@ -25,6 +26,7 @@ export {
   type ClientScenario,
   ClientFailure,
   HarnessBreach,
+  NotApplicable,
   NotJudged,
   NO_TOKEN_IN_FRAMES,
   ONE_AGENT_CONNECTION,
@@ -140,15 +142,19 @@ export async function runClientScenario(scenario: ClientScenario, options: Clien
   const ctx = new ClientContext(scenario, mock, client, settings);
   let outcome: Ending;
   try {
+    let notApplicable: NotApplicable | undefined;
     try {
       await scenario.script(ctx);
     } catch (err) {
-      if (!(err instanceof NotJudged)) throw err;
+      if (err instanceof NotApplicable) notApplicable = err;
+      else if (!(err instanceof NotJudged)) throw err;
     }
     await ctx.settle();
     const late = ctx.pendingFailure();
     if (late) throw late;
-    outcome = ending(ctx, undefined);
+    outcome = notApplicable
+      ? { status: 'skipped', reason: `not applicable: ${notApplicable.message}` }
+      : ending(ctx, undefined);
   } catch (err) {
     outcome = ending(ctx, err);
   } finally {

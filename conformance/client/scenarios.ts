@@ -9,6 +9,7 @@ import type { ClientScenario } from './run.js';
 import { NO_TOKEN_IN_FRAMES, ONE_AGENT_CONNECTION, VALID_FRAMES } from './context.js';
 import { AGENT_SCENARIOS } from './scenarios/agent.js';
 import { APP_SCENARIOS } from './scenarios/app.js';
+import { CANCEL_SCENARIOS } from './scenarios/cancel.js';
 import { CONNECTION_SCENARIOS, SLOW_SCENARIOS } from './scenarios/connection.js';
 
 function withEveryFrameRules(s: ClientScenario): ClientScenario {
@@ -21,12 +22,13 @@ export const CLIENT_SCENARIOS: ClientScenario[] = [
   ...APP_SCENARIOS,
   ...CONNECTION_SCENARIOS,
   ...SLOW_SCENARIOS,
+  ...CANCEL_SCENARIOS,
 ].map(withEveryFrameRules);
 
 /**
  * The scenarios of a role that run in a profile: those it allows (an error code of our decisions only in the
- * bridge profile) that check something of it beyond the rules of every frame (a scenario of our decisions alone
- * runs in the bridge profile only).
+ * bridge profile, the cancel extension's scenarios only in the cancel profile) that check something of it beyond
+ * the rules of every frame (a scenario of our decisions alone runs in the bridge profile only).
  */
 export function clientScenarios(role: ClientKind, profile: Profile, registry: Map<string, Requirement>) {
   const everyFrame = new Set([VALID_FRAMES, NO_TOKEN_IN_FRAMES, ONE_AGENT_CONNECTION]);

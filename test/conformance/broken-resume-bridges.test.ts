@@ -3,22 +3,9 @@
 // repeats fragments on resume, sends seq to a client that did not opt in, …) fails exactly the requirement it
 // breaks, while a control scenario that does not depend on that rule keeps passing.
 import { expect } from 'chai';
-import type { RunResult } from '../../conformance/results.js';
-import { extensionOf, loadRequirements, loadScenarios } from '../../conformance/scenario.js';
-import { startServer, type RunningBridge } from '../../src/server.js';
-import { ADMIN_TOKEN, testConfig } from '../helpers/bridge.js';
-import { startFaultProxy, type FaultName } from './fault-proxy.js';
-import { explain, runSuite } from './suite.js';
+import { brokenExtensionBridges, type BrokenBridgeCase } from './broken-extension-bridges.js';
 
-interface Case {
-  fault: FaultName;
-  /** Scenario ids to run: the one the fault breaks, and a control. */
-  scenarios: string[];
-  fails: string;
-  because: RegExp;
-}
-
-const CASES: Case[] = [
+const CASES: BrokenBridgeCase[] = [
   // After a drop the app resumes after_seq 2 and gets seq 1 again: R4's "nothing repeated". The control resumes
   // nothing on the connection it opened first.
   {
@@ -69,73 +56,9 @@ const CASES: Case[] = [
   },
 ];
 
-const requirements = loadRequirements();
-const grepFor = (ids: string[]) => `^(?:${ids.join('|')})$`;
-const failedIds = (report: RunResult) =>
-  report.requirements
-    .filter((r) => r.verdict === 'failed')
-    .map((r) => r.id)
-    .sort();
-
 describe('the resume profile against broken bridges', function () {
   this.timeout(120_000);
-  let bridge: RunningBridge;
-
-  before(async () => {
-    bridge = await startServer(testConfig({ testClock: true }));
+  brokenExtensionBridges('resume', CASES, {
+    everyRun: (report) => expect(report.hasClock, 'the test clock answers through the proxy').to.equal(true),
   });
-
-  after(async () => {
-    await bridge?.close();
-  });
-
-  async function runAgainst(
-    fault: FaultName | undefined,
-    scenarios: string[],
-  ): Promise<{ code: number; report: RunResult }> {
-    const proxy = await startFaultProxy(bridge.url, fault);
-    try {
-      const { code, report } = await runSuite({
-        url: `${proxy.wsUrl}/v1`,
-        adminToken: ADMIN_TOKEN,
-        timeoutMs: 1_500,
-        grep: grepFor(scenarios),
-        profile: 'resume',
-      });
-      expect(report!.scenarios.map((s) => s.id).sort(), 'scenarios run').to.deep.equal([...scenarios].sort());
-      expect(report!.hasClock, 'the test clock answers through the proxy').to.equal(true);
-      return { code, report: report! };
-    } finally {
-      await proxy.close();
-    }
-  }
-
-  it('passes every scenario of the profile through the proxy with no fault', async () => {
-    const all = loadScenarios(requirements)
-      .filter((s) => s.requirements.some((id) => extensionOf(id) === 'resume'))
-      .map((s) => s.id);
-    const { code, report } = await runAgainst(undefined, all);
-    expect(
-      report.scenarios.filter((s) => s.status !== 'passed'),
-      explain(report),
-    ).to.deep.equal([]);
-    expect(
-      report.requirements.filter((r) => r.verdict !== 'passed').map((r) => r.id),
-      explain(report),
-    ).to.deep.equal([]);
-    expect(code).to.equal(0);
-  });
-
-  for (const c of CASES) {
-    it(`${c.fault}: fails exactly ${c.fails}`, async () => {
-      const { code, report } = await runAgainst(c.fault, c.scenarios);
-      expect(failedIds(report), explain(report)).to.deep.equal([c.fails]);
-      for (const s of report.scenarios.filter((x) => x.status === 'failed'))
-        expect(s.reason, `why ${s.id} failed`).to.match(c.because);
-      expect(report.scenarios.find((s) => s.id === c.scenarios[1])?.status, `the control ${c.scenarios[1]}`).to.equal(
-        'passed',
-      );
-      expect(code).to.equal(1);
-    });
-  }
 });

@@ -26,11 +26,11 @@ describe('the resume profile', function () {
     .filter((r) => r.source === 'extension' && isResume(r.id))
     .map((r) => r.id);
 
-  it('judges the extension alone (and MSG-001, every frame a message of the protocol); the other profiles never judge it', function () {
+  it('judges the extension alone (and MSG-001 and CLI-001, every frame a message of the protocol); the other profiles never judge it', function () {
     expect(extensionIds.length).to.be.greaterThan(10);
     const judged = (profile: (typeof PROFILES)[number]) =>
       [...registry.values()].filter((r) => inProfile(r, profile)).map((r) => r.id);
-    expect(judged('resume').sort()).to.deep.equal(['MSG-001', ...extensionIds].sort());
+    expect(judged('resume').sort()).to.deep.equal(['CLI-001', 'MSG-001', ...extensionIds].sort());
     for (const profile of ['protocol', 'bridge', 'cancel'] as const)
       expect(
         judged(profile).filter((id) => id.startsWith('RES-')),
