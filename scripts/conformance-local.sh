@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the conformance suite against this repository's bridge, started as a separate process (as npm start does) with the
-# test clock on, over real sockets: the protocol profile, the bridge profile (our own decisions too), then the
-# resume profile (the resume extension, R1-R8), then the robustness mode in the protocol and bridge profiles
-# (SKIP_ROBUSTNESS=1 leaves it out). PROFILES (space-separated) runs fewer profiles. Reports go to
+# test clock on, over real sockets: the protocol profile, the bridge profile (our own decisions too), the resume
+# profile (the resume extension, R1-R8) and the cancel profile (the cancel extension, S1-S9), then the robustness
+# mode in the protocol and bridge profiles (SKIP_ROBUSTNESS=1 leaves it out). PROFILES (space-separated) runs fewer profiles. Reports go to
 # test-output/conformance-<profile>.{json,xml,html}. Extra arguments go to every run. With BRIDGE_URLS (URLs
 # separated by commas) it starts nothing and checks those nodes of one bridge instead; REPORT_NAME (conformance)
 # names the reports. Exit code: 0 when every profile
@@ -42,7 +42,7 @@ else
 fi
 
 status=0
-for profile in ${PROFILES:-protocol bridge resume}; do
+for profile in ${PROFILES:-protocol bridge resume cancel}; do
   started=$(date +%s)
   set +e
   node bin/bridge-conformance.js server --profile "$profile" --url "$urls" --admin-token "$ADMIN_TOKEN" \
