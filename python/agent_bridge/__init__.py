@@ -2,7 +2,7 @@
 
 from ._generated.messages import AgentReplyMetadata, AgentSummary, MessageError, ReplyMessage
 from .app_client import AppCallbacks, AppClient, DiscoveredAgents, connect_app
-from .app_errors import BridgeError, ConnectionLostError, StreamGapError
+from .app_errors import BridgeError, ConnectionLostError, EventCancelledError, StreamGapError
 from .backoff import ReconnectPolicy, backoff_delay_ms
 from .clock import Clock, ScaledClock, SystemClock, scaled_clock
 from .config import AgentSettings, ConnectorConfigError, HealthSettings, ResolvedConfig, agent_endpoint, load_config, parse_config
@@ -49,6 +49,7 @@ __all__ = [
     "CutShort",
     "Disconnected",
     "DiscoveredAgents",
+    "EventCancelledError",
     "EventError",
     "EventHandle",
     "EventReceived",
