@@ -2,7 +2,7 @@
 
 from ._generated.messages import AgentReplyMetadata, AgentSummary, MessageError, ReplyMessage
 from .app_client import AppCallbacks, AppClient, DiscoveredAgents, connect_app
-from .app_errors import BridgeError, ConnectionLostError, StreamGapError
+from .app_errors import BridgeError, ConnectionLostError, EventCancelledError, StreamGapError
 from .backoff import ReconnectPolicy, backoff_delay_ms
 from .clock import Clock, ScaledClock, SystemClock, scaled_clock
 from .config import AgentSettings, ConnectorConfigError, HealthSettings, ResolvedConfig, agent_endpoint, load_config, parse_config
@@ -18,6 +18,7 @@ from .notifications import (
     ConnectorCallbacks,
     CutShort,
     Disconnected,
+    EventCancelled,
     EventError,
     EventReceived,
     EventReplied,
@@ -49,6 +50,8 @@ __all__ = [
     "CutShort",
     "Disconnected",
     "DiscoveredAgents",
+    "EventCancelled",
+    "EventCancelledError",
     "EventError",
     "EventHandle",
     "EventReceived",

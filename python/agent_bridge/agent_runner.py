@@ -20,7 +20,7 @@ from ._generated.messages import (
 from .backoff import Random, ReconnectPolicy
 from .clock import Clock
 from .config import AgentSettings
-from .connection import BridgeConnection, BridgeConnectionError, CloseInfo, InvalidFrame, Listener
+from .connection import BridgeConnection, BridgeConnectionError, CloseInfo, InvalidFrame, Listener, with_query
 from .event_run import EventRun
 from .fragments import capped
 from .handler import AgentEvent, Handler
@@ -75,7 +75,7 @@ class AgentRunner(Listener[ServiceToAgentMessage]):
         self._last_pong: float | None = None
         self.last_error: str | None = None
         self.connection: BridgeConnection[ServiceToAgentMessage] = BridgeConnection(
-            url=url,
+            url=with_query(url, cancel="1"),  # told of cancels (S1), whatever the configured URL's query said
             token=agent.token,
             parse=parse_service_to_agent,
             listener=self,
@@ -186,7 +186,7 @@ class AgentRunner(Listener[ServiceToAgentMessage]):
             elif isinstance(message, ErrorToAgentMessage):
                 self._on_bridge_error(message.code, message.event_id, message.error)
             elif isinstance(message, CancelToAgentMessage):
-                pass  # only a connection opened with ?cancel=1 gets these (S1); this one never asks
+                self._on_cancel(message.event_id)
         except Exception:  # one frame must never take the connector down
             log.exception("agent %s: failed to handle a frame from the bridge", self.agent_id)
 
@@ -213,6 +213,15 @@ class AgentRunner(Listener[ServiceToAgentMessage]):
             run = self._runs.get(event_id)
             if run is not None:
                 run.abandon()
+
+    def _on_cancel(self, event_id: str) -> None:
+        """The app cancelled the event (S4): its run ends here without a frame, its handler is cancelled, and
+        whatever the handler still yields or returns for it is dropped, never sent."""
+        run = self._runs.get(event_id)
+        if run is None:
+            return  # ended already: its reply or error crossed the cancel (S8)
+        log.info("agent %s: event %s cancelled by the app", self.agent_id, event_id)
+        run.cancel()
 
     def _on_event(self, m: EventToAgentMessage) -> None:
         if m.event_id in self._runs:

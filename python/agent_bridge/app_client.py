@@ -9,6 +9,11 @@ in order too.
 Resuming (R9): the client asks every bridge for resumable streams (`?resume=1`); an event whose `accepted` brought
 a resume_token survives a dropped connection: on the next one the client names it with the last position it
 received, and the bridge sends the rest. Events without one, and sends not yet accepted, end on a drop.
+
+Cancelling (S1-S8): `handle.cancel()` ends the handle at once and sends `cancel` for its event, at once if it is
+accepted, else with its `accepted`. The bridge answers a cancel with `error` CANCELLED or CANCEL_REFUSED naming the
+event: neither ever answers a send, and nothing the cancelled event still gets (its late tokens, reply or error)
+reaches another one, so the pairing of answers to sends stays right.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from ._generated.messages import (
     AcceptedMessage,
     AgentsMessage,
     AgentSummary,
+    CancelMessage,
     DiscoverMessage,
     ErrorMessage,
     EventMessage,
@@ -32,7 +38,7 @@ from ._generated.messages import (
     TokenMessage,
     parse_service_to_app,
 )
-from .app_errors import BridgeError, ConnectionLostError
+from .app_errors import BridgeError, ConnectionLostError, EventCancelledError
 from .backoff import Random, ReconnectPolicy
 from .clock import SYSTEM_CLOCK, Clock
 from .connection import BridgeConnection, BridgeConnectionError, Carrier, CloseInfo, InvalidFrame, Listener, with_query
@@ -82,6 +88,14 @@ class _State:
     discovers: list[asyncio.Future[DiscoveredAgents]] = field(default_factory=list)
     resumed_here: set[str] = field(default_factory=set)
     resume_retries: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    cancelled: set[str] = field(default_factory=set)
+    """Events this connection cancelled, until the bridge's answer to the cancel: their late frames are ignored."""
+    cancel_after_resume: dict[str, InFlightEvent] = field(default_factory=dict)
+    """Events cancelled while no connection of this client held them on the bridge (dropped and not yet resumed, or
+    their resume refused for the load): a cancel from elsewhere would be refused (S3), so the next connection takes
+    each back with a `resume` and cancels it at once, until the bridge's answer ends it."""
+    cancel_retries: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    """Those of them whose resume the bridge refused for the load, each waiting for the time it gave."""
 
 
 class AppClient(Listener[ServiceToAppMessage]):
@@ -104,6 +118,7 @@ class AppClient(Listener[ServiceToAppMessage]):
         ConnectionLostError (nothing was sent); a frame over the frame limit fails at once with PAYLOAD_TOO_LARGE,
         since the bridge would close the connection instead of answering it."""
         handle = EventHandle()
+        handle.on_cancel = lambda: self._cancel(handle, agent_id)
         frame = EventMessage(agent_id=agent_id, thread_id=thread_id, payload=payload).to_json()
         size = json_bytes(frame)
         if size > FRAME_MAX_BYTES:
@@ -141,9 +156,13 @@ class AppClient(Listener[ServiceToAppMessage]):
 
     def on_ready(self) -> None:
         self._resume_detached()  # before anyone hears of it, so the resumes go out ahead of new sends
+        for event_id, held in list(self._s.cancel_after_resume.items()):
+            self._resume_and_cancel(event_id, held)
         _call(self._callbacks.connected)
 
     def on_down(self, info: CloseInfo) -> None:
+        self._s.cancelled.clear()  # nothing of them comes on another connection
+        _cancel_all(self._s.cancel_retries)  # the next connection tries each at once
         self._fail_all(self._lost(info), keep_resumable=not self._closing)
         _call(self._callbacks.disconnected, info)
 
@@ -151,6 +170,8 @@ class AppClient(Listener[ServiceToAppMessage]):
         _call(self._callbacks.reconnecting, attempt, delay_ms)
 
     def on_closed(self, info: CloseInfo) -> None:
+        _cancel_all(self._s.cancel_retries)
+        self._s.cancel_after_resume.clear()
         self._fail_all(self._lost(info))
         if not self._closed.done():
             self._closed.set_result(info)
@@ -163,6 +184,9 @@ class AppClient(Listener[ServiceToAppMessage]):
                 return
             handle = s.awaiting_answer.pop(0)
             handle.accept(message)
+            if handle.cancel_pending:
+                self._send_cancel(message.event_id)
+                return
             token = message.resume_token if self._resume else None
             s.in_flight[message.event_id] = InFlightEvent(handle, message.event_id, token)
         elif isinstance(message, TokenMessage):
@@ -194,6 +218,17 @@ class AppClient(Listener[ServiceToAppMessage]):
                 _reject(s.discovers.pop(0), BridgeError.from_message(message))
             return
         s.resumed_here.discard(message.event_id)
+        if message.event_id in s.cancel_after_resume:
+            self._answered_after_resume(message.event_id, message)
+            return
+        # The answer to a cancel never answers a send; an event cancelled here has nothing more to say (S2, S8).
+        if message.code == "CANCELLED" or message.code == "CANCEL_REFUSED":
+            s.cancelled.discard(message.event_id)
+            if message.code == "CANCELLED" and message.event_id in s.in_flight:
+                self._end(message.event_id, EventCancelledError(message.event_id, message.agent_id))
+            return
+        if message.event_id in s.cancelled:
+            return
         event = s.in_flight.get(message.event_id)
         if message.code == "TOO_MANY_REQUESTS":
             # A resume refused for the load: never an event's end nor an answer to a send; taken back later.
@@ -224,6 +259,66 @@ class AppClient(Listener[ServiceToAppMessage]):
                 self._s.awaiting_answer.pop(0).fail(error)
         elif kind == "agents" and self._s.discovers:
             _reject(self._s.discovers.pop(0), error)
+
+    # ---- cancels ------------------------------------------------------------------------------------------
+
+    def _cancel(self, handle: EventHandle, agent_id: str) -> None:
+        """The caller cancels the event (S2): it ends for the caller now, and the bridge is asked to end it (at once
+        if it is accepted, else with its `accepted`). An event waiting to be resumed is cancelled by the connection
+        that takes it back: the bridge refuses a cancel from a connection that does not hold the event (S3)."""
+        s = self._s
+        event_id = handle.event_id
+        held = s.in_flight.get(event_id) if event_id is not None else None
+        if event_id is None:
+            handle.cancel_pending = True
+        elif held is not None and held.handle is handle:
+            del s.in_flight[event_id]
+            s.resumed_here.discard(event_id)
+            retrying = s.resume_retries.pop(event_id, None)
+            if retrying is not None:
+                retrying.cancel()
+            if not held.detached and retrying is None:
+                self._send_cancel(event_id)
+            elif held.resume_frame() is not None:
+                s.cancel_after_resume[event_id] = held
+                if not held.detached:
+                    self._resume_and_cancel(event_id, held)
+        handle.fail(EventCancelledError(event_id, agent_id))
+
+    def _send_cancel(self, event_id: str) -> None:
+        if self.connection.send(CancelMessage(event_id=event_id).to_json()):
+            self._s.cancelled.add(event_id)
+
+    def _resume_and_cancel(self, event_id: str, held: InFlightEvent) -> None:
+        """Takes a cancelled event back on this connection and cancels it there: the bridge judges both in order."""
+        frame = held.resume_frame()
+        if frame is not None and self.connection.send(frame.to_json()):
+            self._send_cancel(event_id)
+
+    def _answered_after_resume(self, event_id: str, message: ErrorMessage) -> None:
+        """The bridge's answer about an event cancelled while not held: a resume refused for the load is tried again
+        after the time given (the cancel that followed it is refused meanwhile); anything else ends it: CANCELLED, a
+        gap (it ended or cannot be had), or CANCEL_REFUSED after a reply that came first (S8)."""
+        s = self._s
+        if message.code == "TOO_MANY_REQUESTS":
+            seconds = message.metadata.retry_after_seconds if message.metadata else 1.0
+            old = s.cancel_retries.pop(event_id, None)
+            if old is not None:
+                old.cancel()
+
+            async def later() -> None:
+                await asyncio.sleep(seconds)  # real time: the bridge's own count, as _resume_later
+                s.cancel_retries.pop(event_id, None)
+                held = s.cancel_after_resume.get(event_id)
+                if held is not None:
+                    self._resume_and_cancel(event_id, held)
+
+            s.cancel_retries[event_id] = asyncio.create_task(later())
+            return
+        s.cancelled.discard(event_id)
+        if message.code == "CANCEL_REFUSED" and event_id in s.cancel_retries:
+            return
+        s.cancel_after_resume.pop(event_id, None)
 
     # ---- events in flight -----------------------------------------------------------------------------------
 
@@ -313,6 +408,12 @@ class AppClient(Listener[ServiceToAppMessage]):
             text = frame.error if frame and frame.code == info.reason else f"The bridge refused the connection: {info.reason}."
             return BridgeError(info.reason, text, close_code=info.code)
         return self._lost(info, "Could not connect to the bridge")
+
+
+def _cancel_all(tasks: dict[str, asyncio.Task[None]]) -> None:
+    for task in tasks.values():
+        task.cancel()
+    tasks.clear()
 
 
 def _resolve(future: asyncio.Future[DiscoveredAgents], value: DiscoveredAgents) -> None:

@@ -1,5 +1,5 @@
-"""The errors an app client raises: the bridge's own codes (the generated catalogue) and the two failures only the
-client can see, because the bridge never had the chance to report them."""
+"""The errors an app client raises: the bridge's own codes (the generated catalogue), the two failures only the
+client can see, because the bridge never had the chance to report them, and the caller's own cancel."""
 
 from __future__ import annotations
 
@@ -59,3 +59,17 @@ class ConnectionLostError(BridgeError):
 class StreamGapError(BridgeError):
     """A resumed event whose stream can no longer be completed (RESUME_GAP or RESUME_REFUSED, decisions R5, R6): the
     fragments delivered before it are only the start of the answer."""
+
+
+class EventCancelledError(BridgeError):
+    """The caller cancelled the event (`handle.cancel()`, the cancel extension S2): code CANCELLED, its `event_id`
+    (None when it was cancelled before the bridge accepted it). A class of its own so that a Stop button's own doing
+    is not mistaken for a failure."""
+
+    def __init__(self, event_id: str | None, agent_id: str | None = None) -> None:
+        super().__init__(
+            "CANCELLED",
+            f"Event {event_id} was cancelled." if event_id else "The event was cancelled before it was accepted.",
+            event_id=event_id,
+            agent_id=agent_id,
+        )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from ._generated.messages import AcceptedMessage, ReplyMessage
 from .app_errors import BridgeError
@@ -29,7 +29,8 @@ class EventHandle:
     - `await handle.accepted`: the bridge took the event (an Accepted), or raises its refusal;
     - `async for fragment in handle.fragments`: the token fragments as they arrive, ending after the last one once
       the reply is in, raising the event's error if it fails; each iteration starts from the first fragment;
-    - `await handle.reply`: the final ReplyMessage; `await handle.text()`: its full text.
+    - `await handle.reply`: the final ReplyMessage; `await handle.text()`: its full text;
+    - `handle.cancel()`: stops the event (the cancel extension, S2).
     """
 
     def __init__(self) -> None:
@@ -42,6 +43,17 @@ class EventHandle:
         self._fragments: list[str] = []
         self._error: BridgeError | None = None
         self._changed = asyncio.Event()
+        self.cancel_pending = False
+        """Cancelled before it was accepted: the client cancels it on the bridge when its `accepted` comes."""
+        self.on_cancel: Callable[[], None] | None = None
+        """What cancel() does: set by the client that sent it."""
+
+    def cancel(self) -> None:
+        """Stops the event: `accepted`, `fragments`, `reply` and `text()` end at once with EventCancelledError, and
+        the bridge is asked to end it and tell its agent (once the event is accepted, if it is not yet). Nothing
+        happens for an event that has already ended."""
+        if not self.ended and self.on_cancel is not None:
+            self.on_cancel()
 
     @property
     def fragments(self) -> AsyncIterator[str]:

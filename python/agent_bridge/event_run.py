@@ -10,12 +10,13 @@ from collections.abc import AsyncIterator
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, cast
 
+from ._generated.errors import ERROR_MESSAGES
 from ._generated.limits import FRAME_MAX_BYTES, REPLY_CONTENT_MAX_BYTES
 from ._generated.messages import AgentErrorMessage, AgentReplyMessage, AgentReplyMetadata, AgentTokenMessage
 from .fragments import capped, split_by_bytes
 from .frames import json_bytes
 from .handler import AgentEvent, AgentFailure, Handler, Reply
-from .notifications import ConnectorCallbacks, EventError, EventReplied, notify
+from .notifications import ConnectorCallbacks, EventCancelled, EventError, EventReplied, notify
 
 log = logging.getLogger("agent_bridge")
 
@@ -48,8 +49,10 @@ class EventRun:
         self.token_count = 0
         self._work: asyncio.Task[None] | None = None
         self._timer: asyncio.Task[None] | None = None
+        self._event: AgentEvent | None = None
 
     def start(self, handler: Handler, event: AgentEvent, timeout_s: float, sleep: Sleep) -> None:
+        self._event = event
         self._work = asyncio.create_task(self._drive(handler, event))
         self._timer = asyncio.create_task(self._time_out(timeout_s, sleep))
 
@@ -144,6 +147,17 @@ class EventRun:
         self._finish()
         notify(self._callbacks.event_error, EventError(self._host.agent_id, self.event_id, code, text))
 
+    def cancel(self) -> None:
+        """The app cancelled the event (S4): it ends here without a frame (the bridge has ended it and drops any),
+        `event.cancelled` is set, and the handler's task is cancelled: CancelledError at its next await. A handler
+        that swallows it and goes on is silenced all the same: every later fragment or answer is dropped here."""
+        if self.finished:
+            return
+        if self._event is not None:
+            self._event.cancelled.set()
+        self._finish(ERROR_MESSAGES["CANCELLED"]["by_app"].format(event_id=self.event_id))
+        notify(self._callbacks.event_cancelled, EventCancelled(self._host.agent_id, self.event_id))
+
     def abandon(self, code: str | None = None, message: str = "") -> None:
         """Ends the event here without sending anything (the bridge has ended it, or cannot be reached)."""
         if self.finished:
@@ -152,10 +166,10 @@ class EventRun:
         if code is not None:
             notify(self._callbacks.event_error, EventError(self._host.agent_id, self.event_id, code, message))
 
-    def _finish(self) -> None:
+    def _finish(self, why: str | None = None) -> None:
         self.finished = True
         self._host.forget(self.event_id)
         current = asyncio.current_task()
         for task in (self._work, self._timer):
             if task is not None and task is not current and not task.done():
-                task.cancel()
+                task.cancel(why)

@@ -16,13 +16,17 @@ The event then ends with exactly one `reply` or `error` (spec/protocol.md#never-
 - a returned (or last yielded) `Reply`: that reply, with its content and metadata; a returned string: its content;
 - `raise AgentFailure(code, message)`: `error` with that code and text (meant for the app);
 - any other exception: `error` AGENT_ERROR with a fixed text; the exception goes to the log only (decision C6);
-- no end within the handler timeout: `error` AGENT_TIMEOUT.
+- no end within the handler timeout: `error` AGENT_TIMEOUT;
+- the app cancels the event (the cancel extension, S4): nothing more; the handler's task is cancelled (so
+  `asyncio.CancelledError` is raised at its next await), `event.cancelled` is set, and whatever it still yields or
+  returns is not sent: the bridge has already ended the event.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
 from ._generated.messages import AgentReplyMetadata
@@ -45,6 +49,9 @@ class AgentEvent:
     session: AgentSession
     """The runtime session of `session_key` (new on a thread's first event and after the agent's TTL)."""
     new_session: bool
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event, compare=False)
+    """Set when the app cancels the event (S4), for a handler that would rather look than be interrupted: its task is
+    cancelled at the same moment, and nothing it yields or returns afterwards is sent."""
 
 
 @dataclass(frozen=True)

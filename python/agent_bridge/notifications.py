@@ -1,6 +1,7 @@
 """The connector's local notifications (spec/protocol.md#connector-notifications), as callbacks: connected,
 disconnected, reconnecting (with the attempt), event received (agent, event, session key), event replied (with the
-number of fragments), event error; and, beyond §6.5, closed (an agent's connection given up for good) and stopped."""
+number of fragments), event error; and, beyond §6.5, event cancelled (the app cancelled an event, S4), closed (an
+agent's connection given up for good) and stopped."""
 
 from __future__ import annotations
 
@@ -57,6 +58,14 @@ class EventError:
 
 
 @dataclass(frozen=True)
+class EventCancelled:
+    """The app cancelled the event (S4): its handler was cancelled, and nothing more is sent for it."""
+
+    agent_id: str
+    event_id: str
+
+
+@dataclass(frozen=True)
 class Closed:
     agent_id: str
     code: int
@@ -89,6 +98,7 @@ class ConnectorCallbacks:
     event_received: Callback[EventReceived] = None
     event_replied: Callback[EventReplied] = None
     event_error: Callback[EventError] = None
+    event_cancelled: Callback[EventCancelled] = None
     closed: Callback[Closed] = None
     stopped: Callback[Stopped] = None
 

@@ -1,12 +1,15 @@
 // The Python package against our bridge (startTestBridge: port 0, in-memory store): a Python agent (the echo
 // example on the connector, with its health endpoint) answering a Python app (the app sample) and a TypeScript app
-// (our SDK's app client), and a Python app taking its stream back after its connection was closed (resume).
+// (our SDK's app client), a Python app taking its stream back after its connection was closed (resume), and a Python
+// app stopping a Python agent's long stream (cancel).
 import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestBridge, type TestBridge } from '../helpers/bridge.js';
 import { connectApp, type AppClient } from '../../src/sdk/app-client.js';
+import { eventually } from '../helpers/eventually.js';
+import { sample, scrape } from '../helpers/metrics.js';
 import { startPython, stopPythonProcesses } from './python-process.js';
 
 const baseUrl = (bridge: TestBridge) => `${bridge.url.replace(/^http/, 'ws')}/v1`;
@@ -150,5 +153,55 @@ describe('Python package: clients through our bridge', function () {
       "token 'four'",
     ]);
     expect(lines.at(-1)).to.match(/^reply 'one two three four' /);
+  });
+
+  it('a Python app stops a Python agent streaming 1,000 fragments after 100 (cancel, S1-S8)', async function () {
+    const FRAGMENTS = 1000;
+    const STOP_AFTER = 100;
+    const bridge = await startTestBridge();
+    const { app, agent } = await provision(bridge);
+    const streamer = startPython(['python/examples/streaming_agent.py'], {
+      BRIDGE_URL: baseUrl(bridge),
+      AGENT_TOKEN: agent.token,
+    });
+    await streamer.line(new RegExp(`^connected ${agent.agent_id}$`));
+    await bridge.untilAgentOnline(agent.agent_id, true);
+
+    const stopper = startPython(['python/examples/stop_app.py', String(FRAGMENTS), String(STOP_AFTER)], {
+      BRIDGE_URL: baseUrl(bridge),
+      APP_TOKEN: app.token,
+      AGENT_ID: agent.agent_id,
+    });
+    expect(await stopper.exited, stopper.output()).to.equal(0);
+    const lines = stopper.output().trim().split('\n');
+    const eventId = /^accepted (\S+)$/.exec(lines[0]!)![1]!;
+    // The handle ended at once with EventCancelledError, after exactly the fragments read; the bridge's answer to
+    // the cancel did not reach the next send, which got its own reply.
+    expect(lines.slice(1)).to.deep.equal([
+      `cancelled ${eventId} code=CANCELLED after ${STOP_AFTER} fragments`,
+      'reply cancelled too',
+      "next reply '0 1 2 '",
+    ]);
+
+    // The agent's handler saw its cancellation; it swallowed it and yielded again, which the connector did not send.
+    expect(await streamer.line(/^handler cancelled /)).to.equal(
+      `handler cancelled ${eventId}: Event ${eventId} was cancelled by the app. (event.cancelled=True)`,
+    );
+    await streamer.line(new RegExp(`^cancelled ${eventId} in_flight=0$`));
+    await streamer.line(new RegExp(`^handler stopped ${eventId} after yielding 1 more$`));
+    // Only the 100 fragments before the Stop and the next event's 3 went to the app.
+    const metrics = await scrape(bridge.url);
+    expect(sample(metrics, 'bridge_tokens_forwarded_total')).to.equal(STOP_AFTER + 3);
+    expect(sample(metrics, 'bridge_events_in_flight'), 'events in flight').to.equal(0);
+    expect(sample(metrics, 'bridge_events_total', { status: 'delivered', outcome: 'cancelled' })).to.equal(1);
+    const row = await eventually(
+      'the event log row',
+      async () =>
+        (await bridge.http('GET', '/admin/v1/events?limit=500', { schema: 'EventLog' })).body.events.find(
+          (e: { event_id: string }) => e.event_id === eventId,
+        ),
+      (e) => e !== undefined && e.outcome !== 'pending',
+    );
+    expect(row).to.include({ outcome: 'cancelled', code: 'CANCELLED' });
   });
 });

@@ -1,5 +1,6 @@
 // The Python package's own unit tests (python/tests, unittest), run with the interpreter CI installs: config
-// interpolation and validation, fragment splitting, backoff, and the errors a handler's failure becomes.
+// interpolation and validation, fragment splitting, backoff, the errors a handler's failure becomes, and the cancel
+// of both clients.
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { ROOT, python } from './python-process.js';
