@@ -13,6 +13,11 @@ export const CANCEL_STREAM_MS = 5_000;
 export const STOP_WITHIN_MS = 2_000;
 /** How long after the cancel the agent is watched: its connection, its frames for the cancelled event. */
 const CANCEL_WATCH_MS = 3_000;
+/**
+ * How long the mock lets the answer stream before it cancels, as a user would read a little first: an agent that
+ * sends its whole answer in one burst has ended the event by then, which the harness contract rules out.
+ */
+const CANCEL_AFTER_MS = 1_000;
 /** How long the app has to cancel its event after its first token, before the scenario is taken as not applicable. */
 const APP_CANCEL_WAIT_MS = 10_000;
 /** How long after CANCELLED the app is watched: connected, not sending the event again nor cancelling it again. */
@@ -67,9 +72,11 @@ export const agentCancel: ClientScenario = {
       ['CLC-001'],
       false,
     );
-    if (isEnd(first))
+    await ctx.pause(CANCEL_AFTER_MS);
+    const ended = isEnd(first) ? first : ctx.framesSince(from).find((f) => forEvent(cancelled)(f) && isEnd(f));
+    if (ended)
       throw new HarnessBreach(
-        `the agent answered event ${cancelled} at once (${first.frame?.type}), leaving nothing to cancel: in agent-cancel the harness contract asks it to stream for at least ${CANCEL_STREAM_MS / 1000} s`,
+        `the agent ended event ${cancelled} (${ended.frame?.type}) ${ended.at - first.at} ms after its first frame, leaving nothing to cancel: in agent-cancel the harness contract asks it to stream for at least ${CANCEL_STREAM_MS / 1000} s`,
       );
     ctx.next();
     ctx.mock.send({ type: 'cancel', event_id: cancelled }, agent);
