@@ -9,6 +9,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python=$(bash scripts/python.sh)
-export REPORT_NAME=python PROFILES=${PROFILES:-bridge}
+export REPORT_NAME=python
 export APP_COMMAND="$python python/examples/conformance_app.py" AGENT_COMMAND="$python python/examples/conformance_agent.py"
 exec bash scripts/conformance-clients.sh "$@"

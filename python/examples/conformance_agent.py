@@ -3,7 +3,8 @@
 A Connector configured in code from BRIDGE_URL and BRIDGE_TOKEN (the agent_id is read from the token,
 `rla_{agent_id}_{secret}`): it echoes each event's text as streamed fragments, then replies, and runs until it is
 stopped (SIGTERM), ending anything in flight with an error. It honours BRIDGE_TIME_SCALE through a scaled clock, and
-a token refused for good leaves it idle, not exited: the harness contract is to run until stopped.
+a token refused for good leaves it idle, not exited: the harness contract is to run until stopped. In agent-cancel it
+streams slowly, as the contract asks, and stops when the app cancels (the connector cancels the handler's task).
 """
 
 from __future__ import annotations
@@ -18,8 +19,16 @@ from _run import required_env, until_stopped
 from agent_bridge import AgentEvent, AgentReplyMetadata, Connector, Reply, agent_endpoint, scaled_clock, split_words
 
 
+SLOWLY = os.environ.get("BRIDGE_SCENARIO") == "agent-cancel"
+"""agent-cancel's contract: stream each answer over at least 5 s (here 6 s: 60 fragments, 100 ms apart, real time)."""
+
+
 async def echo(event: AgentEvent) -> AsyncIterator[str | Reply]:
     text = event.payload.get("text")
+    if SLOWLY:
+        for _ in range(60):  # a cancel raises CancelledError at the sleep: nothing more is sent for the event
+            yield "."
+            await asyncio.sleep(0.1)
     for fragment in split_words(f"You said: {text if isinstance(text, str) else event.payload}"):
         yield fragment
     yield Reply(metadata=AgentReplyMetadata(model="echo"))

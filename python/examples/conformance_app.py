@@ -3,7 +3,8 @@
 Connects with BRIDGE_URL and BRIDGE_TOKEN (the token in the Authorization header; heartbeat and backoff built in),
 sends the contract's event once, prints the reply's text (or the error's code), and stays connected until it is
 stopped, so the suite can watch its heartbeat and reconnects. It never sends the event again. It honours
-BRIDGE_TIME_SCALE through a scaled clock, and a token refused for good leaves it idle, not exited.
+BRIDGE_TIME_SCALE through a scaled clock, and a token refused for good leaves it idle, not exited. In app-cancels it
+cancels the event after its first fragment (handle.cancel(), the cancel extension) and prints "error CANCELLED".
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ async def converse(url: str, token: str) -> AppClient | None:
         return None
     handle = app.send("echo-agent", "conformance", {"text": "hello"})
     try:
+        if os.environ.get("BRIDGE_SCENARIO") == "app-cancels":
+            async for _ in handle.fragments:
+                handle.cancel()  # the user pressed Stop once the answer began
+                break
         print(await handle.text(), flush=True)
     except BridgeError as err:
         # An error about the event ends only the event: say so and stay.
