@@ -8,12 +8,9 @@
 // that uses the faulty path without depending on the broken rule, and
 // must keep passing: a fault fails what it breaks, not everything.
 import { expect } from 'chai';
-import type { RunResult } from '../../conformance/results.js';
 import { loadRequirements } from '../../conformance/scenario.js';
-import { startServer, type RunningBridge } from '../../src/server.js';
-import { ADMIN_TOKEN, testConfig } from '../helpers/bridge.js';
-import { startFaultProxy, type FaultName } from './fault-proxy.js';
-import { runSuite } from './suite.js';
+import { brokenBridgeRuns, failedIds } from './broken-extension-bridges.js';
+import type { FaultName } from './fault-proxy.js';
 
 interface Case {
   fault: FaultName;
@@ -94,50 +91,19 @@ const CASES: Case[] = [
 ];
 
 const requirements = loadRequirements();
-const grepFor = (ids: string[]) => `^(?:${ids.join('|')})$`;
-const failedIds = (report: RunResult) =>
-  report.requirements
-    .filter((r) => r.verdict === 'failed')
-    .map((r) => r.id)
-    .sort();
 
 describe('the conformance suite against broken bridges', function () {
   this.timeout(120_000);
-  let bridge: RunningBridge;
-
-  before(async () => {
-    bridge = await startServer(testConfig({ testClock: true, rateLimitPerSecond: 20, rateLimitBurst: 40 }));
-  });
-
-  after(async () => {
-    await bridge?.close();
-  });
-
-  async function runAgainst(
-    fault: FaultName | undefined,
-    scenarios: string[],
-  ): Promise<{ code: number; report: RunResult }> {
-    const proxy = await startFaultProxy(bridge.url, fault);
-    try {
-      const { code, report } = await runSuite({
-        url: `${proxy.wsUrl}/v1`,
-        adminToken: ADMIN_TOKEN,
-        timeoutMs: 1_500,
-        grep: grepFor(scenarios),
-        profile: 'bridge',
-      });
-      // The selection ran in full, on the test clock: a renamed scenario or a lost clock must not pass silently.
-      expect(report!.scenarios.map((s) => s.id).sort(), 'scenarios run').to.deep.equal([...scenarios].sort());
-      expect(report!.hasClock, 'the test clock answers through the proxy').to.equal(true);
+  const runAgainst = brokenBridgeRuns('bridge', {
+    config: { rateLimitPerSecond: 20, rateLimitBurst: 40 },
+    everyRun(report) {
+      expect(report.hasClock, 'the test clock answers through the proxy').to.equal(true);
       expect(
-        report!.scenarios.filter((s) => s.status === 'skipped').map((s) => `${s.id}: ${s.reason}`),
+        report.scenarios.filter((s) => s.status === 'skipped').map((s) => `${s.id}: ${s.reason}`),
         'skipped',
       ).to.deep.equal([]);
-      return { code, report: report! };
-    } finally {
-      await proxy.close();
-    }
-  }
+    },
+  });
 
   it('passes every selected scenario through the proxy with no fault (the proxy is transparent)', async () => {
     const all = [...new Set(CASES.flatMap((c) => c.scenarios))];

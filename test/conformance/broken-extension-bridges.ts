@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import type { RunResult } from '../../conformance/results.js';
 import { extensionOf, loadRequirements, loadScenarios, type Profile } from '../../conformance/scenario.js';
+import type { Config } from '../../src/config.js';
 import { startServer, type RunningBridge } from '../../src/server.js';
 import { ADMIN_TOKEN, testConfig } from '../helpers/bridge.js';
 import { startFaultProxy, type FaultName } from './fault-proxy.js';
@@ -19,11 +20,47 @@ export interface BrokenBridgeCase {
 }
 
 const grepFor = (ids: string[]) => `^(?:${ids.join('|')})$`;
-const failedIds = (report: RunResult) =>
+export const failedIds = (report: RunResult) =>
   report.requirements
     .filter((r) => r.verdict === 'failed')
     .map((r) => r.id)
     .sort();
+
+/**
+ * Our bridge (test clock on, `config` besides) started before the suite's tests and closed after them, and a run of
+ * `profile`'s `scenarios` through the fault proxy with `fault` (none: the proxy is transparent). Every run must have
+ * run exactly the scenarios asked for; `everyRun` asserts more of each report.
+ */
+export function brokenBridgeRuns(
+  profile: Profile,
+  o: { config?: Partial<Config>; everyRun?: (report: RunResult) => void } = {},
+): (fault: FaultName | undefined, scenarios: string[]) => Promise<{ code: number; report: RunResult }> {
+  let bridge: RunningBridge;
+  before(async () => {
+    bridge = await startServer(testConfig({ testClock: true, ...o.config }));
+  });
+  after(async () => {
+    await bridge?.close();
+  });
+  return async (fault, scenarios) => {
+    const proxy = await startFaultProxy(bridge.url, fault);
+    try {
+      const { code, report } = await runSuite({
+        url: `${proxy.wsUrl}/v1`,
+        adminToken: ADMIN_TOKEN,
+        timeoutMs: 1_500,
+        grep: grepFor(scenarios),
+        profile,
+      });
+      // The selection ran in full: a renamed scenario must not pass silently.
+      expect(report!.scenarios.map((s) => s.id).sort(), 'scenarios run').to.deep.equal([...scenarios].sort());
+      o.everyRun?.(report!);
+      return { code, report: report! };
+    } finally {
+      await proxy.close();
+    }
+  };
+}
 
 /**
  * The tests of one extension's profile against broken bridges. `everyRun` is asserted of every run's report (the
@@ -35,36 +72,7 @@ export function brokenExtensionBridges(
   o: { everyRun?: (report: RunResult) => void; clean?: (report: RunResult) => void } = {},
 ): void {
   const requirements = loadRequirements();
-  let bridge: RunningBridge;
-
-  before(async () => {
-    bridge = await startServer(testConfig({ testClock: true }));
-  });
-
-  after(async () => {
-    await bridge?.close();
-  });
-
-  async function runAgainst(
-    fault: FaultName | undefined,
-    scenarios: string[],
-  ): Promise<{ code: number; report: RunResult }> {
-    const proxy = await startFaultProxy(bridge.url, fault);
-    try {
-      const { code, report } = await runSuite({
-        url: `${proxy.wsUrl}/v1`,
-        adminToken: ADMIN_TOKEN,
-        timeoutMs: 1_500,
-        grep: grepFor(scenarios),
-        profile,
-      });
-      expect(report!.scenarios.map((s) => s.id).sort(), 'scenarios run').to.deep.equal([...scenarios].sort());
-      o.everyRun?.(report!);
-      return { code, report: report! };
-    } finally {
-      await proxy.close();
-    }
-  }
+  const runAgainst = brokenBridgeRuns(profile, { everyRun: o.everyRun });
 
   it(`passes every scenario of the ${profile} profile through the proxy with no fault`, async () => {
     const all = loadScenarios(requirements)
