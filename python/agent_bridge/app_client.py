@@ -101,9 +101,11 @@ class _State:
 class AppClient(Listener[ServiceToAppMessage]):
     """A connected app. Get one from `connect_app`."""
 
-    def __init__(self, resume: bool, callbacks: AppCallbacks) -> None:
+    def __init__(self, resume: bool, callbacks: AppCallbacks, retry_clock: Clock = SYSTEM_CLOCK) -> None:
         self._resume = resume
         self._callbacks = callbacks
+        # The waits the bridge asks for (retry_after_seconds) are its own count: real time, never the time scale's.
+        self._retry_clock = retry_clock
         self._s = _State()
         self._closing = False
         self._closed = asyncio.get_running_loop().create_future()
@@ -307,7 +309,7 @@ class AppClient(Listener[ServiceToAppMessage]):
                 old.cancel()
 
             async def later() -> None:
-                await asyncio.sleep(seconds)  # real time: the bridge's own count, as _resume_later
+                await self._retry_clock.sleep(seconds)
                 s.cancel_retries.pop(event_id, None)
                 held = s.cancel_after_resume.get(event_id)
                 if held is not None:
@@ -361,7 +363,7 @@ class AppClient(Listener[ServiceToAppMessage]):
             old.cancel()
 
         async def later() -> None:
-            await asyncio.sleep(seconds)
+            await self._retry_clock.sleep(seconds)
             self._s.resume_retries.pop(event.event_id, None)
             if self._s.in_flight.get(event.event_id) is not event:
                 return

@@ -30,11 +30,40 @@ class FakeConnection:
         return True
 
 
+class ManualClock:
+    """Time that passes only when the test says: each sleep ends once `advance` has moved past its end."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+        self.sleepers: list[tuple[float, asyncio.Future[None]]] = []
+
+    def now(self) -> float:
+        return self.t
+
+    def monotonic(self) -> float:
+        return self.t
+
+    async def sleep(self, seconds: float) -> None:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.sleepers.append((self.t + seconds, future))
+        await future
+
+    async def advance(self, seconds: float) -> None:
+        await asyncio.sleep(0)  # the tasks just made reach their sleep first
+        self.t += seconds
+        for end, future in self.sleepers:
+            if end <= self.t and not future.done():
+                future.set_result(None)
+        for _ in range(3):  # the woken tasks run to their next wait
+            await asyncio.sleep(0)
+
+
 class Bridge:
     """The client under test, and the bridge's side of its connection."""
 
     def __init__(self, resume: bool = True) -> None:
-        self.client = AppClient(resume, AppCallbacks())
+        self.clock = ManualClock()
+        self.client = AppClient(resume, AppCallbacks(), retry_clock=self.clock)
         self.connection = FakeConnection()
         self.client.connection = cast(Any, self.connection)
 
@@ -184,6 +213,40 @@ class AppCancelTest(unittest.IsolatedAsyncioTestCase):
         bridge.drop()
         bridge.reconnect()  # cancelled for good: the next connection has nothing more to take back
         self.assertEqual(bridge.connection.sent, [])
+
+    async def test_a_resume_refused_for_the_load_is_sent_again_after_the_time_given(self) -> None:
+        bridge = Bridge()
+        handle = bridge.send()
+        bridge.accepted("ev1", resume_token=RT)
+        bridge.drop()
+        bridge.reconnect()
+        resume = {"type": "resume", "event_id": "ev1", "resume_token": RT, "after_seq": 0}
+        self.assertEqual(bridge.connection.sent, [resume])
+        bridge.answer(type="error", code="TOO_MANY_REQUESTS", error="later", event_id="ev1", metadata={"retry_after_seconds": 2})
+        await bridge.clock.advance(1.9)
+        self.assertEqual(bridge.connection.sent, [resume])
+        await bridge.clock.advance(0.1)
+        self.assertEqual(bridge.connection.sent, [resume, resume])
+        bridge.reply("ev1", "done")
+        self.assertEqual(await handle.text(), "done")
+
+    async def test_a_cancel_behind_a_resume_refused_for_the_load_is_tried_again_until_it_takes(self) -> None:
+        bridge = Bridge()
+        handle = bridge.send()
+        bridge.accepted("ev1", resume_token=RT)
+        bridge.drop()
+        bridge.reconnect()
+        bridge.answer(type="error", code="TOO_MANY_REQUESTS", error="later", event_id="ev1", metadata={"retry_after_seconds": 2})
+        handle.cancel()
+        self.assertEqual(bridge.cancels(), ["ev1"])  # at once, behind a resume
+        bridge.answer(type="error", code="TOO_MANY_REQUESTS", error="later", event_id="ev1", metadata={"retry_after_seconds": 2})
+        bridge.error("CANCEL_REFUSED", "ev1")
+        await bridge.clock.advance(2)
+        self.assertEqual([f["type"] for f in bridge.connection.sent], ["resume", "resume", "cancel", "resume", "cancel"])
+        bridge.error("CANCELLED", "ev1")
+        await bridge.clock.advance(10)
+        self.assertEqual(bridge.cancels(), ["ev1", "ev1"])  # the cancel took: nothing more
+        self.assertIsInstance(await failure(handle.reply), EventCancelledError)
 
     async def test_an_event_detached_without_a_resume_token_is_not_taken_back(self) -> None:
         bridge = Bridge(resume=False)
