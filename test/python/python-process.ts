@@ -23,9 +23,14 @@ export interface PythonProcess {
 
 const running = new Set<ChildProcess>();
 
-export function startPython(args: string[], env: Record<string, string>): PythonProcess {
-  const child = spawn(python(), args, {
-    cwd: ROOT,
+/** `o.interpreter` (default: python()) runs `args` in `o.cwd` (default: the repository). */
+export function startPython(
+  args: string[],
+  env: Record<string, string>,
+  o: { interpreter?: string; cwd?: string } = {},
+): PythonProcess {
+  const child = spawn(o.interpreter ?? python(), args, {
+    cwd: o.cwd ?? ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
