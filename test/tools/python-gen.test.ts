@@ -234,3 +234,12 @@ describe('the generated Python modules', function () {
     });
   });
 });
+
+describe('the Python package', function () {
+  it("has the repository's version, as the npm packages do", function () {
+    const root = resolve(import.meta.dirname, '../..');
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    const pyproject = readFileSync(join(root, 'python/pyproject.toml'), 'utf8');
+    expect(/^version = "([^"]+)"$/m.exec(pyproject)?.[1]).to.equal(version);
+  });
+});
