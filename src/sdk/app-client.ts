@@ -127,7 +127,7 @@ export class AppClient extends EventEmitter<AppClientEvents> {
     connection.on('invalid', (frame) => this.routeInvalid(frame));
     connection.on('down', (info) => {
       this.cancelled.clear(); // nothing of them comes on another connection
-      this.stopCancelRetries(); // the next connection tries each at once
+      cancelTimers(this.cancelRetries); // the next connection tries each at once
       // Whether the connection will come back is known only at 'closed', which follows at once when it will not.
       this.failAll(this.lostError(info, this.closing ? 'The client was closed' : undefined), {
         keepResumable: !this.closing,
@@ -136,7 +136,7 @@ export class AppClient extends EventEmitter<AppClientEvents> {
     });
     connection.on('reconnecting', (info) => this.emit('reconnecting', info));
     connection.on('closed', (info) => {
-      this.stopCancelRetries();
+      cancelTimers(this.cancelRetries);
       this.cancelAfterResume.clear();
       this.failAll(this.lostError(info, this.closing ? 'The client was closed' : undefined));
       this.emit('closed', info);
@@ -243,24 +243,14 @@ export class AppClient extends EventEmitter<AppClientEvents> {
    */
   private answeredAfterResume(eventId: string, message: ErrorMessage): void {
     if (message.code === 'TOO_MANY_REQUESTS') {
-      const seconds = message.metadata?.retry_after_seconds ?? 1;
-      this.cancelRetries.get(eventId)?.cancel();
-      const timer = this.clock.setTimer(seconds * 1000, () => {
-        this.cancelRetries.delete(eventId);
+      return retryAfter(this.clock, this.cancelRetries, eventId, message.metadata?.retry_after_seconds ?? 1, () => {
         const held = this.cancelAfterResume.get(eventId);
         if (held) this.resumeAndCancel(eventId, held);
       });
-      this.cancelRetries.set(eventId, timer);
-      return;
     }
     this.cancelled.delete(eventId);
     if (message.code === 'CANCEL_REFUSED' && this.cancelRetries.has(eventId)) return;
     this.cancelAfterResume.delete(eventId);
-  }
-
-  private stopCancelRetries(): void {
-    for (const timer of this.cancelRetries.values()) timer.cancel();
-    this.cancelRetries.clear();
   }
 
   private sendCancel(eventId: string): void {
@@ -383,8 +373,7 @@ export class AppClient extends EventEmitter<AppClientEvents> {
    * the next connection instead. A send not yet accepted has no resume token, so it is lost either way.
    */
   private failAll(error: BridgeError, { keepResumable = false } = {}): void {
-    for (const timer of this.resumeRetries.values()) timer.cancel(); // the next connection resumes them, if any
-    this.resumeRetries.clear();
+    cancelTimers(this.resumeRetries); // the next connection resumes them, if any
     for (const event of this.awaitingAnswer.splice(0)) event.fail(error);
     for (const [eventId, event] of this.inFlight) {
       if (keepResumable && event.resumable) event.detached = true;
@@ -408,15 +397,12 @@ export class AppClient extends EventEmitter<AppClientEvents> {
 
   /** Sends the event's resume again after `seconds`, on the connection then open; if none is, the next one's. */
   private resumeLater(eventId: string, event: InFlightEvent, seconds: number): void {
-    this.resumeRetries.get(eventId)?.cancel();
-    const timer = this.clock.setTimer(seconds * 1000, () => {
-      this.resumeRetries.delete(eventId);
+    retryAfter(this.clock, this.resumeRetries, eventId, seconds, () => {
       if (this.inFlight.get(eventId) !== event) return;
       const frame = event.resumeFrame();
       if (frame && this.connection.send(frame)) this.resumedHere.add(eventId);
       else event.detached = true;
     });
-    this.resumeRetries.set(eventId, timer);
   }
 
   /**
@@ -449,6 +435,26 @@ export class AppClient extends EventEmitter<AppClientEvents> {
       `Cannot ${what}: the client is ${this.connection.state === 'closed' ? 'closed' : 'not connected (' + this.connection.state + ')'}. Nothing was sent.`,
     );
   }
+}
+
+/**
+ * Runs `action` once `seconds` have passed (a wait the bridge asked for), in place of the one `timers` holds for
+ * `eventId`; the timer is let go when it fires.
+ */
+function retryAfter(clock: Clock, timers: Map<string, Timer>, eventId: string, seconds: number, action: () => void) {
+  timers.get(eventId)?.cancel();
+  timers.set(
+    eventId,
+    clock.setTimer(seconds * 1000, () => {
+      timers.delete(eventId);
+      action();
+    }),
+  );
+}
+
+function cancelTimers(timers: Map<string, Timer>): void {
+  for (const timer of timers.values()) timer.cancel();
+  timers.clear();
 }
 
 /** `{base}/ws/app`, keeping any query the caller put on the base URL but `resume`, which the option decides. */
