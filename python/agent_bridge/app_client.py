@@ -303,19 +303,14 @@ class AppClient(Listener[ServiceToAppMessage]):
         gap (it ended or cannot be had), or CANCEL_REFUSED after a reply that came first (S8)."""
         s = self._s
         if message.code == "TOO_MANY_REQUESTS":
-            seconds = message.metadata.retry_after_seconds if message.metadata else 1.0
-            old = s.cancel_retries.pop(event_id, None)
-            if old is not None:
-                old.cancel()
 
-            async def later() -> None:
-                await self._retry_clock.sleep(seconds)
-                s.cancel_retries.pop(event_id, None)
+            def again() -> None:
                 held = s.cancel_after_resume.get(event_id)
                 if held is not None:
                     self._resume_and_cancel(event_id, held)
 
-            s.cancel_retries[event_id] = asyncio.create_task(later())
+            seconds = message.metadata.retry_after_seconds if message.metadata else 1.0
+            self._retry_after(s.cancel_retries, event_id, seconds, again)
             return
         s.cancelled.discard(event_id)
         if message.code == "CANCEL_REFUSED" and event_id in s.cancel_retries:
@@ -331,9 +326,7 @@ class AppClient(Listener[ServiceToAppMessage]):
 
     def _fail_all(self, error: BridgeError, *, keep_resumable: bool = False) -> None:
         s = self._s
-        for task in s.resume_retries.values():
-            task.cancel()  # the next connection resumes them, if any
-        s.resume_retries.clear()
+        _cancel_all(s.resume_retries)  # the next connection resumes them, if any
         for handle in s.awaiting_answer:
             handle.fail(error)
         s.awaiting_answer.clear()
@@ -358,13 +351,8 @@ class AppClient(Listener[ServiceToAppMessage]):
     def _resume_later(self, event: InFlightEvent, seconds: float) -> None:
         """Sends the event's resume again after `seconds` (real time: the bridge's own count), or on the next
         connection if none is open then."""
-        old = self._s.resume_retries.pop(event.event_id, None)
-        if old is not None:
-            old.cancel()
 
-        async def later() -> None:
-            await self._retry_clock.sleep(seconds)
-            self._s.resume_retries.pop(event.event_id, None)
+        def again() -> None:
             if self._s.in_flight.get(event.event_id) is not event:
                 return
             frame = event.resume_frame()
@@ -373,7 +361,23 @@ class AppClient(Listener[ServiceToAppMessage]):
             else:
                 event.detached = True
 
-        self._s.resume_retries[event.event_id] = asyncio.create_task(later())
+        self._retry_after(self._s.resume_retries, event.event_id, seconds, again)
+
+    def _retry_after(
+        self, tasks: dict[str, asyncio.Task[None]], event_id: str, seconds: float, action: Callable[[], None]
+    ) -> None:
+        """Runs `action` once `seconds` have passed on the retry clock (a wait the bridge asked for), in place of
+        the task `tasks` holds for `event_id`; the task is let go when it has run."""
+        old = tasks.pop(event_id, None)
+        if old is not None:
+            old.cancel()
+
+        async def later() -> None:
+            await self._retry_clock.sleep(seconds)
+            tasks.pop(event_id, None)
+            action()
+
+        tasks[event_id] = asyncio.create_task(later())
 
     def _resumes_not_understood(self, why: str) -> None:
         """The bridge answered a `resume` as an unknown message: it has no resume extension, so none of the events
